@@ -1,0 +1,520 @@
+// galloc-planner.c: plans a graph the way ggml's ggml_gallocr does.
+//
+// One pass over the graph (leafs, then counting children and views, then
+// the nodes in order) decides every tensor's buffer, chunk and offset with one
+// dynamic allocator per distinct buffer type. Besides the placement it
+// records each tensor's lifetime, the rule that placed it, and the peak of
+// live bytes. Input is checked first so that no graph can reach an assert.
+
+#include "galloc-planner.h"
+#include "ggml-alloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// per-tensor state of the pass (upstream's hash_node)
+struct tensor_state {
+    int32_t n_children; // node source slots still to be consumed
+    int32_t n_views;    // views of this tensor still to be consumed
+    bool    owned;      // memory handed out by this pass and not yet released
+};
+
+struct pass {
+    const struct galloc_graph * graph;
+    struct tensor_state       * state;
+    struct galloc_place       * places;
+    struct galloc_dynalloc   ** allocators; // per buffer type; entries that share point to the same one
+    uint64_t                  * live;       // per buffer type (only the allocator's first entry is used)
+    uint64_t                  * peak;
+    int32_t                     step;       // node position being executed, -1 before the first
+    int32_t                     n_inplace;
+    bool                        oom;
+};
+
+static bool fail(char * err, size_t err_size, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(3, 4);
+
+static bool fail(char * err, size_t err_size, const char * fmt, ...) {
+    if (err && err_size) {
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(err, err_size, fmt, args);
+        va_end(args);
+    }
+    return false;
+}
+
+const char * galloc_how_name(enum galloc_how how) {
+    switch (how) {
+        case GALLOC_HOW_NONE:       return "none";
+        case GALLOC_HOW_EXTERNAL:   return "external";
+        case GALLOC_HOW_BEST_FIT:   return "best_fit";
+        case GALLOC_HOW_LAST_BLOCK: return "last_block";
+        case GALLOC_HOW_GROW:       return "grow";
+        case GALLOC_HOW_NEW_CHUNK:  return "new_chunk";
+        case GALLOC_HOW_INPLACE:    return "inplace";
+        case GALLOC_HOW_VIEW:       return "view";
+    }
+    return "none";
+}
+
+bool galloc_same_layout(const struct galloc_tensor * a, const struct galloc_tensor * b) {
+    if (a->type != b->type) {
+        return false;
+    }
+    for (int i = 0; i < GGML_MAX_DIMS; i++) {
+        if (a->ne[i] != b->ne[i] || a->nb[i] != b->nb[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// ---- checks -------------------------------------------------------------
+
+static bool is_pow2(uint64_t x) {
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
+static bool check_graph(const struct galloc_graph * g, char * err, size_t err_size) {
+    if (g->n_tensors < 0 || g->n_nodes < 0 || g->n_leafs < 0 || g->n_buffer_types < 1) {
+        return fail(err, err_size, "graph: negative counts or no buffer type");
+    }
+    if ((g->n_tensors && !g->tensors) || (g->n_nodes && !g->nodes) || (g->n_leafs && !g->leafs) || !g->buffer_types) {
+        return fail(err, err_size, "graph: missing array");
+    }
+    for (int32_t b = 0; b < g->n_buffer_types; b++) {
+        const struct galloc_buffer_type * bt = &g->buffer_types[b];
+        if (!is_pow2(bt->alignment)) {
+            return fail(err, err_size, "buffer_types[%d].alignment: %llu is not a power of two", b, (unsigned long long) bt->alignment);
+        }
+        if (bt->allocator < 0 || bt->allocator > b || g->buffer_types[bt->allocator].allocator != bt->allocator) {
+            return fail(err, err_size, "buffer_types[%d]: shares an allocator with an invalid entry %d", b, bt->allocator);
+        }
+    }
+    for (int32_t i = 0; i < g->n_tensors; i++) {
+        const struct galloc_tensor * t = &g->tensors[i];
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            if (t->src[s] < -1 || t->src[s] >= g->n_tensors) {
+                return fail(err, err_size, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
+            }
+        }
+        if (t->view_src < -1 || t->view_src >= g->n_tensors || t->view_src == i) {
+            return fail(err, err_size, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
+        }
+        if (t->view_src >= 0 && g->tensors[t->view_src].view_src >= 0) {
+            return fail(err, err_size, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
+        }
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i] < 0 || g->nodes[i] >= g->n_tensors) {
+            return fail(err, err_size, "nodes[%d]: index %d out of range (%d tensors)", i, g->nodes[i], g->n_tensors);
+        }
+        if (g->node_buffer_ids && (g->node_buffer_ids[i] < 0 || g->node_buffer_ids[i] >= g->n_buffer_types)) {
+            return fail(err, err_size, "node_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->node_buffer_ids[i], g->n_buffer_types);
+        }
+    }
+    for (int32_t i = 0; i < g->n_leafs; i++) {
+        if (g->leafs[i] < 0 || g->leafs[i] >= g->n_tensors) {
+            return fail(err, err_size, "leafs[%d]: index %d out of range (%d tensors)", i, g->leafs[i], g->n_tensors);
+        }
+        if (g->leaf_buffer_ids && (g->leaf_buffer_ids[i] < 0 || g->leaf_buffer_ids[i] >= g->n_buffer_types)) {
+            return fail(err, err_size, "leaf_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->leaf_buffer_ids[i], g->n_buffer_types);
+        }
+    }
+    return true;
+}
+
+// ---- the pass -----------------------------------------------------------
+
+static uint64_t tensor_alloc_size(const struct pass * p, int32_t t, int32_t buffer_id) {
+    const struct galloc_graph * g = p->graph;
+    return g->alloc_size ? g->alloc_size(g->user, t, buffer_id) : g->tensors[t].alloc_size;
+}
+
+static uint64_t align_up(uint64_t size, uint64_t alignment) {
+    return (size + alignment - 1) & ~(alignment - 1);
+}
+
+static int32_t allocator_of(const struct pass * p, int32_t buffer_id) {
+    return p->graph->buffer_types[buffer_id].allocator;
+}
+
+static void live_add(struct pass * p, int32_t buffer_id, uint64_t bytes) {
+    int32_t a = allocator_of(p, buffer_id);
+    p->live[a] += bytes;
+    if (p->live[a] > p->peak[a]) {
+        p->peak[a] = p->live[a];
+    }
+}
+
+static void release_bytes(struct pass * p, int32_t buffer_id, struct galloc_address addr, uint64_t size) {
+    int32_t a = allocator_of(p, buffer_id);
+    uint64_t rounded = align_up(size, p->graph->buffer_types[a].alignment);
+    p->live[a] -= rounded;
+    if (!galloc_dynalloc_release(p->allocators[buffer_id], addr, size)) {
+        p->oom = true;
+    }
+}
+
+static bool is_view(const struct pass * p, int32_t t) {
+    return p->graph->tensors[t].view_src >= 0;
+}
+
+static bool is_allocated(const struct pass * p, int32_t t) {
+    return p->graph->tensors[t].external || p->state[t].owned;
+}
+
+static bool is_output(const struct pass * p, int32_t t) {
+    return (p->graph->tensors[t].flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
+}
+
+// can node t take over the memory of its source s?
+static bool can_take_over(const struct pass * p, int32_t t, int32_t s) {
+    const struct galloc_tensor * tt = &p->graph->tensors[t];
+    const struct galloc_tensor * ts = &p->graph->tensors[s];
+    if (!p->state[s].owned) {
+        return false; // external memory, a view, or already released
+    }
+    if (is_output(p, s) || (ts->view_src >= 0 && is_output(p, ts->view_src))) {
+        return false;
+    }
+    if (!galloc_same_layout(tt, ts)) {
+        return false;
+    }
+    if (p->state[s].n_children != 1 || p->state[s].n_views != 0) {
+        return false;
+    }
+    // upstream asserts here when the node needs more bytes than its parent: skip such a parent instead
+    int32_t b = p->places[s].buffer;
+    return tensor_alloc_size(p, s, b) >= tensor_alloc_size(p, t, b);
+}
+
+static void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
+    if (is_view(p, t) || is_allocated(p, t)) {
+        return;
+    }
+    const struct galloc_tensor * tensor = &p->graph->tensors[t];
+    struct galloc_place        * place  = &p->places[t];
+    p->state[t].owned = true;
+    place->first_step = p->step;
+
+    // in place: the first source consumed here for the last time
+    if (ggml_op_can_inplace((enum ggml_op) tensor->op)) {
+        for (int i = 0; i < GGML_MAX_SRC; i++) {
+            int32_t s = tensor->src[i];
+            if (s < 0 || !can_take_over(p, t, s)) {
+                continue;
+            }
+            struct galloc_place * parent = &p->places[s];
+            place->buffer = parent->buffer;
+            place->chunk  = parent->chunk;
+            place->offset = parent->offset;
+            place->size   = tensor_alloc_size(p, t, parent->buffer);
+            place->how    = GALLOC_HOW_INPLACE;
+            place->parent = s;
+            p->state[s].owned = false;
+            parent->last_step = p->step;
+            parent->freed     = 1;
+            p->n_inplace++;
+
+            // give back the parent's tail beyond what the node needs
+            uint64_t align       = p->graph->buffer_types[allocator_of(p, parent->buffer)].alignment;
+            uint64_t parent_size = align_up(tensor_alloc_size(p, s, parent->buffer), align);
+            uint64_t node_size   = align_up(place->size, align);
+            if (parent_size > node_size) {
+                struct galloc_address tail = { parent->chunk, parent->offset + node_size };
+                release_bytes(p, parent->buffer, tail, parent_size - node_size);
+            }
+            return;
+        }
+    }
+
+    uint64_t              size = tensor_alloc_size(p, t, buffer_id);
+    struct galloc_address addr = { 0, 0 };
+    enum galloc_fit       fit  = GALLOC_FIT_BEST;
+    if (!galloc_dynalloc_alloc(p->allocators[buffer_id], size, &addr, &fit)) {
+        p->oom = true;
+        p->state[t].owned = false;
+        return;
+    }
+    live_add(p, buffer_id, align_up(size, p->graph->buffer_types[allocator_of(p, buffer_id)].alignment));
+    place->buffer = buffer_id;
+    place->chunk  = addr.chunk;
+    place->offset = addr.offset;
+    place->size   = size;
+    place->parent = -1;
+    switch (fit) {
+        case GALLOC_FIT_BEST:       place->how = GALLOC_HOW_BEST_FIT;   break;
+        case GALLOC_FIT_LAST_BLOCK: place->how = GALLOC_HOW_LAST_BLOCK; break;
+        case GALLOC_FIT_GROW:       place->how = GALLOC_HOW_GROW;       break;
+        case GALLOC_FIT_NEW_CHUNK:  place->how = GALLOC_HOW_NEW_CHUNK;  break;
+    }
+}
+
+static void free_tensor(struct pass * p, int32_t t) {
+    if (is_output(p, t)) {
+        return; // graph outputs keep their memory
+    }
+    struct galloc_place * place = &p->places[t];
+    if (place->buffer < 0) {
+        return; // only after running out of memory
+    }
+    struct galloc_address addr  = { place->chunk, place->offset };
+    release_bytes(p, place->buffer, addr, tensor_alloc_size(p, t, place->buffer));
+    p->state[t].owned = false;
+    place->last_step  = p->step;
+    place->freed      = 1;
+}
+
+static int32_t node_buffer_id(const struct galloc_graph * g, int32_t i) {
+    return g->node_buffer_ids ? g->node_buffer_ids[i] : 0;
+}
+
+static int32_t leaf_buffer_id(const struct galloc_graph * g, int32_t i) {
+    return g->leaf_buffer_ids ? g->leaf_buffer_ids[i] : 0;
+}
+
+static void run_pass(struct pass * p) {
+    const struct galloc_graph * g = p->graph;
+    p->step = -1;
+
+    // allocate leafs
+    for (int32_t i = 0; i < g->n_leafs; i++) {
+        allocate_tensor(p, g->leafs[i], leaf_buffer_id(g, i));
+    }
+
+    // count children and views; allocate graph inputs first so nothing overwrites them
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        int32_t                      n    = g->nodes[i];
+        const struct galloc_tensor * node = &g->tensors[n];
+        if (node->view_src >= 0 && node->op != GGML_OP_NONE) {
+            p->state[node->view_src].n_views++;
+        }
+        if (node->flags & GGML_TENSOR_FLAG_INPUT) {
+            allocate_tensor(p, n, node_buffer_id(g, i));
+        }
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            int32_t src = node->src[s];
+            if (src < 0) {
+                continue;
+            }
+            p->state[src].n_children++;
+            if (g->tensors[src].flags & GGML_TENSOR_FLAG_INPUT) {
+                allocate_tensor(p, src, node_buffer_id(g, i));
+            }
+        }
+    }
+
+    // allocate the nodes in execution order, freeing sources after their last use
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        int32_t                      n         = g->nodes[i];
+        const struct galloc_tensor * node      = &g->tensors[n];
+        int32_t                      buffer_id = node_buffer_id(g, i);
+        p->step = i;
+
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            if (node->src[s] >= 0) {
+                allocate_tensor(p, node->src[s], buffer_id);
+            }
+        }
+        allocate_tensor(p, n, buffer_id);
+
+        // update parents
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            int32_t src = node->src[s];
+            if (src < 0) {
+                continue;
+            }
+            struct tensor_state * st = &p->state[src];
+            st->n_children--;
+            if (st->n_children != 0 || st->n_views != 0) {
+                continue;
+            }
+            int32_t root = g->tensors[src].view_src;
+            if (root >= 0) {
+                struct tensor_state * rs = &p->state[root];
+                rs->n_views--;
+                if (rs->n_views == 0 && rs->n_children == 0 && rs->owned) {
+                    free_tensor(p, root);
+                }
+            } else if (st->owned) {
+                free_tensor(p, src);
+            }
+        }
+    }
+}
+
+// ---- results ------------------------------------------------------------
+
+// views take their root's place; lifetimes of views span their uses
+static void finish_places(struct pass * p) {
+    const struct galloc_graph * g = p->graph;
+    int32_t last_step = g->n_nodes - 1;
+    bool  * in_graph  = calloc((size_t) g->n_tensors + 1, sizeof(bool));
+    if (!in_graph) {
+        p->oom = true;
+        return;
+    }
+    for (int32_t i = 0; i < g->n_leafs; i++) {
+        in_graph[g->leafs[i]] = true;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct galloc_tensor * node = &g->tensors[g->nodes[i]];
+        in_graph[g->nodes[i]] = true;
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            if (node->src[s] >= 0) {
+                in_graph[node->src[s]] = true;
+            }
+        }
+    }
+
+    // views: first step = the node that makes them, last = their last consumer
+    int32_t * view_first = malloc(((size_t) g->n_tensors + 1) * sizeof(int32_t));
+    int32_t * view_last  = malloc(((size_t) g->n_tensors + 1) * sizeof(int32_t));
+    if (!view_first || !view_last) {
+        free(in_graph);
+        free(view_first);
+        free(view_last);
+        p->oom = true;
+        return;
+    }
+    for (int32_t t = 0; t < g->n_tensors; t++) {
+        view_first[t] = -1;
+        view_last[t]  = -1;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        int32_t n = g->nodes[i];
+        if (view_first[n] == -1) {
+            view_first[n] = i;
+        }
+        if (view_last[n] < i) {
+            view_last[n] = i;
+        }
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            int32_t src = g->tensors[n].src[s];
+            if (src >= 0 && view_last[src] < i) {
+                view_last[src] = i;
+            }
+        }
+    }
+
+    for (int32_t t = 0; t < g->n_tensors; t++) {
+        const struct galloc_tensor * tensor = &g->tensors[t];
+        struct galloc_place        * place  = &p->places[t];
+        if (!in_graph[t]) {
+            continue;
+        }
+        if (tensor->view_src >= 0) {
+            const struct galloc_place * root = &p->places[tensor->view_src];
+            place->how        = GALLOC_HOW_VIEW;
+            place->parent     = tensor->view_src;
+            place->size       = tensor->nbytes;
+            place->first_step = view_first[t];
+            place->last_step  = (tensor->flags & GGML_TENSOR_FLAG_OUTPUT) ? last_step : view_last[t];
+            if (root->buffer >= 0) {
+                place->buffer = root->buffer;
+                place->chunk  = root->chunk;
+                place->offset = root->offset + tensor->view_offs;
+            }
+        } else if (tensor->external) {
+            place->how = GALLOC_HOW_EXTERNAL;
+        } else if (place->buffer >= 0 && !place->freed) {
+            place->last_step = last_step;
+        }
+    }
+    free(in_graph);
+    free(view_first);
+    free(view_last);
+}
+
+bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size) {
+    memset(plan, 0, sizeof(*plan));
+    if (!check_graph(graph, err, err_size)) {
+        return false;
+    }
+
+    int32_t     nt = graph->n_tensors;
+    int32_t     nb = graph->n_buffer_types;
+    struct pass p  = { 0 };
+    p.graph      = graph;
+    p.state      = calloc((size_t) nt + 1, sizeof(*p.state));
+    p.places     = calloc((size_t) nt + 1, sizeof(*p.places));
+    p.allocators = calloc((size_t) nb, sizeof(*p.allocators));
+    p.live       = calloc((size_t) nb, sizeof(uint64_t));
+    p.peak       = calloc((size_t) nb, sizeof(uint64_t));
+    bool ok = p.state && p.places && p.allocators && p.live && p.peak;
+
+    // one dynamic allocator per distinct buffer type
+    for (int32_t b = 0; ok && b < nb; b++) {
+        const struct galloc_buffer_type * bt = &graph->buffer_types[b];
+        if (bt->allocator != b) {
+            p.allocators[b] = p.allocators[bt->allocator];
+            continue;
+        }
+        p.allocators[b] = galloc_dynalloc_new(bt->alignment, bt->max_size);
+        ok = p.allocators[b] != NULL;
+    }
+
+    if (ok) {
+        for (int32_t t = 0; t < nt; t++) {
+            p.places[t] = (struct galloc_place) { .buffer = -1, .chunk = -1, .parent = -1, .first_step = -1, .last_step = -1 };
+        }
+        run_pass(&p);
+        finish_places(&p);
+        ok = !p.oom;
+    }
+
+    if (ok) {
+        plan->buffers = calloc((size_t) nb, sizeof(*plan->buffers));
+        ok = plan->buffers != NULL;
+    }
+    if (ok) {
+        for (int32_t b = 0; b < nb; b++) {
+            struct galloc_buffer_plan       * bp = &plan->buffers[b];
+            const struct galloc_buffer_type * bt = &graph->buffer_types[b];
+            const struct galloc_dynalloc    * a  = p.allocators[b];
+            bp->shared_with = bt->allocator != b ? bt->allocator : -1;
+            bp->n_chunks    = galloc_dynalloc_n_chunks(a);
+            for (int32_t c = 0; c < bp->n_chunks; c++) {
+                bp->chunk_sizes[c] = galloc_dynalloc_chunk_size(a, c);
+                if (bt->allocator == b) {
+                    bp->size += bp->chunk_sizes[c];
+                }
+            }
+            bp->peak_live = bt->allocator == b ? p.peak[b] : 0;
+        }
+        plan->n_tensors      = nt;
+        plan->places         = p.places;
+        plan->n_buffer_types = nb;
+        plan->n_steps        = graph->n_nodes;
+        plan->n_inplace      = p.n_inplace;
+        p.places             = NULL;
+    } else {
+        free(plan->buffers);
+        plan->buffers = NULL;
+        fail(err, err_size, "out of memory while planning %d tensors", nt);
+    }
+
+    for (int32_t b = 0; p.allocators && b < nb; b++) {
+        if (graph->buffer_types[b].allocator == b) {
+            galloc_dynalloc_free(p.allocators[b]);
+        }
+    }
+    free(p.allocators);
+    free(p.state);
+    free(p.places);
+    free(p.live);
+    free(p.peak);
+    return ok;
+}
+
+void galloc_plan_free(struct galloc_plan * plan) {
+    if (!plan) {
+        return;
+    }
+    free(plan->places);
+    free(plan->buffers);
+    memset(plan, 0, sizeof(*plan));
+}

@@ -1,0 +1,678 @@
+// ggml-alloc.c: ggml's allocator API on top of the planner.
+//
+// ggml_gallocr turns a ggml_cgraph into the planner's arrays (tensors by
+// index), plans it with galloc_plan_graph, keeps the per-node assignment the
+// way upstream does, allocates one backend buffer per chunk, and places the
+// tensors. Also the simple tensor allocator (ggml_tallocr) and
+// ggml_backend_alloc_ctx_tensors_from_buft.
+
+#include "ggml-alloc.h"
+#include "ggml-backend-impl.h"
+#include "ggml-impl.h"
+#include "galloc-planner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool ggml_op_can_inplace(enum ggml_op op) {
+    switch (op) {
+        case GGML_OP_FILL:
+        case GGML_OP_SCALE:
+        case GGML_OP_DIAG_MASK_ZERO:
+        case GGML_OP_DIAG_MASK_INF:
+        case GGML_OP_ADD:
+        case GGML_OP_ADD_ID:
+        case GGML_OP_ADD1:
+        case GGML_OP_SUB:
+        case GGML_OP_MUL:
+        case GGML_OP_DIV:
+        case GGML_OP_SQR:
+        case GGML_OP_SQRT:
+        case GGML_OP_LOG:
+        case GGML_OP_UNARY:
+        case GGML_OP_ROPE:
+        case GGML_OP_ROPE_BACK:
+        case GGML_OP_SILU_BACK:
+        case GGML_OP_RMS_NORM:
+        case GGML_OP_RMS_NORM_BACK:
+        case GGML_OP_SOFT_MAX:
+        case GGML_OP_SOFT_MAX_BACK:
+            return true;
+        default:
+            return false;
+    }
+}
+
+static size_t align_size(size_t size, size_t alignment) {
+    return (size + alignment - 1) & ~(alignment - 1);
+}
+
+// ---- tensor allocator ---------------------------------------------------
+
+struct ggml_tallocr ggml_tallocr_new(ggml_backend_buffer_t buffer) {
+    void * base  = ggml_backend_buffer_get_base(buffer);
+    size_t align = ggml_backend_buffer_get_alignment(buffer);
+    GGML_ASSERT(align && !(align & (align - 1)) && "alignment must be a power of two");
+    size_t misalign = (size_t) ((uintptr_t) base % align);
+    return (struct ggml_tallocr) {
+        .buffer    = buffer,
+        .base      = base,
+        .alignment = align,
+        .offset    = misalign ? align - misalign : 0,
+    };
+}
+
+enum ggml_status ggml_tallocr_alloc(struct ggml_tallocr * talloc, struct ggml_tensor * tensor) {
+    size_t size = align_size(ggml_backend_buffer_get_alloc_size(talloc->buffer, tensor), talloc->alignment);
+    if (talloc->offset + size > ggml_backend_buffer_get_size(talloc->buffer)) {
+        GGML_ABORT("%s: not enough space in the buffer to allocate %s (needed %zu, available %zu)", __func__, tensor->name,
+                   size, ggml_backend_buffer_get_size(talloc->buffer) - talloc->offset);
+    }
+    void * addr = (char *) ggml_backend_buffer_get_base(talloc->buffer) + talloc->offset;
+    talloc->offset += size;
+    return ggml_backend_tensor_alloc(talloc->buffer, tensor, addr);
+}
+
+// ---- pointer -> index map (tensors of a graph) --------------------------
+
+struct tensor_index {
+    struct ggml_tensor ** keys;     // open addressing, NULL = empty slot
+    int32_t             * values;   // index of the tensor in keys[i]
+    size_t                capacity; // slots, a power of two, at least twice count
+    int32_t               count;
+    struct ggml_tensor ** tensors;  // index -> tensor
+    size_t                tensors_capacity;
+};
+
+static size_t pointer_hash(const void * p) {
+    uint64_t x = (uint64_t) (uintptr_t) p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t) x;
+}
+
+static void tensor_index_clear(struct tensor_index * ti) {
+    if (ti->keys) {
+        memset(ti->keys, 0, ti->capacity * sizeof(*ti->keys));
+    }
+    ti->count = 0;
+}
+
+static void tensor_index_slot_put(struct tensor_index * ti, struct ggml_tensor * t, int32_t value) {
+    size_t mask = ti->capacity - 1;
+    size_t i    = pointer_hash(t) & mask;
+    while (ti->keys[i] != NULL) {
+        i = (i + 1) & mask;
+    }
+    ti->keys[i]   = t;
+    ti->values[i] = value;
+}
+
+static void tensor_index_grow(struct tensor_index * ti) {
+    size_t capacity = ti->capacity ? ti->capacity * 2 : 64;
+    struct ggml_tensor ** old_keys   = ti->keys;
+    int32_t             * old_values = ti->values;
+    size_t                old_cap    = ti->capacity;
+    ti->keys     = calloc(capacity, sizeof(*ti->keys));
+    ti->values   = calloc(capacity, sizeof(*ti->values));
+    ti->capacity = capacity;
+    GGML_ASSERT(ti->keys && ti->values && "out of memory indexing graph tensors");
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old_keys[i]) {
+            tensor_index_slot_put(ti, old_keys[i], old_values[i]);
+        }
+    }
+    free(old_keys);
+    free(old_values);
+}
+
+// index of t, adding it when new
+static int32_t tensor_index_get(struct tensor_index * ti, struct ggml_tensor * t) {
+    if (ti->capacity) {
+        size_t mask = ti->capacity - 1;
+        for (size_t i = pointer_hash(t) & mask; ti->keys[i] != NULL; i = (i + 1) & mask) {
+            if (ti->keys[i] == t) {
+                return ti->values[i];
+            }
+        }
+    }
+    if ((size_t) (ti->count + 1) * 2 > ti->capacity) {
+        tensor_index_grow(ti);
+    }
+    if ((size_t) ti->count == ti->tensors_capacity) {
+        ti->tensors_capacity = ti->tensors_capacity ? ti->tensors_capacity * 2 : 64;
+        ti->tensors = realloc(ti->tensors, ti->tensors_capacity * sizeof(*ti->tensors));
+        GGML_ASSERT(ti->tensors && "out of memory indexing graph tensors");
+    }
+    tensor_index_slot_put(ti, t, ti->count);
+    ti->tensors[ti->count] = t;
+    return ti->count++;
+}
+
+static void tensor_index_free(struct tensor_index * ti) {
+    free(ti->keys);
+    free(ti->values);
+    free(ti->tensors);
+}
+
+// ---- graph allocator ----------------------------------------------------
+
+struct vbuffer {
+    ggml_backend_buffer_t chunks[GALLOC_MAX_CHUNKS]; // one backend buffer per chunk
+};
+
+// where the last plan put one tensor (upstream's tensor_alloc)
+struct tensor_alloc {
+    int32_t  buffer_id; // -1: not placed by the allocator (a view, or has data)
+    int32_t  chunk;
+    size_t   offset;
+    size_t   size_max;  // alloc size when planned
+};
+
+struct ggml_gallocr {
+    ggml_backend_buffer_type_t * bufts;
+    struct galloc_buffer_type  * types;
+    struct vbuffer            ** buffers;
+    int                          n_buffers;
+
+    struct tensor_alloc * node_allocs; // n_nodes * (1 + GGML_MAX_SRC): the node, then its source slots
+    int                   n_nodes;     // -1 when there is no valid assignment
+    struct tensor_alloc * leaf_allocs;
+    int                   n_leafs;
+
+    struct tensor_index   index;
+    struct galloc_tensor * tensors;
+    int32_t                tensors_capacity;
+    int32_t              * ids; // scratch: node then leaf buffer ids
+};
+
+ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs) {
+    GGML_ASSERT(n_bufs > 0);
+    ggml_gallocr_t galloc = calloc(1, sizeof(*galloc));
+    GGML_ASSERT(galloc != NULL);
+    galloc->bufts     = calloc((size_t) n_bufs, sizeof(*galloc->bufts));
+    galloc->types     = calloc((size_t) n_bufs, sizeof(*galloc->types));
+    galloc->buffers   = calloc((size_t) n_bufs, sizeof(*galloc->buffers));
+    galloc->n_buffers = n_bufs;
+    galloc->n_nodes   = -1;
+    GGML_ASSERT(galloc->bufts && galloc->types && galloc->buffers);
+
+    for (int i = 0; i < n_bufs; i++) {
+        galloc->bufts[i] = bufts[i];
+        // the same buffer type listed twice shares one allocator
+        int32_t allocator = i;
+        for (int j = 0; j < i; j++) {
+            if (bufts[j] == bufts[i]) {
+                allocator = j;
+                break;
+            }
+        }
+        size_t alignment = ggml_backend_buft_get_alignment(bufts[i]);
+        GGML_ASSERT(alignment && !(alignment & (alignment - 1)) && "buffer type alignment must be a power of two");
+        size_t max_size = ggml_backend_buft_get_max_size(bufts[i]);
+        galloc->types[i] = (struct galloc_buffer_type) {
+            .alignment = alignment,
+            .max_size  = max_size == SIZE_MAX ? GALLOC_NO_MAX_SIZE : (uint64_t) max_size,
+            .allocator = allocator,
+        };
+    }
+    return galloc;
+}
+
+ggml_gallocr_t ggml_gallocr_new(ggml_backend_buffer_type_t buft) {
+    return ggml_gallocr_new_n(&buft, 1);
+}
+
+static void vbuffer_free(struct vbuffer * buf) {
+    if (buf == NULL) {
+        return;
+    }
+    for (int i = 0; i < GALLOC_MAX_CHUNKS; i++) {
+        ggml_backend_buffer_free(buf->chunks[i]);
+    }
+    free(buf);
+}
+
+static size_t vbuffer_chunk_size(const struct vbuffer * buf, int chunk) {
+    return buf && buf->chunks[chunk] ? ggml_backend_buffer_get_size(buf->chunks[chunk]) : 0;
+}
+
+static size_t vbuffer_size(const struct vbuffer * buf) {
+    size_t size = 0;
+    for (int i = 0; i < GALLOC_MAX_CHUNKS && buf->chunks[i]; i++) {
+        size += ggml_backend_buffer_get_size(buf->chunks[i]);
+    }
+    return size;
+}
+
+static struct vbuffer * vbuffer_alloc(ggml_backend_buffer_type_t buft, const struct galloc_buffer_plan * plan) {
+    struct vbuffer * buf = calloc(1, sizeof(*buf));
+    if (buf == NULL) {
+        return NULL;
+    }
+    for (int c = 0; c < plan->n_chunks; c++) {
+        buf->chunks[c] = ggml_backend_buft_alloc_buffer(buft, (size_t) plan->chunk_sizes[c]);
+        if (buf->chunks[c] == NULL) {
+            vbuffer_free(buf);
+            return NULL;
+        }
+        ggml_backend_buffer_set_usage(buf->chunks[c], GGML_BACKEND_BUFFER_USAGE_COMPUTE);
+    }
+    return buf;
+}
+
+// buffers[i] alone (not shared with an earlier entry) is freed here
+static void gallocr_free_buffer(ggml_gallocr_t galloc, int i) {
+    struct vbuffer * buf = galloc->buffers[i];
+    if (buf == NULL) {
+        return;
+    }
+    for (int j = 0; j < galloc->n_buffers; j++) {
+        if (galloc->buffers[j] == buf) {
+            galloc->buffers[j] = NULL;
+        }
+    }
+    vbuffer_free(buf);
+}
+
+void ggml_gallocr_free(ggml_gallocr_t galloc) {
+    if (galloc == NULL) {
+        return;
+    }
+    for (int i = 0; i < galloc->n_buffers; i++) {
+        gallocr_free_buffer(galloc, i);
+    }
+    tensor_index_free(&galloc->index);
+    free(galloc->tensors);
+    free(galloc->ids);
+    free(galloc->node_allocs);
+    free(galloc->leaf_allocs);
+    free(galloc->bufts);
+    free(galloc->types);
+    free(galloc->buffers);
+    free(galloc);
+}
+
+static uint64_t gallocr_alloc_size(void * user, int32_t t, int32_t buffer_id) {
+    ggml_gallocr_t galloc = user;
+    return ggml_backend_buft_get_alloc_size(galloc->bufts[buffer_id], galloc->index.tensors[t]);
+}
+
+// the planner's view of one ggml tensor
+static void describe_tensor(ggml_gallocr_t galloc, const struct ggml_tensor * t, struct galloc_tensor * d) {
+    d->type = t->type;
+    for (int i = 0; i < GGML_MAX_DIMS; i++) {
+        d->ne[i] = t->ne[i];
+        d->nb[i] = t->nb[i];
+    }
+    d->op    = t->op;
+    d->flags = t->flags;
+    for (int s = 0; s < GGML_MAX_SRC; s++) {
+        d->src[s] = t->src[s] ? tensor_index_get(&galloc->index, t->src[s]) : -1;
+    }
+    d->view_src   = t->view_src ? tensor_index_get(&galloc->index, t->view_src) : -1;
+    d->view_offs  = t->view_offs;
+    d->nbytes     = ggml_nbytes(t);
+    d->alloc_size = 0; // asked from the buffer type through gallocr_alloc_size
+    d->external   = t->data != NULL || t->buffer != NULL;
+}
+
+static void record_alloc(ggml_gallocr_t galloc, const struct galloc_plan * plan, struct ggml_tensor * t, struct tensor_alloc * out) {
+    if (t == NULL || t->view_src != NULL || t->data != NULL) {
+        *out = (struct tensor_alloc) { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
+        return;
+    }
+    const struct galloc_place * place = &plan->places[tensor_index_get(&galloc->index, t)];
+    int32_t buffer_id = place->buffer >= 0 ? place->buffer : 0;
+    *out = (struct tensor_alloc) {
+        .buffer_id = buffer_id,
+        .chunk     = place->buffer >= 0 ? place->chunk : 0,
+        .offset    = place->buffer >= 0 ? (size_t) place->offset : 0,
+        .size_max  = ggml_backend_buft_get_alloc_size(galloc->bufts[buffer_id], t),
+    };
+}
+
+// plan graph; with allocate, (re)allocate the buffers the plan needs
+static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids,
+                            const int * leaf_buffer_ids, bool allocate, size_t * sizes) {
+    galloc->n_nodes = -1; // no valid assignment until this succeeds
+
+    // index every tensor the pass can touch: leafs, nodes, their sources and view roots
+    tensor_index_clear(&galloc->index);
+    for (int i = 0; i < graph->n_leafs; i++) {
+        tensor_index_get(&galloc->index, graph->leafs[i]);
+    }
+    for (int i = 0; i < graph->n_nodes; i++) {
+        struct ggml_tensor * node = graph->nodes[i];
+        tensor_index_get(&galloc->index, node);
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            if (node->src[s]) {
+                tensor_index_get(&galloc->index, node->src[s]);
+            }
+        }
+    }
+    for (int32_t t = 0; t < galloc->index.count; t++) {
+        if (galloc->index.tensors[t]->view_src) {
+            tensor_index_get(&galloc->index, galloc->index.tensors[t]->view_src);
+        }
+    }
+    if (galloc->tensors_capacity < galloc->index.count) {
+        free(galloc->tensors);
+        galloc->tensors_capacity = galloc->index.count;
+        galloc->tensors          = malloc((size_t) galloc->tensors_capacity * sizeof(*galloc->tensors));
+        GGML_ASSERT(galloc->tensors && "out of memory describing graph tensors");
+    }
+    for (int32_t t = 0; t < galloc->index.count; t++) {
+        describe_tensor(galloc, galloc->index.tensors[t], &galloc->tensors[t]);
+    }
+    free(galloc->ids);
+    galloc->ids = malloc(((size_t) graph->n_nodes * 2 + (size_t) graph->n_leafs * 2 + 1) * sizeof(int32_t));
+    GGML_ASSERT(galloc->ids && "out of memory");
+
+    int32_t * nodes    = galloc->ids;
+    int32_t * leafs    = nodes + graph->n_nodes;
+    int32_t * node_ids = leafs + graph->n_leafs;
+    int32_t * leaf_ids = node_ids + graph->n_nodes;
+    for (int i = 0; i < graph->n_nodes; i++) {
+        nodes[i]    = tensor_index_get(&galloc->index, graph->nodes[i]);
+        node_ids[i] = node_buffer_ids ? node_buffer_ids[i] : 0;
+    }
+    for (int i = 0; i < graph->n_leafs; i++) {
+        leafs[i]    = tensor_index_get(&galloc->index, graph->leafs[i]);
+        leaf_ids[i] = leaf_buffer_ids ? leaf_buffer_ids[i] : 0;
+    }
+
+    struct galloc_graph g = {
+        .n_tensors       = galloc->index.count,
+        .tensors         = galloc->tensors,
+        .n_nodes         = graph->n_nodes,
+        .nodes           = nodes,
+        .node_buffer_ids = node_ids,
+        .n_leafs         = graph->n_leafs,
+        .leafs           = leafs,
+        .leaf_buffer_ids = leaf_ids,
+        .n_buffer_types  = galloc->n_buffers,
+        .buffer_types    = galloc->types,
+        .alloc_size      = gallocr_alloc_size,
+        .user            = galloc,
+    };
+    struct galloc_plan plan;
+    char               err[256];
+    if (!galloc_plan_graph(&g, &plan, err, sizeof(err))) {
+        GGML_LOG_ERROR("%s: %s\n", __func__, err);
+        return false;
+    }
+
+    if (sizes) {
+        for (int i = 0; i < galloc->n_buffers; i++) {
+            const struct galloc_buffer_plan * bp = &plan.buffers[i];
+            sizes[i] = 0;
+            for (int c = 0; c < bp->n_chunks; c++) {
+                sizes[i] += (size_t) bp->chunk_sizes[c];
+            }
+        }
+    }
+
+    // keep the assignment of every node, source slot and leaf
+    galloc->node_allocs = realloc(galloc->node_allocs, ((size_t) graph->n_nodes * (GGML_MAX_SRC + 1) + 1) * sizeof(struct tensor_alloc));
+    galloc->leaf_allocs = realloc(galloc->leaf_allocs, ((size_t) graph->n_leafs + 1) * sizeof(struct tensor_alloc));
+    GGML_ASSERT(galloc->node_allocs && galloc->leaf_allocs);
+    for (int i = 0; i < graph->n_nodes; i++) {
+        struct ggml_tensor  * node = graph->nodes[i];
+        struct tensor_alloc * na   = &galloc->node_allocs[(size_t) i * (GGML_MAX_SRC + 1)];
+        record_alloc(galloc, &plan, node, &na[0]);
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            record_alloc(galloc, &plan, node->src[s], &na[1 + s]);
+        }
+    }
+    for (int i = 0; i < graph->n_leafs; i++) {
+        record_alloc(galloc, &plan, graph->leafs[i], &galloc->leaf_allocs[i]);
+    }
+
+    bool ok = true;
+    if (allocate) {
+        for (int i = 0; i < galloc->n_buffers; i++) {
+            // a buffer type listed twice shares the buffer of its first entry
+            int32_t first = galloc->types[i].allocator;
+            if (first != i) {
+                galloc->buffers[i] = galloc->buffers[first];
+                continue;
+            }
+            // even without tensors a buffer is needed, to initialise views
+            const struct galloc_buffer_plan * bp = &plan.buffers[i];
+            bool realloc_needed = galloc->buffers[i] == NULL;
+            for (int c = 0; c < bp->n_chunks; c++) {
+                if ((size_t) bp->chunk_sizes[c] > vbuffer_chunk_size(galloc->buffers[i], c)) {
+                    realloc_needed = true;
+                }
+            }
+            if (!realloc_needed) {
+                continue;
+            }
+            gallocr_free_buffer(galloc, i);
+            galloc->buffers[i] = vbuffer_alloc(galloc->bufts[i], bp);
+            if (galloc->buffers[i] == NULL) {
+                GGML_LOG_ERROR("%s: failed to allocate %s buffer of size %llu\n", __func__,
+                               ggml_backend_buft_name(galloc->bufts[i]), (unsigned long long) bp->size);
+                ok = false;
+                break;
+            }
+        }
+    }
+    galloc_plan_free(&plan);
+    if (ok) {
+        galloc->n_nodes = graph->n_nodes;
+        galloc->n_leafs = graph->n_leafs;
+    }
+    return ok;
+}
+
+bool ggml_gallocr_reserve_n(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids, const int * leaf_buffer_ids) {
+    return gallocr_reserve(galloc, graph, node_buffer_ids, leaf_buffer_ids, true, NULL);
+}
+
+bool ggml_gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
+    return ggml_gallocr_reserve_n(galloc, graph, NULL, NULL);
+}
+
+void ggml_gallocr_reserve_n_size(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids,
+                                 const int * leaf_buffer_ids, size_t * sizes) {
+    GGML_ASSERT(gallocr_reserve(galloc, graph, node_buffer_ids, leaf_buffer_ids, false, sizes));
+    galloc->n_nodes = -1; // nothing was allocated for this assignment
+}
+
+// does the recorded assignment still hold tensor t?
+static bool tensor_alloc_valid(ggml_gallocr_t galloc, const struct ggml_tensor * t, const struct tensor_alloc * ta) {
+    size_t size = 0;
+    if (t->data == NULL && t->view_src == NULL) {
+        if (ta->buffer_id < 0) {
+            return false; // had data when planned, has none now
+        }
+        size = ggml_backend_buft_get_alloc_size(galloc->bufts[ta->buffer_id], t);
+    }
+    return ta->size_max >= size;
+}
+
+static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
+    if (galloc->n_nodes != graph->n_nodes || galloc->n_leafs != graph->n_leafs) {
+        return true;
+    }
+    for (int i = 0; i < graph->n_nodes; i++) {
+        struct ggml_tensor  * node = graph->nodes[i];
+        struct tensor_alloc * na   = &galloc->node_allocs[(size_t) i * (GGML_MAX_SRC + 1)];
+        if (!tensor_alloc_valid(galloc, node, &na[0])) {
+            return true;
+        }
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            if (node->src[s] && !tensor_alloc_valid(galloc, node->src[s], &na[1 + s])) {
+                return true;
+            }
+        }
+    }
+    // unlike upstream, leafs too: a grown leaf that no node consumes would not fit
+    for (int i = 0; i < graph->n_leafs; i++) {
+        if (!tensor_alloc_valid(galloc, graph->leafs[i], &galloc->leaf_allocs[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void gallocr_init_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t, const struct tensor_alloc * ta) {
+    if (t->view_src != NULL) {
+        if (t->buffer == NULL && t->view_src->buffer != NULL) {
+            ggml_backend_view_init(t);
+        }
+        return;
+    }
+    if (t->data != NULL) {
+        return; // allocated outside the graph allocator
+    }
+    GGML_ASSERT(ta->buffer_id >= 0 && ta->offset != SIZE_MAX && "tensor has no planned place");
+    struct vbuffer * buf = galloc->buffers[ta->buffer_id];
+    GGML_ASSERT(buf != NULL && buf->chunks[ta->chunk] != NULL);
+    char * base = ggml_backend_buffer_get_base(buf->chunks[ta->chunk]);
+    ggml_backend_tensor_alloc(buf->chunks[ta->chunk], t, base + ta->offset);
+}
+
+bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
+    if (gallocr_needs_reserve(galloc, graph)) {
+        if (galloc->n_buffers != 1) {
+            GGML_LOG_ERROR("%s: the graph changed since the last reserve and there are %d buffer types: call ggml_gallocr_reserve_n first\n",
+                           __func__, galloc->n_buffers);
+            return false;
+        }
+        if (!ggml_gallocr_reserve(galloc, graph)) {
+            return false;
+        }
+    }
+
+    // reset buffers
+    for (int i = 0; i < galloc->n_buffers; i++) {
+        if (galloc->buffers[i] == NULL) {
+            continue;
+        }
+        for (int c = 0; c < GALLOC_MAX_CHUNKS; c++) {
+            if (galloc->buffers[i]->chunks[c]) {
+                ggml_backend_buffer_reset(galloc->buffers[i]->chunks[c]);
+            }
+        }
+    }
+
+    // place leafs, then each node's sources and the node
+    for (int i = 0; i < graph->n_leafs; i++) {
+        gallocr_init_tensor(galloc, graph->leafs[i], &galloc->leaf_allocs[i]);
+    }
+    for (int i = 0; i < graph->n_nodes; i++) {
+        struct ggml_tensor  * node = graph->nodes[i];
+        struct tensor_alloc * na   = &galloc->node_allocs[(size_t) i * (GGML_MAX_SRC + 1)];
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            if (node->src[s]) {
+                gallocr_init_tensor(galloc, node->src[s], &na[1 + s]);
+            }
+        }
+        gallocr_init_tensor(galloc, node, &na[0]);
+    }
+    return true;
+}
+
+size_t ggml_gallocr_get_buffer_size(ggml_gallocr_t galloc, int buffer_id) {
+    GGML_ASSERT(buffer_id >= 0 && buffer_id < galloc->n_buffers);
+    if (galloc->buffers[buffer_id] == NULL) {
+        return 0;
+    }
+    for (int i = 0; i < buffer_id; i++) {
+        if (galloc->buffers[i] == galloc->buffers[buffer_id]) {
+            return 0; // the same buffer type listed twice: counted once
+        }
+    }
+    return vbuffer_size(galloc->buffers[buffer_id]);
+}
+
+// ---- all tensors of a context -------------------------------------------
+
+struct buffer_list {
+    ggml_backend_buffer_t * items;
+    size_t                  count;
+};
+
+static void buffer_list_free(struct buffer_list * list) {
+    for (size_t i = 0; i < list->count; i++) {
+        ggml_backend_buffer_free(list->items[i]);
+    }
+    free(list->items);
+}
+
+// one buffer for tensors [first, last) of the context
+static bool alloc_tensor_range(struct ggml_context * ctx, struct ggml_tensor * first, struct ggml_tensor * last,
+                               ggml_backend_buffer_type_t buft, size_t size, struct buffer_list * list) {
+    ggml_backend_buffer_t buffer = ggml_backend_buft_alloc_buffer(buft, size);
+    if (buffer == NULL) {
+        GGML_LOG_ERROR("%s: failed to allocate %s buffer of size %zu\n", __func__, ggml_backend_buft_name(buft), size);
+        return false;
+    }
+    ggml_backend_buffer_t * items = realloc(list->items, (list->count + 1) * sizeof(*items));
+    if (items == NULL) {
+        ggml_backend_buffer_free(buffer);
+        return false;
+    }
+    list->items = items;
+    list->items[list->count++] = buffer;
+
+    struct ggml_tallocr tallocr = ggml_tallocr_new(buffer);
+    for (struct ggml_tensor * t = first; t != last; t = ggml_get_next_tensor(ctx, t)) {
+        if (t->data == NULL && t->view_src == NULL) {
+            ggml_tallocr_alloc(&tallocr, t);
+        } else if (t->view_src != NULL && t->buffer == NULL && t->view_src->buffer != NULL) {
+            ggml_backend_view_init(t);
+        }
+    }
+    return true;
+}
+
+ggml_backend_buffer_t ggml_backend_alloc_ctx_tensors_from_buft(struct ggml_context * ctx, ggml_backend_buffer_type_t buft) {
+    GGML_ASSERT(ggml_get_no_alloc(ctx) == true);
+    size_t alignment = ggml_backend_buft_get_alignment(buft);
+    size_t max_size  = ggml_backend_buft_get_max_size(buft);
+
+    struct buffer_list   list     = { NULL, 0 };
+    size_t               cur_size = 0;
+    struct ggml_tensor * first    = ggml_get_first_tensor(ctx);
+    for (struct ggml_tensor * t = first; t != NULL; t = ggml_get_next_tensor(ctx, t)) {
+        size_t this_size = 0;
+        if (t->data == NULL && t->view_src == NULL) {
+            this_size = align_size(ggml_backend_buft_get_alloc_size(buft, t), alignment);
+        }
+        if (cur_size > 0 && cur_size + this_size > max_size) {
+            if (!alloc_tensor_range(ctx, first, t, buft, cur_size, &list)) {
+                buffer_list_free(&list);
+                return NULL;
+            }
+            first    = t;
+            cur_size = this_size;
+        } else {
+            cur_size += this_size;
+        }
+    }
+    if (cur_size > 0) {
+        if (!alloc_tensor_range(ctx, first, NULL, buft, cur_size, &list)) {
+            buffer_list_free(&list);
+            return NULL;
+        }
+    }
+    // views that follow the last allocated range still need their source's memory
+    for (struct ggml_tensor * t = ggml_get_first_tensor(ctx); t != NULL; t = ggml_get_next_tensor(ctx, t)) {
+        if (t->view_src != NULL && t->buffer == NULL && t->view_src->buffer != NULL) {
+            ggml_backend_view_init(t);
+        }
+    }
+
+    if (list.count == 0) {
+        free(list.items);
+        return NULL;
+    }
+    ggml_backend_buffer_t buffer = list.count == 1 ? list.items[0] : ggml_backend_multi_buffer_alloc_buffer(list.items, list.count);
+    free(list.items);
+    return buffer;
+}
