@@ -1,6 +1,6 @@
 // fake-backend.c: the recording test buffer type (see fake-backend.h).
 //
-// Buffers share one fake base address (16, as in the original test), so only
+// Buffers share one fake base address (4096: aligned for any alignment tested), so only
 // offsets inside a buffer are meaningful; nothing is ever dereferenced.
 
 #include "fake-backend.h"
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static char * const fake_base = (char *) 16;
+static char * const fake_base = (char *) 4096;
 
 static const char * fake_buft_get_name(ggml_backend_buffer_type_t buft) {
     (void) buft;

@@ -1,0 +1,175 @@
+// test-dynalloc.c: unit tests of the dynamic allocator alone.
+//
+// Each case drives one allocator through a sequence of allocations and
+// releases worked out by hand from ggml's rules, and checks the chunk, offset
+// and rule of every allocation, and the free blocks left behind.
+
+#include "check.h"
+#include "galloc-dynalloc.h"
+
+static struct galloc_address alloc_expect(struct galloc_dynalloc * a, uint64_t size, int chunk, uint64_t offset, enum galloc_fit how) {
+    struct galloc_address addr = { -1, 0 };
+    enum galloc_fit       fit  = GALLOC_FIT_BEST;
+    CHECK(galloc_dynalloc_alloc(a, size, &addr, &fit));
+    if (addr.chunk != chunk || addr.offset != offset || fit != how) {
+        check_failures++;
+        fprintf(stderr, "  alloc(%llu): chunk %d offset %llu rule %d, expected chunk %d offset %llu rule %d\n",
+                (unsigned long long) size, addr.chunk, (unsigned long long) addr.offset, fit, chunk,
+                (unsigned long long) offset, how);
+    }
+    return addr;
+}
+
+static void release(struct galloc_dynalloc * a, int chunk, uint64_t offset, uint64_t size) {
+    struct galloc_address addr = { chunk, offset };
+    CHECK(galloc_dynalloc_release(a, addr, size));
+}
+
+// the free blocks of chunk c are exactly the n [offset, end) pairs given
+static void expect_blocks(const struct galloc_dynalloc * a, int c, int n, const uint64_t * ranges) {
+    CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, c), n);
+    for (int i = 0; i < n && i < galloc_dynalloc_n_free_blocks(a, c); i++) {
+        uint64_t offset, size;
+        galloc_dynalloc_free_block(a, c, i, &offset, &size);
+        CHECK_EQ_U64(offset, ranges[2 * i]);
+        CHECK_EQ_U64(offset + size, ranges[2 * i + 1]);
+    }
+}
+
+static void test_rounding_and_first_chunk(void) {
+    struct galloc_dynalloc * a = galloc_dynalloc_new(32, GALLOC_NO_MAX_SIZE);
+    CHECK_EQ_U64(galloc_dynalloc_max_chunk_size(a), GALLOC_HUGE_SIZE);
+    alloc_expect(a, 100, 0, 0, GALLOC_FIT_NEW_CHUNK);
+    alloc_expect(a, 1, 0, 128, GALLOC_FIT_GROW);
+    CHECK_EQ_U64(galloc_dynalloc_chunk_size(a, 0), 160);
+    release(a, 0, 0, 100);
+    const uint64_t blocks[] = { 0, 128, 160, GALLOC_HUGE_SIZE };
+    expect_blocks(a, 0, 2, blocks);
+    galloc_dynalloc_reset(a);
+    CHECK_EQ_U64(galloc_dynalloc_n_chunks(a), 0);
+    alloc_expect(a, 8, 0, 0, GALLOC_FIT_NEW_CHUNK);
+    galloc_dynalloc_free(a);
+}
+
+// the best-fit search restarts in every chunk: the last chunk with a fitting inner block wins
+static void test_best_fit_resets_per_chunk(void) {
+    struct galloc_dynalloc * a = galloc_dynalloc_new(8, 64);
+    alloc_expect(a, 16, 0, 0, GALLOC_FIT_NEW_CHUNK);
+    alloc_expect(a, 8, 0, 16, GALLOC_FIT_GROW);
+    alloc_expect(a, 16, 0, 24, GALLOC_FIT_GROW);
+    alloc_expect(a, 8, 0, 40, GALLOC_FIT_GROW);
+    release(a, 0, 0, 16);
+    release(a, 0, 24, 16);
+    const uint64_t c0[] = { 0, 16, 24, 40, 48, 64 };
+    expect_blocks(a, 0, 3, c0);
+
+    alloc_expect(a, 64, 1, 0, GALLOC_FIT_NEW_CHUNK); // nothing in chunk 0 holds 64
+    release(a, 1, 0, 24);
+    release(a, 1, 40, 8);
+    const uint64_t c1[] = { 0, 24, 40, 48 };
+    expect_blocks(a, 1, 2, c1);
+
+    // chunk 0 has two exact fits, but chunk 1's larger inner block replaces them
+    alloc_expect(a, 16, 1, 0, GALLOC_FIT_BEST);
+    // now only chunk 0 fits: of its two equal blocks, the later one
+    alloc_expect(a, 16, 0, 24, GALLOC_FIT_BEST);
+    alloc_expect(a, 16, 0, 0, GALLOC_FIT_BEST);
+    galloc_dynalloc_free(a);
+}
+
+static void test_last_block_scoring(void) {
+    struct galloc_dynalloc * a = galloc_dynalloc_new(8, 100);
+    alloc_expect(a, 40, 0, 0, GALLOC_FIT_NEW_CHUNK);
+    alloc_expect(a, 80, 1, 0, GALLOC_FIT_NEW_CHUNK);
+    release(a, 0, 0, 40); // chunk 0: one free block [0, 100), size so far 40
+
+    // reuse >= 0 (inside chunk 0's 40 bytes) beats growing chunk 1
+    alloc_expect(a, 8, 0, 0, GALLOC_FIT_LAST_BLOCK);   // reuse 32 vs -8
+    alloc_expect(a, 24, 0, 8, GALLOC_FIT_LAST_BLOCK);  // reuse 8 vs -24
+    // both would grow: the least growth wins
+    alloc_expect(a, 16, 0, 32, GALLOC_FIT_GROW);       // -8 vs -16
+    // equal growth: the earlier chunk
+    alloc_expect(a, 4, 0, 48, GALLOC_FIT_GROW);        // -8 vs -8
+    CHECK_EQ_U64(galloc_dynalloc_chunk_size(a, 0), 56);
+
+    release(a, 1, 0, 80); // chunk 1: free [0, 100), size so far 80
+    alloc_expect(a, 8, 1, 0, GALLOC_FIT_LAST_BLOCK);   // 72 >= 0 beats chunk 0's -8, though later
+    // two non-negative scores: the smallest
+    release(a, 0, 0, 8);  // chunk 0 now has an inner block [0, 8) and last [56, 100)
+    alloc_expect(a, 16, 1, 8, GALLOC_FIT_LAST_BLOCK);  // inner [0,8) too small; chunk 0: -16, chunk 1: 56
+    release(a, 0, 8, 48); // chunk 0: [0, 100) again, size 56
+    alloc_expect(a, 40, 0, 0, GALLOC_FIT_LAST_BLOCK);  // chunk 0: 16, chunk 1: 80-24-40 = 16: tie keeps chunk 0
+    alloc_expect(a, 8, 0, 40, GALLOC_FIT_LAST_BLOCK);  // chunk 0: 8, chunk 1: 48
+    galloc_dynalloc_free(a);
+}
+
+static void test_sixteenth_chunk_takes_everything(void) {
+    struct galloc_dynalloc * a = galloc_dynalloc_new(8, 8);
+    for (int c = 0; c < GALLOC_MAX_CHUNKS; c++) {
+        alloc_expect(a, 8, c, 0, GALLOC_FIT_NEW_CHUNK);
+    }
+    alloc_expect(a, 1000, 15, 8, GALLOC_FIT_GROW);
+    alloc_expect(a, 8, 15, 1008, GALLOC_FIT_GROW);
+    CHECK_EQ_U64(galloc_dynalloc_n_chunks(a), 16);
+    CHECK_EQ_U64(galloc_dynalloc_chunk_size(a, 15), 1016);
+    const uint64_t last[] = { 1016, GALLOC_HUGE_SIZE };
+    expect_blocks(a, 15, 1, last);
+    galloc_dynalloc_free(a);
+
+    // a tensor larger than the max size gets a chunk of its own size
+    a = galloc_dynalloc_new(8, 16);
+    alloc_expect(a, 40, 0, 0, GALLOC_FIT_NEW_CHUNK);
+    CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, 0), 0);
+    alloc_expect(a, 8, 1, 0, GALLOC_FIT_NEW_CHUNK);
+    CHECK_EQ_U64(galloc_dynalloc_chunk_size(a, 0), 40);
+    galloc_dynalloc_free(a);
+}
+
+static void test_release_merges(void) {
+    struct galloc_dynalloc * a = galloc_dynalloc_new(1, 1000);
+    for (int i = 0; i < 5; i++) {
+        alloc_expect(a, 100, 0, (uint64_t) i * 100, i ? GALLOC_FIT_GROW : GALLOC_FIT_NEW_CHUNK);
+    }
+    release(a, 0, 100, 100); // no neighbour: inserted
+    const uint64_t s1[] = { 100, 200, 500, 1000 };
+    expect_blocks(a, 0, 2, s1);
+    release(a, 0, 300, 100); // no neighbour: inserted between
+    const uint64_t s2[] = { 100, 200, 300, 400, 500, 1000 };
+    expect_blocks(a, 0, 3, s2);
+    release(a, 0, 200, 100); // after [100,200), then merged with [300,400)
+    const uint64_t s3[] = { 100, 400, 500, 1000 };
+    expect_blocks(a, 0, 2, s3);
+    release(a, 0, 0, 100);   // right before [100,400): its start moves down
+    const uint64_t s4[] = { 0, 400, 500, 1000 };
+    expect_blocks(a, 0, 2, s4);
+    release(a, 0, 400, 100); // after [0,400), then merged with the last block
+    const uint64_t s5[] = { 0, 1000 };
+    expect_blocks(a, 0, 1, s5);
+    galloc_dynalloc_free(a);
+}
+
+// ggml aborts past 256 free blocks in a chunk; here any number works
+static void test_many_free_blocks(void) {
+    struct galloc_dynalloc * a = galloc_dynalloc_new(8, GALLOC_NO_MAX_SIZE);
+    for (int i = 0; i < 1000; i++) {
+        alloc_expect(a, 8, 0, (uint64_t) i * 8, i ? GALLOC_FIT_GROW : GALLOC_FIT_NEW_CHUNK);
+    }
+    for (int i = 0; i < 1000; i += 2) {
+        release(a, 0, (uint64_t) i * 8, 8);
+    }
+    CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, 0), 501);
+    alloc_expect(a, 8, 0, 998 * 8, GALLOC_FIT_BEST); // all equal: the later block
+    alloc_expect(a, 8, 0, 996 * 8, GALLOC_FIT_BEST);
+    CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, 0), 499);
+    galloc_dynalloc_free(a);
+}
+
+int main(void) {
+    RUN(test_rounding_and_first_chunk);
+    RUN(test_best_fit_resets_per_chunk);
+    RUN(test_last_block_scoring);
+    RUN(test_sixteenth_chunk_takes_everything);
+    RUN(test_release_merges);
+    RUN(test_many_free_blocks);
+    return check_report("test-dynalloc");
+}
