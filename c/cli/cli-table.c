@@ -1,0 +1,63 @@
+// cli-table.c: prints a plan as a table (see cli-table.h).
+//
+// Tensors come in graph order (leafs, then nodes); the "how" column says in
+// words why a tensor is where it is, as the web UI's tooltip does.
+
+#include "cli-table.h"
+
+static void describe_how(char * buf, size_t size, const struct galloc_document * doc, const struct galloc_place * p) {
+    switch ((enum galloc_how) p->how) {
+        case GALLOC_HOW_INPLACE:
+            snprintf(buf, size, "in place of #%d %s", p->parent, doc->tensor_names[p->parent]);
+            break;
+        case GALLOC_HOW_VIEW:
+            snprintf(buf, size, "view of #%d %s", p->parent, doc->tensor_names[p->parent]);
+            break;
+        default:
+            snprintf(buf, size, "%s", galloc_how_name((enum galloc_how) p->how));
+            break;
+    }
+}
+
+static void print_row(FILE * out, const struct galloc_document * doc, const struct galloc_plan * plan, int32_t t) {
+    const struct galloc_place * p = &plan->places[t];
+    if (p->buffer < 0) {
+        return;
+    }
+    char how[160], steps[32];
+    describe_how(how, sizeof(how), doc, p);
+    snprintf(steps, sizeof(steps), "%d..%d", p->first_step, p->last_step);
+    fprintf(out, "%6d  %-32.32s %-10.10s %-11s %3d %5d %14llu %14llu  %s\n", t, doc->tensor_names[t],
+            ggml_op_name((enum ggml_op) doc->tensors[t].op), steps, p->buffer, p->chunk,
+            (unsigned long long) p->offset, (unsigned long long) p->size, how);
+}
+
+void cli_print_table(FILE * out, const struct galloc_document * doc, const struct galloc_plan * plan) {
+    fprintf(out, "%6s  %-32s %-10s %-11s %3s %5s %14s %14s  %s\n", "#", "name", "op", "steps", "buf", "chunk", "offset", "size", "how");
+    for (int32_t i = 0; i < doc->n_leafs; i++) {
+        print_row(out, doc, plan, doc->leafs[i]);
+    }
+    for (int32_t i = 0; i < doc->n_nodes; i++) {
+        print_row(out, doc, plan, doc->nodes[i]);
+    }
+
+    unsigned long long total = 0;
+    fprintf(out, "\n");
+    for (int32_t b = 0; b < plan->n_buffer_types; b++) {
+        const struct galloc_buffer_plan * bp = &plan->buffers[b];
+        fprintf(out, "buffer %d (%s): %d chunk%s [", b, doc->buffer_type_names[b], bp->n_chunks, bp->n_chunks == 1 ? "" : "s");
+        for (int32_t c = 0; c < bp->n_chunks; c++) {
+            fprintf(out, "%s%llu", c ? ", " : "", (unsigned long long) bp->chunk_sizes[c]);
+        }
+        fprintf(out, "]");
+        if (bp->shared_with >= 0) {
+            fprintf(out, ", shared with buffer %d\n", bp->shared_with);
+            continue;
+        }
+        double overhead = bp->peak_live ? 100.0 * (double) (bp->size - bp->peak_live) / (double) bp->peak_live : 0.0;
+        fprintf(out, ", total %llu bytes, peak live %llu bytes, overhead %llu bytes (%.2f %%)\n", (unsigned long long) bp->size,
+                (unsigned long long) bp->peak_live, (unsigned long long) (bp->size - bp->peak_live), overhead);
+        total += bp->size;
+    }
+    fprintf(out, "total %llu bytes over %d steps, %d tensors in place\n", total, plan->n_steps, plan->n_inplace);
+}

@@ -1,0 +1,243 @@
+// galloc.c: the command-line tool: plan graph documents, compare plans, list presets.
+//
+//   galloc plan GRAPH.json [-o PLAN.json] [--table]
+//   galloc diff PLAN_A.json PLAN_B.json
+//   galloc presets | galloc preset NAME
+//
+// Exit status: 0 success (plans equal), 1 plans differ, 2 usage error,
+// 3 invalid input document, 4 file error, 5 out of memory.
+
+#include "cli-diff.h"
+#include "cli-io.h"
+#include "cli-table.h"
+#include "galloc-document.h"
+#include "galloc-planner.h"
+#include "galloc-presets.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum exit_code {
+    EXIT_OK      = 0,
+    EXIT_DIFFER  = 1,
+    EXIT_USAGE   = 2,
+    EXIT_INPUT   = 3,
+    EXIT_FILE    = 4,
+    EXIT_MEMORY  = 5,
+};
+
+#define PLAN_MAX_BYTES ((size_t) 256 << 20) // plan documents can be larger than graph documents
+
+static const char * usage_main =
+    "usage: galloc <command> [options]\n"
+    "\n"
+    "Plans ggml compute graphs exactly as ggml's graph allocator (ggml_gallocr) does.\n"
+    "\n"
+    "commands:\n"
+    "  plan GRAPH.json [-o PLAN.json] [--table]   plan a graph document, write the plan document\n"
+    "  diff PLAN_A.json PLAN_B.json               compare two plans (exit 1 when they differ)\n"
+    "  presets                                    list the built-in graph documents\n"
+    "  preset NAME                                print a built-in graph document\n"
+    "\n"
+    "Use - for stdin/stdout. `galloc <command> --help` for details.\n"
+    "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory\n";
+
+static const char * usage_plan =
+    "usage: galloc plan GRAPH.json [-o PLAN.json] [--table]\n"
+    "\n"
+    "Reads a galloc-graph document (GRAPH.json, - for stdin), plans it like\n"
+    "ggml_gallocr_new_n + reserve_n + alloc_graph, and writes the galloc-plan\n"
+    "document to PLAN.json (default stdout). With --table, prints instead one\n"
+    "line per tensor (steps, buffer/chunk/offset/size, how it was placed), then\n"
+    "per buffer type the chunk sizes, total, peak of live bytes and overhead.\n"
+    "Errors name the JSON path of the culprit, on stderr; exit 3.\n";
+
+static const char * usage_diff =
+    "usage: galloc diff PLAN_A.json PLAN_B.json\n"
+    "\n"
+    "Compares two galloc-plan documents: every buffer's chunk sizes and every\n"
+    "tensor's buffer, chunk and offset. Prints the first differences; exit 0 when\n"
+    "equal, 1 when they differ, 3 when a document cannot be read.\n";
+
+static const char * usage_presets =
+    "usage: galloc presets\n"
+    "       galloc preset NAME\n"
+    "\n"
+    "`presets` lists the built-in graphs (name and what each shows); `preset NAME`\n"
+    "prints that graph document, ready for `galloc plan -`.\n";
+
+static bool wants_help(int argc, char ** argv) {
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int usage_error(const char * usage, const char * msg) {
+    fprintf(stderr, "galloc: %s\n%s", msg, usage);
+    return EXIT_USAGE;
+}
+
+static int cmd_plan(int argc, char ** argv) {
+    if (wants_help(argc, argv)) {
+        fputs(usage_plan, stdout);
+        return EXIT_OK;
+    }
+    const char * input = NULL, * output = NULL;
+    bool table = false;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--table") == 0) {
+            table = true;
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            output = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage_error(usage_plan, "unknown option");
+        } else if (!input) {
+            input = argv[i];
+        } else {
+            return usage_error(usage_plan, "more than one graph document");
+        }
+    }
+    if (!input) {
+        return usage_error(usage_plan, "no graph document");
+    }
+
+    char   err[512];
+    size_t len  = 0;
+    char * text = cli_read_file(input, GALLOC_DOCUMENT_MAX_BYTES, &len, err, sizeof(err));
+    if (!text) {
+        fprintf(stderr, "galloc: %s\n", err);
+        return strstr(err, "limit") ? EXIT_INPUT : EXIT_FILE;
+    }
+    struct galloc_document doc;
+    bool ok = galloc_document_read(text, len, &doc, err, sizeof(err));
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "galloc: %s: %s\n", input, err);
+        return EXIT_INPUT;
+    }
+    struct galloc_plan plan;
+    if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+        fprintf(stderr, "galloc: %s: %s\n", input, err);
+        galloc_document_free(&doc);
+        return strstr(err, "out of memory") ? EXIT_MEMORY : EXIT_INPUT;
+    }
+
+    int code = EXIT_OK;
+    if (table) {
+        cli_print_table(stdout, &doc, &plan);
+    }
+    if (!table || output) {
+        size_t out_len = 0;
+        char * json    = galloc_document_write_plan(&doc, &plan, &out_len);
+        if (!json) {
+            fprintf(stderr, "galloc: out of memory writing the plan\n");
+            code = EXIT_MEMORY;
+        } else if (!cli_write_file(output, json, out_len, err, sizeof(err))) {
+            fprintf(stderr, "galloc: %s\n", err);
+            code = EXIT_FILE;
+        }
+        free(json);
+    }
+    galloc_plan_free(&plan);
+    galloc_document_free(&doc);
+    return code;
+}
+
+static int cmd_diff(int argc, char ** argv) {
+    if (wants_help(argc, argv)) {
+        fputs(usage_diff, stdout);
+        return EXIT_OK;
+    }
+    if (argc != 2) {
+        return usage_error(usage_diff, "diff needs two plan documents");
+    }
+    char   err[512];
+    size_t a_len = 0, b_len = 0;
+    char * a = cli_read_file(argv[0], PLAN_MAX_BYTES, &a_len, err, sizeof(err));
+    if (!a) {
+        fprintf(stderr, "galloc: %s\n", err);
+        return EXIT_FILE;
+    }
+    char * b = cli_read_file(argv[1], PLAN_MAX_BYTES, &b_len, err, sizeof(err));
+    if (!b) {
+        fprintf(stderr, "galloc: %s\n", err);
+        free(a);
+        return EXIT_FILE;
+    }
+    int result = cli_diff_plans(a, a_len, b, b_len, stdout, 20, err, sizeof(err));
+    free(a);
+    free(b);
+    if (result < 0) {
+        fprintf(stderr, "galloc: %s\n", err);
+        return EXIT_INPUT;
+    }
+    return result ? EXIT_DIFFER : EXIT_OK;
+}
+
+static int cmd_presets(int argc, char ** argv) {
+    if (wants_help(argc, argv)) {
+        fputs(usage_presets, stdout);
+        return EXIT_OK;
+    }
+    if (argc != 0) {
+        return usage_error(usage_presets, "presets takes no arguments");
+    }
+    for (int i = 0; i < galloc_preset_count(); i++) {
+        printf("%-40s %s\n", galloc_preset_name(i), galloc_preset_description(i));
+    }
+    return EXIT_OK;
+}
+
+static int cmd_preset(int argc, char ** argv) {
+    if (wants_help(argc, argv)) {
+        fputs(usage_presets, stdout);
+        return EXIT_OK;
+    }
+    if (argc != 1) {
+        return usage_error(usage_presets, "preset needs one NAME (see `galloc presets`)");
+    }
+    size_t len  = 0;
+    char * json = galloc_preset_document(argv[0], &len);
+    if (!json) {
+        fprintf(stderr, "galloc: no preset named '%s' (see `galloc presets`)\n", argv[0]);
+        return EXIT_USAGE;
+    }
+    char err[256];
+    bool ok = cli_write_file(NULL, json, len, err, sizeof(err));
+    free(json);
+    if (!ok) {
+        fprintf(stderr, "galloc: %s\n", err);
+        return EXIT_FILE;
+    }
+    return EXIT_OK;
+}
+
+int main(int argc, char ** argv) {
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return EXIT_USAGE;
+    }
+    const char * cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage_main, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "plan") == 0) {
+        return cmd_plan(argc - 2, argv + 2);
+    }
+    if (strcmp(cmd, "diff") == 0) {
+        return cmd_diff(argc - 2, argv + 2);
+    }
+    if (strcmp(cmd, "presets") == 0) {
+        return cmd_presets(argc - 2, argv + 2);
+    }
+    if (strcmp(cmd, "preset") == 0) {
+        return cmd_preset(argc - 2, argv + 2);
+    }
+    fprintf(stderr, "galloc: unknown command '%s'\n%s", cmd, usage_main);
+    return EXIT_USAGE;
+}

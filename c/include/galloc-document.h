@@ -1,0 +1,82 @@
+// galloc-document.h: graph documents (JSON) in, graph and plan documents out.
+//
+// Reads a "galloc-graph" document (the format of spec/graph-format.md), checks
+// everything the planner and the writers rely on, and fills the planner's
+// arrays; writes a graph back as a document, and a plan as a "galloc-plan"
+// document, one tensor per line. Every reading error is one line that starts
+// with the JSON path of the culprit ("tensors[12].src[1]: ...").
+//
+// Example usage:
+//
+//   struct galloc_document doc;
+//   char err[256];
+//   if (!galloc_document_read(text, len, &doc, err, sizeof(err))) { puts(err); return; }
+//   struct galloc_plan plan;
+//   if (galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+//       size_t n; char * json = galloc_document_write_plan(&doc, &plan, &n);
+//       ...; free(json); galloc_plan_free(&plan);
+//   }
+//   galloc_document_free(&doc);
+
+#pragma once
+
+#include "galloc-planner.h"
+#include "ggml.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//
+// limits of what a document may describe
+//
+
+#define GALLOC_DOCUMENT_MAX_BYTES     ((size_t) 32 << 20)   // 33554432: largest document text
+#define GALLOC_DOCUMENT_MAX_TENSORS   (4194304)             // entries of "tensors"
+#define GALLOC_DOCUMENT_MAX_ALIGNMENT ((uint64_t) 1 << 30)  // largest buffer type alignment, bytes
+#define GALLOC_DOCUMENT_MAX_TENSOR_BYTES ((uint64_t) 1 << 40) // largest nbytes / alloc_size of one tensor
+
+// a graph document, read and checked
+struct galloc_document {
+    char *  name;                            // "name", "" when absent
+
+    int32_t                     n_buffer_types;
+    struct galloc_buffer_type * buffer_types;      // alignment, max_size (bytes), shared allocator index
+    char **                     buffer_type_names; // n_buffer_types names
+
+    int32_t                n_tensors;
+    struct galloc_tensor * tensors;                   // everything the planner needs, sizes in bytes
+    char                (* tensor_names)[GGML_MAX_NAME]; // NUL-terminated, "" when absent
+    int32_t *              tensor_buffer_type;        // "buffer_type" (memory allocated outside the allocator), -1 if absent
+
+    int32_t   n_nodes;
+    int32_t * nodes;            // tensor indices in execution order
+    int32_t * node_buffer_ids;  // parallel to nodes; NULL when the document has none (all 0)
+    int32_t   n_leafs;
+    int32_t * leafs;
+    int32_t * leaf_buffer_ids;  // parallel to leafs; NULL when the document has none (all 0)
+    bool      graph_from_outputs; // nodes and leafs were built from "outputs" (as ggml_build_forward_expand)
+
+    struct galloc_graph graph;  // ready for galloc_plan_graph(), pointing into the arrays above
+};
+
+// read and check len bytes of JSON (at most GALLOC_DOCUMENT_MAX_BYTES). On failure: false, a
+// one-line message in err, and *doc zeroed. On success release with galloc_document_free.
+bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, char * err, size_t err_size);
+// release everything; safe on a zeroed or failed doc, and twice
+void galloc_document_free(struct galloc_document * doc);
+
+// the document as a "galloc-graph" document (reads back to an equal document): malloc'd,
+// NUL-terminated, length in *len (may be NULL). NULL when out of memory.
+char * galloc_document_write_graph(const struct galloc_document * doc, size_t * len);
+// plan (made for doc.graph) as a "galloc-plan" document with the project's extras (names, peak,
+// how each tensor was placed, lifetimes). NULL when out of memory or when plan does not fit doc.
+char * galloc_document_write_plan(const struct galloc_document * doc, const struct galloc_plan * plan, size_t * len);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,29 @@
+// galloc-presets.h: ready-made graph documents (the allocator test's scenarios, model graphs).
+//
+// Each preset is built through the ggml API on virtual buffer types and
+// written with galloc_export_graph, so presets also exercise the exporter.
+//
+// Example usage:
+//
+//   for (int i = 0; i < galloc_preset_count(); i++) puts(galloc_preset_name(i));
+//   size_t len;
+//   char * json = galloc_preset_document("test_view_inplace", &len);
+//   free(json);
+
+#pragma once
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int          galloc_preset_count(void);
+const char * galloc_preset_name(int i);        // NULL when out of range
+const char * galloc_preset_description(int i); // one sentence: what the preset shows
+// the graph document of the preset: malloc'd, NUL-terminated; NULL for an unknown name or out of memory
+char *       galloc_preset_document(const char * name, size_t * len);
+
+#ifdef __cplusplus
+}
+#endif

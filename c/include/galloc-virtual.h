@@ -1,0 +1,22 @@
+// galloc-virtual.h: a buffer type that allocates no memory, for planning only.
+//
+// Buffers of a virtual type have a size and a fake, suitably aligned base
+// address but no backing memory, so graphs of any size (a 70B model's
+// weights, a compute buffer of many GiB) can be "allocated" and planned.
+// Nothing may read or write through their tensors' data pointers.
+
+#pragma once
+
+#include "ggml-backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// max_size: SIZE_MAX for no limit. NULL when out of memory. name is copied.
+ggml_backend_buffer_type_t galloc_virtual_buft_new (const char * name, size_t alignment, size_t max_size);
+void                       galloc_virtual_buft_free(ggml_backend_buffer_type_t buft);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,1068 @@
+// galloc-document-read.c: reads and checks a graph document (galloc_document_read).
+//
+// Parses the JSON, then checks it in passes: top-level fields, buffer types,
+// each tensor on its own, tensors against each other (views, cycles), then the
+// graph (nodes and leafs, or built from outputs). Anything the planner or the
+// writers could trip on is refused with one line naming its JSON path. Array
+// sizes come only from JSON arrays already in memory, never from a number.
+
+#include "galloc-document.h"
+#include "galloc-document-impl.h"
+#include "json.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DOCUMENT_MAX_BUFFER_TYPES 1024 // entries of "buffer_types" (they are compared pairwise)
+
+const char * const galloc_document_flag_names[GALLOC_DOCUMENT_N_FLAGS] = {
+    "input", "output", "param", "loss", "compute",
+};
+
+//
+// size rules
+//
+
+static bool mul_u64(uint64_t a, uint64_t b, uint64_t * out) {
+    if (a != 0 && b > UINT64_MAX / a) {
+        return false;
+    }
+    *out = a * b;
+    return true;
+}
+
+static bool add_u64(uint64_t a, uint64_t b, uint64_t * out) {
+    if (b > UINT64_MAX - a) {
+        return false;
+    }
+    *out = a + b;
+    return true;
+}
+
+bool galloc_document_contiguous_nb(int32_t type, const int64_t ne[GGML_MAX_DIMS], uint64_t nb[GGML_MAX_DIMS]) {
+    const uint64_t blck = (uint64_t) ggml_blck_size((enum ggml_type) type);
+    nb[0] = ggml_type_size((enum ggml_type) type);
+    if (blck == 0 || !mul_u64(nb[0], (uint64_t) ne[0] / blck, &nb[1])) {
+        return false;
+    }
+    for (int i = 2; i < GGML_MAX_DIMS; i++) {
+        if (!mul_u64(nb[i - 1], (uint64_t) ne[i - 1], &nb[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool galloc_document_nbytes(int32_t type, const int64_t ne[GGML_MAX_DIMS], const uint64_t nb[GGML_MAX_DIMS], uint64_t * nbytes) {
+    const uint64_t blck = (uint64_t) ggml_blck_size((enum ggml_type) type);
+    uint64_t       total;
+    int            first_dim;
+    if (blck == 0) {
+        return false;
+    }
+    if (blck == 1) {
+        total     = ggml_type_size((enum ggml_type) type);
+        first_dim = 0;
+    } else {
+        if (!mul_u64((uint64_t) ne[0], nb[0], &total)) {
+            return false;
+        }
+        total    /= blck;
+        first_dim = 1;
+    }
+    for (int i = first_dim; i < GGML_MAX_DIMS; i++) {
+        uint64_t term;
+        if (!mul_u64((uint64_t) (ne[i] - 1), nb[i], &term) || !add_u64(total, term, &total)) {
+            return false;
+        }
+    }
+    *nbytes = total;
+    return true;
+}
+
+//
+// errors: "<json path>: <message>"
+//
+
+// a JSON path: array[index].field[sub]; parts absent when NULL / negative
+struct doc_path {
+    const char * array; // top-level key ("tensors", "nodes", "format"), or "document"
+    int64_t      index; // element of it, or -1
+    const char * field; // member of that element, or NULL
+    int64_t      sub;   // element of that member, or -1
+};
+
+static struct doc_path path_top(const char * key) {
+    struct doc_path p = { key, -1, NULL, -1 };
+    return p;
+}
+
+static struct doc_path path_item(const char * key, int64_t index) {
+    struct doc_path p = { key, index, NULL, -1 };
+    return p;
+}
+
+static struct doc_path path_field(const char * key, int64_t index, const char * field) {
+    struct doc_path p = { key, index, field, -1 };
+    return p;
+}
+
+static struct doc_path path_sub(const char * key, int64_t index, const char * field, int64_t sub) {
+    struct doc_path p = { key, index, field, sub };
+    return p;
+}
+
+struct name_id {
+    const char * name; // as ggml prints it
+    int32_t      id;   // enum value
+};
+
+struct reader {
+    struct galloc_document * doc;
+    char *                   err;
+    size_t                   err_size;
+    bool                     failed;
+    struct name_id           ops[GGML_OP_COUNT];     // sorted by name
+    int32_t                  n_ops;
+    struct name_id           types[GGML_TYPE_COUNT]; // sorted by name; only types with a block size
+    int32_t                  n_types;
+};
+
+#if defined(__GNUC__) || defined(__clang__)
+#    define DOC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#    define DOC_PRINTF(a, b)
+#endif
+
+// record the first error only
+DOC_PRINTF(3, 4)
+static bool reader_fail(struct reader * r, const struct doc_path * path, const char * fmt, ...) {
+    if (r->failed) {
+        return false;
+    }
+    r->failed = true;
+    if (r->err == NULL || r->err_size == 0) {
+        return false;
+    }
+    int n = 0;
+    if (path != NULL) {
+        if (path->index >= 0 && path->field != NULL && path->sub >= 0) {
+            n = snprintf(r->err, r->err_size, "%s[%lld].%s[%lld]: ", path->array, (long long) path->index, path->field,
+                         (long long) path->sub);
+        } else if (path->index >= 0 && path->field != NULL) {
+            n = snprintf(r->err, r->err_size, "%s[%lld].%s: ", path->array, (long long) path->index, path->field);
+        } else if (path->index >= 0) {
+            n = snprintf(r->err, r->err_size, "%s[%lld]: ", path->array, (long long) path->index);
+        } else {
+            n = snprintf(r->err, r->err_size, "%s: ", path->array);
+        }
+    }
+    if (n >= 0 && (size_t) n < r->err_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->err + n, r->err_size - (size_t) n, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+static bool reader_oom(struct reader * r) {
+    return reader_fail(r, NULL, "out of memory");
+}
+
+// malloc of n elements of size bytes; at least one element, so that empty arrays are not NULL
+static void * reader_alloc(struct reader * r, size_t n, size_t size) {
+    if (n == 0) {
+        n = 1;
+    }
+    if (n > SIZE_MAX / size) {
+        reader_oom(r);
+        return NULL;
+    }
+    void * p = calloc(n, size);
+    if (p == NULL) {
+        reader_oom(r);
+    }
+    return p;
+}
+
+//
+// typed field access
+//
+
+static bool read_expect(struct reader * r, const struct json_value * v, const struct doc_path * path, enum json_type type) {
+    if (json_type_of(v) != type) {
+        return reader_fail(r, path, "expected %s, got %s", json_type_name(type), json_type_name(json_type_of(v)));
+    }
+    return true;
+}
+
+static bool read_u64(struct reader * r, const struct json_value * v, const struct doc_path * path, uint64_t * out) {
+    char what[64];
+    switch (json_get_u64(v, out)) {
+        case JSON_INT_OK:
+            return true;
+        case JSON_INT_WRONG_TYPE:
+            return reader_fail(r, path, "expected an integer, got %s", json_type_name(json_type_of(v)));
+        case JSON_INT_NOT_INTEGER:
+            json_describe(v, what, sizeof(what));
+            return reader_fail(r, path, "%s is not an integer", what);
+        case JSON_INT_NEGATIVE:
+            json_describe(v, what, sizeof(what));
+            return reader_fail(r, path, "%s is negative", what);
+        case JSON_INT_OVERFLOW:
+            json_describe(v, what, sizeof(what));
+            return reader_fail(r, path, "%s is past 2^64 - 1", what);
+    }
+    return reader_fail(r, path, "expected an integer");
+}
+
+static bool read_i64(struct reader * r, const struct json_value * v, const struct doc_path * path, int64_t * out) {
+    char what[64];
+    switch (json_get_i64(v, out)) {
+        case JSON_INT_OK:
+            return true;
+        case JSON_INT_WRONG_TYPE:
+            return reader_fail(r, path, "expected an integer, got %s", json_type_name(json_type_of(v)));
+        case JSON_INT_NOT_INTEGER:
+            json_describe(v, what, sizeof(what));
+            return reader_fail(r, path, "%s is not an integer", what);
+        case JSON_INT_NEGATIVE:
+        case JSON_INT_OVERFLOW:
+            json_describe(v, what, sizeof(what));
+            return reader_fail(r, path, "%s is out of the 64-bit integer range", what);
+    }
+    return reader_fail(r, path, "expected an integer");
+}
+
+// an index in [0, n); `what` names the n things ("tensors")
+static bool read_index(struct reader * r, const struct json_value * v, const struct doc_path * path, int32_t n,
+                       const char * what, int32_t * out) {
+    int64_t i;
+    if (!read_i64(r, v, path, &i)) {
+        return false;
+    }
+    if (i < 0 || i >= n) {
+        return reader_fail(r, path, "index %lld out of range (%d %s)", (long long) i, n, what);
+    }
+    *out = (int32_t) i;
+    return true;
+}
+
+// a string without NUL bytes, at most max_len bytes (0: no limit)
+static const char * read_name(struct reader * r, const struct json_value * v, const struct doc_path * path, size_t max_len) {
+    if (!read_expect(r, v, path, JSON_TYPE_STRING)) {
+        return NULL;
+    }
+    size_t       len;
+    const char * s = json_get_string(v, &len);
+    if (memchr(s, '\0', len) != NULL) {
+        reader_fail(r, path, "contains a NUL character");
+        return NULL;
+    }
+    if (max_len > 0 && len > max_len) {
+        reader_fail(r, path, "%zu bytes, longer than %zu", len, max_len);
+        return NULL;
+    }
+    return s;
+}
+
+// a member that may be absent or null (both give NULL)
+static const struct json_value * get_optional(const struct json_value * obj, const char * key) {
+    const struct json_value * v = json_object_get(obj, key);
+    return json_type_of(v) == JSON_TYPE_NULL ? NULL : v;
+}
+
+//
+// op and type names
+//
+
+static int name_id_compare(const void * a, const void * b) {
+    return strcmp(((const struct name_id *) a)->name, ((const struct name_id *) b)->name);
+}
+
+static void reader_build_names(struct reader * r) {
+    r->n_ops = 0;
+    for (int32_t op = 0; op < GGML_OP_COUNT; op++) {
+        const char * name = ggml_op_name((enum ggml_op) op);
+        if (name != NULL) {
+            r->ops[r->n_ops].name = name;
+            r->ops[r->n_ops].id   = op;
+            r->n_ops++;
+        }
+    }
+    qsort(r->ops, (size_t) r->n_ops, sizeof(struct name_id), name_id_compare);
+    r->n_types = 0;
+    for (int32_t type = 0; type < GGML_TYPE_COUNT; type++) {
+        const char * name = ggml_type_name((enum ggml_type) type);
+        if (name != NULL && ggml_blck_size((enum ggml_type) type) > 0 && ggml_type_size((enum ggml_type) type) > 0) {
+            r->types[r->n_types].name = name;
+            r->types[r->n_types].id   = type;
+            r->n_types++;
+        }
+    }
+    qsort(r->types, (size_t) r->n_types, sizeof(struct name_id), name_id_compare);
+}
+
+static int32_t name_find(const struct name_id * table, int32_t n, const char * name) {
+    struct name_id         key = { name, 0 };
+    const struct name_id * hit = bsearch(&key, table, (size_t) n, sizeof(struct name_id), name_id_compare);
+    return hit != NULL ? hit->id : -1;
+}
+
+//
+// top level and buffer types
+//
+
+static bool read_header(struct reader * r, const struct json_value * root) {
+    struct doc_path           path;
+    const struct json_value * v;
+
+    if ((v = json_object_get(root, "format")) != NULL) {
+        path = path_top("format");
+        if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+            return false;
+        }
+        const char * format = json_get_string(v, NULL);
+        if (strcmp(format, "galloc-graph") != 0) {
+            char what[64];
+            json_describe(v, what, sizeof(what));
+            return reader_fail(r, &path, "%s, expected \"galloc-graph\"", what);
+        }
+    }
+    if ((v = json_object_get(root, "version")) != NULL) {
+        path = path_top("version");
+        int64_t version;
+        if (!read_i64(r, v, &path, &version)) {
+            return false;
+        }
+        if (version != 1) {
+            return reader_fail(r, &path, "version %lld is not supported (only 1)", (long long) version);
+        }
+    }
+    const char * name = "";
+    if ((v = get_optional(root, "name")) != NULL) {
+        path = path_top("name");
+        if ((name = read_name(r, v, &path, 0)) == NULL) {
+            return false;
+        }
+    }
+    size_t n = strlen(name);
+    r->doc->name = malloc(n + 1);
+    if (r->doc->name == NULL) {
+        return reader_oom(r);
+    }
+    memcpy(r->doc->name, name, n + 1);
+    return true;
+}
+
+static bool read_buffer_types(struct reader * r, const struct json_value * root) {
+    struct galloc_document *  doc = r->doc;
+    const struct json_value * arr = get_optional(root, "buffer_types");
+    struct doc_path           path = path_top("buffer_types");
+    size_t                    n    = 1;
+    if (arr != NULL) {
+        if (!read_expect(r, arr, &path, JSON_TYPE_ARRAY)) {
+            return false;
+        }
+        n = json_array_size(arr);
+        if (n == 0) {
+            return reader_fail(r, &path, "empty (at least one buffer type is needed)");
+        }
+        if (n > DOCUMENT_MAX_BUFFER_TYPES) {
+            return reader_fail(r, &path, "%zu entries, more than %d", n, DOCUMENT_MAX_BUFFER_TYPES);
+        }
+    }
+    doc->buffer_types      = reader_alloc(r, n, sizeof(struct galloc_buffer_type));
+    doc->buffer_type_names = reader_alloc(r, n, sizeof(char *));
+    if (doc->buffer_types == NULL || doc->buffer_type_names == NULL) {
+        return false;
+    }
+    doc->n_buffer_types = (int32_t) n;
+
+    for (size_t i = 0; i < n; i++) {
+        struct galloc_buffer_type * bt   = &doc->buffer_types[i];
+        const char *                name = "host";
+        bt->alignment = 32;
+        bt->max_size  = GALLOC_NO_MAX_SIZE;
+        bt->allocator = (int32_t) i;
+        if (arr != NULL) {
+            const struct json_value * e = json_array_at(arr, i);
+            const struct json_value * v;
+            path = path_item("buffer_types", (int64_t) i);
+            if (!read_expect(r, e, &path, JSON_TYPE_OBJECT)) {
+                return false;
+            }
+            if ((v = json_object_get(e, "name")) == NULL) {
+                return reader_fail(r, &path, "missing \"name\"");
+            }
+            path = path_field("buffer_types", (int64_t) i, "name");
+            if ((name = read_name(r, v, &path, GGML_MAX_NAME - 1)) == NULL) {
+                return false;
+            }
+            path = path_item("buffer_types", (int64_t) i);
+            if ((v = json_object_get(e, "alignment")) == NULL) {
+                return reader_fail(r, &path, "missing \"alignment\"");
+            }
+            path = path_field("buffer_types", (int64_t) i, "alignment");
+            if (!read_u64(r, v, &path, &bt->alignment)) {
+                return false;
+            }
+            if (bt->alignment == 0 || (bt->alignment & (bt->alignment - 1)) != 0) {
+                return reader_fail(r, &path, "%llu is not a power of two", (unsigned long long) bt->alignment);
+            }
+            if (bt->alignment > GALLOC_DOCUMENT_MAX_ALIGNMENT) {
+                return reader_fail(r, &path, "%llu is over the limit of %llu (2^30)", (unsigned long long) bt->alignment,
+                                   (unsigned long long) GALLOC_DOCUMENT_MAX_ALIGNMENT);
+            }
+            if ((v = get_optional(e, "max_size")) != NULL) {
+                path = path_field("buffer_types", (int64_t) i, "max_size");
+                if (!read_u64(r, v, &path, &bt->max_size)) {
+                    return false;
+                }
+            }
+        }
+        size_t len = strlen(name);
+        doc->buffer_type_names[i] = malloc(len + 1);
+        if (doc->buffer_type_names[i] == NULL) {
+            return reader_oom(r);
+        }
+        memcpy(doc->buffer_type_names[i], name, len + 1);
+        // a name seen before is the same buffer type: it shares that allocator
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(doc->buffer_type_names[j], name) != 0) {
+                continue;
+            }
+            const struct galloc_buffer_type * first = &doc->buffer_types[j];
+            path = path_item("buffer_types", (int64_t) i);
+            if (first->alignment != bt->alignment) {
+                return reader_fail(r, &path, "named \"%s\" like buffer_types[%zu] (the same buffer type) but alignment %llu differs from %llu",
+                                   name, j, (unsigned long long) bt->alignment, (unsigned long long) first->alignment);
+            }
+            if (first->max_size != bt->max_size) {
+                return reader_fail(r, &path, "named \"%s\" like buffer_types[%zu] (the same buffer type) but max_size differs", name, j);
+            }
+            bt->allocator = first->allocator;
+            break;
+        }
+    }
+    return true;
+}
+
+//
+// tensors, one at a time
+//
+
+static bool read_tensor_size_limit(struct reader * r, const struct doc_path * path, bool ok, uint64_t bytes, const char * what) {
+    if (!ok) {
+        return reader_fail(r, path, "%s overflows 64 bits (the limit of one tensor is %llu bytes, 2^40)", what,
+                           (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
+    }
+    if (bytes > GALLOC_DOCUMENT_MAX_TENSOR_BYTES) {
+        return reader_fail(r, path, "%s %llu bytes is over the limit of one tensor, %llu bytes (2^40)", what,
+                           (unsigned long long) bytes, (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
+    }
+    return true;
+}
+
+static bool read_tensor_shape(struct reader * r, const struct json_value * e, int32_t i, struct galloc_tensor * t) {
+    struct doc_path           path = path_item("tensors", i);
+    const struct json_value * v    = json_object_get(e, "ne");
+    if (v == NULL) {
+        return reader_fail(r, &path, "missing \"ne\"");
+    }
+    path = path_field("tensors", i, "ne");
+    if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
+        return false;
+    }
+    size_t n = json_array_size(v);
+    if (n < 1 || n > GGML_MAX_DIMS) {
+        return reader_fail(r, &path, "%zu numbers, expected 1 to %d", n, GGML_MAX_DIMS);
+    }
+    uint64_t nelements = 1;
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        t->ne[d] = 1;
+        if ((size_t) d < n) {
+            path = path_sub("tensors", i, "ne", d);
+            if (!read_i64(r, json_array_at(v, (size_t) d), &path, &t->ne[d])) {
+                return false;
+            }
+            if (t->ne[d] < 1) {
+                return reader_fail(r, &path, "%lld elements, must be at least 1", (long long) t->ne[d]);
+            }
+        }
+        if (!mul_u64(nelements, (uint64_t) t->ne[d], &nelements) || nelements > (uint64_t) INT64_MAX) {
+            path = path_field("tensors", i, "ne");
+            return reader_fail(r, &path, "the element count overflows 64 bits");
+        }
+    }
+    const int64_t blck = ggml_blck_size((enum ggml_type) t->type);
+    if (t->ne[0] % blck != 0) {
+        path = path_sub("tensors", i, "ne", 0);
+        return reader_fail(r, &path, "%lld is not a multiple of the block size %lld of %s", (long long) t->ne[0],
+                           (long long) blck, ggml_type_name((enum ggml_type) t->type));
+    }
+
+    if ((v = get_optional(e, "nb")) != NULL) {
+        path = path_field("tensors", i, "nb");
+        if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
+            return false;
+        }
+        if (json_array_size(v) != GGML_MAX_DIMS) {
+            return reader_fail(r, &path, "%zu numbers, expected %d", json_array_size(v), GGML_MAX_DIMS);
+        }
+        for (int d = 0; d < GGML_MAX_DIMS; d++) {
+            path = path_sub("tensors", i, "nb", d);
+            if (!read_u64(r, json_array_at(v, (size_t) d), &path, &t->nb[d])) {
+                return false;
+            }
+        }
+        path    = path_field("tensors", i, "nb");
+        bool ok = galloc_document_nbytes(t->type, t->ne, t->nb, &t->nbytes);
+        if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "the byte size")) {
+            return false;
+        }
+    } else {
+        path    = path_item("tensors", i);
+        bool ok = galloc_document_contiguous_nb(t->type, t->ne, t->nb) && galloc_document_nbytes(t->type, t->ne, t->nb, &t->nbytes);
+        if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "the byte size")) {
+            return false;
+        }
+    }
+
+    t->alloc_size = t->nbytes;
+    if ((v = get_optional(e, "alloc_size")) != NULL) {
+        path = path_field("tensors", i, "alloc_size");
+        if (!read_u64(r, v, &path, &t->alloc_size) ||
+            !read_tensor_size_limit(r, &path, true, t->alloc_size, "alloc_size")) {
+            return false;
+        }
+        if (t->alloc_size < t->nbytes) {
+            return reader_fail(r, &path, "%llu is less than the tensor's %llu bytes (ggml_nbytes)",
+                               (unsigned long long) t->alloc_size, (unsigned long long) t->nbytes);
+        }
+    }
+    return true;
+}
+
+static bool read_tensor_links(struct reader * r, const struct json_value * e, int32_t i, struct galloc_tensor * t) {
+    struct galloc_document *  doc = r->doc;
+    struct doc_path           path;
+    const struct json_value * v;
+
+    for (int s = 0; s < GGML_MAX_SRC; s++) {
+        t->src[s] = -1;
+    }
+    if ((v = get_optional(e, "src")) != NULL) {
+        path = path_field("tensors", i, "src");
+        if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
+            return false;
+        }
+        size_t n = json_array_size(v);
+        if (n > GGML_MAX_SRC) {
+            return reader_fail(r, &path, "%zu sources, more than %d (GGML_MAX_SRC)", n, GGML_MAX_SRC);
+        }
+        for (size_t s = 0; s < n; s++) {
+            const struct json_value * sv = json_array_at(v, s);
+            if (json_type_of(sv) == JSON_TYPE_NULL) {
+                continue;
+            }
+            path = path_sub("tensors", i, "src", (int64_t) s);
+            if (!read_index(r, sv, &path, doc->n_tensors, "tensors", &t->src[s])) {
+                return false;
+            }
+            if (t->src[s] == i) {
+                return reader_fail(r, &path, "the tensor itself");
+            }
+        }
+    }
+
+    t->view_src  = -1;
+    t->view_offs = 0;
+    if ((v = get_optional(e, "view_src")) != NULL) {
+        path = path_field("tensors", i, "view_src");
+        if (!read_index(r, v, &path, doc->n_tensors, "tensors", &t->view_src)) {
+            return false;
+        }
+        if (t->view_src == i) {
+            return reader_fail(r, &path, "the tensor itself");
+        }
+    }
+    if ((v = get_optional(e, "view_offs")) != NULL) {
+        path = path_field("tensors", i, "view_offs");
+        if (t->view_src < 0) {
+            return reader_fail(r, &path, "given without view_src");
+        }
+        if (!read_u64(r, v, &path, &t->view_offs)) {
+            return false;
+        }
+    }
+
+    t->flags = 0;
+    if ((v = get_optional(e, "flags")) != NULL) {
+        path = path_field("tensors", i, "flags");
+        if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
+            return false;
+        }
+        for (size_t k = 0; k < json_array_size(v); k++) {
+            const struct json_value * fv = json_array_at(v, k);
+            path = path_sub("tensors", i, "flags", (int64_t) k);
+            if (!read_expect(r, fv, &path, JSON_TYPE_STRING)) {
+                return false;
+            }
+            size_t       len;
+            const char * name = json_get_string(fv, &len);
+            int          bit  = -1;
+            for (int b = 0; b < GALLOC_DOCUMENT_N_FLAGS; b++) {
+                if (strlen(galloc_document_flag_names[b]) == len && memcmp(galloc_document_flag_names[b], name, len) == 0) {
+                    bit = b;
+                }
+            }
+            if (bit < 0) {
+                char what[64];
+                json_describe(fv, what, sizeof(what));
+                return reader_fail(r, &path, "unknown flag %s (known: input, output, param, loss, compute)", what);
+            }
+            t->flags |= 1 << bit;
+        }
+    }
+
+    doc->tensor_buffer_type[i] = -1;
+    t->external                = 0;
+    if ((v = get_optional(e, "buffer_type")) != NULL) {
+        path = path_field("tensors", i, "buffer_type");
+        if (!read_index(r, v, &path, doc->n_buffer_types, "buffer types", &doc->tensor_buffer_type[i])) {
+            return false;
+        }
+        t->external = 1;
+    }
+    return true;
+}
+
+static bool read_tensor(struct reader * r, const struct json_value * e, int32_t i) {
+    struct galloc_document *  doc  = r->doc;
+    struct galloc_tensor *    t    = &doc->tensors[i];
+    struct doc_path           path = path_item("tensors", i);
+    const struct json_value * v;
+
+    if (!read_expect(r, e, &path, JSON_TYPE_OBJECT)) {
+        return false;
+    }
+    if ((v = get_optional(e, "name")) != NULL) {
+        path = path_field("tensors", i, "name");
+        const char * name = read_name(r, v, &path, GGML_MAX_NAME - 1);
+        if (name == NULL) {
+            return false;
+        }
+        memcpy(doc->tensor_names[i], name, strlen(name) + 1);
+    }
+
+    path = path_item("tensors", i);
+    if ((v = json_object_get(e, "op")) == NULL) {
+        return reader_fail(r, &path, "missing \"op\"");
+    }
+    path = path_field("tensors", i, "op");
+    if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        return false;
+    }
+    if ((t->op = name_find(r->ops, r->n_ops, json_get_string(v, NULL))) < 0) {
+        char what[64];
+        json_describe(v, what, sizeof(what));
+        return reader_fail(r, &path, "unknown op %s", what);
+    }
+
+    path = path_item("tensors", i);
+    if ((v = json_object_get(e, "type")) == NULL) {
+        return reader_fail(r, &path, "missing \"type\"");
+    }
+    path = path_field("tensors", i, "type");
+    if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        return false;
+    }
+    if ((t->type = name_find(r->types, r->n_types, json_get_string(v, NULL))) < 0) {
+        char what[64];
+        json_describe(v, what, sizeof(what));
+        return reader_fail(r, &path, "unknown type %s", what);
+    }
+
+    return read_tensor_shape(r, e, i, t) && read_tensor_links(r, e, i, t);
+}
+
+//
+// tensors against each other
+//
+
+static bool check_views(struct reader * r) {
+    const struct galloc_document * doc = r->doc;
+    for (int32_t i = 0; i < doc->n_tensors; i++) {
+        const struct galloc_tensor * t = &doc->tensors[i];
+        if (t->view_src < 0) {
+            continue;
+        }
+        const struct galloc_tensor * root = &doc->tensors[t->view_src];
+        struct doc_path              path = path_field("tensors", i, "view_src");
+        if (root->view_src >= 0) {
+            return reader_fail(r, &path, "tensor %d is itself a view (of tensor %d): view_src must name the root", t->view_src,
+                               root->view_src);
+        }
+        uint64_t end;
+        path = path_item("tensors", i);
+        if (!add_u64(t->view_offs, t->nbytes, &end) || end > root->nbytes) {
+            return reader_fail(r, &path, "the view's bytes [%llu, %llu + %llu) reach past the %llu bytes of its view_src %d",
+                               (unsigned long long) t->view_offs, (unsigned long long) t->view_offs,
+                               (unsigned long long) t->nbytes, (unsigned long long) root->nbytes, t->view_src);
+        }
+    }
+    return true;
+}
+
+// the tensor that edge k (0..GGML_MAX_SRC-1: sources, GGML_MAX_SRC: view_src) of t leads to, or -1
+static int32_t tensor_edge(const struct galloc_tensor * t, int k) {
+    return k < GGML_MAX_SRC ? t->src[k] : t->view_src;
+}
+
+// depth-first over src and view_src with an explicit stack: a cycle is an edge back into the stack
+static bool check_cycles(struct reader * r) {
+    const struct galloc_document * doc   = r->doc;
+    const int32_t                  n     = doc->n_tensors;
+    uint8_t *                      state = reader_alloc(r, (size_t) n, 1); // 0 new, 1 on the stack, 2 done
+    int32_t *                      stack = reader_alloc(r, (size_t) n, sizeof(int32_t));
+    uint8_t *                      edge  = reader_alloc(r, (size_t) n, 1); // next edge to follow, per stack entry
+    bool                           ok    = state != NULL && stack != NULL && edge != NULL;
+    for (int32_t start = 0; ok && start < n; start++) {
+        if (state[start] != 0) {
+            continue;
+        }
+        int32_t depth = 0;
+        stack[depth]  = start;
+        edge[depth]   = 0;
+        state[start]  = 1;
+        depth++;
+        while (ok && depth > 0) {
+            int32_t t = stack[depth - 1];
+            int     k = edge[depth - 1];
+            if (k > GGML_MAX_SRC) {
+                state[t] = 2;
+                depth--;
+                continue;
+            }
+            edge[depth - 1]++;
+            int32_t next = tensor_edge(&doc->tensors[t], k);
+            if (next < 0 || state[next] == 2) {
+                continue;
+            }
+            if (state[next] == 1) {
+                struct doc_path path = k < GGML_MAX_SRC ? path_sub("tensors", t, "src", k) : path_field("tensors", t, "view_src");
+                ok = reader_fail(r, &path, "cycle: tensor %d depends on tensor %d through this link", next, t);
+                break;
+            }
+            state[next]  = 1;
+            stack[depth] = next;
+            edge[depth]  = 0;
+            depth++;
+        }
+    }
+    free(state);
+    free(stack);
+    free(edge);
+    return ok;
+}
+
+//
+// the graph
+//
+
+// an array of tensor indices (or buffer type indices), allocated from its JSON array size
+static bool read_index_list(struct reader * r, const struct json_value * arr, const char * key, int32_t n_max,
+                            const char * what, int32_t ** out, int32_t * n_out) {
+    struct doc_path path = path_top(key);
+    if (!read_expect(r, arr, &path, JSON_TYPE_ARRAY)) {
+        return false;
+    }
+    size_t n = json_array_size(arr);
+    if (n > (size_t) INT32_MAX) {
+        return reader_fail(r, &path, "too many entries");
+    }
+    *out = reader_alloc(r, n, sizeof(int32_t));
+    if (*out == NULL) {
+        return false;
+    }
+    *n_out = (int32_t) n;
+    for (size_t k = 0; k < n; k++) {
+        path = path_item(key, (int64_t) k);
+        if (!read_index(r, json_array_at(arr, k), &path, n_max, what, &(*out)[k])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// nodes and leafs as ggml_build_forward_expand makes them from the outputs, in order
+static bool build_from_outputs(struct reader * r, const struct json_value * arr) {
+    struct galloc_document * doc     = r->doc;
+    int32_t *                outputs = NULL;
+    int32_t                  n_out   = 0;
+    if (!read_index_list(r, arr, "outputs", doc->n_tensors, "tensors", &outputs, &n_out)) {
+        free(outputs);
+        return false;
+    }
+    const int32_t n       = doc->n_tensors;
+    uint8_t *     visited = reader_alloc(r, (size_t) n, 1);
+    int32_t *     stack   = reader_alloc(r, (size_t) n, sizeof(int32_t));
+    uint8_t *     slot    = reader_alloc(r, (size_t) n, 1); // next source slot, per stack entry
+    doc->nodes            = reader_alloc(r, (size_t) n, sizeof(int32_t));
+    doc->leafs            = reader_alloc(r, (size_t) n, sizeof(int32_t));
+    bool ok               = visited != NULL && stack != NULL && slot != NULL && doc->nodes != NULL && doc->leafs != NULL;
+    for (int32_t o = 0; ok && o < n_out; o++) {
+        if (visited[outputs[o]]) {
+            continue;
+        }
+        int32_t depth = 0;
+        visited[outputs[o]] = 1;
+        stack[depth]        = outputs[o];
+        slot[depth]         = 0;
+        depth++;
+        while (depth > 0) {
+            int32_t t = stack[depth - 1];
+            if (slot[depth - 1] < GGML_MAX_SRC) {
+                int32_t s = doc->tensors[t].src[slot[depth - 1]++];
+                if (s >= 0 && !visited[s]) {
+                    visited[s]   = 1;
+                    stack[depth] = s;
+                    slot[depth]  = 0;
+                    depth++;
+                }
+                continue;
+            }
+            depth--;
+            struct galloc_tensor * tensor = &doc->tensors[t];
+            char *                 name   = doc->tensor_names[t];
+            if (tensor->op == GGML_OP_NONE && !(tensor->flags & GGML_TENSOR_FLAG_PARAM)) {
+                if (name[0] == '\0') {
+                    snprintf(name, GGML_MAX_NAME, "leaf_%d", doc->n_leafs);
+                }
+                doc->leafs[doc->n_leafs++] = t;
+            } else {
+                if (name[0] == '\0') {
+                    snprintf(name, GGML_MAX_NAME, "node_%d", doc->n_nodes);
+                }
+                tensor->flags |= GGML_TENSOR_FLAG_COMPUTE;
+                doc->nodes[doc->n_nodes++] = t;
+            }
+        }
+    }
+    doc->graph_from_outputs = true;
+    free(outputs);
+    free(visited);
+    free(stack);
+    free(slot);
+    return ok;
+}
+
+// no tensor twice, none in both lists, and every node's sources available when it runs
+static bool check_graph(struct reader * r) {
+    const struct galloc_document * doc      = r->doc;
+    int32_t *                      node_pos = reader_alloc(r, (size_t) doc->n_tensors, sizeof(int32_t));
+    int32_t *                      leaf_pos = reader_alloc(r, (size_t) doc->n_tensors, sizeof(int32_t));
+    bool                           ok       = node_pos != NULL && leaf_pos != NULL;
+    for (int32_t i = 0; ok && i < doc->n_tensors; i++) {
+        node_pos[i] = -1;
+        leaf_pos[i] = -1;
+    }
+    for (int32_t k = 0; ok && k < doc->n_nodes; k++) {
+        int32_t t = doc->nodes[k];
+        if (node_pos[t] >= 0) {
+            struct doc_path path = path_item("nodes", k);
+            ok = reader_fail(r, &path, "tensor %d is already nodes[%d]", t, node_pos[t]);
+        }
+        node_pos[t] = k;
+    }
+    for (int32_t k = 0; ok && k < doc->n_leafs; k++) {
+        int32_t         t    = doc->leafs[k];
+        struct doc_path path = path_item("leafs", k);
+        if (leaf_pos[t] >= 0) {
+            ok = reader_fail(r, &path, "tensor %d is already leafs[%d]", t, leaf_pos[t]);
+        } else if (node_pos[t] >= 0) {
+            ok = reader_fail(r, &path, "tensor %d is also nodes[%d]", t, node_pos[t]);
+        }
+        leaf_pos[t] = k;
+    }
+    for (int32_t k = 0; ok && k < doc->n_nodes; k++) {
+        const int32_t                t    = doc->nodes[k];
+        const struct galloc_tensor * node = &doc->tensors[t];
+        struct doc_path              path = path_item("nodes", k);
+        for (int s = 0; ok && s < GGML_MAX_SRC; s++) {
+            int32_t src = node->src[s];
+            if (src < 0 || leaf_pos[src] >= 0 || doc->tensors[src].external) {
+                continue;
+            }
+            if (node_pos[src] < 0) {
+                ok = reader_fail(r, &path, "tensors[%d].src[%d] = %d is neither a node, a leaf, nor external (tensors missing)", t, s, src);
+            } else if (node_pos[src] > k) {
+                ok = reader_fail(r, &path, "tensors[%d].src[%d] = %d is nodes[%d], which comes later", t, s, src, node_pos[src]);
+            }
+        }
+        if (ok && node->view_src >= 0 && node_pos[node->view_src] > k) {
+            ok = reader_fail(r, &path, "tensors[%d].view_src = %d is nodes[%d], which comes later", t, node->view_src,
+                             node_pos[node->view_src]);
+        }
+    }
+    free(node_pos);
+    free(leaf_pos);
+    return ok;
+}
+
+static bool read_buffer_ids(struct reader * r, const struct json_value * root, const char * key, int32_t n_expected,
+                            const char * list, int32_t ** out) {
+    const struct json_value * arr = get_optional(root, key);
+    int32_t                   n   = 0;
+    if (arr == NULL) {
+        return true;
+    }
+    if (!read_index_list(r, arr, key, r->doc->n_buffer_types, "buffer types", out, &n)) {
+        return false;
+    }
+    if (n != n_expected) {
+        struct doc_path path = path_top(key);
+        return reader_fail(r, &path, "%d entries for %d %s", n, n_expected, list);
+    }
+    return true;
+}
+
+static bool read_graph(struct reader * r, const struct json_value * root) {
+    struct galloc_document *  doc   = r->doc;
+    const struct json_value * nodes = get_optional(root, "nodes");
+    const struct json_value * leafs = get_optional(root, "leafs");
+    if (nodes != NULL || leafs != NULL) {
+        if (nodes == NULL) {
+            struct doc_path path = path_top("leafs");
+            return reader_fail(r, &path, "given without \"nodes\" (both or neither)");
+        }
+        if (leafs == NULL) {
+            struct doc_path path = path_top("nodes");
+            return reader_fail(r, &path, "given without \"leafs\" (both or neither)");
+        }
+        if (!read_index_list(r, nodes, "nodes", doc->n_tensors, "tensors", &doc->nodes, &doc->n_nodes) ||
+            !read_index_list(r, leafs, "leafs", doc->n_tensors, "tensors", &doc->leafs, &doc->n_leafs)) {
+            return false;
+        }
+    } else {
+        const struct json_value * outputs = get_optional(root, "outputs");
+        if (outputs == NULL) {
+            struct doc_path path = path_top("document");
+            return reader_fail(r, &path, "needs \"nodes\" and \"leafs\", or \"outputs\"");
+        }
+        if (!build_from_outputs(r, outputs)) {
+            return false;
+        }
+    }
+    return check_graph(r) &&
+           read_buffer_ids(r, root, "node_buffer_ids", doc->n_nodes, "nodes", &doc->node_buffer_ids) &&
+           read_buffer_ids(r, root, "leaf_buffer_ids", doc->n_leafs, "leafs", &doc->leaf_buffer_ids);
+}
+
+//
+// the whole document
+//
+
+static bool read_document(struct reader * r, const struct json_value * root) {
+    struct galloc_document * doc  = r->doc;
+    struct doc_path          path = path_top("document");
+    if (!read_expect(r, root, &path, JSON_TYPE_OBJECT) || !read_header(r, root) || !read_buffer_types(r, root)) {
+        return false;
+    }
+
+    const struct json_value * tensors = json_object_get(root, "tensors");
+    if (tensors == NULL) {
+        return reader_fail(r, &path, "missing \"tensors\"");
+    }
+    path = path_top("tensors");
+    if (!read_expect(r, tensors, &path, JSON_TYPE_ARRAY)) {
+        return false;
+    }
+    size_t n = json_array_size(tensors);
+    if (n > GALLOC_DOCUMENT_MAX_TENSORS) {
+        return reader_fail(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
+    }
+    doc->tensors            = reader_alloc(r, n, sizeof(struct galloc_tensor));
+    doc->tensor_names       = reader_alloc(r, n, sizeof(*doc->tensor_names));
+    doc->tensor_buffer_type = reader_alloc(r, n, sizeof(int32_t));
+    if (doc->tensors == NULL || doc->tensor_names == NULL || doc->tensor_buffer_type == NULL) {
+        return false;
+    }
+    doc->n_tensors = (int32_t) n;
+    reader_build_names(r);
+    for (size_t i = 0; i < n; i++) {
+        if (!read_tensor(r, json_array_at(tensors, i), (int32_t) i)) {
+            return false;
+        }
+    }
+    if (!check_views(r) || !check_cycles(r) || !read_graph(r, root)) {
+        return false;
+    }
+
+    struct galloc_graph * g = &doc->graph;
+    g->n_tensors       = doc->n_tensors;
+    g->tensors         = doc->tensors;
+    g->n_nodes         = doc->n_nodes;
+    g->nodes           = doc->nodes;
+    g->node_buffer_ids = doc->node_buffer_ids;
+    g->n_leafs         = doc->n_leafs;
+    g->leafs           = doc->leafs;
+    g->leaf_buffer_ids = doc->leaf_buffer_ids;
+    g->n_buffer_types  = doc->n_buffer_types;
+    g->buffer_types    = doc->buffer_types;
+    g->alloc_size      = NULL;
+    g->user            = NULL;
+    return true;
+}
+
+bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, char * err, size_t err_size) {
+    memset(doc, 0, sizeof(*doc));
+    if (err != NULL && err_size > 0) {
+        err[0] = '\0';
+    }
+    struct reader r;
+    memset(&r, 0, sizeof(r));
+    r.doc      = doc;
+    r.err      = err;
+    r.err_size = err_size;
+    if (len > GALLOC_DOCUMENT_MAX_BYTES) {
+        reader_fail(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
+        return false;
+    }
+    struct json_doc * parsed = json_parse(json, len, err, err_size);
+    if (parsed == NULL) {
+        return false;
+    }
+    bool ok = read_document(&r, json_doc_root(parsed));
+    json_doc_free(parsed);
+    if (!ok) {
+        galloc_document_free(doc);
+    }
+    return ok;
+}
+
+void galloc_document_free(struct galloc_document * doc) {
+    if (doc == NULL) {
+        return;
+    }
+    free(doc->name);
+    if (doc->buffer_type_names != NULL) {
+        for (int32_t i = 0; i < doc->n_buffer_types; i++) {
+            free(doc->buffer_type_names[i]);
+        }
+    }
+    free(doc->buffer_type_names);
+    free(doc->buffer_types);
+    free(doc->tensors);
+    free(doc->tensor_names);
+    free(doc->tensor_buffer_type);
+    free(doc->nodes);
+    free(doc->node_buffer_ids);
+    free(doc->leafs);
+    free(doc->leaf_buffer_ids);
+    memset(doc, 0, sizeof(*doc));
+}
