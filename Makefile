@@ -34,9 +34,11 @@ TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
 SHARED   ?= ../shared
 CONFORMANCE := $(SHARED)/conformance/test-alloc.cpp
 
-.PHONY: all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps deps-native deps-js wasm run fuzz bench
+.PHONY: all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
 
 all: lib cli
+
+include c/wasm/wasm.mk
 
 lib: build/rel/libgalloc.a
 cli: build/rel/galloc
@@ -73,10 +75,51 @@ build/san/galloc: $(CLI_SRC) build/san/libgalloc.a $(HEADERS)
 build/san/test-alloc-conformance: $(CONFORMANCE) build/san/libgalloc.a $(HEADERS)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror $(OPT_SAN) -I c/include $(CONFORMANCE) build/san/libgalloc.a -o $@
 
+# ---- dependencies --------------------------------------------------------------
+
+# Debian packages the build and tests need; installed when missing and run as root
+APT_PACKAGES := emscripten chromium nodejs npm clang
+
+deps:
+	@missing=""; \
+	command -v emcc >/dev/null 2>&1 || missing="$$missing emscripten"; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	command -v clang >/dev/null 2>&1 || missing="$$missing clang"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "deps: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "deps: missing$$missing (run make as root on Debian to install them)"; exit 1; fi; \
+	fi
+
+# npm packages, pinned by package-lock.json
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+# ---- web UI ------------------------------------------------------------------------
+
+build/web/index.html: $(shell find web -type f 2>/dev/null) build/wasm/galloc.mjs node_modules/.package-lock.json
+	npm run --silent build
+
+run: deps
+	@$(MAKE) --no-print-directory build/wasm/galloc.mjs build/web/index.html
+	@echo "galloc: serving the web UI at http://127.0.0.1:8080/ (Ctrl-C to stop)"
+	npx vite preview --host 127.0.0.1 --port 8080 --strictPort
+
 # ---- tests -------------------------------------------------------------------
 
-test: test-c test-conformance test-golden
+test: deps
+	@$(MAKE) --no-print-directory test-c test-conformance test-golden test-js test-e2e
 	@echo "make test: all suites passed"
+
+test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
+	npx vitest run
+
+test-e2e: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
+	npm run --silent e2e
 
 test-c: $(TESTS) build/san/galloc
 	@set -e; for t in $(TESTS); do ASAN_OPTIONS=detect_leaks=1 ./$$t; done
@@ -92,6 +135,18 @@ test-conformance:
 
 test-golden: build/san/galloc
 	@./scripts/check-golden.sh build/san/galloc tests/golden
+
+# ---- fuzzing ---------------------------------------------------------------------
+
+FUZZ_SECONDS ?= 60
+build/fuzz/fuzz-document: tests/fuzz/fuzz-document.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
+
+# libFuzzer over reader + planner + writer; the corpus it builds is kept in tests/fuzz/corpus
+fuzz: build/fuzz/fuzz-document
+	@mkdir -p tests/fuzz/corpus
+	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 tests/fuzz/corpus tests/golden
 
 clean:
 	rm -rf build

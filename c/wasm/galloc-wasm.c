@@ -1,0 +1,267 @@
+// galloc-wasm.c: the WebAssembly module's whole interface, for web/src/core/galloc.js.
+//
+// Every export is here, named galloc_wasm_*, marked GALLOC_WASM_EXPORT and listed in
+// c/wasm/exports.txt. Only numbers and pointers cross: strings go in as (pointer, length)
+// of UTF-8 in a buffer from galloc_wasm_alloc, and come out as NUL-terminated UTF-8 that
+// the caller frees with galloc_wasm_free. No export aborts on its input: each failure
+// returns 0 and leaves a status and a one-line message (galloc_wasm_last_status/_error).
+//
+// Example (JS side, error handling left out):
+//
+//   const p = M._galloc_wasm_alloc(n + 1);        M.HEAPU8.set(utf8, p); M.HEAPU8[p + n] = 0;
+//   const r = M._galloc_wasm_plan(p, n);           M._galloc_wasm_free(p);
+//   if (r === 0) throw new Error(readCString(M._galloc_wasm_last_error()));
+//   const json = readString(r, M._galloc_wasm_result_length());  M._galloc_wasm_free(r);
+
+#include "galloc-document.h"
+#include "galloc-planner.h"
+#include "galloc-presets.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __EMSCRIPTEN__
+#    include <emscripten.h>
+#    include <malloc.h>
+#    define GALLOC_WASM_EXPORT EMSCRIPTEN_KEEPALIVE
+#else
+#    define GALLOC_WASM_EXPORT __attribute__((used, visibility("default")))
+#endif
+
+#ifndef GALLOC_VERSION
+#    define GALLOC_VERSION "0.1.0"
+#endif
+
+// what the last call to an export that can fail ended with (galloc_wasm_last_status)
+enum galloc_wasm_status {
+    GALLOC_WASM_STATUS_OK          = 0,
+    GALLOC_WASM_STATUS_INVALID     = 1, // the graph document was rejected (message starts with its JSON path)
+    GALLOC_WASM_STATUS_PLAN        = 2, // the planner rejected the graph
+    GALLOC_WASM_STATUS_NO_MEMORY   = 3, // malloc failed (the heap is at its maximum size)
+    GALLOC_WASM_STATUS_NOT_FOUND   = 4, // no preset by that name
+    GALLOC_WASM_STATUS_ARGUMENT    = 5, // a NULL pointer or a size out of range
+};
+
+//
+// the exports (c/wasm/exports.txt lists the same names)
+//
+
+// memory shared with JS
+GALLOC_WASM_EXPORT void *       galloc_wasm_alloc        (size_t size);  // >= 1 byte; NULL when out of memory
+GALLOC_WASM_EXPORT void         galloc_wasm_free         (void * ptr);   // a buffer or a returned string; NULL is fine
+GALLOC_WASM_EXPORT double       galloc_wasm_heap_used    (void);         // bytes malloc'd and not freed
+// the last call
+GALLOC_WASM_EXPORT int32_t      galloc_wasm_last_status  (void);         // enum galloc_wasm_status
+GALLOC_WASM_EXPORT const char * galloc_wasm_last_error   (void);         // its message, "" after a success
+GALLOC_WASM_EXPORT size_t       galloc_wasm_result_length(void);         // bytes of the string it returned
+GALLOC_WASM_EXPORT const char * galloc_wasm_version      (void);         // "0.1.0"
+// documents: json is len bytes of UTF-8; the result is malloc'd (free with galloc_wasm_free) or NULL
+GALLOC_WASM_EXPORT char *       galloc_wasm_plan         (const char * json, size_t len); // the plan document
+GALLOC_WASM_EXPORT char *       galloc_wasm_graph        (const char * json, size_t len); // the graph, checked and filled in
+// presets
+GALLOC_WASM_EXPORT int32_t      galloc_wasm_preset_count      (void);
+GALLOC_WASM_EXPORT const char * galloc_wasm_preset_name       (int32_t i);          // static; NULL out of range
+GALLOC_WASM_EXPORT const char * galloc_wasm_preset_description(int32_t i);          // static; NULL out of range
+GALLOC_WASM_EXPORT char *       galloc_wasm_preset_document   (const char * name);  // malloc'd graph document or NULL
+
+#define GALLOC_WASM_ERROR_SIZE 1024 // bytes of the last error message, NUL included
+
+static int32_t galloc_wasm_status                         = GALLOC_WASM_STATUS_OK;
+static char    galloc_wasm_error[GALLOC_WASM_ERROR_SIZE]  = "";
+static size_t  galloc_wasm_length                         = 0; // bytes of the last returned string, NUL excluded
+
+//
+// status bookkeeping
+//
+
+static void galloc_wasm_ok(void) {
+    galloc_wasm_status   = GALLOC_WASM_STATUS_OK;
+    galloc_wasm_error[0] = '\0';
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+// record a failure; returns NULL so that callers can `return galloc_wasm_fail(...)`
+static void * galloc_wasm_fail(int32_t status, const char * fmt, ...) {
+    galloc_wasm_status = status;
+    galloc_wasm_length = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(galloc_wasm_error, sizeof(galloc_wasm_error), fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+// a string handed back to JS: remember its length, or fail when it is NULL (out of memory)
+static char * galloc_wasm_result(char * text, size_t len) {
+    if (text == NULL) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_NO_MEMORY, "out of memory");
+    }
+    galloc_wasm_ok();
+    galloc_wasm_length = len;
+    return text;
+}
+
+//
+// memory shared with JS
+//
+
+// size bytes for JS to write into (at least 1); NULL with status NO_MEMORY when malloc fails
+GALLOC_WASM_EXPORT void * galloc_wasm_alloc(size_t size) {
+    void * p = malloc(size > 0 ? size : 1);
+    if (p == NULL) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_NO_MEMORY, "out of memory (%zu bytes)", size);
+    }
+    galloc_wasm_ok();
+    return p;
+}
+
+// release a buffer from galloc_wasm_alloc or a string returned by another export; NULL is fine
+GALLOC_WASM_EXPORT void galloc_wasm_free(void * ptr) {
+    free(ptr);
+}
+
+// bytes the module's malloc has handed out and not taken back (dlmalloc's uordblks):
+// equal before and after a call that frees everything it allocated
+GALLOC_WASM_EXPORT double galloc_wasm_heap_used(void) {
+#ifdef __EMSCRIPTEN__
+    struct mallinfo info = mallinfo();
+    return (double) (size_t) info.uordblks;
+#else
+    return -1.0; // not measured outside the WebAssembly build
+#endif
+}
+
+//
+// status of the last call
+//
+
+// GALLOC_WASM_STATUS_* of the last call that can fail
+GALLOC_WASM_EXPORT int32_t galloc_wasm_last_status(void) {
+    return galloc_wasm_status;
+}
+
+// its one-line message, "" after a success; owned by the module, valid until the next call
+GALLOC_WASM_EXPORT const char * galloc_wasm_last_error(void) {
+    return galloc_wasm_error;
+}
+
+// bytes (without the NUL) of the string returned by the last successful call
+GALLOC_WASM_EXPORT size_t galloc_wasm_result_length(void) {
+    return galloc_wasm_length;
+}
+
+// the library's version, "0.1.0"; static
+GALLOC_WASM_EXPORT const char * galloc_wasm_version(void) {
+    return GALLOC_VERSION;
+}
+
+//
+// planning
+//
+
+// read len bytes of a graph document (need not be NUL-terminated) into *doc; false with the
+// reader's message (JSON path first) otherwise
+static bool galloc_wasm_read(const char * json, size_t len, struct galloc_document * doc) {
+    if (json == NULL) {
+        galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no document (NULL pointer)");
+        return false;
+    }
+    char err[GALLOC_WASM_ERROR_SIZE];
+    if (!galloc_document_read(json, len, doc, err, sizeof(err))) {
+        // the reader's only non-input failure is "out of memory"
+        int32_t status = strcmp(err, "out of memory") == 0 ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_INVALID;
+        galloc_wasm_fail(status, "%s", err[0] != '\0' ? err : "invalid graph document");
+        return false;
+    }
+    return true;
+}
+
+// plan a graph document: the "galloc-plan" document (malloc'd, NUL-terminated, free with
+// galloc_wasm_free; length from galloc_wasm_result_length), or NULL with a status and message
+GALLOC_WASM_EXPORT char * galloc_wasm_plan(const char * json, size_t len) {
+    struct galloc_document doc;
+    if (!galloc_wasm_read(json, len, &doc)) {
+        return NULL;
+    }
+    struct galloc_plan plan;
+    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+        galloc_document_free(&doc);
+        int32_t status = strcmp(err, "out of memory") == 0 ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_PLAN;
+        return galloc_wasm_fail(status, "%s", err[0] != '\0' ? err : "the graph could not be planned");
+    }
+    size_t out_len = 0;
+    char * out = galloc_document_write_plan(&doc, &plan, &out_len);
+    galloc_plan_free(&plan);
+    galloc_document_free(&doc);
+    return galloc_wasm_result(out, out_len);
+}
+
+// read and check a graph document and write it back in full (nodes and leafs built when it
+// gave "outputs", defaults filled in): a "galloc-graph" document as galloc_wasm_plan returns a plan
+GALLOC_WASM_EXPORT char * galloc_wasm_graph(const char * json, size_t len) {
+    struct galloc_document doc;
+    if (!galloc_wasm_read(json, len, &doc)) {
+        return NULL;
+    }
+    size_t out_len = 0;
+    char * out = galloc_document_write_graph(&doc, &out_len);
+    galloc_document_free(&doc);
+    return galloc_wasm_result(out, out_len);
+}
+
+//
+// presets: the built-in example graphs (ggml's allocator test cases, llama-shaped graphs)
+//
+
+GALLOC_WASM_EXPORT int32_t galloc_wasm_preset_count(void) {
+    return (int32_t) galloc_preset_count();
+}
+
+// name of preset i (static), or NULL when i is out of range
+GALLOC_WASM_EXPORT const char * galloc_wasm_preset_name(int32_t i) {
+    if (i < 0 || i >= (int32_t) galloc_preset_count()) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "preset index %d out of range (%d presets)", (int) i,
+                                (int) galloc_preset_count());
+    }
+    galloc_wasm_ok();
+    return galloc_preset_name(i);
+}
+
+// one-line description of preset i (static), or NULL when i is out of range
+GALLOC_WASM_EXPORT const char * galloc_wasm_preset_description(int32_t i) {
+    if (i < 0 || i >= (int32_t) galloc_preset_count()) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "preset index %d out of range (%d presets)", (int) i,
+                                (int) galloc_preset_count());
+    }
+    galloc_wasm_ok();
+    return galloc_preset_description(i);
+}
+
+// the graph document of the preset named by the NUL-terminated name, as galloc_wasm_plan
+// returns a plan; NULL with status NOT_FOUND when there is none
+GALLOC_WASM_EXPORT char * galloc_wasm_preset_document(const char * name) {
+    if (name == NULL) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no preset name (NULL pointer)");
+    }
+    int32_t n = (int32_t) galloc_preset_count();
+    int32_t found = -1;
+    for (int32_t i = 0; i < n; i++) {
+        if (strcmp(galloc_preset_name(i), name) == 0) {
+            found = i;
+            break;
+        }
+    }
+    if (found < 0) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_NOT_FOUND, "unknown preset \"%.64s\"", name);
+    }
+    size_t out_len = 0;
+    char * out = galloc_preset_document(name, &out_len);
+    return galloc_wasm_result(out, out_len);
+}

@@ -1,0 +1,55 @@
+# wasm.mk: builds the WebAssembly module build/wasm/galloc.{mjs,wasm} with emscripten.
+#
+# Included from the top Makefile (`make wasm`), or on its own from the repository root:
+#   make -f c/wasm/wasm.mk wasm
+# Needs only emcc. The sources are the whole library (c/src/*.c) plus the glue
+# c/wasm/galloc-wasm.c; the exports come from c/wasm/exports.txt.
+
+WASM_EMCC      ?= emcc
+WASM_DIR       := build/wasm
+WASM_SRC       := $(sort $(wildcard c/src/*.c)) c/wasm/galloc-wasm.c
+WASM_DEPS      := $(WASM_SRC) $(wildcard c/include/*.h c/src/*.h) c/wasm/exports.txt c/wasm/wasm.mk
+# emscripten's JS optimizer runs in node and needs Debian's acorn (/usr/share/nodejs)
+WASM_NODE_PATH ?= /usr/share/nodejs
+
+# compiling
+WASM_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L                # the C dialect of the native build
+WASM_CFLAGS += -Wall -Wextra -Werror -Wshadow -Wpointer-arith     # warnings as in the native build
+WASM_CFLAGS += -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes # ... all of them
+WASM_CFLAGS += -Ic/include -Ic/src                                # public and private headers
+WASM_CFLAGS += -O2                                                # optimize code and JS (no closure: it needs java)
+
+# linking: one flag per line
+WASM_LDFLAGS := -sMODULARIZE=1                   # the .mjs exports a factory returning a promise of the module
+WASM_LDFLAGS += -sEXPORT_ES6=1                   # ... as an ES module's default export
+WASM_LDFLAGS += -sEXPORT_NAME=createGallocModule # the factory's name
+WASM_LDFLAGS += -sENVIRONMENT=web,worker         # browser and worker only; node loads it by passing wasmBinary
+WASM_LDFLAGS += -sALLOW_MEMORY_GROWTH=1          # graphs of any size: the heap grows on demand
+WASM_LDFLAGS += -sMAXIMUM_MEMORY=2GB             # ... up to 2 GiB, so that every pointer is a positive int32 in JS
+WASM_LDFLAGS += -sABORTING_MALLOC=0              # malloc returns NULL at the limit (reported as "out of memory")
+WASM_LDFLAGS += -sFILESYSTEM=0                   # no files: documents cross as memory
+WASM_LDFLAGS += -sDYNAMIC_EXECUTION=0            # no eval/new Function in the glue (strict CSP pages)
+WASM_LDFLAGS += -sEXPORTED_RUNTIME_METHODS=HEAPU8 # the byte view of the heap, the only runtime piece galloc.js uses
+WASM_LDFLAGS += -sINCOMING_MODULE_JS_API=wasmBinary,locateFile,print,printErr # the factory options galloc.js may pass
+WASM_LDFLAGS += -sEXPORTED_FUNCTIONS=@$(WASM_DIR)/exports.json # c/wasm/exports.txt with leading underscores
+
+.PHONY: wasm wasm-clean
+
+wasm: $(WASM_DIR)/galloc.mjs $(WASM_DIR)/galloc.wasm
+
+# exports.txt (one C name per line, '#' comments) as the JSON list emcc reads
+$(WASM_DIR)/exports.json: c/wasm/exports.txt c/wasm/wasm.mk
+	@mkdir -p $(WASM_DIR)
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$$/d' -e 's/.*/"_&"/' c/wasm/exports.txt | paste -sd, - | sed -e 's/^/[/' -e 's/$$/]/' > $@
+
+# emcc writes galloc.wasm next to galloc.mjs
+$(WASM_DIR)/galloc.mjs: $(WASM_DEPS) $(WASM_DIR)/exports.json
+	@mkdir -p $(WASM_DIR)
+	NODE_PATH="$(WASM_NODE_PATH)$${NODE_PATH:+:$$NODE_PATH}" \
+	  $(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(WASM_SRC) $(strip $(WASM_LDFLAGS)) -o $@
+	@wc -c $(WASM_DIR)/galloc.wasm $(WASM_DIR)/galloc.mjs | sed -e 's/^/wasm: /'
+
+$(WASM_DIR)/galloc.wasm: $(WASM_DIR)/galloc.mjs
+
+wasm-clean:
+	rm -rf $(WASM_DIR)
