@@ -156,6 +156,31 @@ static bool listing_add(struct listing * l, struct ggml_tensor * root) {
 
 // ---- document ---------------------------------------------------------------
 
+// documents share an allocator between entries of the same name: distinct types that
+// happen to share a name get "name#k", the same type listed twice keeps one name
+static void out_type_name(struct out * o, ggml_backend_buffer_type_t * types, int k) {
+    const char * name = ggml_backend_buft_name(types[k]);
+    int          same = -1;
+    for (int j = 0; j < k && same < 0; j++) {
+        same = types[j] == types[k] ? j : -1;
+    }
+    bool clash = false;
+    for (int j = 0; j < k && same < 0; j++) {
+        clash = clash || strcmp(ggml_backend_buft_name(types[j]), name) == 0;
+    }
+    if (same >= 0) {
+        out_type_name(o, types, same);
+        return;
+    }
+    if (!clash) {
+        out_string(o, name);
+        return;
+    }
+    char renamed[96];
+    snprintf(renamed, sizeof(renamed), "%.80s#%d", name, k);
+    out_string(o, renamed);
+}
+
 static bool is_contiguous_layout(const struct ggml_tensor * t) {
     size_t nb = ggml_type_size(t->type);
     if (t->nb[0] != nb) {
@@ -255,7 +280,7 @@ char * galloc_export_graph(struct ggml_cgraph * graph, const char * name, ggml_b
     for (int k = 0; k < n_types; k++) {
         size_t max_size = ggml_backend_buft_get_max_size(types[k]);
         out_str(&o, k ? ", { \"name\": " : " { \"name\": ");
-        out_string(&o, ggml_backend_buft_name(types[k]));
+        out_type_name(&o, types, k);
         out_printf(&o, ", \"alignment\": %zu, \"max_size\": ", ggml_backend_buft_get_alignment(types[k]));
         if (max_size == SIZE_MAX) {
             out_str(&o, "null");

@@ -1,0 +1,134 @@
+// test-export.c: export -> read -> plan gives the plan ggml_gallocr made.
+//
+// Random graphs are built with the ggml API and placed by ggml_gallocr on
+// recording fake backends; the same graph exported with galloc_export_graph,
+// read back with galloc_document_read and planned with galloc_plan_graph must
+// put every tensor in the same buffer type, chunk and offset.
+
+#include "check.h"
+#include "fake-backend.h"
+#include "galloc-document.h"
+#include "galloc-export.h"
+#include "ggml-alloc.h"
+#include "ggml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state;
+
+static int rng_below(int n) {
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (int) ((uint32_t) (rng_state >> 33) % (uint32_t) n);
+}
+
+static struct ggml_tensor * random_node(struct ggml_context * ctx, struct ggml_tensor ** pool, int n_pool) {
+    struct ggml_tensor * a = pool[rng_below(n_pool)];
+    struct ggml_tensor * b = pool[rng_below(n_pool)];
+    switch (rng_below(8)) {
+        case 0:  return ggml_add(ctx, a, ggml_nelements(b) == ggml_nelements(a) ? b : a);
+        case 1:  return ggml_scale(ctx, a, 2.0f);
+        case 2:  return ggml_concat(ctx, ggml_cont(ctx, a), ggml_cont(ctx, b), 0);
+        case 3:  return ggml_pad(ctx, ggml_cont(ctx, a), 1 + rng_below(4), 0, 0, 0);
+        case 4:  return ggml_mean(ctx, a);
+        case 5:  return ggml_view_1d(ctx, ggml_cont(ctx, a), 1, 0);
+        case 6: {
+            struct ggml_tensor * t = ggml_transpose(ctx, ggml_reshape_2d(ctx, ggml_cont(ctx, a), 1, ggml_nelements(a)));
+            return ggml_reshape_1d(ctx, ggml_cont(ctx, t), ggml_nelements(a));
+        }
+        default: return ggml_silu(ctx, a);
+    }
+}
+
+static void round_trip(int seed) {
+    rng_state = (uint64_t) seed * 2654435761u + 3;
+    struct ggml_init_params params = { 256 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context * ctx   = ggml_init(params);
+    struct ggml_cgraph  * graph = ggml_new_graph(ctx);
+    struct ggml_tensor  * pool[64];
+    int n_pool = 0;
+    for (int i = 0, n = 1 + rng_below(3); i < n; i++) {
+        pool[n_pool] = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1 + rng_below(40));
+        ggml_set_input(pool[n_pool++]);
+    }
+    while (n_pool < 24 + rng_below(30)) {
+        pool[n_pool] = random_node(ctx, pool, n_pool);
+        n_pool++;
+    }
+    struct ggml_tensor * out = ggml_cont(ctx, pool[n_pool - 1]);
+    ggml_set_output(out);
+    ggml_build_forward_expand(graph, out);
+    int i = 0;
+    for (struct ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
+        ggml_format_name(t, "t%d", i++);
+    }
+
+    int n_types = 1 + rng_below(2);
+    struct fake_backend fbs[2];
+    ggml_backend_buffer_type_t bufts[2];
+    for (int b = 0; b < n_types; b++) {
+        fake_backend_init(&fbs[b], rng_below(2) ? SIZE_MAX : (size_t) (64 + rng_below(256)), (size_t) 1 << rng_below(7));
+        bufts[b] = &fbs[b].buft;
+    }
+    int node_ids[2048], leaf_ids[2048];
+    for (int k = 0; k < graph->n_nodes; k++) node_ids[k] = rng_below(n_types);
+    for (int k = 0; k < graph->n_leafs; k++) leaf_ids[k] = rng_below(n_types);
+
+    // export before placing: the document describes the graph as the allocator first sees it
+    size_t len  = 0;
+    char * json = galloc_export_graph(graph, "round-trip", bufts, n_types, node_ids, leaf_ids, &len);
+    CHECK(json != NULL);
+
+    ggml_gallocr_t galloc = ggml_gallocr_new_n(bufts, n_types);
+    CHECK(ggml_gallocr_reserve_n(galloc, graph, node_ids, leaf_ids));
+    CHECK(ggml_gallocr_alloc_graph(galloc, graph));
+
+    struct galloc_document doc;
+    char err[256];
+    if (!json || !galloc_document_read(json, len, &doc, err, sizeof(err))) {
+        check_failures++;
+        fprintf(stderr, "seed %d: exported document does not read back: %s\n", seed, json ? err : "no document");
+    } else {
+        struct galloc_plan plan;
+        CHECK(galloc_plan_graph(&doc.graph, &plan, err, sizeof(err)));
+        for (int32_t t = 0; t < doc.n_tensors; t++) {
+            struct ggml_tensor * tensor = ggml_get_tensor(ctx, doc.tensor_names[t]);
+            const struct galloc_place * p = &plan.places[t];
+            CHECK(tensor != NULL);
+            if (!tensor || !tensor->buffer) {
+                CHECK(p->buffer < 0);
+                continue;
+            }
+            int b = p->buffer;
+            CHECK(b >= 0 && b < n_types);
+            if (b < 0 || b >= n_types) {
+                continue;
+            }
+            int chunk = fake_backend_buffer_index(&fbs[b], tensor->buffer);
+            if (chunk != p->chunk || fake_backend_offset(tensor) != p->offset) {
+                check_failures++;
+                fprintf(stderr, "seed %d: %s: ggml_gallocr chunk %d offset %zu, document plan chunk %d offset %llu\n", seed,
+                        tensor->name, chunk, fake_backend_offset(tensor), p->chunk, (unsigned long long) p->offset);
+            }
+        }
+        for (int b = 0; b < n_types; b++) {
+            CHECK_EQ_U64(plan.buffers[b].size, ggml_gallocr_get_buffer_size(galloc, b));
+        }
+        galloc_plan_free(&plan);
+        galloc_document_free(&doc);
+    }
+    free(json);
+    ggml_gallocr_free(galloc);
+    ggml_free(ctx);
+}
+
+static void test_export_round_trips(void) {
+    for (int seed = 0; seed < 500; seed++) {
+        round_trip(seed);
+    }
+}
+
+int main(void) {
+    RUN(test_export_round_trips);
+    return check_report("test-export");
+}
