@@ -44,6 +44,8 @@ enum galloc_fit {
 
 // alignment: a power of two; max_size: largest chunk (GALLOC_NO_MAX_SIZE for none). NULL when out of memory.
 struct galloc_dynalloc * galloc_dynalloc_new  (uint64_t alignment, uint64_t max_size);
+// the same allocator scanning its blocks linearly, as upstream does (the reference of the tests)
+struct galloc_dynalloc * galloc_dynalloc_new_linear(uint64_t alignment, uint64_t max_size);
 void                     galloc_dynalloc_free (struct galloc_dynalloc * alloc);
 // drop every chunk
 void                     galloc_dynalloc_reset(struct galloc_dynalloc * alloc);

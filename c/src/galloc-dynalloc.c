@@ -1,74 +1,252 @@
 // galloc-dynalloc.c: the dynamic allocator of one buffer type (ggml's ggml_dyn_tallocr).
 //
-// Each chunk keeps its free blocks sorted by offset in a growable array (no
-// 256-block limit). The block choice follows upstream exactly, including its
-// quirks: the best-fit search restarts in every chunk, and last blocks are
-// scored by how much of the chunk's current size they reuse.
+// Upstream keeps each chunk's free blocks in an array of at most 256 and scans
+// it on every allocation. Here each chunk keeps them in two treaps, one by
+// offset and one by (size, offset) for all blocks but the last, so that the
+// block upstream's scan would pick is found in O(log n) with any number of
+// blocks: the smallest fitting size, the highest offset among equal sizes.
+// A zero-byte allocation can leave upstream's blocks overlapping, which only
+// a literal scan reproduces: from then on (until reset) the allocator hands
+// over to the linear one in galloc-dynalloc-linear.c.
 
 #include "galloc-dynalloc.h"
+#include "galloc-dynalloc-linear.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct free_block {
-    uint64_t offset; // bytes from the chunk's start
-    uint64_t size;   // bytes
+#define NIL (-1)
+
+enum tree { BY_OFFSET = 0, BY_SIZE = 1 };
+
+struct block {
+    uint64_t offset;      // bytes from the chunk's start
+    uint64_t size;        // bytes
+    int32_t  child[2][2]; // [tree][0 = left, 1 = right]
+    uint32_t priority;    // treap heap order (max at the root)
+    int32_t  next_free;   // pool free list
 };
 
 struct chunk {
-    struct free_block * blocks;   // sorted by offset
-    int32_t             n_blocks;
-    int32_t             capacity; // entries allocated in blocks
-    uint64_t            max_size; // highest end offset ever handed out
+    int32_t  root[2];  // BY_OFFSET: every free block; BY_SIZE: every free block but the last
+    int32_t  last;     // the free block with the highest offset, NIL when none
+    int32_t  n_blocks;
+    uint64_t max_size; // highest end offset ever handed out
 };
 
 struct galloc_dynalloc {
-    uint64_t     alignment;
-    uint64_t     max_chunk_size; // min(max_size, GALLOC_HUGE_SIZE)
-    struct chunk chunks[GALLOC_MAX_CHUNKS];
-    int32_t      n_chunks;
+    uint64_t       alignment;
+    uint64_t       max_chunk_size; // min(max_size, GALLOC_HUGE_SIZE)
+    struct chunk   chunks[GALLOC_MAX_CHUNKS];
+    int32_t        n_chunks;
+    struct block * blocks;      // node pool shared by the chunks
+    int32_t        capacity;
+    int32_t        next_unused; // pool entries [next_unused, capacity) never used since the last reset
+    int32_t        free_list;
+    uint32_t       rng;
+
+    bool                   linear;        // the linear allocator below holds the state
+    bool                   always_linear; // created with galloc_dynalloc_new_linear
+    struct linear_dynalloc lin;
 };
+
+// (hi, lo) keys: BY_OFFSET (offset, 0), BY_SIZE (size, offset)
+struct key {
+    uint64_t hi;
+    uint64_t lo;
+};
+
+static bool key_less(struct key a, struct key b) {
+    return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
 
 static uint64_t align_up(uint64_t size, uint64_t alignment) {
     return (size + alignment - 1) & ~(alignment - 1);
 }
 
-// ---- free block list ----------------------------------------------------
+// ---- node pool ----------------------------------------------------------
 
-static bool chunk_reserve(struct chunk * c, int32_t n) {
-    if (n <= c->capacity) {
-        return true;
+static int32_t block_new(struct galloc_dynalloc * a, uint64_t offset, uint64_t size) {
+    int32_t n;
+    if (a->free_list != NIL) {
+        n            = a->free_list;
+        a->free_list = a->blocks[n].next_free;
+    } else {
+        if (a->next_unused == a->capacity) {
+            if (a->capacity > INT32_MAX / 2) {
+                return NIL;
+            }
+            int32_t        capacity = a->capacity ? a->capacity * 2 : 64;
+            struct block * blocks   = realloc(a->blocks, (size_t) capacity * sizeof(*blocks));
+            if (!blocks) {
+                return NIL;
+            }
+            a->blocks   = blocks;
+            a->capacity = capacity;
+        }
+        n = a->next_unused++;
     }
-    int32_t capacity = c->capacity ? c->capacity * 2 : 8;
-    while (capacity < n) {
-        capacity *= 2;
-    }
-    struct free_block * blocks = realloc(c->blocks, (size_t) capacity * sizeof(*blocks));
-    if (!blocks) {
-        return false;
-    }
-    c->blocks   = blocks;
-    c->capacity = capacity;
-    return true;
+    a->rng ^= a->rng << 13;
+    a->rng ^= a->rng >> 17;
+    a->rng ^= a->rng << 5;
+    a->blocks[n] = (struct block) {
+        .offset   = offset,
+        .size     = size,
+        .child    = { { NIL, NIL }, { NIL, NIL } },
+        .priority = a->rng,
+    };
+    return n;
 }
 
-static bool chunk_insert_block(struct chunk * c, int32_t pos, uint64_t offset, uint64_t size) {
-    if (!chunk_reserve(c, c->n_blocks + 1)) {
+static void block_release(struct galloc_dynalloc * a, int32_t n) {
+    a->blocks[n].next_free = a->free_list;
+    a->free_list           = n;
+}
+
+// ---- treaps -------------------------------------------------------------
+
+static struct key key_of(const struct galloc_dynalloc * a, int32_t n, enum tree t) {
+    const struct block * b = &a->blocks[n];
+    return t == BY_OFFSET ? (struct key) { b->offset, 0 } : (struct key) { b->size, b->offset };
+}
+
+// l: keys < k, r: keys >= k
+static void treap_split(struct galloc_dynalloc * a, int32_t root, struct key k, enum tree t, int32_t * l, int32_t * r) {
+    if (root == NIL) {
+        *l = *r = NIL;
+        return;
+    }
+    if (key_less(key_of(a, root, t), k)) {
+        treap_split(a, a->blocks[root].child[t][1], k, t, &a->blocks[root].child[t][1], r);
+        *l = root;
+    } else {
+        treap_split(a, a->blocks[root].child[t][0], k, t, l, &a->blocks[root].child[t][0]);
+        *r = root;
+    }
+}
+
+// every key of l is below every key of r
+static int32_t treap_merge(struct galloc_dynalloc * a, int32_t l, int32_t r, enum tree t) {
+    if (l == NIL) {
+        return r;
+    }
+    if (r == NIL) {
+        return l;
+    }
+    if (a->blocks[l].priority > a->blocks[r].priority) {
+        a->blocks[l].child[t][1] = treap_merge(a, a->blocks[l].child[t][1], r, t);
+        return l;
+    }
+    a->blocks[r].child[t][0] = treap_merge(a, l, a->blocks[r].child[t][0], t);
+    return r;
+}
+
+static void treap_insert(struct galloc_dynalloc * a, int32_t * root, int32_t n, enum tree t) {
+    int32_t l, r;
+    a->blocks[n].child[t][0] = a->blocks[n].child[t][1] = NIL;
+    treap_split(a, *root, key_of(a, n, t), t, &l, &r);
+    *root = treap_merge(a, treap_merge(a, l, n, t), r, t);
+}
+
+// remove node n, found by its current key
+static int32_t treap_erase(struct galloc_dynalloc * a, int32_t root, int32_t n, enum tree t) {
+    assert(root != NIL && "block not in its tree");
+    if (root == NIL) {
+        return NIL;
+    }
+    if (root == n) {
+        return treap_merge(a, a->blocks[n].child[t][0], a->blocks[n].child[t][1], t);
+    }
+    int side = key_less(key_of(a, n, t), key_of(a, root, t)) ? 0 : 1;
+    a->blocks[root].child[t][side] = treap_erase(a, a->blocks[root].child[t][side], n, t);
+    return root;
+}
+
+// the node with the largest key <= k, or NIL
+static int32_t treap_floor(const struct galloc_dynalloc * a, int32_t root, struct key k, enum tree t) {
+    int32_t found = NIL;
+    while (root != NIL) {
+        if (key_less(k, key_of(a, root, t))) {
+            root = a->blocks[root].child[t][0];
+        } else {
+            found = root;
+            root  = a->blocks[root].child[t][1];
+        }
+    }
+    return found;
+}
+
+// the node with the smallest key >= k, or NIL
+static int32_t treap_ceil(const struct galloc_dynalloc * a, int32_t root, struct key k, enum tree t) {
+    int32_t found = NIL;
+    while (root != NIL) {
+        if (key_less(key_of(a, root, t), k)) {
+            root = a->blocks[root].child[t][1];
+        } else {
+            found = root;
+            root  = a->blocks[root].child[t][0];
+        }
+    }
+    return found;
+}
+
+static int32_t treap_max(const struct galloc_dynalloc * a, int32_t root, enum tree t) {
+    while (root != NIL && a->blocks[root].child[t][1] != NIL) {
+        root = a->blocks[root].child[t][1];
+    }
+    return root;
+}
+
+// ---- chunk's free blocks ------------------------------------------------
+
+static void chunk_size_insert(struct galloc_dynalloc * a, struct chunk * c, int32_t n) {
+    treap_insert(a, &c->root[BY_SIZE], n, BY_SIZE);
+}
+
+static void chunk_size_erase(struct galloc_dynalloc * a, struct chunk * c, int32_t n) {
+    c->root[BY_SIZE] = treap_erase(a, c->root[BY_SIZE], n, BY_SIZE);
+}
+
+// add a block that touches no other block
+static bool chunk_add_block(struct galloc_dynalloc * a, struct chunk * c, uint64_t offset, uint64_t size) {
+    int32_t n = block_new(a, offset, size);
+    if (n == NIL) {
         return false;
     }
-    memmove(&c->blocks[pos + 1], &c->blocks[pos], (size_t) (c->n_blocks - pos) * sizeof(*c->blocks));
-    c->blocks[pos] = (struct free_block) { offset, size };
+    treap_insert(a, &c->root[BY_OFFSET], n, BY_OFFSET);
+    if (c->last == NIL) {
+        c->last = n;
+    } else if (offset > a->blocks[c->last].offset) {
+        chunk_size_insert(a, c, c->last); // the old last block becomes an inner one
+        c->last = n;
+    } else {
+        chunk_size_insert(a, c, n);
+    }
     c->n_blocks++;
     return true;
 }
 
-static void chunk_remove_block(struct chunk * c, int32_t pos) {
-    memmove(&c->blocks[pos], &c->blocks[pos + 1], (size_t) (c->n_blocks - pos - 1) * sizeof(*c->blocks));
+// remove block n from both trees (n must not be in the size tree unless it is inner)
+static void chunk_remove_block(struct galloc_dynalloc * a, struct chunk * c, int32_t n) {
+    c->root[BY_OFFSET] = treap_erase(a, c->root[BY_OFFSET], n, BY_OFFSET);
+    if (n == c->last) {
+        c->last = treap_max(a, c->root[BY_OFFSET], BY_OFFSET);
+        if (c->last != NIL) {
+            chunk_size_erase(a, c, c->last); // the new last block leaves the size tree
+        }
+    } else {
+        chunk_size_erase(a, c, n);
+    }
+    block_release(a, n);
     c->n_blocks--;
 }
 
 // ---- lifetime -----------------------------------------------------------
+
+static void chunk_clear(struct chunk * c) {
+    *c = (struct chunk) { .root = { NIL, NIL }, .last = NIL, .n_blocks = 0, .max_size = 0 };
+}
 
 struct galloc_dynalloc * galloc_dynalloc_new(uint64_t alignment, uint64_t max_size) {
     assert(alignment && !(alignment & (alignment - 1)));
@@ -78,24 +256,38 @@ struct galloc_dynalloc * galloc_dynalloc_new(uint64_t alignment, uint64_t max_si
     }
     alloc->alignment      = alignment;
     alloc->max_chunk_size = max_size < GALLOC_HUGE_SIZE ? max_size : GALLOC_HUGE_SIZE;
+    alloc->free_list      = NIL;
+    alloc->rng            = 0x9e3779b9u;
+    linear_dynalloc_init(&alloc->lin, alignment, alloc->max_chunk_size);
+    galloc_dynalloc_reset(alloc);
+    return alloc;
+}
+
+struct galloc_dynalloc * galloc_dynalloc_new_linear(uint64_t alignment, uint64_t max_size) {
+    struct galloc_dynalloc * alloc = galloc_dynalloc_new(alignment, max_size);
+    if (alloc) {
+        alloc->linear = alloc->always_linear = true;
+    }
     return alloc;
 }
 
 void galloc_dynalloc_reset(struct galloc_dynalloc * alloc) {
-    for (int32_t i = 0; i < alloc->n_chunks; i++) {
-        alloc->chunks[i].n_blocks = 0;
-        alloc->chunks[i].max_size = 0;
+    for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
+        chunk_clear(&alloc->chunks[i]);
     }
-    alloc->n_chunks = 0;
+    alloc->n_chunks    = 0;
+    alloc->next_unused = 0;
+    alloc->free_list   = NIL;
+    linear_dynalloc_reset(&alloc->lin);
+    alloc->linear = alloc->always_linear;
 }
 
 void galloc_dynalloc_free(struct galloc_dynalloc * alloc) {
     if (!alloc) {
         return;
     }
-    for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
-        free(alloc->chunks[i].blocks);
-    }
+    free(alloc->blocks);
+    linear_dynalloc_free_memory(&alloc->lin);
     free(alloc);
 }
 
@@ -106,86 +298,123 @@ static int32_t dynalloc_new_chunk(struct galloc_dynalloc * alloc, uint64_t min_s
         return -1;
     }
     struct chunk * c = &alloc->chunks[alloc->n_chunks];
-    if (!chunk_reserve(c, 1)) {
-        return -1;
-    }
+    chunk_clear(c);
     // a chunk holds max_chunk_size bytes, more for a single larger tensor;
     // the last chunk holds everything that is left
     uint64_t size = min_size > alloc->max_chunk_size ? min_size : alloc->max_chunk_size;
     if (alloc->n_chunks == GALLOC_MAX_CHUNKS - 1) {
         size = GALLOC_HUGE_SIZE;
     }
-    c->blocks[0] = (struct free_block) { 0, size };
-    c->n_blocks  = 1;
-    c->max_size  = 0;
+    if (!chunk_add_block(alloc, c, 0, size)) {
+        return -1;
+    }
     return alloc->n_chunks++;
+}
+
+// upstream's inner best fit: the smallest inner block >= size, the highest offset among equal sizes
+static int32_t chunk_best_fit(const struct galloc_dynalloc * a, const struct chunk * c, uint64_t size) {
+    int32_t n = treap_ceil(a, c->root[BY_SIZE], (struct key) { size, 0 }, BY_SIZE);
+    if (n == NIL) {
+        return NIL;
+    }
+    return treap_floor(a, c->root[BY_SIZE], (struct key) { a->blocks[n].size, UINT64_MAX }, BY_SIZE);
+}
+
+// copy the chunks' blocks, in offset order, into the linear allocator
+static bool append_in_order(struct galloc_dynalloc * a, int32_t ci, int32_t n) {
+    if (n == NIL) {
+        return true;
+    }
+    return append_in_order(a, ci, a->blocks[n].child[BY_OFFSET][0]) &&
+           linear_dynalloc_append(&a->lin, ci, a->blocks[n].offset, a->blocks[n].size) &&
+           append_in_order(a, ci, a->blocks[n].child[BY_OFFSET][1]);
+}
+
+static bool switch_to_linear(struct galloc_dynalloc * a) {
+    linear_dynalloc_reset(&a->lin);
+    for (int32_t ci = 0; ci < a->n_chunks; ci++) {
+        a->lin.chunks[ci].max_size = a->chunks[ci].max_size;
+        if (!append_in_order(a, ci, a->chunks[ci].root[BY_OFFSET])) {
+            return false;
+        }
+    }
+    a->lin.n_chunks = a->n_chunks;
+    a->linear       = true;
+    return true;
 }
 
 bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
     size = align_up(size, alloc->alignment);
+    if (!alloc->linear && size == 0 && !switch_to_linear(alloc)) {
+        return false;
+    }
+    if (alloc->linear) {
+        return linear_dynalloc_alloc(&alloc->lin, size, addr, how);
+    }
 
     int32_t         best_chunk = -1;
-    int32_t         best_block = -1;
+    int32_t         best_block = NIL;
     enum galloc_fit fit        = GALLOC_FIT_BEST;
 
-    // 1. best fit among the inner blocks; the running best restarts in every chunk
-    for (int32_t ci = 0; ci < alloc->n_chunks; ci++) {
-        const struct chunk * c = &alloc->chunks[ci];
-        uint64_t best_size = UINT64_MAX;
-        for (int32_t i = 0; i < c->n_blocks - 1; i++) {
-            if (c->blocks[i].size >= size && c->blocks[i].size <= best_size) {
-                best_chunk = ci;
-                best_block = i;
-                best_size  = c->blocks[i].size;
-            }
-        }
+    // 1. best fit among the inner blocks; upstream's running best restarts in every chunk,
+    //    so the last chunk with a fitting inner block wins
+    for (int32_t ci = alloc->n_chunks - 1; ci >= 0 && best_block == NIL; ci--) {
+        best_block = chunk_best_fit(alloc, &alloc->chunks[ci], size);
+        best_chunk = ci;
     }
 
     // 2. the last block of a chunk, preferring memory the chunk already needs
-    if (best_block == -1) {
+    if (best_block == NIL) {
         int64_t best_reuse = INT64_MIN;
         for (int32_t ci = 0; ci < alloc->n_chunks; ci++) {
             const struct chunk * c = &alloc->chunks[ci];
-            if (c->n_blocks == 0) {
+            if (c->last == NIL) {
                 continue;
             }
-            const struct free_block * last = &c->blocks[c->n_blocks - 1];
+            const struct block * last = &alloc->blocks[c->last];
             int64_t reuse        = (int64_t) (c->max_size - last->offset - size);
             bool    better_grow  = best_reuse < 0 && reuse > best_reuse;
             bool    better_reuse = reuse >= 0 && reuse < best_reuse;
             if (last->size >= size && (better_grow || better_reuse)) {
                 best_chunk = ci;
-                best_block = c->n_blocks - 1;
+                best_block = c->last;
                 best_reuse = reuse;
             }
         }
-        if (best_block != -1) {
+        if (best_block != NIL) {
             fit = best_reuse >= 0 ? GALLOC_FIT_LAST_BLOCK : GALLOC_FIT_GROW;
         }
     }
 
     // 3. a new chunk
-    if (best_block == -1) {
+    if (best_block == NIL) {
         best_chunk = dynalloc_new_chunk(alloc, size);
         if (best_chunk == -1) {
-            // only when out of memory: the 16th chunk takes anything up to GALLOC_HUGE_SIZE
-            return false;
+            return false; // out of memory: the 16th chunk takes anything up to GALLOC_HUGE_SIZE
         }
-        best_block = 0;
+        best_block = alloc->chunks[best_chunk].last;
         fit        = GALLOC_FIT_NEW_CHUNK;
     }
 
-    struct chunk      * c     = &alloc->chunks[best_chunk];
-    struct free_block * block = &c->blocks[best_block];
-    addr->chunk  = best_chunk;
-    addr->offset = block->offset;
-    block->offset += size;
-    block->size   -= size;
-    if (block->size == 0) {
-        chunk_remove_block(c, best_block);
+    // cut size bytes from the block's start; its place among the offsets does not change
+    struct chunk * c      = &alloc->chunks[best_chunk];
+    struct block * block  = &alloc->blocks[best_block];
+    uint64_t       offset = block->offset;
+    if (block->size == size) {
+        chunk_remove_block(alloc, c, best_block);
+    } else if (best_block == c->last) {
+        block->offset += size;
+        block->size   -= size;
+    } else {
+        chunk_size_erase(alloc, c, best_block);
+        block->offset += size;
+        block->size   -= size;
+        chunk_size_insert(alloc, c, best_block);
     }
-    if (addr->offset + size > c->max_size) {
-        c->max_size = addr->offset + size;
+    addr->chunk  = best_chunk;
+    addr->offset = offset;
+    if (offset + size > c->max_size) {
+        c->max_size = offset + size;
     }
     if (how) {
         *how = fit;
@@ -194,59 +423,104 @@ bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct
 }
 
 bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_address addr, uint64_t size) {
-    assert(addr.chunk >= 0 && addr.chunk < alloc->n_chunks);
     size = align_up(size, alloc->alignment);
+    if (!alloc->linear && size == 0 && !switch_to_linear(alloc)) {
+        return false;
+    }
+    if (alloc->linear) {
+        return linear_dynalloc_release(&alloc->lin, addr, size);
+    }
+    assert(addr.chunk >= 0 && addr.chunk < alloc->n_chunks);
     struct chunk * c = &alloc->chunks[addr.chunk];
 
-    // the walk of upstream: the first block that ends at addr or starts right after it
-    for (int32_t i = 0; i < c->n_blocks; i++) {
-        struct free_block * block = &c->blocks[i];
-        if (block->offset + block->size == addr.offset) {
-            block->size += size;
-            if (i < c->n_blocks - 1 && block->offset + block->size == c->blocks[i + 1].offset) {
-                block->size += c->blocks[i + 1].size;
-                chunk_remove_block(c, i + 1);
-            }
-            return true;
+    // upstream walks the blocks in offset order and takes the first that ends at addr or
+    // starts at addr + size; free blocks never touch, so that is the block at or below addr
+    // if it ends there, else the block starting at addr + size
+    int32_t before = treap_floor(alloc, c->root[BY_OFFSET], (struct key) { addr.offset, 0 }, BY_OFFSET);
+    if (before != NIL && alloc->blocks[before].offset + alloc->blocks[before].size == addr.offset) {
+        bool inner = before != c->last;
+        if (inner) {
+            chunk_size_erase(alloc, c, before);
         }
-        if (addr.offset + size == block->offset) {
-            block->offset = addr.offset;
-            block->size  += size;
-            if (i > 0 && c->blocks[i - 1].offset + c->blocks[i - 1].size == block->offset) {
-                c->blocks[i - 1].size += block->size;
-                chunk_remove_block(c, i);
+        alloc->blocks[before].size += size;
+        uint64_t end  = alloc->blocks[before].offset + alloc->blocks[before].size;
+        int32_t  next = inner ? treap_ceil(alloc, c->root[BY_OFFSET], (struct key) { alloc->blocks[before].offset + 1, 0 }, BY_OFFSET) : NIL;
+        if (next != NIL && alloc->blocks[next].offset == end) {
+            uint64_t next_size = alloc->blocks[next].size;
+            bool     was_last  = next == c->last;
+            if (was_last) {
+                // before takes next's place as the last block: it stays out of the size tree
+                c->root[BY_OFFSET] = treap_erase(alloc, c->root[BY_OFFSET], next, BY_OFFSET);
+                block_release(alloc, next);
+                c->n_blocks--;
+                c->last = before;
+                inner   = false;
+            } else {
+                chunk_remove_block(alloc, c, next);
             }
-            return true;
+            alloc->blocks[before].size += next_size;
         }
+        if (inner) {
+            chunk_size_insert(alloc, c, before);
+        }
+        return true;
     }
 
-    // no neighbour: a new block, in offset order
-    int32_t pos = 0;
-    while (pos < c->n_blocks && c->blocks[pos].offset < addr.offset) {
-        pos++;
+    int32_t after = treap_ceil(alloc, c->root[BY_OFFSET], (struct key) { addr.offset + size, 0 }, BY_OFFSET);
+    if (after != NIL && alloc->blocks[after].offset == addr.offset + size) {
+        bool inner = after != c->last;
+        if (inner) {
+            chunk_size_erase(alloc, c, after);
+        }
+        alloc->blocks[after].offset = addr.offset; // still between the same neighbours
+        alloc->blocks[after].size  += size;
+        // upstream then merges with the previous block if it touches; it cannot: that block would
+        // have ended at addr and been taken above (free blocks never touch)
+        if (inner) {
+            chunk_size_insert(alloc, c, after);
+        }
+        return true;
     }
-    return chunk_insert_block(c, pos, addr.offset, size);
+
+    // no neighbour: a new block
+    return chunk_add_block(alloc, c, addr.offset, size);
 }
 
 // ---- inspection ---------------------------------------------------------
 
 int32_t galloc_dynalloc_n_chunks(const struct galloc_dynalloc * alloc) {
-    return alloc->n_chunks;
+    return alloc->linear ? alloc->lin.n_chunks : alloc->n_chunks;
 }
 
 uint64_t galloc_dynalloc_chunk_size(const struct galloc_dynalloc * alloc, int32_t chunk) {
-    return chunk >= 0 && chunk < alloc->n_chunks ? alloc->chunks[chunk].max_size : 0;
+    if (chunk < 0 || chunk >= galloc_dynalloc_n_chunks(alloc)) {
+        return 0;
+    }
+    return alloc->linear ? alloc->lin.chunks[chunk].max_size : alloc->chunks[chunk].max_size;
 }
 
 int32_t galloc_dynalloc_n_free_blocks(const struct galloc_dynalloc * alloc, int32_t chunk) {
-    return chunk >= 0 && chunk < alloc->n_chunks ? alloc->chunks[chunk].n_blocks : 0;
+    if (chunk < 0 || chunk >= galloc_dynalloc_n_chunks(alloc)) {
+        return 0;
+    }
+    return alloc->linear ? alloc->lin.chunks[chunk].n_blocks : alloc->chunks[chunk].n_blocks;
 }
 
 void galloc_dynalloc_free_block(const struct galloc_dynalloc * alloc, int32_t chunk, int32_t i, uint64_t * offset, uint64_t * size) {
-    assert(chunk >= 0 && chunk < alloc->n_chunks);
-    assert(i >= 0 && i < alloc->chunks[chunk].n_blocks);
-    *offset = alloc->chunks[chunk].blocks[i].offset;
-    *size   = alloc->chunks[chunk].blocks[i].size;
+    assert(i >= 0 && i < galloc_dynalloc_n_free_blocks(alloc, chunk));
+    if (alloc->linear) {
+        *offset = alloc->lin.chunks[chunk].blocks[i].offset;
+        *size   = alloc->lin.chunks[chunk].blocks[i].size;
+        return;
+    }
+    // the i-th block in offset order: step from the first block through successors
+    const struct chunk * c = &alloc->chunks[chunk];
+    int32_t n = treap_ceil(alloc, c->root[BY_OFFSET], (struct key) { 0, 0 }, BY_OFFSET);
+    for (int32_t k = 0; k < i; k++) {
+        n = treap_ceil(alloc, c->root[BY_OFFSET], (struct key) { alloc->blocks[n].offset + 1, 0 }, BY_OFFSET);
+    }
+    *offset = alloc->blocks[n].offset;
+    *size   = alloc->blocks[n].size;
 }
 
 uint64_t galloc_dynalloc_alignment(const struct galloc_dynalloc * alloc) {

@@ -7,6 +7,8 @@
 #include "check.h"
 #include "galloc-dynalloc.h"
 
+#include <stdlib.h>
+
 static struct galloc_address alloc_expect(struct galloc_dynalloc * a, uint64_t size, int chunk, uint64_t offset, enum galloc_fit how) {
     struct galloc_address addr = { -1, 0 };
     enum galloc_fit       fit  = GALLOC_FIT_BEST;
@@ -164,6 +166,73 @@ static void test_many_free_blocks(void) {
     galloc_dynalloc_free(a);
 }
 
+// the tree-based allocator against the linear scan (upstream's algorithm), on random alloc/release sequences
+// (whole releases, tail releases as in-place reuse does, zero sizes, small and unlimited max sizes)
+static void test_matches_reference(void) {
+    uint64_t rng = 12345;
+    for (int round = 0; round < 300; round++) {
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint64_t alignment = (uint64_t) 1 << ((rng >> 40) % 7);
+        uint64_t max_size  = (rng >> 20) % 3 == 0 ? GALLOC_NO_MAX_SIZE : 64 + (rng >> 30) % 2048;
+        struct galloc_dynalloc * a = galloc_dynalloc_new(alignment, max_size);
+        struct galloc_dynalloc * r = galloc_dynalloc_new_linear(alignment, max_size);
+        struct { struct galloc_address addr; uint64_t size; } live[512];
+        int n_live = 0;
+        for (int op = 0; op < 3000; op++) {
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            uint32_t x = (uint32_t) (rng >> 32);
+            if (n_live < 512 && (n_live == 0 || x % 100 < 55)) {
+                uint64_t size = round % 4 == 0 && x % 50 == 0 ? 0 : 1 + (x >> 8) % (x % 7 == 0 ? 4096 : 256);
+                struct galloc_address ga = { -1, 0 }, ra = { -1, 0 };
+                enum galloc_fit gf = GALLOC_FIT_BEST, rf = GALLOC_FIT_BEST;
+                CHECK(galloc_dynalloc_alloc(a, size, &ga, &gf));
+                CHECK(galloc_dynalloc_alloc(r, size, &ra, &rf));
+                if (ga.chunk != ra.chunk || ga.offset != ra.offset || gf != rf) {
+                    check_failures++;
+                    fprintf(stderr, "round %d op %d: alloc(%llu) gives chunk %d offset %llu, reference chunk %d offset %llu\n", round, op,
+                            (unsigned long long) size, ga.chunk, (unsigned long long) ga.offset, ra.chunk, (unsigned long long) ra.offset);
+                    break;
+                }
+                live[n_live].addr = ga;
+                live[n_live].size = (size + alignment - 1) & ~(alignment - 1);
+                n_live++;
+            } else {
+                int i = (int) ((x >> 4) % (uint32_t) n_live);
+                struct galloc_address addr = live[i].addr;
+                uint64_t size = live[i].size;
+                if (x % 5 == 0 && size > alignment) {
+                    // give back a tail only, as in-place reuse does; the head stays live
+                    uint64_t keep = alignment * (1 + (x >> 12) % (size / alignment - 1 ? size / alignment - 1 : 1));
+                    if (keep < size) {
+                        struct galloc_address tail = { addr.chunk, addr.offset + keep };
+                        CHECK(galloc_dynalloc_release(a, tail, size - keep));
+                        CHECK(galloc_dynalloc_release(r, tail, size - keep));
+                        live[i].size = keep;
+                        continue;
+                    }
+                }
+                CHECK(galloc_dynalloc_release(a, addr, size));
+                CHECK(galloc_dynalloc_release(r, addr, size));
+                live[i] = live[--n_live];
+            }
+        }
+        CHECK_EQ_U64(galloc_dynalloc_n_chunks(a), galloc_dynalloc_n_chunks(r));
+        for (int32_t c = 0; c < galloc_dynalloc_n_chunks(a); c++) {
+            CHECK_EQ_U64(galloc_dynalloc_chunk_size(a, c), galloc_dynalloc_chunk_size(r, c));
+            CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, c), galloc_dynalloc_n_free_blocks(r, c));
+            for (int32_t i = 0; i < galloc_dynalloc_n_free_blocks(a, c) && i < galloc_dynalloc_n_free_blocks(r, c); i++) {
+                uint64_t go, gs, ro, rs;
+                galloc_dynalloc_free_block(a, c, i, &go, &gs);
+                galloc_dynalloc_free_block(r, c, i, &ro, &rs);
+                CHECK_EQ_U64(go, ro);
+                CHECK_EQ_U64(gs, rs);
+            }
+        }
+        galloc_dynalloc_free(a);
+        galloc_dynalloc_free(r);
+    }
+}
+
 int main(void) {
     RUN(test_rounding_and_first_chunk);
     RUN(test_best_fit_resets_per_chunk);
@@ -171,5 +240,6 @@ int main(void) {
     RUN(test_sixteenth_chunk_takes_everything);
     RUN(test_release_merges);
     RUN(test_many_free_blocks);
+    RUN(test_matches_reference);
     return check_report("test-dynalloc");
 }
