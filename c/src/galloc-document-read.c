@@ -457,11 +457,11 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
 
 static bool read_tensor_size_limit(struct reader * r, const struct doc_path * path, bool ok, uint64_t bytes, const char * what) {
     if (!ok) {
-        return reader_fail(r, path, "%s overflows 64 bits (the limit of one tensor is %llu bytes, 2^40)", what,
+        return reader_fail(r, path, "%soverflows 64 bits (the limit of one tensor is %llu bytes, 2^40)", what,
                            (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
     }
     if (bytes > GALLOC_DOCUMENT_MAX_TENSOR_BYTES) {
-        return reader_fail(r, path, "%s %llu bytes is over the limit of one tensor, %llu bytes (2^40)", what,
+        return reader_fail(r, path, "%s%llu is over the limit of one tensor, %llu bytes (2^40)", what,
                            (unsigned long long) bytes, (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
     }
     return true;
@@ -521,13 +521,13 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
         }
         path    = path_field("tensors", i, "nb");
         bool ok = galloc_document_nbytes(t->type, t->ne, t->nb, &t->nbytes);
-        if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "the byte size")) {
+        if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "byte size ")) {
             return false;
         }
     } else {
         path    = path_item("tensors", i);
         bool ok = galloc_document_contiguous_nb(t->type, t->ne, t->nb) && galloc_document_nbytes(t->type, t->ne, t->nb, &t->nbytes);
-        if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "the byte size")) {
+        if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "byte size ")) {
             return false;
         }
     }
@@ -536,7 +536,7 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
     if ((v = get_optional(e, "alloc_size")) != NULL) {
         path = path_field("tensors", i, "alloc_size");
         if (!read_u64(r, v, &path, &t->alloc_size) ||
-            !read_tensor_size_limit(r, &path, true, t->alloc_size, "alloc_size")) {
+            !read_tensor_size_limit(r, &path, true, t->alloc_size, "")) {
             return false;
         }
         if (t->alloc_size < t->nbytes) {
@@ -755,7 +755,7 @@ static bool check_cycles(struct reader * r) {
             }
             if (state[next] == 1) {
                 struct doc_path path = k < GGML_MAX_SRC ? path_sub("tensors", t, "src", k) : path_field("tensors", t, "view_src");
-                ok = reader_fail(r, &path, "cycle: tensor %d depends on tensor %d through this link", next, t);
+                ok = reader_fail(r, &path, "%d closes a cycle (tensor %d already depends on tensor %d)", next, next, t);
                 break;
             }
             state[next]  = 1;

@@ -1311,13 +1311,22 @@ bool json_write_cstr(struct json_writer * w, const char * s) {
 
 // digits of a magnitude, optionally negative and/or quoted
 static bool writer_integer(struct json_writer * w, bool neg, uint64_t mag, bool quoted) {
-    char buf[32];
-    int  n = snprintf(buf, sizeof(buf), "%s%s%llu%s", quoted ? "\"" : "", neg ? "-" : "", (unsigned long long) mag,
-                      quoted ? "\"" : "");
-    if (n < 0 || (size_t) n >= sizeof(buf)) {
-        return writer_fail(w);
+    char   buf[32]; // filled from the end: at most 20 digits, a sign and two quotes
+    size_t at = sizeof(buf);
+    if (quoted) {
+        buf[--at] = '"';
     }
-    return writer_put(w, buf, (size_t) n);
+    do {
+        buf[--at] = (char) ('0' + mag % 10);
+        mag /= 10;
+    } while (mag != 0);
+    if (neg) {
+        buf[--at] = '-';
+    }
+    if (quoted) {
+        buf[--at] = '"';
+    }
+    return writer_put(w, buf + at, sizeof(buf) - at);
 }
 
 bool json_write_u64(struct json_writer * w, uint64_t v) {

@@ -1,9 +1,8 @@
 // json.h: a small, hardened JSON reader (DOM) and writer for the graph and plan documents.
 //
-// The reader keeps integers exact to 64 bits and tells numbers past 2^64 apart,
-// validates UTF-8 and every escape, rejects duplicate keys and trailing data,
-// limits nesting to JSON_MAX_DEPTH, never recurses, and reports errors as
-// "line L, column C: message". Everything a parse allocates lives in one arena,
+// The reader keeps integers exact to 64 bits, validates UTF-8 and escapes, rejects
+// duplicate keys and trailing data, limits nesting to JSON_MAX_DEPTH without
+// recursing, and reports "line L, column C: message"; a parse lives in one arena,
 // freed at once. The writer builds text in a growable buffer and never aborts.
 //
 // Example usage:

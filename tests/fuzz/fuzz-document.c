@@ -1,12 +1,15 @@
 // fuzz-document.c: libFuzzer target for the document reader, the planner and both writers.
 //
-// Each input is read as a graph document; a document that reads is planned,
-// its plan and its graph are written, the written graph must read back, and
-// everything is freed. Crashes, sanitizer reports, leaks and a written graph
-// that does not read back are the findings. Build and run:
+// Each input is read as a graph document; one that reads is planned, its plan and
+// graph are written, the graph must read back, and everything is freed. Findings:
+// crashes, sanitizer reports, leaks, multi-line errors, a graph that does not read back.
+//
+// Build and run: new inputs go to the first directory (keep it out of tests/golden),
+// the golden graphs are seeds, the dictionary helps:
 //
 //   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ic/include -Ic/src tests/fuzz/fuzz-document.c c/src/*.c -o build/fuzz/fuzz-document
-//   ./build/fuzz/fuzz-document -max_len=65536 tests/golden
+//   mkdir -p build/fuzz/corpus
+//   ./build/fuzz/fuzz-document -max_len=65536 -dict=tests/fuzz/fuzz-document.dict build/fuzz/corpus tests/golden
 
 #include "galloc-document.h"
 #include "galloc-planner.h"

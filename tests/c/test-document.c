@@ -1,0 +1,988 @@
+// test-document.c: tests of the JSON reader/writer and of graph and plan documents.
+//
+// JSON cases (escapes, UTF-8, exact integers, depth, duplicates, layout), a table
+// of bad graph documents with the exact error each must give, round trips of
+// every golden graph, graphs built from "outputs", and plans of the golden graphs
+// compared with upstream's. Run from the repository root (reads tests/golden).
+
+#include "galloc-document.h"
+#include "galloc-planner.h"
+#include "json.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GOLDEN_DIR "tests/golden"
+
+static int g_cases    = 0; // cases run
+static int g_failures = 0; // failed checks
+
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            g_failures++;                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                 \
+            fprintf(stderr, "\n");                                        \
+        }                                                                 \
+    } while (0)
+
+//
+// helpers
+//
+
+static char * file_read(const char * path, size_t * len) {
+    FILE * f = fopen(path, "rb");
+    if (f == NULL) {
+        return NULL;
+    }
+    size_t cap = 1 << 16;
+    size_t n   = 0;
+    char * buf = malloc(cap);
+    while (buf != NULL) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) {
+            break;
+        }
+        char * bigger = realloc(buf, cap * 2);
+        if (bigger == NULL) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    fclose(f);
+    if (buf != NULL) {
+        *len = n;
+    }
+    return buf;
+}
+
+static int name_compare(const void * a, const void * b) {
+    return strcmp(*(char * const *) a, *(char * const *) b);
+}
+
+// the golden graph names ("llama-tiny", ...), sorted; NULL-terminated list, free with names_free
+static char ** golden_names(int * n_out) {
+    DIR * dir = opendir(GOLDEN_DIR);
+    *n_out    = 0;
+    if (dir == NULL) {
+        return NULL;
+    }
+    int     cap   = 128;
+    char ** names = calloc((size_t) cap + 1, sizeof(char *));
+    struct dirent * e;
+    while (names != NULL && (e = readdir(dir)) != NULL) {
+        const char * suffix = ".graph.json";
+        size_t       len = strlen(e->d_name), slen = strlen(suffix);
+        if (len <= slen || strcmp(e->d_name + len - slen, suffix) != 0) {
+            continue;
+        }
+        if (*n_out == cap) {
+            break;
+        }
+        names[*n_out] = calloc(len - slen + 1, 1);
+        memcpy(names[*n_out], e->d_name, len - slen);
+        (*n_out)++;
+    }
+    closedir(dir);
+    if (names != NULL) {
+        qsort(names, (size_t) *n_out, sizeof(char *), name_compare);
+    }
+    return names;
+}
+
+static void names_free(char ** names) {
+    for (int i = 0; names != NULL && names[i] != NULL; i++) {
+        free(names[i]);
+    }
+    free(names);
+}
+
+static char * golden_read(const char * name, const char * kind, size_t * len) {
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s.%s.json", GOLDEN_DIR, name, kind);
+    return file_read(path, len);
+}
+
+// parse text; NULL and the message in err on failure
+static struct json_doc * parse(const char * text, char * err, size_t err_size) {
+    return json_parse(text, strlen(text), err, err_size);
+}
+
+static void check_parse_error(const char * text, size_t len, const char * expected) {
+    g_cases++;
+    char              err[256];
+    struct json_doc * doc = json_parse(text, len, err, sizeof(err));
+    CHECK(doc == NULL, "parsed: %.60s", text);
+    CHECK(doc != NULL || strcmp(err, expected) == 0, "error \"%s\", expected \"%s\"", err, expected);
+    json_doc_free(doc);
+}
+
+static void check_parse_ok(const char * text) {
+    g_cases++;
+    char              err[256];
+    struct json_doc * doc = parse(text, err, sizeof(err));
+    CHECK(doc != NULL, "%.60s: %s", text, err);
+    json_doc_free(doc);
+}
+
+// the decoded string of a document that is one JSON string
+static void check_string(const char * text, const char * expected, size_t expected_len) {
+    g_cases++;
+    char              err[256];
+    struct json_doc * doc = parse(text, err, sizeof(err));
+    CHECK(doc != NULL, "%s: %s", text, err);
+    if (doc != NULL) {
+        size_t       len = 0;
+        const char * s   = json_get_string(json_doc_root(doc), &len);
+        CHECK(s != NULL && len == expected_len && memcmp(s, expected, len) == 0 && s[len] == '\0', "%s decoded wrong", text);
+    }
+    json_doc_free(doc);
+}
+
+static void check_u64(const char * text, enum json_int_status status, uint64_t expected) {
+    g_cases++;
+    char              err[256];
+    struct json_doc * doc = parse(text, err, sizeof(err));
+    CHECK(doc != NULL, "%s: %s", text, err);
+    if (doc != NULL) {
+        uint64_t             v  = 12345;
+        enum json_int_status st = json_get_u64(json_doc_root(doc), &v);
+        CHECK(st == status, "%s: status %d, expected %d", text, (int) st, (int) status);
+        CHECK(st != JSON_INT_OK || v == expected, "%s: %llu", text, (unsigned long long) v);
+        CHECK(st == JSON_INT_OK || v == 12345, "%s: output touched on failure", text);
+    }
+    json_doc_free(doc);
+}
+
+static void check_i64(const char * text, enum json_int_status status, int64_t expected) {
+    g_cases++;
+    char              err[256];
+    struct json_doc * doc = parse(text, err, sizeof(err));
+    CHECK(doc != NULL, "%s: %s", text, err);
+    if (doc != NULL) {
+        int64_t              v  = 0;
+        enum json_int_status st = json_get_i64(json_doc_root(doc), &v);
+        CHECK(st == status, "%s: status %d, expected %d", text, (int) st, (int) status);
+        CHECK(st != JSON_INT_OK || v == expected, "%s: %lld", text, (long long) v);
+    }
+    json_doc_free(doc);
+}
+
+static char * repeat(const char * a, int n, const char * b, int m) {
+    size_t la = strlen(a), lb = strlen(b);
+    char * s  = malloc(la * (size_t) n + lb * (size_t) m + 1);
+    size_t k  = 0;
+    for (int i = 0; i < n; i++, k += la) {
+        memcpy(s + k, a, la);
+    }
+    for (int i = 0; i < m; i++, k += lb) {
+        memcpy(s + k, b, lb);
+    }
+    s[k] = '\0';
+    return s;
+}
+
+// text of a writer run; "(null)" when it failed
+static void check_writer(struct json_writer * w, const char * expected) {
+    g_cases++;
+    size_t len  = 0;
+    char * text = json_writer_finish(w, &len);
+    if (expected == NULL) {
+        CHECK(text == NULL, "writer should have failed, wrote %s", text);
+    } else {
+        CHECK(text != NULL && strcmp(text, expected) == 0 && len == strlen(expected), "wrote\n%s\nexpected\n%s", text ? text : "(null)",
+              expected);
+    }
+    free(text);
+}
+
+//
+// documents
+//
+
+static bool doc_read(const char * text, struct galloc_document * doc, char * err, size_t err_size) {
+    return galloc_document_read(text, strlen(text), doc, err, err_size);
+}
+
+static const char * const GOOD_DOC =
+    "{ \"tensors\": [ { \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"input\"] },"
+    "                { \"op\": \"SCALE\", \"type\": \"f32\", \"ne\": [4], \"src\": [0] } ],"
+    "  \"nodes\": [1], \"leafs\": [0] }";
+
+// the bad document must fail with exactly `expected` (or, when `prefix`, a message starting with it);
+// a good document must still read right after it
+static void check_bad_document(const char * text, const char * expected, bool prefix) {
+    g_cases++;
+    struct galloc_document doc;
+    char                   err[256];
+    bool                   ok = doc_read(text, &doc, err, sizeof(err));
+    CHECK(!ok, "accepted: %s", text);
+    if (!ok) {
+        bool match = prefix ? strncmp(err, expected, strlen(expected)) == 0 : strcmp(err, expected) == 0;
+        CHECK(match, "error\n    \"%s\"\nexpected%s\n    \"%s\"\nfor %s", err, prefix ? " prefix" : "", expected, text);
+        CHECK(strchr(err, '\n') == NULL, "multi-line error: %s", err);
+        CHECK(doc.tensors == NULL && doc.n_tensors == 0 && doc.name == NULL, "failed doc not zeroed");
+    }
+    galloc_document_free(&doc); // zeroed: must be harmless
+    ok = doc_read(GOOD_DOC, &doc, err, sizeof(err));
+    CHECK(ok, "good document after a bad one: %s", err);
+    galloc_document_free(&doc);
+}
+
+static bool tensors_equal(const struct galloc_tensor * a, const struct galloc_tensor * b) {
+    if (a->type != b->type || a->op != b->op || a->flags != b->flags || a->view_src != b->view_src ||
+        a->view_offs != b->view_offs || a->nbytes != b->nbytes || a->alloc_size != b->alloc_size || a->external != b->external) {
+        return false;
+    }
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        if (a->ne[d] != b->ne[d] || a->nb[d] != b->nb[d]) {
+            return false;
+        }
+    }
+    for (int s = 0; s < GGML_MAX_SRC; s++) {
+        if (a->src[s] != b->src[s]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool ids_equal(const int32_t * a, const int32_t * b, int32_t n) {
+    if ((a == NULL) != (b == NULL)) {
+        return false;
+    }
+    return a == NULL || n == 0 || memcmp(a, b, (size_t) n * sizeof(int32_t)) == 0;
+}
+
+// equal documents; a message naming the first difference in what
+static bool documents_equal(const struct galloc_document * a, const struct galloc_document * b, const char ** what) {
+    *what = "name";
+    if (strcmp(a->name, b->name) != 0) { return false; }
+    *what = "buffer types";
+    if (a->n_buffer_types != b->n_buffer_types) { return false; }
+    for (int32_t i = 0; i < a->n_buffer_types; i++) {
+        if (strcmp(a->buffer_type_names[i], b->buffer_type_names[i]) != 0 ||
+            a->buffer_types[i].alignment != b->buffer_types[i].alignment ||
+            a->buffer_types[i].max_size != b->buffer_types[i].max_size ||
+            a->buffer_types[i].allocator != b->buffer_types[i].allocator) {
+            return false;
+        }
+    }
+    *what = "tensors";
+    if (a->n_tensors != b->n_tensors) { return false; }
+    for (int32_t i = 0; i < a->n_tensors; i++) {
+        if (!tensors_equal(&a->tensors[i], &b->tensors[i]) || strcmp(a->tensor_names[i], b->tensor_names[i]) != 0 ||
+            a->tensor_buffer_type[i] != b->tensor_buffer_type[i]) {
+            return false;
+        }
+    }
+    *what = "nodes";
+    if (a->n_nodes != b->n_nodes || !ids_equal(a->nodes, b->nodes, a->n_nodes)) { return false; }
+    *what = "leafs";
+    if (a->n_leafs != b->n_leafs || !ids_equal(a->leafs, b->leafs, a->n_leafs)) { return false; }
+    *what = "buffer ids";
+    if (!ids_equal(a->node_buffer_ids, b->node_buffer_ids, a->n_nodes) ||
+        !ids_equal(a->leaf_buffer_ids, b->leaf_buffer_ids, a->n_leafs)) {
+        return false;
+    }
+    return true;
+}
+
+// read -> write_graph -> read gives an equal document (and, for golden files, the same text)
+static void check_round_trip(const char * label, const char * text, size_t len, bool same_text) {
+    g_cases++;
+    struct galloc_document a, b;
+    char                   err[256];
+    if (!galloc_document_read(text, len, &a, err, sizeof(err))) {
+        CHECK(false, "%s: %s", label, err);
+        return;
+    }
+    size_t out_len = 0;
+    char * out     = galloc_document_write_graph(&a, &out_len);
+    CHECK(out != NULL && strlen(out) == out_len, "%s: write_graph failed", label);
+    if (out != NULL) {
+        bool ok = galloc_document_read(out, out_len, &b, err, sizeof(err));
+        CHECK(ok, "%s: written graph does not read back: %s", label, err);
+        if (ok) {
+            const char * what = "";
+            CHECK(documents_equal(&a, &b, &what), "%s: round trip changed the %s", label, what);
+            galloc_document_free(&b);
+        }
+        CHECK(!same_text || (out_len == len && memcmp(out, text, len) == 0), "%s: written text differs from the file", label);
+    }
+    free(out);
+    galloc_document_free(&a);
+}
+
+// the golden graph with "outputs" (nodes nobody consumes, in order) instead of nodes/leafs must
+// build the same nodes and leafs, as ggml_build_forward_expand would
+static void check_build_from_outputs(const char * name, const char * text, size_t len) {
+    g_cases++;
+    struct galloc_document golden, built;
+    char                   err[256];
+    if (!galloc_document_read(text, len, &golden, err, sizeof(err))) {
+        CHECK(false, "%s: %s", name, err);
+        return;
+    }
+    struct json_doc * parsed   = json_parse(text, len, err, sizeof(err));
+    uint8_t *         consumed = calloc((size_t) golden.n_tensors + 1, 1);
+    for (int32_t k = 0; k < golden.n_nodes; k++) {
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            int32_t src = golden.tensors[golden.nodes[k]].src[s];
+            if (src >= 0) {
+                consumed[src] = 1;
+            }
+        }
+    }
+    // copy every member but nodes and leafs, then add outputs
+    struct json_writer        w;
+    const struct json_value * root = json_doc_root(parsed);
+    json_writer_init(&w);
+    json_write_begin_object(&w);
+    for (size_t m = 0; m < json_object_size(root); m++) {
+        const char * key = json_object_key_at(root, m, NULL);
+        if (strcmp(key, "nodes") == 0 || strcmp(key, "leafs") == 0) {
+            continue;
+        }
+        json_write_key(&w, key);
+        json_write_value(&w, json_object_value_at(root, m));
+    }
+    json_write_key(&w, "outputs");
+    json_write_begin_array(&w);
+    for (int32_t k = 0; k < golden.n_nodes; k++) {
+        if (!consumed[golden.nodes[k]]) {
+            json_write_i64(&w, golden.nodes[k]);
+        }
+    }
+    json_write_end_array(&w);
+    json_write_end_object(&w);
+    size_t out_len = 0;
+    char * out     = json_writer_finish(&w, &out_len);
+    CHECK(out != NULL, "%s: writer failed", name);
+    if (out != NULL && galloc_document_read(out, out_len, &built, err, sizeof(err))) {
+        const char * what = "";
+        CHECK(built.graph_from_outputs, "%s: not marked as built", name);
+        CHECK(documents_equal(&golden, &built, &what), "%s: built graph differs in the %s", name, what);
+        galloc_document_free(&built);
+    } else {
+        CHECK(false, "%s: outputs document: %s", name, err);
+    }
+    free(out);
+    free(consumed);
+    json_doc_free(parsed);
+    galloc_document_free(&golden);
+}
+
+static bool json_u64_at(const struct json_value * obj, const char * key, uint64_t * out) {
+    return json_get_u64(json_object_get(obj, key), out) == JSON_INT_OK;
+}
+
+// plan the golden graph and compare chunk sizes and every tensor's buffer/chunk/offset with upstream's plan
+static void check_golden_plan(const char * name, const char * graph_text, size_t graph_len) {
+    g_cases++;
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    char                   err[256];
+    size_t                 plan_len = 0;
+    char *                 golden_text = golden_read(name, "plan", &plan_len);
+    CHECK(golden_text != NULL, "%s: no golden plan", name);
+    if (golden_text == NULL || !galloc_document_read(graph_text, graph_len, &doc, err, sizeof(err))) {
+        CHECK(golden_text == NULL, "%s: %s", name, err);
+        free(golden_text);
+        return;
+    }
+    if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+        CHECK(false, "%s: planner: %s", name, err);
+        galloc_document_free(&doc);
+        free(golden_text);
+        return;
+    }
+    size_t            ours_len = 0;
+    char *            ours_text = galloc_document_write_plan(&doc, &plan, &ours_len);
+    struct json_doc * ours      = ours_text != NULL ? json_parse(ours_text, ours_len, err, sizeof(err)) : NULL;
+    CHECK(ours != NULL, "%s: our plan document does not parse: %s", name, ours_text ? err : "not written");
+    struct json_doc * golden = json_parse(golden_text, plan_len, err, sizeof(err));
+    CHECK(golden != NULL, "%s: golden plan: %s", name, err);
+    if (ours != NULL && golden != NULL) {
+        const struct json_value * ob = json_object_get(json_doc_root(ours), "buffers");
+        const struct json_value * gb = json_object_get(json_doc_root(golden), "buffers");
+        CHECK(json_array_size(ob) == json_array_size(gb), "%s: %zu buffers, golden %zu", name, json_array_size(ob), json_array_size(gb));
+        for (size_t b = 0; b < json_array_size(gb) && b < json_array_size(ob); b++) {
+            const struct json_value * oc = json_object_get(json_array_at(ob, b), "chunk_sizes");
+            const struct json_value * gc = json_object_get(json_array_at(gb, b), "chunk_sizes");
+            bool same = json_array_size(oc) == json_array_size(gc);
+            for (size_t c = 0; same && c < json_array_size(gc); c++) {
+                uint64_t x = 0, y = 1;
+                same = json_get_u64(json_array_at(oc, c), &x) == JSON_INT_OK && json_get_u64(json_array_at(gc, c), &y) == JSON_INT_OK && x == y;
+            }
+            CHECK(same, "%s: buffers[%zu].chunk_sizes differ", name, b);
+        }
+        const struct json_value * ot = json_object_get(json_doc_root(ours), "tensors");
+        const struct json_value * gt = json_object_get(json_doc_root(golden), "tensors");
+        CHECK(json_array_size(ot) == json_array_size(gt), "%s: tensor counts differ", name);
+        int reported = 0;
+        for (size_t i = 0; i < json_array_size(gt) && i < json_array_size(ot) && reported < 5; i++) {
+            const struct json_value * o = json_array_at(ot, i);
+            const struct json_value * g = json_array_at(gt, i);
+            bool same = json_type_of(o) == json_type_of(g);
+            if (same && json_type_of(g) == JSON_TYPE_OBJECT) {
+                static const char * const keys[] = { "buffer", "chunk", "offset" };
+                for (int k = 0; k < 3 && same; k++) {
+                    uint64_t x = 0, y = 1;
+                    same = json_u64_at(o, keys[k], &x) && json_u64_at(g, keys[k], &y) && x == y;
+                }
+            }
+            if (!same) {
+                reported++;
+            }
+            CHECK(same, "%s: tensors[%zu] placed differently from the golden plan", name, i);
+        }
+    }
+    json_doc_free(ours);
+    json_doc_free(golden);
+    free(ours_text);
+    galloc_plan_free(&plan);
+    galloc_document_free(&doc);
+    free(golden_text);
+}
+
+// a chain of n tensors given only by its last one: the graph is built without recursion
+static void check_deep_outputs(int32_t n) {
+    g_cases++;
+    size_t cap  = (size_t) n * 64 + 256;
+    char * text = malloc(cap);
+    size_t k    = (size_t) snprintf(text, cap, "{\"tensors\":[\n{\"op\":\"NONE\",\"type\":\"f32\",\"ne\":[1]}");
+    for (int32_t i = 1; i < n; i++) {
+        k += (size_t) snprintf(text + k, cap - k, ",\n{\"op\":\"SQR\",\"type\":\"f32\",\"ne\":[1],\"src\":[%d]}", i - 1);
+    }
+    k += (size_t) snprintf(text + k, cap - k, "],\"outputs\":[%d]}", n - 1);
+    struct galloc_document doc;
+    char                   err[256];
+    bool                   ok = galloc_document_read(text, k, &doc, err, sizeof(err));
+    CHECK(ok, "deep chain of %d: %s", n, err);
+    if (ok) {
+        CHECK(doc.n_nodes == n - 1 && doc.n_leafs == 1, "deep chain: %d nodes, %d leafs", doc.n_nodes, doc.n_leafs);
+        bool in_order = true;
+        for (int32_t i = 0; i < doc.n_nodes; i++) {
+            in_order = in_order && doc.nodes[i] == i + 1;
+        }
+        CHECK(in_order, "deep chain: nodes out of order");
+        CHECK(strcmp(doc.tensor_names[0], "leaf_0") == 0, "deep chain: first name %s", doc.tensor_names[0]);
+        char expected[32];
+        snprintf(expected, sizeof(expected), "node_%d", n - 2);
+        CHECK(strcmp(doc.tensor_names[n - 1], expected) == 0, "deep chain: last name %s", doc.tensor_names[n - 1]);
+        CHECK(doc.tensors[n - 1].flags == GGML_TENSOR_FLAG_COMPUTE && doc.tensors[0].flags == 0, "deep chain: flags");
+        galloc_document_free(&doc);
+    }
+    free(text);
+}
+
+//
+// the bad documents
+//
+
+struct bad_document {
+    const char * text;     // the document
+    const char * expected; // its error message
+    bool         prefix;   // expected is only the start of the message
+};
+
+#define T0 "{ \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4] }"                      // 16-byte leaf
+#define T1 "{ \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 0] }"   // node on tensor 0
+#define GRAPH01 "\"nodes\": [1], \"leafs\": [0]"
+
+static const struct bad_document BAD_DOCUMENTS[] = {
+    // JSON itself
+    { "{\"tensors\": [}", "line 1, column 14: expected a value, got '}'", false },
+    { "{\"tensors\": []} x", "line 1, column 17: unexpected data after the document", false },
+    { "{\n  \"tensors\": [],\n  \"tensors\": []\n}", "line 3, column 3: duplicate key \"tensors\"", false },
+    { "{\"name\": \"a\xC3\"}", "line 1, column 12: invalid UTF-8 in a string (byte 0xC3)", false },
+    { "", "line 1, column 1: unexpected end of input, expected a value", false },
+    // top level
+    { "[]", "document: expected an object, got an array", false },
+    { "{}", "document: missing \"tensors\"", false },
+    { "{\"tensors\": {}}", "tensors: expected an array, got an object", false },
+    { "{\"format\": \"galloc-plan\", \"tensors\": []}", "format: \"galloc-plan\", expected \"galloc-graph\"", false },
+    { "{\"format\": 1, \"tensors\": []}", "format: expected a string, got a number", false },
+    { "{\"version\": 2, \"tensors\": []}", "version: version 2 is not supported (only 1)", false },
+    { "{\"version\": 1.5, \"tensors\": []}", "version: 1.5 is not an integer", false },
+    { "{\"name\": 7, \"tensors\": []}", "name: expected a string, got a number", false },
+    { "{\"name\": \"a\\u0000b\", \"tensors\": []}", "name: contains a NUL character", false },
+    // buffer types
+    { "{\"buffer_types\": [], \"tensors\": []}", "buffer_types: empty (at least one buffer type is needed)", false },
+    { "{\"buffer_types\": {}, \"tensors\": []}", "buffer_types: expected an array, got an object", false },
+    { "{\"buffer_types\": [3], \"tensors\": []}", "buffer_types[0]: expected an object, got a number", false },
+    { "{\"buffer_types\": [{\"alignment\": 8}], \"tensors\": []}", "buffer_types[0]: missing \"name\"", false },
+    { "{\"buffer_types\": [{\"name\": \"a\"}], \"tensors\": []}", "buffer_types[0]: missing \"alignment\"", false },
+    { "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": 24}], \"tensors\": []}",
+      "buffer_types[0].alignment: 24 is not a power of two", false },
+    { "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": 0}], \"tensors\": []}",
+      "buffer_types[0].alignment: 0 is not a power of two", false },
+    { "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": 2147483648}], \"tensors\": []}",
+      "buffer_types[0].alignment: 2147483648 is over the limit of 1073741824 (2^30)", false },
+    { "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": -8}], \"tensors\": []}",
+      "buffer_types[0].alignment: -8 is negative", false },
+    { "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": 18446744073709551616}], \"tensors\": []}",
+      "buffer_types[0].alignment: 18446744073709551616 is past 2^64 - 1", false },
+    { "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": \"18446744073709551616\"}], \"tensors\": []}",
+      "buffer_types[0].alignment: \"18446744073709551616\" is past 2^64 - 1", false },
+    { "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": 8, \"max_size\": \"lots\"}], \"tensors\": []}",
+      "buffer_types[0].max_size: \"lots\" is not an integer", false },
+    { "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": 8}, {\"name\": \"a\", \"alignment\": 16}], \"tensors\": []}",
+      "buffer_types[1]: named \"a\" like buffer_types[0] (the same buffer type) but alignment 16 differs from 8", false },
+    { "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": 8}, {\"name\": \"a\", \"alignment\": 8, \"max_size\": 64}], \"tensors\": []}",
+      "buffer_types[1]: named \"a\" like buffer_types[0] (the same buffer type) but max_size differs", false },
+    { "{\"buffer_types\": [{\"name\": \"0123456789012345678901234567890123456789012345678901234567890123\", \"alignment\": 8}], \"tensors\": []}",
+      "buffer_types[0].name: 64 bytes, longer than 63", false },
+    // one tensor
+    { "{\"tensors\": [3]}", "tensors[0]: expected an object, got a number", false },
+    { "{\"tensors\": [{\"type\": \"f32\", \"ne\": [1]}]}", "tensors[0]: missing \"op\"", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"ne\": [1]}]}", "tensors[0]: missing \"type\"", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\"}]}", "tensors[0]: missing \"ne\"", false },
+    { "{\"tensors\": [{\"op\": \"FOO\", \"type\": \"f32\", \"ne\": [1]}]}", "tensors[0].op: unknown op \"FOO\"", false },
+    { "{\"tensors\": [{\"op\": \"add\", \"type\": \"f32\", \"ne\": [1]}]}", "tensors[0].op: unknown op \"add\"", false },
+    { "{\"tensors\": [{\"op\": 2, \"type\": \"f32\", \"ne\": [1]}]}", "tensors[0].op: expected a string, got a number", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"q4_2\", \"ne\": [1]}]}", "tensors[0].type: unknown type \"q4_2\"", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"F32\", \"ne\": [1]}]}", "tensors[0].type: unknown type \"F32\"", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": 4}]}", "tensors[0].ne: expected an array, got a number", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": []}]}", "tensors[0].ne: 0 numbers, expected 1 to 4", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1, 1, 1, 1, 1]}]}", "tensors[0].ne: 5 numbers, expected 1 to 4", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4, 0]}]}", "tensors[0].ne[1]: 0 elements, must be at least 1", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [-4]}]}", "tensors[0].ne[0]: -4 elements, must be at least 1", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1.5]}]}", "tensors[0].ne[0]: 1.5 is not an integer", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1e3]}]}", "tensors[0].ne[0]: 1e3 is not an integer", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [9223372036854775808]}]}",
+      "tensors[0].ne[0]: 9223372036854775808 is out of the 64-bit integer range", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4611686018427387904, 4]}]}",
+      "tensors[0].ne: the element count overflows 64 bits", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1073741824, 1024]}]}",
+      "tensors[0]: byte size 4398046511104 is over the limit of one tensor, 1099511627776 bytes (2^40)", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f64\", \"ne\": [2147483648, 2147483648]}]}",
+      "tensors[0]: byte size overflows 64 bits (the limit of one tensor is 1099511627776 bytes, 2^40)", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"q4_0\", \"ne\": [33]}]}",
+      "tensors[0].ne[0]: 33 is not a multiple of the block size 32 of q4_0", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1, 8], \"nb\": [4, 4611686018427387904, 32, 32]}]}",
+      "tensors[0].nb: byte size overflows 64 bits (the limit of one tensor is 1099511627776 bytes, 2^40)", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1, 8], \"nb\": [4, 4, 32]}]}",
+      "tensors[0].nb: 3 numbers, expected 4", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_size\": 8}]}",
+      "tensors[0].alloc_size: 8 is less than the tensor's 16 bytes (ggml_nbytes)", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_size\": 1099511627777}]}",
+      "tensors[0].alloc_size: 1099511627777 is over the limit of one tensor, 1099511627776 bytes (2^40)", false },
+    { "{\"tensors\": [{\"name\": \"0123456789012345678901234567890123456789012345678901234567890123\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}]}",
+      "tensors[0].name: 64 bytes, longer than 63", false },
+    { "{\"tensors\": [{\"name\": [], \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}]}",
+      "tensors[0].name: expected a string, got an array", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"input\", \"weight\"]}]}",
+      "tensors[0].flags[1]: unknown flag \"weight\" (known: input, output, param, loss, compute)", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": \"input\"}]}",
+      "tensors[0].flags: expected an array, got a string", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [1]}]}",
+      "tensors[0].flags[0]: expected a string, got a number", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"buffer_types\": [{\"name\": \"a\", \"alignment\": 8}], \"x\": 0, \"tensors2\": 0, " GRAPH01 ","
+      " \"node_buffer_ids\": [1]}", "node_buffer_ids[0]: index 1 out of range (1 buffer types)", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"buffer_type\": 1}]}",
+      "tensors[0].buffer_type: index 1 out of range (1 buffer types)", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"buffer_type\": \"x\"}]}",
+      "tensors[0].buffer_type: \"x\" is not an integer", false },
+    // links between tensors
+    { "{\"tensors\": [" T0 ", {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 40]}], " GRAPH01 "}",
+      "tensors[1].src[1]: index 40 out of range (2 tensors)", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [-1]}], " GRAPH01 "}",
+      "tensors[1].src[0]: index -1 out of range (2 tensors)", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [null, 1]}], " GRAPH01 "}",
+      "tensors[1].src[1]: the tensor itself", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0,0,0,0,0,0,0,0,0,0,0]}], " GRAPH01 "}",
+      "tensors[1].src: 11 sources, more than 10 (GGML_MAX_SRC)", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": 0}], " GRAPH01 "}",
+      "tensors[1].src: expected an array, got a number", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 2}], " GRAPH01 "}",
+      "tensors[1].view_src: index 2 out of range (2 tensors)", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 1}], " GRAPH01 "}",
+      "tensors[1].view_src: the tensor itself", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_offs\": 4}], " GRAPH01 "}",
+      "tensors[1].view_offs: given without view_src", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [2], \"src\": [0], \"view_src\": 0, \"view_offs\": 12}], " GRAPH01 "}",
+      "tensors[1]: the view's bytes [12, 12 + 8) reach past the 16 bytes of its view_src 0", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [2], \"src\": [0], \"view_src\": 0, \"view_offs\": 18446744073709551615}], " GRAPH01 "}",
+      "tensors[1]: the view's bytes [18446744073709551615, 18446744073709551615 + 8) reach past the 16 bytes of its view_src 0", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [2], \"src\": [0], \"view_src\": 0},"
+      " {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [1], \"src\": [1], \"view_src\": 1}], \"nodes\": [1, 2], \"leafs\": [0]}",
+      "tensors[2].view_src: tensor 1 is itself a view (of tensor 0): view_src must name the root", false },
+    { "{\"tensors\": [{\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [1]}, {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0]}],"
+      " \"nodes\": [0, 1], \"leafs\": []}",
+      "tensors[1].src[0]: 0 closes a cycle (tensor 0 already depends on tensor 1)", false },
+    { "{\"tensors\": [{\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [1]}, {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"view_src\": 0}],"
+      " \"outputs\": [0]}",
+      "tensors[1].view_src: 0 closes a cycle (tensor 0 already depends on tensor 1)", false },
+    { "{\"tensors\": [{\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [2]}, " T0 ", {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [1, 0]}],"
+      " \"outputs\": [2]}",
+      "tensors[2].src[1]: 0 closes a cycle (tensor 0 already depends on tensor 2)", false },
+    // the graph
+    { "{\"tensors\": [" T0 ", " T1 "], \"nodes\": [1]}", "nodes: given without \"leafs\" (both or neither)", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"leafs\": [0]}", "leafs: given without \"nodes\" (both or neither)", false },
+    { "{\"tensors\": [" T0 ", " T1 "]}", "document: needs \"nodes\" and \"leafs\", or \"outputs\"", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"nodes\": {}, \"leafs\": []}", "nodes: expected an array, got an object", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"nodes\": [1, 1], \"leafs\": [0]}", "nodes[1]: tensor 1 is already nodes[0]", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"nodes\": [1], \"leafs\": [0, 0]}", "leafs[1]: tensor 0 is already leafs[0]", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"nodes\": [0, 1], \"leafs\": [0]}", "leafs[0]: tensor 0 is also nodes[0]", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"nodes\": [1], \"leafs\": [2]}", "leafs[0]: index 2 out of range (2 tensors)", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"nodes\": [1], \"leafs\": []}",
+      "nodes[0]: tensors[1].src[0] = 0 is neither a node, a leaf, nor external (tensors missing)", false },
+    { "{\"tensors\": [" T0 ", " T1 ", {\"op\": \"SCALE\", \"type\": \"f32\", \"ne\": [4], \"src\": [1]}], \"nodes\": [2, 1], \"leafs\": [0]}",
+      "nodes[0]: tensors[2].src[0] = 1 is nodes[1], which comes later", false },
+    { "{\"tensors\": [" T0 ", " T1 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 1}], \"nodes\": [2, 1], \"leafs\": [0]}",
+      "nodes[0]: tensors[2].view_src = 1 is nodes[1], which comes later", false },
+    { "{\"tensors\": [" T0 ", " T1 "], " GRAPH01 ", \"node_buffer_ids\": [0, 0]}", "node_buffer_ids: 2 entries for 1 nodes", false },
+    { "{\"tensors\": [" T0 ", " T1 "], " GRAPH01 ", \"leaf_buffer_ids\": []}", "leaf_buffer_ids: 0 entries for 1 leafs", false },
+    { "{\"tensors\": [" T0 ", " T1 "], " GRAPH01 ", \"leaf_buffer_ids\": [-1]}", "leaf_buffer_ids[0]: index -1 out of range (1 buffer types)", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"outputs\": [2]}", "outputs[0]: index 2 out of range (2 tensors)", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"outputs\": 1}", "outputs: expected an array, got a number", false },
+    { "{\"tensors\": [" T0 ", " T1 "], \"outputs\": [1], \"node_buffer_ids\": [0, 0]}", "node_buffer_ids: 2 entries for 1 nodes", false },
+};
+
+//
+// the cases
+//
+
+int main(void) {
+    char err[256];
+
+    // --- JSON: syntax and positions
+    check_parse_ok("{\"a\": [1, -2, 3.5e-1, true, false, null, \"x\", {}, []]}");
+    check_parse_ok("  \r\n\t 0 \n");
+    check_parse_ok("\xEF\xBB\xBF{}");
+    check_parse_error("[1,]", 4, "line 1, column 4: expected a value, got ']'");
+    check_parse_error("[1 2]", 5, "line 1, column 4: expected ',' or ']'");
+    check_parse_error("{\n  \"a\": 1,\n  \"b\" 2\n}", 21, "line 3, column 7: expected ':'");
+    check_parse_error("{\"a\": 1 \"b\": 2}", 15, "line 1, column 9: expected ',' or '}'");
+    check_parse_error("{1: 2}", 6, "line 1, column 2: expected a string key or '}'");
+    check_parse_error("{\"a\": 1,}", 9, "line 1, column 9: expected a string key");
+    check_parse_error("[1] 2", 5, "line 1, column 5: unexpected data after the document");
+    check_parse_error("[1]\n\n  x", 8, "line 3, column 3: unexpected data after the document");
+    check_parse_error("", 0, "line 1, column 1: unexpected end of input, expected a value");
+    check_parse_error("   \n ", 5, "line 2, column 2: unexpected end of input, expected a value");
+    check_parse_error("[1, 2", 5, "line 1, column 6: unexpected end of input, expected ',' or ']'");
+    check_parse_error("{\"a\"", 4, "line 1, column 5: unexpected end of input, expected ':'");
+    check_parse_error("01", 2, "line 1, column 1: invalid number: leading zero");
+    check_parse_error("-", 1, "line 1, column 1: invalid number: expected a digit");
+    check_parse_error("[-x]", 4, "line 1, column 2: invalid number: expected a digit");
+    check_parse_error("1.", 2, "line 1, column 1: invalid number: expected a digit after '.'");
+    check_parse_error("1e+", 3, "line 1, column 1: invalid number: expected a digit in the exponent");
+    check_parse_error("+1", 2, "line 1, column 1: expected a value, got '+'");
+    check_parse_error("tru", 3, "line 1, column 1: invalid literal (expected true, false or null)");
+    check_parse_error("nulL", 4, "line 1, column 1: invalid literal (expected true, false or null)");
+    check_parse_error("[\"abc", 5, "line 1, column 2: unterminated string");
+    check_parse_error("\"a\\\"", 4, "line 1, column 1: unterminated string");
+    check_parse_error("\"a\tb\"", 5, "line 1, column 3: control character 0x09 in a string (must be escaped)");
+    check_parse_error("\"\\x\"", 4, "line 1, column 2: invalid escape: backslash followed by 'x'");
+    check_parse_error("\"\\u12\"", 6, "line 1, column 2: invalid \\u escape: expected 4 hex digits");
+    check_parse_error("[\"a\" \x01]", 7, "line 1, column 6: expected ',' or ']'");
+    check_parse_error("\x01", 1, "line 1, column 1: expected a value, got byte 0x01");
+    check_parse_error("[1]\0", 4, "line 1, column 4: unexpected data after the document");
+
+    // --- JSON: strings, escapes, surrogates, UTF-8
+    check_string("\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "\"\\/\b\f\n\r\t", 8);
+    check_string("\"\\u00e9\\u20AC\"", "\xC3\xA9\xE2\x82\xAC", 5);
+    check_string("\"\\uD83D\\uDE00\"", "\xF0\x9F\x98\x80", 4);
+    check_string("\"\\uDBFF\\uDFFF\"", "\xF4\x8F\xBF\xBF", 4);
+    check_string("\"a\\u0000b\"", "a\0b", 3);
+    check_string("\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF\x7F\"", "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF\x7F", 14);
+    check_string("\"\"", "", 0);
+    check_parse_error("\"\\uD800\"", 8, "line 1, column 2: invalid \\u escape: high surrogate \\uD800 not followed by a low surrogate");
+    check_parse_error("\"\\uD800\\u0041\"", 14, "line 1, column 2: invalid \\u escape: high surrogate \\uD800 not followed by a low surrogate");
+    check_parse_error("\"\\uD800\\n\"", 10, "line 1, column 2: invalid \\u escape: high surrogate \\uD800 not followed by a low surrogate");
+    check_parse_error("\"x\\uDC00\"", 9, "line 1, column 3: invalid \\u escape: low surrogate \\uDC00 without a high surrogate before it");
+    check_parse_error("\"\xC0\xAF\"", 4, "line 1, column 2: invalid UTF-8 in a string (byte 0xC0)");
+    check_parse_error("\"\xE0\x80\xAF\"", 5, "line 1, column 2: invalid UTF-8 in a string (byte 0xE0)");
+    check_parse_error("\"\xED\xA0\x80\"", 5, "line 1, column 2: invalid UTF-8 in a string (byte 0xED)");
+    check_parse_error("\"\xF4\x90\x80\x80\"", 6, "line 1, column 2: invalid UTF-8 in a string (byte 0xF4)");
+    check_parse_error("\"\xF5\x80\x80\x80\"", 6, "line 1, column 2: invalid UTF-8 in a string (byte 0xF5)");
+    check_parse_error("\"ab\x80\"", 5, "line 1, column 4: invalid UTF-8 in a string (byte 0x80)");
+    check_parse_error("\"\xE2\x82\"", 4, "line 1, column 2: invalid UTF-8 in a string (byte 0xE2)");
+    check_parse_error("\"\xE2\x82", 3, "line 1, column 1: unterminated string");
+    check_parse_error("\xC3\xA9", 2, "line 1, column 1: expected a value, got byte 0xC3");
+
+    // --- JSON: exact integers
+    check_u64("0", JSON_INT_OK, 0);
+    check_u64("9007199254740993", JSON_INT_OK, 9007199254740993ULL);
+    check_u64("18446744073709551615", JSON_INT_OK, UINT64_MAX);
+    check_u64("18446744073709551616", JSON_INT_OVERFLOW, 0);
+    check_u64("123456789012345678901234567890", JSON_INT_OVERFLOW, 0);
+    check_u64("\"18446744073709551615\"", JSON_INT_OK, UINT64_MAX);
+    check_u64("\"18446744073709551616\"", JSON_INT_OVERFLOW, 0);
+    check_u64("\"42\"", JSON_INT_OK, 42);
+    check_u64("\"042\"", JSON_INT_NOT_INTEGER, 0);
+    check_u64("\" 42\"", JSON_INT_NOT_INTEGER, 0);
+    check_u64("\"+42\"", JSON_INT_NOT_INTEGER, 0);
+    check_u64("\"\"", JSON_INT_NOT_INTEGER, 0);
+    check_u64("\"1e3\"", JSON_INT_NOT_INTEGER, 0);
+    check_u64("-1", JSON_INT_NEGATIVE, 0);
+    check_u64("-0", JSON_INT_OK, 0);
+    check_u64("-18446744073709551616", JSON_INT_NEGATIVE, 0);
+    check_u64("1.5", JSON_INT_NOT_INTEGER, 0);
+    check_u64("1.0", JSON_INT_NOT_INTEGER, 0);
+    check_u64("1e3", JSON_INT_NOT_INTEGER, 0);
+    check_u64("true", JSON_INT_WRONG_TYPE, 0);
+    check_u64("[1]", JSON_INT_WRONG_TYPE, 0);
+    check_i64("9223372036854775807", JSON_INT_OK, INT64_MAX);
+    check_i64("9223372036854775808", JSON_INT_OVERFLOW, 0);
+    check_i64("-9223372036854775808", JSON_INT_OK, INT64_MIN);
+    check_i64("-9223372036854775809", JSON_INT_OVERFLOW, 0);
+    check_i64("-99999999999999999999", JSON_INT_OVERFLOW, 0);
+    check_i64("\"-17\"", JSON_INT_OK, -17);
+    check_i64("-17", JSON_INT_OK, -17);
+    check_i64("\"-\"", JSON_INT_NOT_INTEGER, 0);
+    check_i64("null", JSON_INT_WRONG_TYPE, 0);
+
+    // --- JSON: depth, duplicate keys, access
+    {
+        char * ok64  = repeat("[", 64, "]", 64);
+        char * bad65 = repeat("[", 65, "]", 65);
+        check_parse_ok(ok64);
+        check_parse_error(bad65, strlen(bad65), "line 1, column 65: nesting deeper than 64");
+        free(ok64);
+        free(bad65);
+        char * objects = repeat("{\"a\":", 64, "1", 1);
+        char * deep    = malloc(strlen(objects) + 65);
+        snprintf(deep, strlen(objects) + 65, "%s%.64s", objects, "}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}");
+        check_parse_ok(deep);
+        free(objects);
+        free(deep);
+        char * huge = repeat("[", 1000000, "]", 1000000); // refused at level 65, without recursion
+        check_parse_error(huge, strlen(huge), "line 1, column 65: nesting deeper than 64");
+        free(huge);
+    }
+    check_parse_error("{\"a\": 1, \"b\": 2, \"a\": 3}", 24, "line 1, column 18: duplicate key \"a\"");
+    check_parse_error("{\"a\": {\"x\": 1, \"x\": 1}}", 23, "line 1, column 16: duplicate key \"x\"");
+    check_parse_error("{\"\\u0061\": 1, \"a\": 2}", 22, "line 1, column 15: duplicate key \"a\"");
+    check_parse_ok("{\"a\": 1, \"a\\u0000\": 2, \"A\": 3}");
+    {
+        // a large object: duplicates found by sorting, reported at the later key
+        char   text[4096];
+        size_t k = (size_t) snprintf(text, sizeof(text), "{");
+        for (int i = 0; i < 40; i++) {
+            k += (size_t) snprintf(text + k, sizeof(text) - k, "%s\n\"k%d\": %d", i ? "," : "", i == 33 ? 7 : i, i);
+        }
+        snprintf(text + k, sizeof(text) - k, "}");
+        check_parse_error(text, strlen(text), "line 35, column 1: duplicate key \"k7\"");
+    }
+    {
+        g_cases++;
+        struct json_doc * doc = parse("{\"s\": \"x\", \"n\": [1, 2, 3], \"o\": {\"k\": null}, \"b\": true}", err, sizeof(err));
+        CHECK(doc != NULL, "%s", err);
+        const struct json_value * root = json_doc_root(doc);
+        bool                      b    = false;
+        CHECK(json_object_size(root) == 4 && json_array_size(json_object_get(root, "n")) == 3, "sizes");
+        CHECK(json_object_get(root, "missing") == NULL && json_array_at(json_object_get(root, "n"), 3) == NULL, "absent");
+        CHECK(json_type_of(json_object_get(json_object_get(root, "o"), "k")) == JSON_TYPE_NULL, "null member");
+        CHECK(json_get_bool(json_object_get(root, "b"), &b) && b, "bool");
+        CHECK(strcmp(json_object_key_at(root, 2, NULL), "o") == 0, "key order");
+        CHECK(json_get_string(json_object_get(root, "n"), NULL) == NULL, "not a string");
+        json_doc_free(doc);
+        json_doc_free(NULL);
+    }
+
+    // --- JSON writer
+    {
+        struct json_writer w;
+        json_writer_init(&w);
+        json_write_begin_object(&w);
+        json_write_key(&w, "a");   json_write_u64(&w, 1);
+        json_write_key(&w, "b");   json_write_begin_array(&w); json_write_i64(&w, -2); json_write_u64(&w, 3); json_write_end_array(&w);
+        json_write_key(&w, "c");   json_write_begin_array(&w); json_write_begin_object(&w); json_write_key(&w, "x"); json_write_null(&w);
+        json_write_end_object(&w); json_write_end_array(&w);
+        json_write_key(&w, "d");   json_write_begin_object(&w); json_write_end_object(&w);
+        json_write_key(&w, "e");   json_write_begin_array(&w); json_write_end_array(&w);
+        json_write_key(&w, "f");   json_write_bool(&w, false);
+        json_write_end_object(&w);
+        check_writer(&w, "{ \"a\": 1, \"b\": [-2, 3], \"c\": [ { \"x\": null } ], \"d\": {}, \"e\": [], \"f\": false }");
+
+        json_write_begin_object(&w);
+        json_write_newline(&w, 2); json_write_key(&w, "t"); json_write_begin_array(&w);
+        json_write_newline(&w, 4); json_write_begin_object(&w); json_write_key(&w, "i"); json_write_u64(&w, 0); json_write_end_object(&w);
+        json_write_newline(&w, 4); json_write_null(&w);
+        json_write_newline(&w, 2); json_write_end_array(&w);
+        json_write_newline(&w, 2); json_write_key(&w, "n"); json_write_begin_array(&w); json_write_end_array(&w);
+        json_write_newline(&w, 0); json_write_end_object(&w);
+        json_write_newline(&w, 0);
+        check_writer(&w, "{\n  \"t\": [\n    { \"i\": 0 },\n    null\n  ],\n  \"n\": []\n}\n");
+
+        json_write_begin_array(&w);
+        json_write_u64(&w, 9007199254740992ULL);
+        json_write_u64(&w, 9007199254740993ULL);
+        json_write_u64(&w, UINT64_MAX);
+        json_write_i64(&w, INT64_MIN);
+        json_write_i64(&w, -9007199254740992LL);
+        json_write_i64(&w, INT64_MAX);
+        json_write_end_array(&w);
+        check_writer(&w, "[9007199254740992, \"9007199254740993\", \"18446744073709551615\", \"-9223372036854775808\", -9007199254740992, "
+                         "\"9223372036854775807\"]");
+
+        static const char raw[] = "q\"b\\s/\n\r\t\b\f\x01\x1f\x7f \xC3\xA9 \xF0\x9F\x98\x80 \xFF \xC3 \xED\xA0\x80";
+        json_write_string(&w, raw, sizeof(raw) - 1);
+        check_writer(&w, "\"q\\\"b\\\\s/\\n\\r\\t\\b\\f\\u0001\\u001F\x7f \xC3\xA9 \xF0\x9F\x98\x80 \xEF\xBF\xBD \xEF\xBF\xBD "
+                         "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
+        json_write_string(&w, "a\0b", 3);
+        check_writer(&w, "\"a\\u0000b\"");
+
+        // misuse: value without key, mismatched end, unfinished, two top-level values
+        json_write_begin_object(&w); json_write_u64(&w, 1); json_write_end_object(&w);
+        check_writer(&w, NULL);
+        json_write_begin_object(&w); json_write_end_array(&w);
+        check_writer(&w, NULL);
+        json_write_begin_array(&w);
+        check_writer(&w, NULL);
+        json_write_u64(&w, 1); json_write_u64(&w, 2);
+        check_writer(&w, NULL);
+        check_writer(&w, NULL); // nothing written
+        json_write_begin_array(&w); json_write_key(&w, "k");
+        check_writer(&w, NULL);
+        json_write_begin_object(&w); json_write_key(&w, "k");
+        json_write_end_object(&w);
+        check_writer(&w, NULL);
+        for (int i = 0; i < JSON_MAX_DEPTH + 1; i++) {
+            json_write_begin_array(&w);
+        }
+        check_writer(&w, NULL);
+        json_writer_free(&w);
+
+        // a parsed value copied through the writer
+        struct json_doc * doc = parse("{\"a\":[1,-2,1.5e3,123456789012345678901234567890,\"\\u00e9\\n\"],\"b\":{\"c\":[[]]},\"d\":true}", err, sizeof(err));
+        json_write_value(&w, json_doc_root(doc));
+        check_writer(&w, "{ \"a\": [1, -2, 1.5e3, 123456789012345678901234567890, \"\xC3\xA9\\n\"], \"b\": { \"c\": [ [] ] }, \"d\": true }");
+        json_doc_free(doc);
+    }
+
+    // --- bad graph documents: the exact error, no leak, and a good document reads right after
+    for (size_t i = 0; i < sizeof(BAD_DOCUMENTS) / sizeof(BAD_DOCUMENTS[0]); i++) {
+        check_bad_document(BAD_DOCUMENTS[i].text, BAD_DOCUMENTS[i].expected, BAD_DOCUMENTS[i].prefix);
+    }
+    {
+        // nesting, size and count limits
+        char * deep = repeat("{\"x\": [", 33, "]}", 33);
+        char * text = malloc(strlen(deep) + 64);
+        snprintf(text, strlen(deep) + 64, "{\"tensors\": [], \"deep\": %s}", deep);
+        check_bad_document(text, "line 1, column 248: nesting deeper than 64", false);
+        free(deep);
+        free(text);
+
+        g_cases++;
+        size_t big = 52428800;
+        char * huge = malloc(big);
+        memset(huge, ' ', big);
+        struct galloc_document doc;
+        CHECK(!galloc_document_read(huge, big, &doc, err, sizeof(err)), "50 MiB accepted");
+        CHECK(strcmp(err, "document is 52428800 bytes, over the 33554432-byte limit") == 0, "%s", err);
+        free(huge);
+
+        char * many = repeat("0,", 4194305, "", 0);
+        size_t n    = strlen(many);
+        char * doc_text = malloc(n + 32);
+        snprintf(doc_text, n + 32, "{\"tensors\": [%.*s]}", (int) (n - 1), many);
+        check_bad_document(doc_text, "tensors: 4194305 entries, more than 4194304", false);
+        free(many);
+        free(doc_text);
+    }
+
+    // --- good documents: defaults, numbers as strings, sharing, outputs
+    {
+        g_cases++;
+        struct galloc_document doc;
+        bool ok = doc_read(
+            "{\"tensors\": [{\"name\": \"q\", \"op\": \"NONE\", \"type\": \"q4_0\", \"ne\": [64, 2]},"
+            " {\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [3, 1, 1, 1], \"alloc_size\": \"100\"},"
+            " {\"op\": \"TRANSPOSE\", \"type\": \"f32\", \"ne\": [1, 3], \"nb\": [12, 4, 12, 12], \"src\": [1], \"view_src\": 1, \"view_offs\": 0},"
+            " {\"op\": \"MUL_MAT\", \"type\": \"f32\", \"ne\": [2, 1], \"src\": [0, 2, null], \"flags\": [\"output\", \"output\"]}],"
+            " \"outputs\": [3], \"future_field\": {\"anything\": [1, 2.5]}}",
+            &doc, err, sizeof(err));
+        CHECK(ok, "%s", err);
+        if (ok) {
+            CHECK(doc.n_buffer_types == 1 && strcmp(doc.buffer_type_names[0], "host") == 0 && doc.buffer_types[0].alignment == 32 &&
+                  doc.buffer_types[0].max_size == GALLOC_NO_MAX_SIZE && doc.buffer_types[0].allocator == 0, "default buffer type");
+            CHECK(doc.tensors[0].nb[0] == 18 && doc.tensors[0].nb[1] == 36 && doc.tensors[0].nb[2] == 72 && doc.tensors[0].nbytes == 72,
+                  "q4_0 strides %llu %llu nbytes %llu", (unsigned long long) doc.tensors[0].nb[1], (unsigned long long) doc.tensors[0].nb[2],
+                  (unsigned long long) doc.tensors[0].nbytes);
+            CHECK(doc.tensors[1].nbytes == 12 && doc.tensors[1].alloc_size == 100 && doc.tensors[1].ne[3] == 1, "f32 sizes");
+            CHECK(doc.tensors[2].nbytes == 12 && doc.tensors[2].view_src == 1, "transposed view");
+            CHECK(doc.tensors[3].src[0] == 0 && doc.tensors[3].src[1] == 2 && doc.tensors[3].src[2] == -1, "sources");
+            CHECK(doc.tensors[3].flags == (GGML_TENSOR_FLAG_OUTPUT | GGML_TENSOR_FLAG_COMPUTE), "flags %d", doc.tensors[3].flags);
+            CHECK(doc.graph_from_outputs && doc.n_nodes == 2 && doc.n_leafs == 2, "graph %d nodes %d leafs", doc.n_nodes, doc.n_leafs);
+            CHECK(doc.leafs[0] == 0 && doc.leafs[1] == 1 && doc.nodes[0] == 2 && doc.nodes[1] == 3, "order");
+            CHECK(strcmp(doc.tensor_names[0], "q") == 0 && strcmp(doc.tensor_names[1], "leaf_1") == 0 &&
+                  strcmp(doc.tensor_names[2], "node_0") == 0 && strcmp(doc.tensor_names[3], "node_1") == 0, "names");
+            CHECK(doc.graph.n_tensors == 4 && doc.graph.tensors == doc.tensors && doc.graph.node_buffer_ids == NULL, "graph view");
+            CHECK(strcmp(doc.name, "") == 0, "no name");
+            size_t n   = 0;
+            char * out = galloc_document_write_graph(&doc, &n);
+            CHECK(out != NULL && strstr(out, "\"alloc_size\": 100") != NULL && strstr(out, "\"nb\": [12, 4, 12, 12]") != NULL &&
+                  strstr(out, "\"ne\": [3]") != NULL && strstr(out, "\"src\": [0, 2]") != NULL, "written: %s", out);
+            check_round_trip("good document", out, n, true);
+            free(out);
+            galloc_document_free(&doc);
+            galloc_document_free(&doc);
+        }
+    }
+    {
+        g_cases++;
+        struct galloc_document doc;
+        bool ok = doc_read(
+            "{\"format\": \"galloc-graph\", \"version\": \"1\", \"name\": \"shared \\u00e9\","
+            " \"buffer_types\": [{\"name\": \"a\", \"alignment\": 8, \"max_size\": \"9007199254740993\"}, {\"name\": \"b\", \"alignment\": 1, \"max_size\": null},"
+            "  {\"name\": \"a\", \"alignment\": \"8\", \"max_size\": 9007199254740993}],"
+            " \"tensors\": [" T0 ", " T1 ", {\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"buffer_type\": 2}],"
+            " \"nodes\": [1], \"leafs\": [0], \"node_buffer_ids\": [2], \"leaf_buffer_ids\": [1], \"outputs\": [\"ignored\"]}",
+            &doc, err, sizeof(err));
+        CHECK(ok, "%s", err);
+        if (ok) {
+            CHECK(doc.n_buffer_types == 3 && doc.buffer_types[2].allocator == 0 && doc.buffer_types[1].allocator == 1, "sharing");
+            CHECK(doc.buffer_types[0].max_size == 9007199254740993ULL && doc.buffer_types[1].max_size == GALLOC_NO_MAX_SIZE, "max sizes");
+            CHECK(doc.tensors[2].external == 1 && doc.tensor_buffer_type[2] == 2 && doc.tensor_buffer_type[0] == -1, "external");
+            CHECK(doc.node_buffer_ids[0] == 2 && doc.leaf_buffer_ids[0] == 1 && !doc.graph_from_outputs, "buffer ids");
+            CHECK(strcmp(doc.name, "shared \xC3\xA9") == 0, "name");
+            size_t n   = 0;
+            char * out = galloc_document_write_graph(&doc, &n);
+            CHECK(out != NULL && strstr(out, "\"max_size\": \"9007199254740993\"") != NULL, "big max_size: %s", out);
+            check_round_trip("shared buffer types", out, n, true);
+            free(out);
+            galloc_document_free(&doc);
+        }
+    }
+    check_deep_outputs(500000);
+
+    // --- golden graphs: round trip (same text), built from outputs, planned as upstream
+    {
+        int     n_golden = 0;
+        char ** names    = golden_names(&n_golden);
+        g_cases++;
+        CHECK(n_golden >= 58, "found %d golden graphs in %s (run from the repository root)", n_golden, GOLDEN_DIR);
+        for (int i = 0; i < n_golden; i++) {
+            size_t len  = 0;
+            char * text = golden_read(names[i], "graph", &len);
+            CHECK(text != NULL, "%s: unreadable", names[i]);
+            if (text == NULL) {
+                continue;
+            }
+            check_round_trip(names[i], text, len, true);
+            check_build_from_outputs(names[i], text, len);
+            check_golden_plan(names[i], text, len);
+            free(text);
+        }
+        names_free(names);
+    }
+
+    if (g_failures > 0) {
+        printf("test-document: %d checks FAILED in %d cases\n", g_failures, g_cases);
+        return 1;
+    }
+    printf("test-document: %d cases passed\n", g_cases);
+    return 0;
+}
