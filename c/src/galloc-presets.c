@@ -7,6 +7,7 @@
 
 #include "galloc-presets.h"
 #include "galloc-export.h"
+#include "galloc-llama.h"
 #include "galloc-virtual.h"
 #include "ggml-alloc.h"
 #include "ggml-impl.h"
@@ -218,16 +219,17 @@ static const struct preset presets[] = {
 
 #define N_SCENARIOS ((int) (sizeof(presets) / sizeof(presets[0])))
 
+// model presets (galloc-llama.c) follow the scenarios
 int galloc_preset_count(void) {
-    return N_SCENARIOS;
+    return N_SCENARIOS + galloc_llama_preset_count();
 }
 
 const char * galloc_preset_name(int i) {
-    return i >= 0 && i < N_SCENARIOS ? presets[i].name : NULL;
+    return i >= 0 && i < N_SCENARIOS ? presets[i].name : galloc_llama_preset_name(i - N_SCENARIOS);
 }
 
 const char * galloc_preset_description(int i) {
-    return i >= 0 && i < N_SCENARIOS ? presets[i].description : NULL;
+    return i >= 0 && i < N_SCENARIOS ? presets[i].description : galloc_llama_preset_description(i - N_SCENARIOS);
 }
 
 static char * build_scenario(const struct preset * p, size_t * len) {
@@ -287,5 +289,5 @@ char * galloc_preset_document(const char * name, size_t * len) {
             return build_scenario(&presets[i], len);
         }
     }
-    return NULL;
+    return galloc_llama_preset_document(name, len);
 }

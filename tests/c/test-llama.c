@@ -1,0 +1,292 @@
+// test-llama.c: the llama-style decoder graphs (galloc-llama.h) and their presets.
+//
+// Every llama preset is built through the ggml API and planned by ggml_gallocr on
+// virtual buffer types: all nodes placed, no overlap (tiny graphs), and the exported
+// document planned by galloc_plan_graph puts every node at the same chunk and offset.
+// Graphs with an upstream-planned twin in tests/golden plan exactly like it (run from the repo root).
+
+#include "check.h"
+#include "galloc-document.h"
+#include "galloc-export.h"
+#include "galloc-llama.h"
+#include "galloc-planner.h"
+#include "galloc-presets.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-impl.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GOLDEN_DIR "tests/golden"
+
+static char * file_read(const char * path, size_t * len) {
+    FILE * f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char * buf = n >= 0 ? malloc((size_t) n + 1) : NULL;
+    if (buf && fread(buf, 1, (size_t) n, f) != (size_t) n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        *len   = (size_t) n;
+    }
+    return buf;
+}
+
+// read + plan a document; false (and a message) on failure
+static bool plan_document(const char * json, size_t len, struct galloc_document * doc, struct galloc_plan * plan) {
+    char err[256];
+    if (!galloc_document_read(json, len, doc, err, sizeof(err))) {
+        fprintf(stderr, "  document: %s\n", err);
+        return false;
+    }
+    if (!galloc_plan_graph(&doc->graph, plan, err, sizeof(err))) {
+        fprintf(stderr, "  plan: %s\n", err);
+        galloc_document_free(doc);
+        return false;
+    }
+    return true;
+}
+
+// ggml_gallocr's placement of every node equals the exported document's plan
+// (json: the graph exported before ggml_gallocr placed it; freed here)
+static void check_round_trip(struct galloc_llama_graph * g, ggml_gallocr_t galloc, const char * name, char * json, size_t len) {
+    CHECK(json != NULL);
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    if (!json || !plan_document(json, len, &doc, &plan)) {
+        check_failures++;
+        free(json);
+        return;
+    }
+    free(json);
+    struct ggml_cgraph * gf = g->graph;
+    CHECK_EQ_U64(doc.n_nodes, gf->n_nodes);
+    for (int b = 0; b < g->n_bufts && b < plan.n_buffer_types; b++) {
+        CHECK_EQ_U64(ggml_gallocr_get_buffer_size(galloc, b), plan.buffers[b].size);
+    }
+
+    // chunk (b, c) of the plan <-> the ggml buffer holding it, one to one
+    ggml_backend_buffer_t chunk_buf[GALLOC_LLAMA_MAX_BUFTS][GALLOC_MAX_CHUNKS] = { { 0 } };
+    int bad = 0, compared = 0;
+    for (int i = 0; i < gf->n_nodes && i < doc.n_nodes && bad < 5; i++) {
+        struct ggml_tensor * t = gf->nodes[i];
+        const struct galloc_place * pl = &plan.places[doc.nodes[i]];
+        if (pl->buffer < 0) {
+            // only views of tensors allocated beforehand (the KV cache) are left to their root
+            if (!(t->view_src && t->view_src->op == GGML_OP_NONE && t->view_src->buffer)) {
+                fprintf(stderr, "  %s: node %d (%s) not placed by the planner\n", name, i, t->name);
+                bad++;
+            }
+            continue;
+        }
+        if (!t->buffer || pl->buffer >= GALLOC_LLAMA_MAX_BUFTS || pl->chunk < 0 || pl->chunk >= GALLOC_MAX_CHUNKS) {
+            fprintf(stderr, "  %s: node %d (%s) has no buffer\n", name, i, t->name);
+            bad++;
+            continue;
+        }
+        ggml_backend_buffer_t * slot = &chunk_buf[pl->buffer][pl->chunk];
+        if (!*slot) {
+            for (int b = 0; b < GALLOC_LLAMA_MAX_BUFTS; b++) {
+                for (int c = 0; c < GALLOC_MAX_CHUNKS; c++) {
+                    if (chunk_buf[b][c] == t->buffer) {
+                        fprintf(stderr, "  %s: node %d (%s): one ggml buffer for two chunks\n", name, i, t->name);
+                        bad++;
+                    }
+                }
+            }
+            *slot = t->buffer;
+        }
+        compared++;
+        const size_t offset = (size_t) ((char *) t->data - (char *) ggml_backend_buffer_get_base(t->buffer));
+        if (*slot != t->buffer || offset != pl->offset || ggml_backend_buffer_get_type(t->buffer) != g->bufts[pl->buffer]) {
+            fprintf(stderr, "  %s: node %d (%s): ggml offset %zu, plan buffer %d chunk %d offset %llu\n", name, i, t->name,
+                    offset, pl->buffer, pl->chunk, (unsigned long long) pl->offset);
+            bad++;
+        }
+    }
+    check_failures += bad;
+    CHECK(compared > gf->n_nodes / 2); // most nodes live in the compute buffers
+    galloc_plan_free(&plan);
+    galloc_document_free(&doc);
+}
+
+static void check_params(const struct galloc_llama_params * p, const char * name) {
+    struct galloc_llama_graph * g = galloc_llama_build(p);
+    CHECK(g != NULL);
+    if (!g) {
+        fprintf(stderr, "  %s: build failed\n", name);
+        return;
+    }
+    size_t len = 0;
+    char * json = galloc_export_graph(g->graph, name, g->bufts, g->n_bufts, g->node_buffer_ids, g->leaf_buffer_ids, &len);
+    ggml_gallocr_t galloc = ggml_gallocr_new_n(g->bufts, g->n_bufts);
+    CHECK(galloc != NULL);
+    CHECK(ggml_gallocr_reserve_n(galloc, g->graph, g->node_buffer_ids, g->leaf_buffer_ids));
+    CHECK(ggml_gallocr_alloc_graph(galloc, g->graph));
+    check_all_placed(g->graph);
+    if (p->n_embd <= 64) {
+        check_no_overlap(g->graph);
+    }
+    if (p->max_size != SIZE_MAX) {
+        // compute chunks stay within max_size (cache views point into the weights type)
+        for (int i = 0; i < g->graph->n_nodes; i++) {
+            struct ggml_tensor * t = g->graph->nodes[i];
+            if (t->buffer && ggml_backend_buffer_get_type(t->buffer) != g->bufts[g->n_bufts - 1]) {
+                // a tensor larger than max_size gets a chunk of its own
+                size_t offs = (size_t) ((char *) t->data - (char *) ggml_backend_buffer_get_base(t->buffer));
+                CHECK(offs + ggml_nbytes(t) <= p->max_size || (offs == 0 && !t->view_src));
+                if (!(offs + ggml_nbytes(t) <= p->max_size || (offs == 0 && !t->view_src))) {
+                    fprintf(stderr, "  %s: %s at %zu, %zu bytes\n", name, t->name, offs, ggml_nbytes(t));
+                }
+            }
+        }
+    }
+    // the logits are the output, every layer wrote K and V
+    struct ggml_tensor * out = ggml_graph_node(g->graph, -1);
+    CHECK(strcmp(out->name, "result_output") == 0 && (out->flags & GGML_TENSOR_FLAG_OUTPUT));
+    CHECK_EQ_U64(out->ne[0], p->n_vocab);
+    CHECK_EQ_U64(out->ne[1], p->n_tokens);
+    check_round_trip(g, galloc, name, json, len);
+    ggml_gallocr_free(galloc);
+    galloc_llama_free(g);
+}
+
+static void test_presets_plan(void) {
+    for (int i = 0; i < galloc_llama_preset_count(); i++) {
+        struct galloc_llama_params p;
+        const char * name = galloc_llama_preset_name(i);
+        CHECK(galloc_llama_preset_params(name, &p));
+        check_params(&p, name);
+    }
+}
+
+// a document plans exactly like a golden (upstream-planned) graph
+static void check_like_golden(const char * json, size_t len, const char * golden) {
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s.graph.json", GOLDEN_DIR, golden);
+    size_t glen = 0;
+    char * gjson = file_read(path, &glen);
+    CHECK(gjson != NULL && json != NULL);
+    if (!gjson || !json) {
+        free(gjson);
+        return;
+    }
+    struct galloc_document da, db;
+    struct galloc_plan     pa, pb;
+    bool ok_a = plan_document(json, len, &da, &pa);
+    bool ok_b = plan_document(gjson, glen, &db, &pb);
+    free(gjson);
+    CHECK(ok_a && ok_b);
+    if (ok_a && ok_b) {
+        CHECK_EQ_U64(da.n_tensors, db.n_tensors);
+        CHECK_EQ_U64(da.n_nodes, db.n_nodes);
+        int diffs = 0;
+        for (int i = 0; i < da.n_tensors && i < db.n_tensors; i++) {
+            const struct galloc_place * a = &pa.places[i], * b = &pb.places[i];
+            diffs += a->buffer != b->buffer || a->chunk != b->chunk || a->offset != b->offset ||
+                     strcmp(da.tensor_names[i], db.tensor_names[i]) != 0 || da.tensors[i].op != db.tensors[i].op;
+        }
+        if (diffs) {
+            fprintf(stderr, "  %s: %d tensors differ from the golden graph's plan\n", golden, diffs);
+            check_failures++;
+        }
+        for (int b = 0; b < pa.n_buffer_types && b < pb.n_buffer_types; b++) {
+            CHECK_EQ_U64(pa.buffers[b].size, pb.buffers[b].size);
+        }
+    }
+    if (ok_a) {
+        galloc_plan_free(&pa);
+        galloc_document_free(&da);
+    }
+    if (ok_b) {
+        galloc_plan_free(&pb);
+        galloc_document_free(&db);
+    }
+}
+
+static void test_golden_twins(void) {
+    static const char * twins[][2] = {
+        { "llama-tiny", "llama-tiny" },
+        { "llama-tiny-setrows", "llama-tiny-setrows" },
+        { "llama-tiny-2buft", "llama-tiny-2buft" },
+        { "llama-tiny-max4k", "llama-tiny-max4k" },
+        { "llama-7b-pp512", "llama-7b-like" },
+        { "llama-7b-decode", "llama-7b-decode" },
+    };
+    for (size_t i = 0; i < sizeof(twins) / sizeof(twins[0]); i++) {
+        size_t len = 0;
+        char * json = galloc_preset_document(twins[i][0], &len); // through the preset list
+        check_like_golden(json, len, twins[i][1]);
+        free(json);
+    }
+    // 7B split over two devices, and with a 1 GiB max buffer size
+    struct galloc_llama_params p;
+    CHECK(galloc_llama_preset_params("llama-7b-pp512", &p));
+    p.n_bufts = 2;
+    size_t len = 0;
+    char * json = galloc_llama_document(&p, "llama-7b-like-2buft", &len);
+    check_like_golden(json, len, "llama-7b-like-2buft");
+    free(json);
+    CHECK(galloc_llama_preset_params("llama-7b-pp512", &p));
+    p.max_size = (size_t) 1 << 30;
+    json = galloc_llama_document(&p, "llama-7b-like-max1g", &len);
+    check_like_golden(json, len, "llama-7b-like-max1g");
+    free(json);
+}
+
+// variants without presets: GQA with flash attention and set_rows, two devices with chunks
+static void test_variants(void) {
+    struct galloc_llama_params p;
+    CHECK(galloc_llama_preset_params("llama-tiny", &p));
+    p.n_head_kv  = 2;
+    p.flash_attn = true;
+    p.set_rows   = true;
+    p.kvtype     = GGML_TYPE_F16;
+    check_params(&p, "tiny-gqa-flash-setrows");
+    CHECK(galloc_llama_preset_params("llama-tiny", &p));
+    p.n_layer  = 5;
+    p.n_bufts  = 2;
+    p.max_size = 2048;
+    p.n_tokens = 1;
+    check_params(&p, "tiny-5-layers-2dev-chunked-decode");
+}
+
+static void test_invalid(void) {
+    struct galloc_llama_params p;
+    CHECK(!galloc_llama_preset_params("no-such-model", &p));
+    CHECK(galloc_llama_preset_document("no-such-model", NULL) == NULL);
+    CHECK(galloc_llama_preset_name(-1) == NULL && galloc_llama_preset_name(galloc_llama_preset_count()) == NULL);
+    CHECK(galloc_llama_preset_params("llama-tiny", &p));
+    struct galloc_llama_params q = p;
+    q.n_head = 5; // 64 not divisible
+    CHECK(galloc_llama_build(&q) == NULL);
+    q = p;
+    q.n_kv = p.n_tokens - 1;
+    CHECK(galloc_llama_build(&q) == NULL);
+    q = p;
+    q.n_bufts = 3;
+    CHECK(galloc_llama_build(&q) == NULL);
+    q = p;
+    q.atype = GGML_TYPE_F16;
+    CHECK(galloc_llama_build(&q) == NULL);
+    CHECK(galloc_llama_build(NULL) == NULL);
+    galloc_llama_free(NULL);
+}
+
+int main(void) {
+    RUN(test_presets_plan);
+    RUN(test_golden_twins);
+    RUN(test_variants);
+    RUN(test_invalid);
+    return check_report("test-llama");
+}
