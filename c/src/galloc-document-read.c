@@ -573,7 +573,8 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
             if (!read_index(r, sv, &path, doc->n_tensors, "tensors", &t->src[s])) {
                 return false;
             }
-            if (t->src[s] == i) {
+            // ggml_cast makes a CPY whose src[1] is the result itself; nothing else may point at itself
+            if (t->src[s] == i && !(t->op == GGML_OP_CPY && s == 1)) {
                 return reader_fail(r, &path, "the tensor itself");
             }
         }
@@ -750,7 +751,7 @@ static bool check_cycles(struct reader * r) {
             }
             edge[depth - 1]++;
             int32_t next = tensor_edge(&doc->tensors[t], k);
-            if (next < 0 || state[next] == 2) {
+            if (next < 0 || next == t || state[next] == 2) { // a self edge (ggml_cast) is no cycle
                 continue;
             }
             if (state[next] == 1) {

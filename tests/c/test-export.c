@@ -122,6 +122,50 @@ static void round_trip(int seed) {
     ggml_free(ctx);
 }
 
+// ggml_cast's result lists itself as src[1]: real graphs carry it, documents must take it
+static void test_cast_round_trip(void) {
+    struct ggml_init_params params = { 16 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context * ctx   = ggml_init(params);
+    struct ggml_cgraph  * graph = ggml_new_graph(ctx);
+    struct ggml_tensor  * x     = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+    ggml_set_input(x);
+    struct ggml_tensor * h   = ggml_cast(ctx, ggml_scale(ctx, x, 2.0f), GGML_TYPE_F16);
+    struct ggml_tensor * out = ggml_cast(ctx, ggml_sqr(ctx, ggml_cast(ctx, h, GGML_TYPE_F32)), GGML_TYPE_F32);
+    ggml_set_output(out);
+    ggml_build_forward_expand(graph, out);
+    CHECK(h->src[1] == h);
+
+    struct fake_backend fb;
+    fake_backend_init(&fb, SIZE_MAX, 32);
+    ggml_backend_buffer_type_t buft = &fb.buft;
+    size_t len  = 0;
+    char * json = galloc_export_graph(graph, "cast", &buft, 1, NULL, NULL, &len);
+    ggml_gallocr_t galloc = ggml_gallocr_new(buft);
+    CHECK(ggml_gallocr_alloc_graph(galloc, graph));
+
+    struct galloc_document doc;
+    char err[256];
+    bool read = json && galloc_document_read(json, len, &doc, err, sizeof(err));
+    if (!read) {
+        check_failures++;
+        fprintf(stderr, "cast graph does not read back: %s\n", json ? err : "no document");
+    } else {
+        struct galloc_plan plan;
+        CHECK(galloc_plan_graph(&doc.graph, &plan, err, sizeof(err)));
+        for (int i = 0; i < graph->n_nodes; i++) {
+            const struct galloc_place * p = &plan.places[doc.nodes[i]];
+            struct ggml_tensor * t = graph->nodes[i];
+            CHECK(p->chunk == fake_backend_buffer_index(&fb, t->buffer));
+            CHECK_EQ_U64(p->offset, fake_backend_offset(t));
+        }
+        galloc_plan_free(&plan);
+        galloc_document_free(&doc);
+    }
+    free(json);
+    ggml_gallocr_free(galloc);
+    ggml_free(ctx);
+}
+
 static void test_export_round_trips(void) {
     for (int seed = 0; seed < 500; seed++) {
         round_trip(seed);
@@ -130,5 +174,6 @@ static void test_export_round_trips(void) {
 
 int main(void) {
     RUN(test_export_round_trips);
+    RUN(test_cast_round_trip);
     return check_report("test-export");
 }
