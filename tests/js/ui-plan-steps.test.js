@@ -1,0 +1,114 @@
+// ui-plan-steps.test.js: a graph joined with the real module's plan; memory at
+// each step (live tensors, placed, freed, free gaps); reasons in words.
+import { describe, it, expect, beforeAll } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { loadGalloc } from '../../web/src/core/galloc.js';
+import { parseGraphText, graphToText } from '../../web/src/core/graph-text.js';
+import { normalizeGraph } from '../../web/src/core/graph-model.js';
+import { buildModel, peakOf } from '../../web/src/core/plan-model.js';
+import { stepState, freeGaps } from '../../web/src/core/steps.js';
+import { placementReason } from '../../web/src/core/reasons.js';
+
+const golden = (f) => JSON.parse(readFileSync(new URL(`../golden/${f}`, import.meta.url), 'utf8'));
+let g;
+beforeAll(async () => { g = await loadGalloc(); });
+
+function modelOf(doc) {
+  const d = normalizeGraph(doc);
+  return buildModel(d, g.plan(d));
+}
+const idx = (m, name) => m.doc.tensors.findIndex((t) => t.name === name);
+
+describe('freeGaps', () => {
+  it('finds the uncovered parts of a chunk', () => {
+    expect(freeGaps([], 40)).toEqual([[0, 40]]);
+    expect(freeGaps([[8, 16], [0, 8]], 40)).toEqual([[16, 40]]);
+    expect(freeGaps([[8, 16], [24, 32]], 40)).toEqual([[0, 8], [16, 24], [32, 40]]);
+    expect(freeGaps([[0, 24], [8, 16], [20, 40]], 40)).toEqual([]);
+    expect(freeGaps([[0, 50]], 40)).toEqual([]);
+  });
+});
+
+describe('buildModel and stepState on test_reuse_and_free', () => {
+  let m;
+  beforeAll(() => { m = modelOf(g.preset('test_reuse_and_free')); });
+  it('joins every placed tensor and the numbers per buffer type', () => {
+    expect(m.steps).toBe(6);
+    expect(m.buffers[0]).toMatchObject({ chunkSizes: [40, 32], size: 72, peakLive: 72, overhead: 0, nInplace: 3, nViews: 1 });
+    expect(m.rects).toHaveLength(9);
+    expect(m.total).toBe(72);
+  });
+  it('gives in-place chains and views one colour family', () => {
+    const x1 = idx(m, 'x1');
+    expect(m.byTensor[idx(m, 'x3')].family).toBe(x1);
+    expect(m.byTensor[idx(m, 'x8')].family).toBe(x1);
+    expect(m.byTensor[idx(m, 'x7')].family).toBe(idx(m, 'x4'));
+  });
+  it('ends a tensor the step before its memory is taken over in place', () => {
+    const x1 = m.byTensor[idx(m, 'x1')];
+    expect(x1.heir).toBe(idx(m, 'x3'));
+    expect(x1.end).toBe(-1);
+  });
+  it('knows what is live, placed and freed at a step, and the free gaps', () => {
+    const s0 = stepState(m, -1);
+    expect(s0.live.map((i) => m.doc.tensors[i].name).sort()).toEqual(['x0', 'x1', 'x2']);
+    expect(s0.gaps).toEqual([]);
+    const s2 = stepState(m, 2);
+    const names = (l) => l.map((i) => m.doc.tensors[i].name).sort();
+    expect(names(s2.placed)).toEqual(['x5']);
+    expect(names(s2.freed)).toEqual(['x0']);
+    expect(names(s2.live)).toEqual(['x3', 'x4', 'x5']);
+    expect(s2.liveBytes).toEqual([72]);
+    const s4 = stepState(m, 4);
+    expect(names(s4.freed)).toEqual(['x5']);
+    expect(s4.gaps).toEqual([{ buffer: 0, chunk: 0, offset: 8, size: 32 }]);
+    expect(names(s4.liveViews)).toEqual(['x7']);
+  });
+  it('explains each placement in words', () => {
+    expect(placementReason(m, idx(m, 'x3'))).toBe("took over x1's memory in place (x1's last use)");
+    expect(placementReason(m, idx(m, 'x4'))).toMatch(/^new chunk 1: nothing else fit under the 40 B max size/);
+    expect(placementReason(m, idx(m, 'x7'))).toBe('view of x6 at +8 bytes: no memory of its own');
+    expect(placementReason(m, idx(m, 'x1'))).toMatch(/^first tensor of dummy/);
+    expect(placementReason(m, idx(m, 'x2'))).toMatch(/^end of chunk 0, growing it/);
+  });
+  it('computes the peak of live bytes like the library', () => {
+    const own = m.rects.filter((r) => !r.view);
+    expect(peakOf(own, m.steps)).toBe(m.buffers[0].peakLive);
+  });
+});
+
+describe('models of bigger graphs', () => {
+  it('llama-tiny: externals have no place, and say why', () => {
+    const m = modelOf(golden('llama-tiny.graph.json'));
+    const w = idx(m, 'blk.0.attn_k.weight');
+    expect(m.byTensor[w]).toBe(null);
+    expect(placementReason(m, w)).toMatch(/outside the graph allocator/);
+    expect(m.buffers[0].chunkSizes).toEqual([21696]);
+    expect(m.buffers[0].peakLive).toBe(19616);
+  });
+  it('a plan without lifetimes (a golden plan file) still gets approximate ones', () => {
+    const d = normalizeGraph(golden('test_view_inplace.graph.json'));
+    const m = buildModel(d, golden('test_view_inplace.plan.json'));
+    expect(m.rects.every((r) => r.first <= r.last)).toBe(true);
+    expect(m.buffers[0].size).toBe(24);
+  });
+  it('the text form plans to the golden plan', () => {
+    for (const f of ['llama-tiny-2buft', 'test_multiple_buffer_types', 'rand-n100-s1-a32-chunked']) {
+      const r = parseGraphText(graphToText(golden(`${f}.graph.json`)));
+      const p = g.plan(r.doc);
+      const want = golden(`${f}.plan.json`);
+      expect(p.buffers.map((b) => b.chunk_sizes)).toEqual(want.buffers.map((b) => b.chunk_sizes));
+      expect(p.tensors.map((t) => t && [t.buffer, t.chunk, t.offset])).toEqual(want.tensors.map((t) => t && [t.buffer, t.chunk, t.offset]));
+    }
+  });
+  it('step states of a 12,000-tensor plan are quick', () => {
+    const m = modelOf(golden('rand-n10000-s1-a32-chunked.graph.json'));
+    const t0 = performance.now();
+    for (const s of [-1, 100, 5000, m.steps - 1]) {
+      const st = stepState(m, s);
+      const used = st.live.reduce((a, i) => a + m.byTensor[i].padded, 0);
+      expect(used).toBe(st.liveBytes.reduce((a, b) => a + b, 0));
+    }
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+});

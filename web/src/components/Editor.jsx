@@ -1,0 +1,118 @@
+// Editor.jsx: the graph text in CodeMirror, with errors at their lines.
+//
+// Typing calls editText; a text replaced from elsewhere (preset, import,
+// buffer panel, graph view) arrives through textRevision. Moving the cursor
+// onto a tensor's line selects that tensor; selecting a tensor elsewhere
+// highlights and scrolls to its line.
+import { useEffect, useRef } from 'preact/hooks';
+import { useSignalEffect } from '@preact/signals';
+import { EditorState, Annotation, StateEffect, StateField } from '@codemirror/state';
+import { EditorView, keymap, lineNumbers, highlightActiveLine, Decoration, drawSelection } from '@codemirror/view';
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
+import { setDiagnostics, lintGutter } from '@codemirror/lint';
+import { StreamLanguage, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
+import { text, textRevision, textErrors, editText, meta, selected, select } from '../state.js';
+import { graphLanguage } from './graph-language.js';
+
+const fromOutside = Annotation.define();
+const markLine = StateEffect.define();
+const marked = StateField.define({
+  create: () => Decoration.none,
+  update(deco, tr) {
+    let d = deco.map(tr.changes);
+    for (const e of tr.effects) {
+      if (e.is(markLine)) {
+        d = e.value === null ? Decoration.none : Decoration.set([Decoration.line({ class: 'cm-selected-tensor' }).range(e.value)]);
+      }
+    }
+    return d;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
+
+function tensorAtLine(m, line) {
+  if (!m) return -1;
+  const tl = m.tensorLines;
+  let lo = 0;
+  let hi = tl.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (tl[mid] === line) return mid;
+    if (tl[mid] < line) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
+export function Editor() {
+  const host = useRef(null);
+  const view = useRef(null);
+  useEffect(() => {
+    const v = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: text.value,
+        extensions: [
+          lineNumbers(), history(), drawSelection(), highlightActiveLine(), lintGutter(), marked,
+          StreamLanguage.define(graphLanguage), syntaxHighlighting(defaultHighlightStyle),
+          keymap.of([...defaultKeymap, ...historyKeymap]),
+          EditorView.updateListener.of((u) => {
+            const outside = u.transactions.some((tr) => tr.annotation(fromOutside));
+            if (u.docChanged && !outside) editText(u.state.doc.toString());
+            if (u.selectionSet && !outside && !u.docChanged) {
+              const line = u.state.doc.lineAt(u.state.selection.main.head).number;
+              const i = tensorAtLine(meta.value, line);
+              if (i >= 0 && i !== selected.value) select(i);
+            }
+          }),
+        ],
+      }),
+    });
+    view.current = v;
+    return () => v.destroy();
+  }, []);
+
+  useSignalEffect(() => {
+    textRevision.value;
+    const v = view.current;
+    const t = text.peek();
+    if (!v || v.state.doc.toString() === t) return;
+    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t }, annotations: fromOutside.of(true) });
+  });
+
+  useSignalEffect(() => {
+    const errs = textErrors.value;
+    const v = view.current;
+    if (!v) return;
+    const doc = v.state.doc;
+    const diags = errs.filter((e) => e.line >= 1 && e.line <= doc.lines).map((e) => {
+      const l = doc.line(e.line);
+      return { from: l.from, to: Math.max(l.to, l.from), severity: 'error', message: e.message };
+    });
+    v.dispatch(setDiagnostics(v.state, diags));
+  });
+
+  useSignalEffect(() => {
+    const i = selected.value;
+    const m = meta.value;
+    const v = view.current;
+    if (!v) return;
+    if (i < 0 || !m || !m.tensorLines[i] || m.tensorLines[i] > v.state.doc.lines) {
+      v.dispatch({ effects: markLine.of(null), annotations: fromOutside.of(true) });
+      return;
+    }
+    const line = v.state.doc.line(m.tensorLines[i]);
+    const cursorLine = v.state.doc.lineAt(v.state.selection.main.head).number;
+    const effects = [markLine.of(line.from)];
+    if (cursorLine !== line.number) effects.push(EditorView.scrollIntoView(line.from, { y: 'center' }));
+    v.dispatch({ effects, annotations: fromOutside.of(true) });
+  });
+
+  return (
+    <div class="editor-pane">
+      <div class="pane-title">
+        Graph text <span class="hint">ggml calls · <code>@buffer</code> types · <code>@B</code> assigns · <code>output(…)</code></span>
+      </div>
+      <div class="editor" ref={host} data-testid="editor" />
+    </div>
+  );
+}

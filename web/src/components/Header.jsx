@@ -1,0 +1,87 @@
+// Header.jsx: presets, import (file or paste), export, share.
+import { useRef, useState } from 'preact/hooks';
+import { presets, presetName, loadPreset, importGraph, graph, plan, text, shareFragment, setNotice, galloc } from '../state.js';
+import { download, exportTimeline } from './io.js';
+
+export function Header() {
+  const fileRef = useRef(null);
+  const [paste, setPaste] = useState(false);
+  const list = presets.value;
+  const cur = list.find((p) => p.name === presetName.value);
+  const groups = [
+    ['Conformance scenarios', list.filter((p) => /^(test_|realloc)/.test(p.name))],
+    ['Models and others', list.filter((p) => !/^(test_|realloc)/.test(p.name))],
+  ].filter(([, l]) => l.length);
+  const onFile = async (e) => {
+    const f = e.target.files[0];
+    e.target.value = '';
+    if (!f) return;
+    importGraph(await f.text(), f.name);
+  };
+  const base = (graph.value?.name || 'graph').replace(/[^A-Za-z0-9_.-]+/g, '_');
+  const onExport = (e) => {
+    const what = e.target.value;
+    e.target.value = '';
+    if (!graph.value) return;
+    if (what === 'graph') download(`${base}.graph.json`, `${JSON.stringify(graph.value, null, 1)}\n`, 'application/json');
+    if (what === 'text') download(`${base}.galloc.txt`, text.value, 'text/plain');
+    if (what === 'plan') download(`${base}.plan.json`, `${JSON.stringify(plan.value, null, 1)}\n`, 'application/json');
+    if (what === 'svg' || what === 'png') exportTimeline(what, base);
+  };
+  const onShare = async () => {
+    const frag = shareFragment();
+    const url = `${location.origin}${location.pathname}#${frag}`;
+    history.replaceState(null, '', `#${frag}`);
+    try { await navigator.clipboard.writeText(url); setNotice(`link copied (${url.length.toLocaleString()} characters)`); } catch {
+      setNotice(`link in the address bar (${url.length.toLocaleString()} characters)`);
+    }
+  };
+  return (
+    <header class="header">
+      <h1>galloc <span class="sub">ggml graph allocator, visualized{galloc.value ? ` · v${galloc.value.version()}` : ''}</span></h1>
+      <label class="preset">
+        preset{' '}
+        <select data-testid="preset" value={presetName.value ?? ''} onChange={(e) => e.target.value && loadPreset(e.target.value)}>
+          <option value="">{presetName.value ? '—' : '(imported graph)'}</option>
+          {groups.map(([label, l]) => (
+            <optgroup label={label}>
+              {l.map((p) => <option value={p.name}>{p.name}</option>)}
+            </optgroup>
+          ))}
+        </select>
+      </label>
+      <button onClick={() => fileRef.current.click()} data-testid="import-file">Import file…</button>
+      <input ref={fileRef} type="file" accept=".json,.txt,application/json,text/plain" hidden onChange={onFile} data-testid="file-input" />
+      <button onClick={() => setPaste(!paste)}>Paste…</button>
+      <select class="export" onChange={onExport} data-testid="export" value="">
+        <option value="">Export…</option>
+        <option value="graph">graph document (JSON)</option>
+        <option value="text">graph text</option>
+        <option value="plan">plan document (JSON)</option>
+        <option value="svg">timeline (SVG)</option>
+        <option value="png">timeline (PNG)</option>
+      </select>
+      <button onClick={onShare} data-testid="share">Share link</button>
+      {cur && (
+        <p class="lesson" data-testid="lesson">
+          <b>{cur.name}</b>: {cur.lesson || cur.description}
+          {cur.lesson && cur.description ? <span class="libdesc"> (library: {cur.description})</span> : null}
+        </p>
+      )}
+      {paste && <PasteBox onDone={() => setPaste(false)} />}
+    </header>
+  );
+}
+
+function PasteBox({ onDone }) {
+  const ref = useRef(null);
+  return (
+    <div class="paste">
+      <textarea ref={ref} rows={8} placeholder="paste a graph document (JSON) or graph text" data-testid="paste-text" />
+      <div>
+        <button data-testid="paste-import" onClick={() => { if (importGraph(ref.current.value, 'the pasted graph')) onDone(); }}>Import</button>
+        <button onClick={onDone}>Cancel</button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,300 @@
+// Timeline.jsx: the plan over time. One lane per chunk of each buffer type;
+// x = step, y = byte offset; a rectangle per tensor over its lifetime.
+//
+// Below RECT_LIMIT rectangles they are SVG; above, one canvas. Either way an
+// SVG overlay draws axes, chunk and max-size lines, the step cursor, free
+// gaps and the selection, and one d3-zoom on the container drives a shared
+// x zoom (wheel, drag) and a y zoom per lane (shift+wheel). Hit testing is
+// geometric (core/timeline-layout.js), the same for both renderers.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useSignal } from '@preact/signals';
+import { select as d3select } from 'd3-selection';
+import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
+import { scaleLinear } from 'd3-scale';
+import { axisTop, axisLeft } from 'd3-axis';
+import { model, showViews, stepInfo, step, selected, hovered, hover, select, setStep, picking, pickSource } from '../state.js';
+import {
+  timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt,
+  zoomXBy, zoomYBy, IDENTITY_X, IDENTITY_Y,
+} from '../core/timeline-layout.js';
+import { fillColor, strokeColor, COLORS } from '../core/colors.js';
+import { formatBytes } from '../core/format.js';
+import { timelineSvg } from '../core/timeline-svg.js';
+import { drawCanvas } from './timeline-canvas.js';
+import { Tooltip } from './Tooltip.jsx';
+import { registerTimelineExporter } from './io.js';
+
+/** past this many rectangles the timeline draws on a canvas */
+export const RECT_LIMIT = 2000;
+
+export function Timeline() {
+  const m = model.value;
+  const views = showViews.value;
+  const box = useRef(null);
+  const canvas = useRef(null);
+  const [width, setWidth] = useState(900);
+  const [zoom, setZoom] = useState({ zx: IDENTITY_X, zys: [] });
+  const zref = useRef(zoom);
+  zref.current = zoom;
+  const pointer = useSignal(null); // read only by the tooltip, so moving the mouse repaints only it
+
+  useEffect(() => {
+    const ro = new ResizeObserver(([e]) => setWidth(Math.max(420, Math.floor(e.contentRect.width))));
+    ro.observe(box.current);
+    return () => ro.disconnect();
+  }, []);
+
+  const layout = useMemo(() => (m ? timelineLayout(m, { width, showViews: views }) : null), [m, width, views]);
+  const nRects = layout ? layout.lanes.reduce((a, l) => a + l.rects.length, 0) : 0;
+  const mode = nRects > RECT_LIMIT ? 'canvas' : 'svg';
+
+  // a new graph (or width) starts unzoomed
+  useEffect(() => { setZoom({ zx: IDENTITY_X, zys: [] }); }, [layout]);
+
+  // d3-zoom: we use only the step between two transforms, as s' = f*s + c
+  const layoutRef = useRef(layout);
+  layoutRef.current = layout;
+  useEffect(() => {
+    const el = box.current;
+    let prev = zoomIdentity;
+    let lane = -1;
+    const z = d3zoom()
+      .scaleExtent([1e-12, 1e12])
+      .filter((e) => (!e.ctrlKey || e.type === 'wheel') && !e.button)
+      .wheelDelta((e) => -(e.deltaY || e.deltaX) * (e.deltaMode === 1 ? 0.05 : e.deltaMode ? 1 : 0.002) * (e.ctrlKey ? 10 : 1))
+      .on('start', (e) => {
+        const L = layoutRef.current;
+        const y = e.sourceEvent ? e.sourceEvent.offsetY ?? -1 : -1;
+        lane = L ? laneAt(L, y) : -1;
+      })
+      .on('zoom', (e) => {
+        const L = layoutRef.current;
+        const t = e.transform;
+        const f = t.k / prev.k;
+        const cx = t.x - f * prev.x;
+        const cy = t.y - f * prev.y;
+        prev = t;
+        if (!L) return;
+        const se = e.sourceEvent;
+        const cur = zref.current;
+        const wheel = se && se.type === 'wheel';
+        let { zx, zys } = cur;
+        zys = zys.slice();
+        if (wheel) {
+          const k = laneAt(L, se.offsetY);
+          if (se.shiftKey) {
+            if (k >= 0) zys[k] = zoomYBy(zys[k] ?? IDENTITY_Y, f, cy, L.lanes[k]);
+          } else {
+            zx = zoomXBy(zx, f, cx, L);
+          }
+        } else {
+          zx = zoomXBy(zx, 1, cx, L);
+          if (lane >= 0) zys[lane] = zoomYBy(zys[lane] ?? IDENTITY_Y, 1, cy, L.lanes[lane]);
+        }
+        const next = { zx, zys };
+        zref.current = next;
+        setZoom(next);
+      });
+    d3select(el).call(z).on('dblclick.zoom', null);
+    return () => d3select(el).on('.zoom', null);
+  }, []);
+
+  // canvas renderer
+  const info = stepInfo.value;
+  useEffect(() => {
+    if (mode === 'canvas' && canvas.current && layout) {
+      const t0 = performance.now();
+      drawCanvas(canvas.current, layout, zoom, info);
+      window.__gallocDrawMs = performance.now() - t0;
+    }
+  }, [mode, layout, zoom, info]);
+
+  // export hook
+  useEffect(() => {
+    if (!layout || !m) return undefined;
+    registerTimelineExporter({
+      svg: () => timelineSvg(layout, m, { zx: zref.current.zx, zys: zref.current.zys, title: m.doc.name }),
+      png: () => svgToPng(timelineSvg(layout, m, { zx: zref.current.zx, zys: zref.current.zys, title: m.doc.name }), layout.width, layout.height),
+    });
+    return () => registerTimelineExporter(null);
+  }, [layout, m]);
+
+  // first paint time, for the e2e measurement
+  useEffect(() => {
+    if (!layout) return;
+    requestAnimationFrame(() => {
+      window.__gallocTimeline = { rects: nRects, mode, paintedAt: performance.now() };
+    });
+  }, [layout, mode]);
+
+  const onMove = (e) => {
+    if (!layout) return;
+    const r = box.current.getBoundingClientRect();
+    const px = e.clientX - r.left;
+    const py = e.clientY - r.top;
+    const i = hitTest(layout, zoom.zx, zoom.zys, px, py);
+    hover(i);
+    pointer.value = i >= 0 ? { x: px, y: py } : null;
+  };
+  const onClick = (e) => {
+    if (!layout) return;
+    const r = box.current.getBoundingClientRect();
+    const px = e.clientX - r.left;
+    const py = e.clientY - r.top;
+    const i = hitTest(layout, zoom.zx, zoom.zys, px, py);
+    if (picking.value && i >= 0) { pickSource(i); return; }
+    if (e.altKey || (step.value !== null && i < 0)) {
+      const s = stepAtBaseX(layout, unzoomX(zoom.zx, px));
+      if (s >= -1 && s < layout.steps) setStep(s);
+      return;
+    }
+    select(i);
+  };
+
+  if (!m || !layout) return <div class="timeline-pane" ref={box} />;
+  return (
+    <div class="timeline-pane">
+      <div class="pane-title">
+        Timeline <span class="hint">{nRects.toLocaleString()} rectangles · {mode} · x: step, y: byte offset in the chunk · click: select · alt+click: go to step</span>
+        <button class="small" onClick={() => setZoom({ zx: IDENTITY_X, zys: [] })} data-testid="reset-zoom">reset zoom</button>
+      </div>
+      <div class="timeline" ref={box} style={{ height: `${layout.height}px` }} data-testid="timeline" data-mode={mode}
+        onPointerMove={onMove} onPointerLeave={() => { hover(-1); pointer.value = null; }} onClick={onClick}>
+        {mode === 'canvas' ? <canvas ref={canvas} class="layer" /> : <SvgRects layout={layout} zoom={zoom} info={info} />}
+        <Overlay layout={layout} zoom={zoom} m={m} info={info} />
+        <Tooltip pointer={pointer} width={layout.width} />
+      </div>
+    </div>
+  );
+}
+
+function SvgRects({ layout, zoom, info }) {
+  const live = info ? new Set([...info.live, ...info.liveViews]) : null;
+  return (
+    <svg class="layer" width={layout.width} height={layout.height} data-testid="timeline-svg">
+      <defs>
+        {layout.lanes.map((l, k) => (
+          <clipPath id={`tl-clip-${k}`}><rect x={layout.left} y={l.top} width={layout.right - layout.left} height={l.height} /></clipPath>
+        ))}
+      </defs>
+      {layout.lanes.map((lane, k) => {
+        const zy = zoom.zys[k] ?? IDENTITY_Y;
+        const bottom = lane.top + lane.height;
+        const sy = lane.height / lane.domain;
+        return (
+          <g clip-path={`url(#tl-clip-${k})`}>
+            <g transform={`translate(${zoom.zx.x} ${bottom - zy.t}) scale(${zoom.zx.k} ${-zy.k})`}>
+              {lane.rects.map((r) => {
+                const x0 = baseX(layout, r.first);
+                const x1 = baseX(layout, (r.view ? r.last : r.end) + 1);
+                const faded = live && !live.has(r.i);
+                return (
+                  <rect data-t={r.i} x={x0} y={r.offset * sy} width={Math.max(x1 - x0, 0.5)} height={Math.max(r.size * sy, 0.01)}
+                    fill={r.view ? 'none' : fillColor(r.family, r.i)} stroke={strokeColor(r.family)}
+                    stroke-width={r.view ? 1 : 0.5} stroke-dasharray={r.view ? '3 2' : undefined}
+                    vector-effect="non-scaling-stroke" opacity={faded ? COLORS.faded : 1} />
+                );
+              })}
+            </g>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+function Overlay({ layout, zoom, m, info }) {
+  const axisRef = useRef(null);
+  const laneAxes = useRef([]);
+  const sel = selected.value;
+  const hov = hovered.value;
+  const s = step.value;
+  const x = (st) => zoomX(zoom.zx, baseX(layout, st));
+  useEffect(() => {
+    const xs = scaleLinear().domain([-1, layout.steps]).range([x(-1), x(layout.steps)]);
+    const ticks = Math.max(2, Math.floor((layout.right - layout.left) / 70));
+    const ax = axisTop(xs).ticks(ticks).tickFormat((v) => (Number.isInteger(v) ? String(v) : ''));
+    const g = d3select(axisRef.current).call(ax);
+    g.selectAll('.tick').style('display', (v) => (xs(v) < layout.left - 1 || xs(v) > layout.right + 1 ? 'none' : null));
+    layout.lanes.forEach((lane, k) => {
+      const el = laneAxes.current[k];
+      if (!el) return;
+      const zy = zoom.zys[k] ?? IDENTITY_Y;
+      const ys = scaleLinear().domain([bytesAtY(lane, zy, lane.top + lane.height), bytesAtY(lane, zy, lane.top)]).range([lane.top + lane.height, lane.top]);
+      d3select(el).call(axisLeft(ys).ticks(lane.height > 100 ? 4 : 2).tickFormat((v) => formatBytes(v)).tickSizeOuter(0));
+    });
+  });
+  const selRect = sel >= 0 ? m.byTensor[sel] : null;
+  const hovRect = hov >= 0 ? m.byTensor[hov] : null;
+  const laneIndex = (r) => layout.lanes.findIndex((l) => l.buffer === r.buffer && l.chunk === r.chunk);
+  const outline = (r, cls) => {
+    if (!r) return null;
+    const k = laneIndex(r);
+    if (k < 0) return null;
+    const b = rectBox(layout, layout.lanes[k], r, zoom.zx, zoom.zys[k] ?? IDENTITY_Y);
+    return <rect class={cls} x={b.x - 1} y={b.y - 1} width={b.w + 2} height={b.h + 2} />;
+  };
+  const family = selRect ? m.rects.filter((r) => r.family === selRect.family && r.i !== sel) : [];
+  const parentRect = selRect && selRect.parent >= 0 ? m.byTensor[selRect.parent] : null;
+  return (
+    <svg class="overlay" width={layout.width} height={layout.height}>
+      <g ref={axisRef} class="axis" transform={`translate(0 ${layout.sections.length ? layout.sections[0].top - 4 : 24})`} />
+      {layout.sections.map((sec) => {
+        const b = m.buffers[sec.buffer];
+        return (
+          <text class="section" x={8} y={sec.top + 15}>
+            {b.name}: {formatBytes(b.size)} in {b.chunkSizes.length} chunk{b.chunkSizes.length === 1 ? '' : 's'}
+            {b.maxSize ? ` · max ${formatBytes(b.maxSize)}` : ''} · align {b.alignment}
+            {sec.empty ? ' — no memory needed' : ''}
+          </text>
+        );
+      })}
+      {layout.lanes.map((lane, k) => {
+        const zy = zoom.zys[k] ?? IDENTITY_Y;
+        const cy = byteY(lane, zy, lane.size);
+        const my = lane.maxSize ? byteY(lane, zy, lane.maxSize) : null;
+        const hw = info ? info.highWater.find((h) => h.buffer === lane.buffer && h.chunk === lane.chunk) : null;
+        return (
+          <g>
+            <rect class="lane-frame" x={layout.left} y={lane.top} width={layout.right - layout.left} height={lane.height} />
+            <g ref={(el) => { laneAxes.current[k] = el; }} class="axis y" transform={`translate(${layout.left} 0)`} />
+            <text class="lane-label" x={layout.right - 4} y={lane.top + 11} text-anchor="end">chunk {lane.chunk} · {formatBytes(lane.size)}</text>
+            <svg x={layout.left} y={lane.top} width={layout.right - layout.left} height={lane.height} overflow="hidden">
+              <g transform={`translate(${-layout.left} ${-lane.top})`}>
+                {cy >= lane.top && cy <= lane.top + lane.height && <line class="chunk-line" x1={layout.left} x2={layout.right} y1={cy} y2={cy} />}
+                {my !== null && my >= lane.top && my <= lane.top + lane.height && <line class="max-line" x1={layout.left} x2={layout.right} y1={my} y2={my} />}
+                {hw && <line class="hw-line" x1={layout.left} x2={layout.right} y1={byteY(lane, zy, hw.size)} y2={byteY(lane, zy, hw.size)} />}
+                {info && info.gaps.filter((g) => g.buffer === lane.buffer && g.chunk === lane.chunk).map((g) => {
+                  const y0 = byteY(lane, zy, g.offset + g.size);
+                  const y1 = byteY(lane, zy, g.offset);
+                  return <rect class="gap" x={x(s)} y={y0} width={Math.max(x(s + 1) - x(s), 2)} height={Math.max(y1 - y0, 1)} />;
+                })}
+              </g>
+            </svg>
+          </g>
+        );
+      })}
+      {s !== null && <rect class="cursor" x={x(s)} y={layout.sections[0]?.top ?? 0} width={Math.max(x(s + 1) - x(s), 1.5)} height={layout.height - (layout.sections[0]?.top ?? 0)} />}
+      {info && info.placed.map((i) => outline(m.byTensor[i], 'placed'))}
+      {info && info.freed.map((i) => outline(m.byTensor[i], 'freed'))}
+      {family.slice(0, 400).map((r) => outline(r, 'family'))}
+      {parentRect && outline(parentRect, 'parent')}
+      {outline(selRect, 'selected')}
+      {hov !== sel && outline(hovRect, 'hovered')}
+    </svg>
+  );
+}
+
+async function svgToPng(svgText, w, h) {
+  const img = new Image();
+  const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));
+  await new Promise((ok, fail) => { img.onload = ok; img.onerror = fail; img.src = url; });
+  const c = document.createElement('canvas');
+  c.width = w * 2;
+  c.height = h * 2;
+  const ctx = c.getContext('2d');
+  ctx.scale(2, 2);
+  ctx.drawImage(img, 0, 0);
+  URL.revokeObjectURL(url);
+  return new Promise((ok) => c.toBlob(ok, 'image/png'));
+}

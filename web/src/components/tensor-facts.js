@@ -1,0 +1,28 @@
+// tensor-facts.js: the lines the tooltip and the inspector show for a tensor.
+import { formatBytes, formatShape } from '../core/format.js';
+import { placementReason } from '../core/reasons.js';
+
+/**
+ * @param {object} m model
+ * @param {number} i tensor index
+ * @returns {{name: string, op: string, type: string, shape: string, bytes: string, where: string, steps: string, why: string}}
+ */
+export function tensorFacts(m, i) {
+  const t = m.doc.tensors[i];
+  const r = m.byTensor[i];
+  const bytes = m.info.bytes[i];
+  let where = '';
+  let steps = '';
+  if (r) {
+    const bt = m.doc.buffer_types[r.buffer]?.name ?? r.buffer;
+    where = `${bt} · chunk ${r.chunk} · offset ${r.offset} · [${r.offset}, ${r.offset + r.size})${r.padded !== r.size ? ` padded to ${r.padded}` : ''}`;
+    const from = r.first < 0 ? 'before the first node' : `step ${r.first}`;
+    steps = `memory from ${from} to step ${r.last}`;
+    if (r.heir >= 0) steps += `, then handed to ${m.doc.tensors[r.heir].name} in place`;
+  }
+  const opName = t.op === 'NONE' ? (t.buffer_type !== undefined && t.buffer_type !== null ? 'weight / external' : (t.flags || []).includes('input') ? 'input' : 'leaf') : t.op;
+  return {
+    name: t.name || `#${i}`, op: opName, type: t.type, shape: formatShape(t.ne), bytes: formatBytes(bytes),
+    where, steps, why: placementReason(m, i),
+  };
+}

@@ -1,0 +1,320 @@
+// galloc.js: the JS API of the galloc WebAssembly module (build/wasm/galloc.{mjs,wasm}).
+//
+// Loads the module once, in the browser (fetching galloc.wasm, or options.wasmUrl) or in
+// Node (reading it from disk), and wraps the C exports of c/wasm/galloc-wasm.c: graph
+// documents go in as UTF-8 JSON, plan documents come out parsed. Library errors are thrown
+// as Error with the library's one-line message; the instance keeps working after them.
+
+/**
+ * @typedef {object} GallocPreset
+ * @property {string} name         the preset's name ("test_view_inplace", "realloc_a", ...)
+ * @property {string} description  one sentence: what the preset shows
+ */
+
+/**
+ * @typedef {object} GallocLoadOptions
+ * @property {string|URL} [wasmUrl]         where galloc.wasm is (default: build/wasm/galloc.wasm,
+ *   resolved against this file, which bundlers such as Vite turn into an asset URL)
+ * @property {ArrayBuffer|Uint8Array} [wasmBinary] the .wasm bytes themselves (nothing is fetched)
+ * @property {(options: object) => Promise<object>} [factory] the emscripten factory (the default
+ *   export of galloc.mjs), when the caller has imported it itself
+ * @property {boolean} [fresh] load a new, uncached instance instead of the shared one
+ */
+
+/**
+ * An Error thrown by the library. `message` is the library's one-line message (for a document
+ * error it starts with the JSON path of the culprit: "tensors[3].src[0]: ..."), `code` names
+ * the kind of failure.
+ * @typedef {Error & { code: GallocErrorCode, status: number }} GallocError
+ */
+
+/**
+ * @typedef {'invalid-document'|'plan-failed'|'out-of-memory'|'not-found'|'bad-argument'|'module-aborted'} GallocErrorCode
+ */
+
+// galloc_wasm_last_status() values (enum galloc_wasm_status in c/wasm/galloc-wasm.c)
+const STATUS_CODES = ['ok', 'invalid-document', 'plan-failed', 'out-of-memory', 'not-found', 'bad-argument'];
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8');
+
+/** @type {Promise<Galloc>|null} the shared instance */
+let shared = null;
+
+/**
+ * Load the module (once: later calls return the same instance, whatever their options, unless
+ * `fresh` is set). Rejects when the .wasm cannot be found or compiled.
+ * @param {GallocLoadOptions} [options]
+ * @returns {Promise<Galloc>}
+ */
+export async function loadGalloc(options = {}) {
+  if (options.fresh) return instantiate(options);
+  if (shared === null) {
+    shared = instantiate(options).catch((e) => {
+      shared = null; // let a later call try again
+      throw e;
+    });
+  }
+  return shared;
+}
+
+/** true under Node (and Vitest), where fetch of file: URLs does not work */
+function isNode() {
+  return typeof process === 'object' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+}
+
+/**
+ * @param {GallocLoadOptions} options
+ * @returns {Promise<Galloc>}
+ */
+async function instantiate(options) {
+  const factory = options.factory ?? (await import('../../../build/wasm/galloc.mjs')).default;
+  const wasmUrl = options.wasmUrl ?? new URL('../../../build/wasm/galloc.wasm', import.meta.url);
+  const moduleOptions = {
+    locateFile: (path) => (path.endsWith('.wasm') ? String(wasmUrl) : path),
+    print: () => {},
+    printErr: () => {},
+  };
+  if (options.wasmBinary) {
+    moduleOptions.wasmBinary = options.wasmBinary;
+  } else if (isNode()) {
+    const url = new URL(String(wasmUrl), import.meta.url);
+    if (url.protocol === 'file:') {
+      const fsName = 'node:fs/promises'; // kept out of reach of browser bundlers
+      const { readFile } = await import(/* @vite-ignore */ fsName);
+      moduleOptions.wasmBinary = await readFile(url);
+    } else {
+      moduleOptions.wasmBinary = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    }
+  }
+  const module = await factory(moduleOptions);
+  return new Galloc(module);
+}
+
+/**
+ * JSON.stringify that writes BigInt as decimal strings (the document format's way for numbers
+ * past 2^53)
+ * @param {object} value
+ * @returns {string}
+ */
+function toJSON(value) {
+  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
+/**
+ * One loaded module. Every method is synchronous; methods that allocate in the module free
+ * what they allocated on every path, so heapUsed() is the same before and after each call.
+ */
+export class Galloc {
+  /** @param {any} module the emscripten module */
+  constructor(module) {
+    /**
+     * @private the emscripten module (not enumerable: test runners and devtools would walk its
+     * heap views)
+     * @type {any}
+     */
+    this.m = undefined;
+    Object.defineProperty(this, 'm', { value: module, enumerable: false });
+    /** @private @type {string|null} why the module stopped, once it has */
+    this.dead = null;
+  }
+
+  /**
+   * Plan a graph document (spec/graph-format.md).
+   * Numbers in the plan are plain numbers up to 2^53; larger ones (sizes near SIZE_MAX) stay
+   * decimal strings, exactly as the document carries them (use BigInt(x) to compute with them).
+   * @param {object|string} graph a graph document, as an object (BigInt values are written as
+   *   decimal strings) or as JSON text
+   * @returns {object} the "galloc-plan" document
+   * @throws {GallocError} when the document is invalid or cannot be planned
+   */
+  plan(graph) {
+    return JSON.parse(this.planText(graph));
+  }
+
+  /**
+   * Like plan(), but the plan document as the library wrote it (JSON text, one tensor a line),
+   * byte for byte what the native CLI prints.
+   * @param {object|string} graph
+   * @returns {string}
+   * @throws {GallocError}
+   */
+  planText(graph) {
+    return this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_plan(ptr, len));
+  }
+
+  /**
+   * Read and check a graph document and return it in full: nodes and leafs built when it gave
+   * "outputs", defaults (buffer types, strides) filled in.
+   * @param {object|string} graph
+   * @returns {object} the "galloc-graph" document
+   * @throws {GallocError} when the document is invalid
+   */
+  normalize(graph) {
+    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_graph(ptr, len)));
+  }
+
+  /**
+   * The built-in example graphs.
+   * @returns {GallocPreset[]}
+   */
+  presets() {
+    this.alive();
+    const n = this.call(() => this.m._galloc_wasm_preset_count());
+    const list = [];
+    for (let i = 0; i < n; i++) {
+      list.push({
+        name: this.cString(this.call(() => this.m._galloc_wasm_preset_name(i))),
+        description: this.cString(this.call(() => this.m._galloc_wasm_preset_description(i))),
+      });
+    }
+    return list;
+  }
+
+  /**
+   * A preset's graph document.
+   * @param {string} name one of presets()' names
+   * @returns {object} the "galloc-graph" document
+   * @throws {GallocError} with code 'not-found' for an unknown name
+   */
+  preset(name) {
+    return JSON.parse(this.presetText(name));
+  }
+
+  /**
+   * A preset's graph document as JSON text.
+   * @param {string} name
+   * @returns {string}
+   * @throws {GallocError}
+   */
+  presetText(name) {
+    return this.withInput(String(name), (ptr) => this.m._galloc_wasm_preset_document(ptr));
+  }
+
+  /**
+   * The library's version.
+   * @returns {string} e.g. "0.1.0"
+   */
+  version() {
+    this.alive();
+    return this.cString(this.call(() => this.m._galloc_wasm_version()));
+  }
+
+  /**
+   * Bytes the module's malloc has handed out and not taken back (not the heap's length, which
+   * only grows). For leak tests: the same before and after any number of calls.
+   * @returns {number}
+   */
+  heapUsed() {
+    this.alive();
+    return this.call(() => this.m._galloc_wasm_heap_used());
+  }
+
+  // ---- private -------------------------------------------------------------------------
+
+  /** @private throw when the module has stopped */
+  alive() {
+    if (this.dead !== null) {
+      throw gallocError(`the galloc module stopped earlier (${this.dead}); load a fresh one`, 'module-aborted', -1);
+    }
+  }
+
+  /**
+   * @private run an export; a trap or abort inside it (a broken invariant: never the input's
+   * fault) marks the instance dead and becomes a GallocError
+   * @template T
+   * @param {() => T} fn
+   * @returns {T}
+   */
+  call(fn) {
+    try {
+      return fn();
+    } catch (e) {
+      this.dead = e?.message ?? String(e);
+      if (shared !== null) shared.then((g) => g === this && (shared = null), () => {});
+      throw gallocError(`the galloc module stopped: ${this.dead}`, 'module-aborted', -1);
+    }
+  }
+
+  /** @private the error the last failed export left */
+  lastError() {
+    const status = this.m._galloc_wasm_last_status();
+    const message = this.cString(this.m._galloc_wasm_last_error()) || 'unknown error';
+    return gallocError(message, STATUS_CODES[status] ?? 'bad-argument', status);
+  }
+
+  /**
+   * @private a graph document (object or text) as UTF-8 in the module, handed to fn
+   * @param {object|string} graph
+   * @param {(ptr: number, len: number) => number} fn returns a string the caller owns, or 0
+   * @returns {string}
+   */
+  withDocument(graph, fn) {
+    const text = typeof graph === 'string' ? graph : toJSON(graph);
+    return this.withInput(text, fn);
+  }
+
+  /**
+   * @private copy text into a module buffer (NUL-terminated), call fn(ptr, byteLength), take
+   * the string it returns; the buffer and the result are freed on every path
+   * @param {string} text
+   * @param {(ptr: number, len: number) => number} fn
+   * @returns {string}
+   */
+  withInput(text, fn) {
+    this.alive();
+    const bytes = encoder.encode(text);
+    const ptr = this.call(() => this.m._galloc_wasm_alloc(bytes.length + 1)) >>> 0;
+    if (ptr === 0) throw this.lastError();
+    try {
+      const heap = this.m.HEAPU8;
+      heap.set(bytes, ptr);
+      heap[ptr + bytes.length] = 0;
+      const result = this.call(() => fn(ptr, bytes.length)) >>> 0;
+      if (result === 0) throw this.lastError();
+      return this.takeString(result);
+    } finally {
+      if (this.dead === null) this.m._galloc_wasm_free(ptr);
+    }
+  }
+
+  /**
+   * @private decode and free a string returned by an export (length from result_length)
+   * @param {number} ptr
+   * @returns {string}
+   */
+  takeString(ptr) {
+    try {
+      const len = this.m._galloc_wasm_result_length() >>> 0;
+      return decoder.decode(this.m.HEAPU8.subarray(ptr, ptr + len));
+    } finally {
+      this.m._galloc_wasm_free(ptr);
+    }
+  }
+
+  /**
+   * @private a NUL-terminated string the module owns
+   * @param {number} ptr
+   * @returns {string}
+   */
+  cString(ptr) {
+    ptr >>>= 0;
+    if (ptr === 0) throw this.lastError();
+    const heap = this.m.HEAPU8;
+    const end = heap.indexOf(0, ptr);
+    return decoder.decode(heap.subarray(ptr, end < 0 ? heap.length : end));
+  }
+}
+
+/**
+ * @param {string} message
+ * @param {GallocErrorCode} code
+ * @param {number} status
+ * @returns {GallocError}
+ */
+function gallocError(message, code, status) {
+  const e = /** @type {GallocError} */ (new Error(message));
+  e.code = code;
+  e.status = status;
+  return e;
+}

@@ -1,0 +1,234 @@
+// timeline-layout.js: geometry of the timeline, without drawing it.
+//
+// One section per buffer type, one lane per chunk. x: execution step
+// (a column per step, column -1 for memory handed out before the first
+// node); y: byte offset in the chunk, 0 at the lane's bottom. The same
+// geometry serves the SVG and the canvas renderers, hit testing and the
+// SVG export. Zoom: one x transform for all lanes ({k, x}: px = x + k*base),
+// one y transform per lane ({k, t}: height above the lane's bottom = t + k*v).
+
+/**
+ * @typedef {{k: number, x: number}} ZoomX
+ * @typedef {{k: number, t: number}} ZoomY
+ * @typedef {object} Lane
+ * @property {number} buffer
+ * @property {number} chunk
+ * @property {number} top      px
+ * @property {number} height   px
+ * @property {number} size     the chunk's bytes
+ * @property {number} domain   bytes at the lane's top (same for every lane of a buffer type)
+ * @property {number|null} maxSize
+ * @property {object[]} rects  the rects drawn in it
+ * @typedef {object} Layout
+ * @property {number} width
+ * @property {number} height
+ * @property {number} left     plot area, px
+ * @property {number} right
+ * @property {number} steps
+ * @property {Lane[]} lanes
+ * @property {Array<{buffer: number, top: number, title: string, empty: boolean}>} sections
+ */
+
+export const MARGIN = { left: 78, right: 14, top: 30, bottom: 10 };
+
+/**
+ * Lay out lanes for a model (see plan-model.js).
+ * @param {{steps: number, rects: object[], buffers: object[]}} model
+ * @param {{width: number, laneHeight?: number, showViews?: boolean}} opts
+ * @returns {Layout}
+ */
+export function timelineLayout(model, { width, laneHeight, showViews = true }) {
+  const lanes = [];
+  const sections = [];
+  let y = MARGIN.top;
+  const maxChunks = Math.max(1, ...model.buffers.map((b) => b.chunkSizes.length));
+  const lh = laneHeight ?? (maxChunks > 6 ? 64 : maxChunks > 2 ? 96 : 150);
+  for (const b of model.buffers) {
+    const empty = b.chunkSizes.length === 0;
+    sections.push({ buffer: b.index, top: y, title: b.name, empty });
+    y += 22;
+    if (empty) { y += 14; continue; }
+    const biggest = Math.max(1, ...b.chunkSizes);
+    const domain = b.maxSize && b.maxSize <= biggest * 1.6 ? Math.max(biggest, b.maxSize) : biggest;
+    b.chunkSizes.forEach((size, c) => {
+      lanes.push({ buffer: b.index, chunk: c, top: y, height: lh, size, domain: domain * 1.04, maxSize: b.maxSize, rects: [] });
+      y += lh + 8;
+    });
+    y += 6;
+  }
+  const laneOf = new Map(lanes.map((l, k) => [`${l.buffer}:${l.chunk}`, k]));
+  for (const r of model.rects) {
+    if (r.view && !showViews) continue;
+    const k = laneOf.get(`${r.buffer}:${r.chunk}`);
+    if (k !== undefined) lanes[k].rects.push(r);
+  }
+  // owners first, views on top
+  for (const l of lanes) l.rects.sort((a, b) => (a.view === b.view ? 0 : a.view ? 1 : -1));
+  return { width, height: y + MARGIN.bottom, left: MARGIN.left, right: width - MARGIN.right, steps: model.steps, lanes, sections };
+}
+
+/**
+ * Base x (before zoom) of a step boundary: step s's column spans [baseX(s), baseX(s+1)).
+ * @param {Layout} layout
+ * @param {number} s
+ * @returns {number}
+ */
+export function baseX(layout, s) {
+  const span = layout.steps + 1;
+  return layout.left + ((s + 1) / span) * (layout.right - layout.left);
+}
+
+/**
+ * The step under a base x.
+ * @param {Layout} layout
+ * @param {number} bx
+ * @returns {number}
+ */
+export function stepAtBaseX(layout, bx) {
+  const span = layout.steps + 1;
+  return Math.floor(((bx - layout.left) / (layout.right - layout.left)) * span) - 1;
+}
+
+/** @param {ZoomX} zx @param {number} bx @returns {number} */
+export const zoomX = (zx, bx) => zx.x + zx.k * bx;
+/** @param {ZoomX} zx @param {number} px @returns {number} */
+export const unzoomX = (zx, px) => (px - zx.x) / zx.k;
+
+/**
+ * Pixel box of a rect (screen coordinates, after zoom; not clipped).
+ * @param {Layout} layout
+ * @param {Lane} lane
+ * @param {object} r rect
+ * @param {ZoomX} zx
+ * @param {ZoomY} zy
+ * @returns {{x: number, y: number, w: number, h: number}}
+ */
+export function rectBox(layout, lane, r, zx, zy) {
+  const x0 = zoomX(zx, baseX(layout, r.first));
+  const x1 = zoomX(zx, baseX(layout, (r.view ? r.last : r.end ?? r.last) + 1));
+  const scale = lane.height / lane.domain;
+  const bottom = lane.top + lane.height;
+  const v0 = zy.t + zy.k * r.offset * scale;
+  const v1 = zy.t + zy.k * (r.offset + Math.max(r.size, 0)) * scale;
+  return { x: x0, y: bottom - v1, w: Math.max(x1 - x0, 0.5), h: Math.max(v1 - v0, 0.75) };
+}
+
+/**
+ * Screen y of a byte offset in a lane.
+ * @param {Lane} lane
+ * @param {ZoomY} zy
+ * @param {number} bytes
+ * @returns {number}
+ */
+export function byteY(lane, zy, bytes) {
+  return lane.top + lane.height - (zy.t + zy.k * bytes * (lane.height / lane.domain));
+}
+
+/**
+ * Byte offset at a screen y in a lane.
+ * @param {Lane} lane
+ * @param {ZoomY} zy
+ * @param {number} py
+ * @returns {number}
+ */
+export function bytesAtY(lane, zy, py) {
+  const v = lane.top + lane.height - py;
+  return ((v - zy.t) / zy.k) * (lane.domain / lane.height);
+}
+
+/**
+ * The lane under a screen y, or -1.
+ * @param {Layout} layout
+ * @param {number} py
+ * @returns {number}
+ */
+export function laneAt(layout, py) {
+  return layout.lanes.findIndex((l) => py >= l.top && py < l.top + l.height);
+}
+
+/**
+ * The tensor under a point: the smallest rect containing it (views win
+ * over their root at equal size), or -1.
+ * @param {Layout} layout
+ * @param {ZoomX} zx
+ * @param {ZoomY[]} zys one per lane
+ * @param {number} px
+ * @param {number} py
+ * @returns {number} tensor index
+ */
+export function hitTest(layout, zx, zys, px, py) {
+  const k = laneAt(layout, py);
+  if (k < 0 || px < layout.left || px > layout.right) return -1;
+  const lane = layout.lanes[k];
+  const zy = zys[k] ?? IDENTITY_Y;
+  const step = stepAtBaseX(layout, unzoomX(zx, px));
+  const bytes = bytesAtY(lane, zy, py);
+  const tol = (lane.domain / lane.height / zy.k) * 1.5;
+  let best = -1;
+  let bestSize = Infinity;
+  for (const r of lane.rects) {
+    if (step < r.first || step > (r.view ? r.last : r.end ?? r.last)) continue;
+    if (bytes < r.offset - tol || bytes > r.offset + r.size + tol) continue;
+    const s = r.size + (r.view ? -0.5 : 0);
+    if (s < bestSize) { best = r.i; bestSize = s; }
+  }
+  return best;
+}
+
+export const IDENTITY_X = Object.freeze({ k: 1, x: 0 });
+export const IDENTITY_Y = Object.freeze({ k: 1, t: 0 });
+
+/**
+ * Apply a screen-space step to the x transform: a pan by c pixels (f = 1) or
+ * a zoom by f about the point p = c / (1 - f) (as d3-zoom reports it,
+ * s' = f*s + c). Kept so the plot never shrinks below its width nor
+ * leaves its edges.
+ * @param {ZoomX} zx
+ * @param {number} f
+ * @param {number} c
+ * @param {Layout} layout
+ * @returns {ZoomX}
+ */
+export function zoomXBy(zx, f, c, layout) {
+  let k = zx.k;
+  let x = zx.x;
+  if (f === 1) {
+    x += c;
+  } else {
+    const p = c / (1 - f);
+    k = Math.min(Math.max(zx.k * f, 1), 1e7);
+    const g = k / zx.k;
+    x = g * zx.x + p * (1 - g);
+  }
+  const L = layout.left;
+  const R = layout.right;
+  x = Math.min(x, L - k * L);
+  x = Math.max(x, R - k * R);
+  return { k, x };
+}
+
+/**
+ * The same for one lane's y transform (py' = f*py + c), kept so the lane
+ * never shows below offset 0 nor past its top.
+ * @param {ZoomY} zy
+ * @param {number} f
+ * @param {number} c
+ * @param {Lane} lane
+ * @returns {ZoomY}
+ */
+export function zoomYBy(zy, f, c, lane) {
+  const B = lane.top + lane.height;
+  let k = zy.k;
+  let t = zy.t;
+  if (f === 1) {
+    t -= c;
+  } else {
+    const p = c / (1 - f);
+    k = Math.min(Math.max(zy.k * f, 1), 1e9);
+    const g = k / zy.k;
+    t = (B - p) * (1 - g) + g * zy.t;
+  }
+  t = Math.min(t, 0);
+  t = Math.max(t, lane.height - k * lane.height);
+  return { k, t };
+}

@@ -1,0 +1,60 @@
+// timeline-svg.js: the timeline as a standalone SVG document (for export).
+//
+// Built from the same layout as the screen, at the current zoom, as a
+// string; every name from the document is XML-escaped, never markup.
+
+import { rectBox, byteY, baseX, zoomX, IDENTITY_Y } from './timeline-layout.js';
+import { fillColor, strokeColor, COLORS } from './colors.js';
+import { formatBytes } from './format.js';
+
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+
+/**
+ * @param {object} layout timelineLayout(...)
+ * @param {object} model buildModel(...)
+ * @param {{zx: object, zys: object[], title?: string}} view
+ * @returns {string} an SVG document
+ */
+export function timelineSvg(layout, model, { zx, zys, title = '' }) {
+  const out = [];
+  const W = layout.width;
+  const H = layout.height;
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`);
+  out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
+  if (title) out.push(`<text x="8" y="16" font-size="13" font-weight="bold">${esc(title)}</text>`);
+  for (const s of layout.sections) {
+    const b = model.buffers[s.buffer];
+    const text = `${b.name}: ${formatBytes(b.size)} in ${b.chunkSizes.length} chunk(s)${s.empty ? ' — no memory needed' : ''}`;
+    out.push(`<text x="8" y="${s.top + 15}" font-weight="bold">${esc(text)}</text>`);
+  }
+  layout.lanes.forEach((lane, k) => {
+    const zy = zys[k] ?? IDENTITY_Y;
+    const id = `lane${k}`;
+    out.push(`<clipPath id="${id}"><rect x="${layout.left}" y="${lane.top}" width="${layout.right - layout.left}" height="${lane.height}"/></clipPath>`);
+    out.push(`<rect x="${layout.left}" y="${lane.top}" width="${layout.right - layout.left}" height="${lane.height}" fill="#f8fafc" stroke="#e5e7eb"/>`);
+    out.push(`<text x="${layout.left - 6}" y="${lane.top + 12}" text-anchor="end">chunk ${lane.chunk}</text>`);
+    out.push(`<text x="${layout.left - 6}" y="${lane.top + 25}" text-anchor="end" fill="#6b7280">${esc(formatBytes(lane.size))}</text>`);
+    out.push(`<g clip-path="url(#${id})">`);
+    for (const r of lane.rects) {
+      const bx = rectBox(layout, lane, r, zx, zy);
+      if (bx.x + bx.w < layout.left || bx.x > layout.right) continue;
+      const name = esc(model.doc.tensors[r.i].name);
+      if (r.view) {
+        out.push(`<rect x="${bx.x.toFixed(2)}" y="${bx.y.toFixed(2)}" width="${bx.w.toFixed(2)}" height="${bx.h.toFixed(2)}" fill="none" stroke="${strokeColor(r.family)}" stroke-dasharray="3 2"><title>${name}</title></rect>`);
+      } else {
+        out.push(`<rect x="${bx.x.toFixed(2)}" y="${bx.y.toFixed(2)}" width="${bx.w.toFixed(2)}" height="${bx.h.toFixed(2)}" fill="${fillColor(r.family, r.i)}" stroke="${strokeColor(r.family)}" stroke-width="0.5"><title>${name}</title></rect>`);
+      }
+    }
+    const cy = byteY(lane, zy, lane.size);
+    out.push(`<line x1="${layout.left}" x2="${layout.right}" y1="${cy}" y2="${cy}" stroke="${COLORS.chunkLine}"/>`);
+    if (lane.maxSize && lane.maxSize <= lane.domain) {
+      const my = byteY(lane, zy, lane.maxSize);
+      out.push(`<line x1="${layout.left}" x2="${layout.right}" y1="${my}" y2="${my}" stroke="${COLORS.maxLine}" stroke-dasharray="6 3"/>`);
+    }
+    out.push('</g>');
+  });
+  const x0 = zoomX(zx, baseX(layout, -1));
+  out.push(`<text x="${Math.max(layout.left, x0)}" y="${layout.sections[0] ? layout.sections[0].top - 6 : 12}" fill="#6b7280">steps -1 … ${layout.steps - 1}</text>`);
+  out.push('</svg>');
+  return out.join('\n');
+}

@@ -1,0 +1,8 @@
+// main.jsx: mounts the visualizer and loads the WASM module and first graph.
+import { render } from 'preact';
+import { App } from './components/App.jsx';
+import { start } from './state.js';
+import './style.css';
+
+render(<App />, document.getElementById('app'));
+start();

@@ -1,0 +1,490 @@
+// state.js: the visualizer's state, in a few signals, and the only code that changes it.
+//
+// The graph text is the source of truth. Every change (typing, a preset,
+// an import, the buffer panel, the graph view) ends in setText: the text
+// is parsed, the document planned by the WASM module, and only when both
+// succeed do `graph` and `plan` move on; otherwise the error is shown and
+// the last good plan stays on screen. Components read these signals and
+// call the named mutators below; they change nothing themselves.
+
+import { signal, computed, batch } from '@preact/signals';
+import { loadGalloc } from './core/galloc.js';
+import { parseGraphText, graphToText, nameToken } from './core/graph-text.js';
+import { checkGraph, normalizeGraph, removeBufferType as docRemoveBufferType, removeTensors as docRemoveTensors } from './core/graph-model.js';
+import { buildModel } from './core/plan-model.js';
+import { stepState } from './core/steps.js';
+import { presetLesson } from './core/presets-info.js';
+import { sharePayload, encodeShare, decodeShare, withBufferLines } from './core/share.js';
+import { setBufferLine, setTensorBuffer, rewireSource, insertTensor, dependents } from './core/text-edits.js';
+
+// ---- signals ---------------------------------------------------------------------
+
+/** @type {import('@preact/signals').Signal<'loading'|'ready'|'failed'>} */
+export const status = signal('loading');
+/** the loaded module (null until ready) */
+export const galloc = signal(null);
+/** [{name, description, lesson}] */
+export const presets = signal([]);
+/** the preset the graph came from (null after an import) and its text, for short links */
+export const presetName = signal(null);
+export const presetText = signal(null);
+/** the editor's text, and a counter bumped whenever it is replaced from outside the editor */
+export const text = signal('');
+export const textRevision = signal(0);
+/** [{line, message}] from the parser, or from the planner mapped to a line */
+export const textErrors = signal([]);
+/** last good graph (normalized document), the text meta that produced it, and its plan */
+export const graph = signal(null);
+export const meta = signal(null);
+export const plan = signal(null);
+/** {kind: 'error'|'info', message} shown in the banner, or null */
+export const notice = signal(null);
+/** time the last plan took, ms (planning + joining) */
+export const planMs = signal(0);
+/** selected and hovered tensor index, -1 for none */
+export const selected = signal(-1);
+export const hovered = signal(-1);
+/** step-through: null shows every step; a number shows the memory at that step */
+export const step = signal(null);
+export const playing = signal(false);
+/** draw views over their roots */
+export const showViews = signal(true);
+/** {tensor, slot} while the user picks a new source for a slot in a view, else null */
+export const picking = signal(null);
+
+/** the graph and plan joined (see core/plan-model.js) */
+export const model = computed(() => (graph.value && plan.value ? buildModel(graph.value, plan.value) : null));
+/** memory at the current step, or null */
+export const stepInfo = computed(() => (model.value && step.value !== null ? stepState(model.value, step.value) : null));
+
+// ---- loading ---------------------------------------------------------------------
+
+/**
+ * Load the module and the first graph: from the URL fragment if it has one,
+ * else the default preset.
+ * @param {{wasmUrl?: string}} [options]
+ * @returns {Promise<void>}
+ */
+export async function start(options = {}) {
+  try {
+    const g = await loadGalloc(options);
+    batch(() => {
+      galloc.value = g;
+      presets.value = g.presets().map((p) => ({ ...p, lesson: presetLesson(p.name) }));
+      status.value = 'ready';
+    });
+  } catch (e) {
+    status.value = 'failed';
+    notice.value = { kind: 'error', message: `could not load the allocator module: ${e.message}` };
+    return;
+  }
+  let shared = null;
+  try { shared = decodeShare(typeof location === 'undefined' ? '' : location.hash); } catch (e) {
+    notice.value = { kind: 'error', message: e.message };
+  }
+  if (shared && shared.p) {
+    loadPreset(shared.p, shared.b);
+  } else if (shared && shared.t !== undefined) {
+    presetName.value = null;
+    presetText.value = null;
+    replaceText(shared.t);
+  } else {
+    loadPreset(defaultPreset());
+  }
+}
+
+function defaultPreset() {
+  const names = presets.value.map((p) => p.name);
+  return ['llama-tiny', 'test_reuse_and_free'].find((n) => names.includes(n)) ?? names[0];
+}
+
+// ---- the text and its plan -------------------------------------------------------
+
+let parseTimer = null;
+
+/**
+ * The editor's text changed (typing): parse and plan after a short pause.
+ * @param {string} value
+ */
+export function editText(value) {
+  text.value = value;
+  clearTimeout(parseTimer);
+  const delay = value.length > 200000 ? 450 : 150;
+  parseTimer = setTimeout(() => applyText(value), delay);
+}
+
+/**
+ * Replace the text from outside the editor, and plan it now.
+ * @param {string} value
+ * @returns {boolean} whether it parsed and planned
+ */
+export function replaceText(value) {
+  clearTimeout(parseTimer);
+  batch(() => {
+    text.value = value;
+    textRevision.value++;
+  });
+  return applyText(value);
+}
+
+function applyText(value) {
+  const r = parseGraphText(value);
+  if (r.errors) {
+    textErrors.value = r.errors;
+    return false;
+  }
+  return applyDocument(r.doc, r.meta);
+}
+
+/**
+ * Run fn on the module; if the module itself stopped (a trap inside it, never
+ * the input's fault), load a fresh one for the next call and say so.
+ * @template T
+ * @param {(g: object) => T} fn
+ * @returns {T}
+ */
+function withModule(fn) {
+  try {
+    return fn(galloc.value);
+  } catch (e) {
+    if (e && e.code === 'module-aborted') {
+      loadGalloc({ fresh: true }).then((g) => { galloc.value = g; }, () => {});
+      e.message = `${e.message} (the module was reloaded; try again)`;
+    }
+    throw e;
+  }
+}
+
+function applyDocument(doc, m) {
+  const g = galloc.value;
+  if (!g) return false;
+  const t0 = performance.now();
+  let p;
+  try {
+    p = withModule((mod) => mod.plan(doc));
+  } catch (e) {
+    const at = /^tensors\[(\d+)\]/.exec(e.message);
+    const line = at && m.tensorLines[Number(at[1])] ? m.tensorLines[Number(at[1])] : 1;
+    textErrors.value = [{ line, message: `allocator: ${e.message}` }];
+    return false;
+  }
+  const norm = normalizeGraph(doc);
+  batch(() => {
+    textErrors.value = [];
+    graph.value = norm;
+    meta.value = m;
+    plan.value = p;
+    planMs.value = performance.now() - t0;
+    if (selected.value >= norm.tensors.length) selected.value = -1;
+    if (hovered.value >= norm.tensors.length) hovered.value = -1;
+    if (step.value !== null && step.value >= (p.n_steps ?? norm.nodes.length)) step.value = null;
+  });
+  return true;
+}
+
+// ---- presets, import, sharing ----------------------------------------------------
+
+/**
+ * Load a preset of the library (optionally with other @buffer lines, from a link).
+ * @param {string} name
+ * @param {string[]} [bufferLines]
+ */
+export function loadPreset(name, bufferLines) {
+  const g = galloc.value;
+  if (!g) return;
+  let t;
+  try {
+    t = graphToText(withModule((mod) => mod.preset(name)));
+  } catch (e) {
+    notice.value = { kind: 'error', message: `preset ${name}: ${e.message}` };
+    return;
+  }
+  batch(() => {
+    presetName.value = name;
+    presetText.value = t;
+    notice.value = null;
+    selected.value = -1;
+    step.value = null;
+    playing.value = false;
+  });
+  replaceText(bufferLines ? withBufferLines(t, bufferLines) : t);
+}
+
+/**
+ * Import a graph document (JSON text or object) or graph text. On failure the
+ * current graph stays and the banner says why.
+ * @param {string|object} input
+ * @param {string} [source] where it came from, for messages
+ * @returns {boolean}
+ */
+export function importGraph(input, source = 'the input') {
+  let t;
+  try {
+    if (typeof input === 'string' && !input.trimStart().startsWith('{')) {
+      const r = parseGraphText(input);
+      if (r.errors) throw new Error(`line ${r.errors[0].line}: ${r.errors[0].message}`);
+      t = input;
+    } else {
+      const doc = checkGraph(typeof input === 'string' ? input : structuredClone(input));
+      withModule((mod) => mod.normalize(doc));
+      t = graphToText(doc);
+    }
+  } catch (e) {
+    notice.value = { kind: 'error', message: `could not import ${source}: ${e.message}` };
+    return false;
+  }
+  const keep = { text: text.value, errors: textErrors.value };
+  const ok = replaceText(t);
+  if (!ok) {
+    const why = textErrors.value[0]?.message ?? 'it could not be planned';
+    batch(() => {
+      text.value = keep.text;
+      textRevision.value++;
+      textErrors.value = keep.errors;
+      notice.value = { kind: 'error', message: `could not import ${source}: ${why}` };
+    });
+    return false;
+  }
+  batch(() => {
+    presetName.value = null;
+    presetText.value = null;
+    selected.value = -1;
+    step.value = null;
+    notice.value = { kind: 'info', message: `imported ${source}: ${graph.value.tensors.length} tensors, ${graph.value.nodes.length} nodes` };
+  });
+  return true;
+}
+
+/**
+ * The link that reopens the current graph and limits.
+ * @returns {string} a URL fragment without '#'
+ */
+export function shareFragment() {
+  return encodeShare(sharePayload({ text: text.value, preset: presetName.value, presetText: presetText.value }));
+}
+
+/** @param {string|null} message */
+export function setNotice(message, kind = 'info') {
+  notice.value = message ? { kind, message } : null;
+}
+
+// ---- buffer types ----------------------------------------------------------------
+
+function editBuffer(b, change) {
+  const d = graph.value;
+  if (!d || !meta.value) return false;
+  const types = d.buffer_types.map((t) => ({ ...t }));
+  if (b >= types.length) types.push({ name: `buft${b}`, alignment: 32, max_size: null });
+  Object.assign(types[b], change);
+  return replaceText(setBufferLine(text.value, meta.value, b, types));
+}
+
+/**
+ * Set a buffer type's max size (bytes, BigInt/number/string; null: none).
+ * @param {number} b
+ * @param {bigint|number|string|null} bytes
+ */
+export function setMaxSize(b, bytes) {
+  const v = bytes === null ? null : BigInt(bytes);
+  if (v !== null && v <= 0n) { setNotice('the max size must be more than 0 bytes', 'error'); return false; }
+  return editBuffer(b, { max_size: v === null ? null : v.toString() });
+}
+
+/** @param {number} b @param {number} alignment a power of two */
+export function setAlignment(b, alignment) {
+  return editBuffer(b, { alignment });
+}
+
+/** @param {number} b @param {string} name */
+export function renameBuffer(b, name) {
+  if (!name.trim()) return false;
+  const d = graph.value;
+  const types = d.buffer_types.map((t, k) => (k === b ? { ...t, name: name.trim() } : t));
+  return replaceText(graphToText({ ...d, buffer_types: types }));
+}
+
+/** add a buffer type (host-like: alignment 32, no max size) */
+export function addBufferType() {
+  const d = graph.value;
+  if (!d) return false;
+  const names = new Set(d.buffer_types.map((t) => t.name));
+  let k = d.buffer_types.length;
+  while (names.has(`buft${k}`)) k++;
+  const types = [...d.buffer_types, { name: `buft${k}`, alignment: 32, max_size: null }];
+  return replaceText(setBufferLine(text.value, meta.value, d.buffer_types.length, types));
+}
+
+/** remove buffer type b; what was assigned to it moves to the previous type */
+export function removeBufferType(b) {
+  try {
+    return replaceText(graphToText(docRemoveBufferType(graph.value, b)));
+  } catch (e) {
+    setNotice(e.message, 'error');
+    return false;
+  }
+}
+
+function bufToken(b) {
+  const types = graph.value.buffer_types;
+  const name = types[b].name;
+  return /^[A-Za-z_][A-Za-z0-9_.\-]*$/.test(name) && types.findIndex((t) => t.name === name) === b && name !== '_' && name !== 'none' ? name : String(b);
+}
+
+/**
+ * Assign a tensor's node (or leaf) to a buffer type.
+ * @param {number} i
+ * @param {number} b
+ */
+export function assignBuffer(i, b) {
+  if (!graph.value || !meta.value) return false;
+  return replaceText(setTensorBuffer(text.value, meta.value, i, b === 0 ? null : bufToken(b)));
+}
+
+// ---- graph edits -----------------------------------------------------------------
+
+function refTo(i, at) {
+  const d = graph.value;
+  const name = d.tensors[i].name;
+  for (let k = at - 1; k > i; k--) if (d.tensors[k].name === name) return `$${i}`;
+  return i < at ? nameToken(name) : `$${i}`;
+}
+
+/**
+ * Point source slot `slot` of tensor i at tensor j.
+ * @param {number} i
+ * @param {number} slot
+ * @param {number} j
+ */
+export function rewire(i, slot, j) {
+  if (i === j) { setNotice('a tensor cannot be its own source', 'error'); return false; }
+  try {
+    return replaceText(rewireSource(text.value, meta.value, i, slot, refTo(j, i)));
+  } catch (e) {
+    setNotice(e.message, 'error');
+    return false;
+  }
+}
+
+/**
+ * Point source slot `slot` of tensor i at the tensor a reference names:
+ * $N, or a name (the latest tensor of that name above i).
+ * @param {number} i
+ * @param {number} slot
+ * @param {string} ref
+ */
+export function rewireByRef(i, slot, ref) {
+  const d = graph.value;
+  let j = -1;
+  if (/^\$\d+$/.test(ref)) j = Number(ref.slice(1));
+  else for (let k = i - 1; k >= 0; k--) if (d.tensors[k].name === ref) { j = k; break; }
+  if (j < 0 || j >= d.tensors.length) { setNotice(`no tensor ${ref} above ${d.tensors[i].name}`, 'error'); return false; }
+  return rewire(i, slot, j);
+}
+
+/**
+ * Add a tensor made by `call` from the given sources, right after the
+ * latest of them (or after the selected tensor), and select it.
+ * @param {string} fn call name (add, mul_mat, scale, input, ...)
+ * @param {number[]} sources tensor indices
+ * @param {string} [extra] more arguments, e.g. "f32, 8" for input
+ */
+export function addTensor(fn, sources, extra = '') {
+  const d = graph.value;
+  if (!d) return false;
+  const after = sources.length ? Math.max(...sources) : d.tensors.length - 1;
+  const names = new Set(d.tensors.map((t) => t.name));
+  let k = d.tensors.length;
+  while (names.has(`t${k}`)) k++;
+  const name = `t${k}`;
+  const args = [...sources.map((s) => refTo(s, after + 1)), ...(extra ? [extra] : [])].join(', ');
+  const { text: t, index } = insertTensor(text.value, meta.value, after, `${name} = ${fn}(${args})`);
+  const ok = replaceText(t);
+  if (ok) selected.value = index;
+  return ok;
+}
+
+/**
+ * Remove a tensor; with `cascade`, also everything computed from it.
+ * @param {number} i
+ * @param {boolean} [cascade]
+ */
+export function removeTensor(i, cascade = false) {
+  const d = graph.value;
+  const deps = dependents(d, i);
+  if (deps.length > 1 && !cascade) {
+    setNotice(`${d.tensors[i].name} is used by ${deps.length - 1} other tensor(s); remove them too, or rewire them first`, 'error');
+    return false;
+  }
+  const ok = replaceText(graphToText(docRemoveTensors(d, deps)));
+  if (ok) selected.value = -1;
+  return ok;
+}
+
+/**
+ * Start picking a new source for slot `slot` of tensor i: the next tensor
+ * clicked in the graph or the timeline becomes that source.
+ * @param {number} i
+ * @param {number} slot
+ */
+export function startPick(i, slot) { picking.value = { tensor: i, slot }; }
+/** stop picking */
+export function cancelPick() { picking.value = null; }
+/**
+ * The tensor picked as the new source.
+ * @param {number} j
+ */
+export function pickSource(j) {
+  const p = picking.value;
+  picking.value = null;
+  if (p) rewire(p.tensor, p.slot, j);
+}
+
+// ---- selection and steps ---------------------------------------------------------
+
+/** @param {number} i tensor index or -1 */
+export function select(i) { selected.value = i; }
+/** @param {number} i tensor index or -1 */
+export function hover(i) { if (hovered.value !== i) hovered.value = i; }
+/** @param {boolean} v */
+export function setShowViews(v) { showViews.value = v; }
+
+/**
+ * Show the memory at a step (null: all steps).
+ * @param {number|null} s
+ */
+export function setStep(s) {
+  const m = model.value;
+  if (s === null || !m) { step.value = null; return; }
+  step.value = Math.max(-1, Math.min(m.steps - 1, s));
+}
+
+/** @param {number} d steps forward (negative: back) */
+export function stepBy(d) {
+  const m = model.value;
+  if (!m) return;
+  const cur = step.value ?? -1;
+  setStep(Math.max(-1, Math.min(m.steps - 1, cur + d)));
+}
+
+let playTimer = null;
+
+/** play the steps from the current one, about 12 steps a second (faster for long graphs) */
+export function play() {
+  const m = model.value;
+  if (!m) return;
+  if (step.value === null || step.value >= m.steps - 1) step.value = -1;
+  playing.value = true;
+  clearInterval(playTimer);
+  const stride = Math.max(1, Math.round(m.steps / 600));
+  playTimer = setInterval(() => {
+    const mm = model.value;
+    if (!mm || step.value === null || step.value >= mm.steps - 1) { pause(); return; }
+    setStep(step.value + stride);
+  }, 80);
+}
+
+/** stop playing */
+export function pause() {
+  playing.value = false;
+  clearInterval(playTimer);
+}
