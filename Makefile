@@ -34,11 +34,12 @@ TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
 SHARED   ?= ../shared
 CONFORMANCE := $(SHARED)/conformance/test-alloc.cpp
 
-.PHONY: all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
+.PHONY: bench all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
 
 all: lib cli
 
 include c/wasm/wasm.mk
+include bench/bench.mk
 
 lib: build/rel/libgalloc.a
 cli: build/rel/galloc

@@ -1,17 +1,17 @@
 // galloc-wasm.c: the WebAssembly module's whole interface, for web/src/core/galloc.js.
 //
 // Every export is here, named galloc_wasm_*, marked GALLOC_WASM_EXPORT and listed in
-// c/wasm/exports.txt. Only numbers and pointers cross: strings go in as (pointer, length)
-// of UTF-8 in a buffer from galloc_wasm_alloc, and come out as NUL-terminated UTF-8 that
-// the caller frees with galloc_wasm_free. No export aborts on its input: each failure
-// returns 0 and leaves a status and a one-line message (galloc_wasm_last_status/_error).
+// c/wasm/exports.txt. Only numbers and pointers cross; strings cross as UTF-8 in malloc'd
+// buffers. No export aborts on its input: a failure returns 0 (NULL) and leaves a status
+// and a one-line message (galloc_wasm_last_status, galloc_wasm_last_error).
 //
-// Example (JS side, error handling left out):
+// Example usage (JS; galloc.js does the same with error handling and try/finally):
 //
-//   const p = M._galloc_wasm_alloc(n + 1);        M.HEAPU8.set(utf8, p); M.HEAPU8[p + n] = 0;
-//   const r = M._galloc_wasm_plan(p, n);           M._galloc_wasm_free(p);
-//   if (r === 0) throw new Error(readCString(M._galloc_wasm_last_error()));
-//   const json = readString(r, M._galloc_wasm_result_length());  M._galloc_wasm_free(r);
+//   const p = M._galloc_wasm_alloc(n + 1);  M.HEAPU8.set(utf8, p);  M.HEAPU8[p + n] = 0;
+//   const r = M._galloc_wasm_plan(p, n);    M._galloc_wasm_free(p);
+//   if (r === 0) throw new Error(/* NUL-terminated text at */ M._galloc_wasm_last_error());
+//   const plan = decode(M.HEAPU8.subarray(r, r + M._galloc_wasm_result_length()));
+//   M._galloc_wasm_free(r);
 
 #include "galloc-document.h"
 #include "galloc-planner.h"

@@ -1,12 +1,11 @@
 // wasm-scenarios.test.js: the 13 scenarios of ggml's allocator test (test-alloc.cpp), as
 // built-in presets of the WebAssembly module, plan exactly as the native CLI plans them
 // (byte for byte) and as upstream ggml placed them (tests/golden/<name>.plan.json).
-// Every other preset is checked against the native CLI too.
+// Every other preset is checked against the native CLI (and its golden twin) too.
 
 import { describe, expect, it } from 'vitest';
 
-import { cliPlanText, goldenText, planDifferences, runCli } from './wasm-helpers.js';
-import { loadWasm } from './wasm-helpers.js';
+import { cliPlanText, goldenNames, goldenText, loadWasm, planDifferences, runCli } from './wasm-helpers.js';
 
 const galloc = await loadWasm();
 
@@ -54,9 +53,12 @@ describe('scenario presets', () => {
 
 describe('other presets', () => {
   const others = galloc.presets().map((p) => p.name).filter((n) => !SCENARIOS.includes(n));
-  it.skipIf(others.length === 0).each(others.length ? others : ['(none)'])('%s: plans as the native CLI', (name) => {
+  const golden = new Set(goldenNames());
+  it.each(others)('%s: plans as the native CLI (and as its golden twin, if any)', (name) => {
     const graphText = galloc.presetText(name);
     expect(graphText).toBe(runCli(['preset', name]).stdout);
-    expect(galloc.planText(graphText)).toBe(cliPlanText(graphText));
+    const wasmText = galloc.planText(graphText);
+    expect(wasmText).toBe(cliPlanText(graphText));
+    if (golden.has(name)) expect(planDifferences(JSON.parse(wasmText), JSON.parse(goldenText(name, 'plan')))).toEqual([]);
   });
 });
