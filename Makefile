@@ -151,3 +151,6 @@ fuzz: build/fuzz/fuzz-document
 
 clean:
 	rm -rf build
+
+# keep intermediate objects (test support) between runs
+.SECONDARY:

@@ -107,12 +107,17 @@ struct galloc_plan {
     struct galloc_buffer_plan * buffers; // one per buffer type
     int32_t                     n_steps; // = n_nodes
     int32_t                     n_inplace; // tensors placed in place over a parent
+    struct galloc_plan_scratch * scratch;  // private: working memory kept for galloc_plan_graph_reuse
 };
 
 // plan the graph. Checks indices, buffer ids and alignments (a clear message in err, false);
 // never asserts on its input. On success the plan must be released with galloc_plan_free.
 bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size);
 void galloc_plan_free (struct galloc_plan * plan);
+
+// the same, reusing the memory of a plan made before (or of a zeroed one): planning many graphs,
+// or one graph again, allocates nothing once the plan is large enough. Still freed with galloc_plan_free.
+bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size);
 
 // same memory layout: equal type, ne and nb
 bool galloc_same_layout(const struct galloc_tensor * a, const struct galloc_tensor * b);

@@ -25,12 +25,15 @@ struct pass {
     const struct galloc_graph * graph;
     struct tensor_state       * state;
     struct galloc_place       * places;
-    struct galloc_dynalloc   ** allocators; // per buffer type; entries that share point to the same one
+    struct galloc_dynalloc   ** allocators; // per buffer type that owns its allocator (index by allocator_of)
     uint64_t                  * live;       // per buffer type (only the allocator's first entry is used)
     uint64_t                  * peak;
     int32_t                     step;       // node position being executed, -1 before the first
     int32_t                     n_inplace;
     bool                        oom;
+    bool                      * in_graph;   // scratch for finish_places
+    int32_t                   * view_first;
+    int32_t                   * view_last;
 };
 
 static bool fail(char * err, size_t err_size, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(3, 4);
@@ -153,7 +156,7 @@ static void release_bytes(struct pass * p, int32_t buffer_id, struct galloc_addr
     int32_t a = allocator_of(p, buffer_id);
     uint64_t rounded = align_up(size, p->graph->buffer_types[a].alignment);
     p->live[a] -= rounded;
-    if (!galloc_dynalloc_release(p->allocators[buffer_id], addr, size)) {
+    if (!galloc_dynalloc_release(p->allocators[a], addr, size)) {
         p->oom = true;
     }
 }
@@ -234,7 +237,7 @@ static void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
     uint64_t              size = tensor_alloc_size(p, t, buffer_id);
     struct galloc_address addr = { 0, 0 };
     enum galloc_fit       fit  = GALLOC_FIT_BEST;
-    if (!galloc_dynalloc_alloc(p->allocators[buffer_id], size, &addr, &fit)) {
+    if (!galloc_dynalloc_alloc(p->allocators[allocator_of(p, buffer_id)], size, &addr, &fit)) {
         p->oom = true;
         p->state[t].owned = false;
         return;
@@ -352,11 +355,8 @@ static void run_pass(struct pass * p) {
 static void finish_places(struct pass * p) {
     const struct galloc_graph * g = p->graph;
     int32_t last_step = g->n_nodes - 1;
-    bool  * in_graph  = calloc((size_t) g->n_tensors + 1, sizeof(bool));
-    if (!in_graph) {
-        p->oom = true;
-        return;
-    }
+    bool  * in_graph  = p->in_graph;
+    memset(in_graph, 0, (size_t) g->n_tensors * sizeof(bool));
     for (int32_t i = 0; i < g->n_leafs; i++) {
         in_graph[g->leafs[i]] = true;
     }
@@ -371,15 +371,8 @@ static void finish_places(struct pass * p) {
     }
 
     // views: first step = the node that makes them, last = their last consumer
-    int32_t * view_first = malloc(((size_t) g->n_tensors + 1) * sizeof(int32_t));
-    int32_t * view_last  = malloc(((size_t) g->n_tensors + 1) * sizeof(int32_t));
-    if (!view_first || !view_last) {
-        free(in_graph);
-        free(view_first);
-        free(view_last);
-        p->oom = true;
-        return;
-    }
+    int32_t * view_first = p->view_first;
+    int32_t * view_last  = p->view_last;
     for (int32_t t = 0; t < g->n_tensors; t++) {
         view_first[t] = -1;
         view_last[t]  = -1;
@@ -424,39 +417,137 @@ static void finish_places(struct pass * p) {
             place->last_step = last_step;
         }
     }
-    free(in_graph);
-    free(view_first);
-    free(view_last);
 }
 
-bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size) {
-    memset(plan, 0, sizeof(*plan));
+// memory kept in a plan between runs of galloc_plan_graph_reuse
+struct galloc_plan_scratch {
+    int32_t                   tensors_capacity; // entries of places, state, in_graph, view_first, view_last
+    struct tensor_state     * state;
+    bool                    * in_graph;
+    int32_t                 * view_first;
+    int32_t                 * view_last;
+    int32_t                   buffers_capacity; // entries of buffers, allocators, live, peak, alignments, max_sizes
+    struct galloc_dynalloc ** allocators;       // one per buffer type that owns its allocator, else NULL
+    uint64_t                * live;
+    uint64_t                * peak;
+    uint64_t                * alignments;       // what each allocator was made for
+    uint64_t                * max_sizes;
+};
+
+static void scratch_free_allocators(struct galloc_plan_scratch * sc) {
+    for (int32_t b = 0; b < sc->buffers_capacity; b++) {
+        galloc_dynalloc_free(sc->allocators[b]);
+        sc->allocators[b] = NULL;
+    }
+}
+
+static void scratch_free(struct galloc_plan_scratch * sc) {
+    if (!sc) {
+        return;
+    }
+    scratch_free_allocators(sc);
+    free(sc->state);
+    free(sc->in_graph);
+    free(sc->view_first);
+    free(sc->view_last);
+    free(sc->allocators);
+    free(sc->live);
+    free(sc->peak);
+    free(sc->alignments);
+    free(sc->max_sizes);
+    free(sc);
+}
+
+// grow *ptr to n entries of size bytes (contents not kept)
+static bool grow(void ** ptr, size_t n, size_t size) {
+    void * grown = realloc(*ptr, n * size);
+    if (!grown) {
+        return false;
+    }
+    *ptr = grown;
+    return true;
+}
+
+// make room in the plan and its scratch for nt tensors and nb buffer types
+static bool plan_reserve(struct galloc_plan * plan, int32_t nt, int32_t nb) {
+    if (!plan->scratch) {
+        plan->scratch = calloc(1, sizeof(*plan->scratch));
+        if (!plan->scratch) {
+            return false;
+        }
+    }
+    struct galloc_plan_scratch * sc = plan->scratch;
+    if (nt + 1 > sc->tensors_capacity) {
+        size_t n = (size_t) nt + 1;
+        if (!grow((void **) &plan->places, n, sizeof(*plan->places)) || !grow((void **) &sc->state, n, sizeof(*sc->state)) ||
+            !grow((void **) &sc->in_graph, n, sizeof(*sc->in_graph)) || !grow((void **) &sc->view_first, n, sizeof(int32_t)) ||
+            !grow((void **) &sc->view_last, n, sizeof(int32_t))) {
+            return false;
+        }
+        sc->tensors_capacity = nt + 1;
+    }
+    if (nb > sc->buffers_capacity) {
+        scratch_free_allocators(sc);
+        size_t n = (size_t) nb;
+        if (!grow((void **) &plan->buffers, n, sizeof(*plan->buffers)) || !grow((void **) &sc->allocators, n, sizeof(*sc->allocators)) ||
+            !grow((void **) &sc->live, n, sizeof(uint64_t)) || !grow((void **) &sc->peak, n, sizeof(uint64_t)) ||
+            !grow((void **) &sc->alignments, n, sizeof(uint64_t)) || !grow((void **) &sc->max_sizes, n, sizeof(uint64_t))) {
+            sc->buffers_capacity = 0;
+            return false;
+        }
+        memset(sc->allocators, 0, n * sizeof(*sc->allocators));
+        sc->buffers_capacity = nb;
+    }
+    return true;
+}
+
+bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size) {
+    plan->n_tensors      = 0;
+    plan->n_buffer_types = 0;
     if (!check_graph(graph, err, err_size)) {
         return false;
     }
+    int32_t nt = graph->n_tensors;
+    int32_t nb = graph->n_buffer_types;
+    if (!plan_reserve(plan, nt, nb)) {
+        return fail(err, err_size, "out of memory while planning %d tensors", nt);
+    }
+    struct galloc_plan_scratch * sc = plan->scratch;
 
-    int32_t     nt = graph->n_tensors;
-    int32_t     nb = graph->n_buffer_types;
-    struct pass p  = { 0 };
+    struct pass p = { 0 };
     p.graph      = graph;
-    p.state      = calloc((size_t) nt + 1, sizeof(*p.state));
-    p.places     = calloc((size_t) nt + 1, sizeof(*p.places));
-    p.allocators = calloc((size_t) nb, sizeof(*p.allocators));
-    p.live       = calloc((size_t) nb, sizeof(uint64_t));
-    p.peak       = calloc((size_t) nb, sizeof(uint64_t));
-    bool ok = p.state && p.places && p.allocators && p.live && p.peak;
+    p.state      = sc->state;
+    p.places     = plan->places;
+    p.allocators = sc->allocators;
+    p.live       = sc->live;
+    p.peak       = sc->peak;
+    p.in_graph   = sc->in_graph;
+    p.view_first = sc->view_first;
+    p.view_last  = sc->view_last;
+    memset(p.state, 0, (size_t) nt * sizeof(*p.state));
+    memset(p.live, 0, (size_t) nb * sizeof(uint64_t));
+    memset(p.peak, 0, (size_t) nb * sizeof(uint64_t));
 
-    // one dynamic allocator per distinct buffer type
-    for (int32_t b = 0; ok && b < nb; b++) {
+    // one dynamic allocator per distinct buffer type, kept between runs when it still fits
+    bool ok = true;
+    for (int32_t b = 0; b < nb; b++) {
         const struct galloc_buffer_type * bt = &graph->buffer_types[b];
+        struct galloc_dynalloc ** a = &sc->allocators[b];
         if (bt->allocator != b) {
-            p.allocators[b] = p.allocators[bt->allocator];
+            galloc_dynalloc_free(*a);
+            *a = NULL;
             continue;
         }
-        p.allocators[b] = galloc_dynalloc_new(bt->alignment, bt->max_size);
-        ok = p.allocators[b] != NULL;
+        if (*a && sc->alignments[b] == bt->alignment && sc->max_sizes[b] == bt->max_size) {
+            galloc_dynalloc_reset(*a);
+            continue;
+        }
+        galloc_dynalloc_free(*a);
+        *a = galloc_dynalloc_new(bt->alignment, bt->max_size);
+        sc->alignments[b] = bt->alignment;
+        sc->max_sizes[b]  = bt->max_size;
+        ok = ok && *a != NULL;
     }
-
     if (ok) {
         for (int32_t t = 0; t < nt; t++) {
             p.places[t] = (struct galloc_place) { .buffer = -1, .chunk = -1, .parent = -1, .first_step = -1, .last_step = -1 };
@@ -465,49 +556,39 @@ bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * p
         finish_places(&p);
         ok = !p.oom;
     }
-
-    if (ok) {
-        plan->buffers = calloc((size_t) nb, sizeof(*plan->buffers));
-        ok = plan->buffers != NULL;
+    if (!ok) {
+        return fail(err, err_size, "out of memory while planning %d tensors", nt);
     }
-    if (ok) {
-        for (int32_t b = 0; b < nb; b++) {
-            struct galloc_buffer_plan       * bp = &plan->buffers[b];
-            const struct galloc_buffer_type * bt = &graph->buffer_types[b];
-            const struct galloc_dynalloc    * a  = p.allocators[b];
-            bp->shared_with = bt->allocator != b ? bt->allocator : -1;
-            bp->n_chunks    = galloc_dynalloc_n_chunks(a);
-            for (int32_t c = 0; c < bp->n_chunks; c++) {
-                bp->chunk_sizes[c] = galloc_dynalloc_chunk_size(a, c);
-                if (bt->allocator == b) {
-                    bp->size += bp->chunk_sizes[c];
-                }
+
+    for (int32_t b = 0; b < nb; b++) {
+        struct galloc_buffer_plan       * bp = &plan->buffers[b];
+        const struct galloc_buffer_type * bt = &graph->buffer_types[b];
+        const struct galloc_dynalloc    * a  = sc->allocators[bt->allocator];
+        memset(bp, 0, sizeof(*bp));
+        bp->shared_with = bt->allocator != b ? bt->allocator : -1;
+        bp->n_chunks    = galloc_dynalloc_n_chunks(a);
+        for (int32_t c = 0; c < bp->n_chunks; c++) {
+            bp->chunk_sizes[c] = galloc_dynalloc_chunk_size(a, c);
+            if (bt->allocator == b) {
+                bp->size += bp->chunk_sizes[c];
             }
-            bp->peak_live = bt->allocator == b ? p.peak[b] : 0;
         }
-        plan->n_tensors      = nt;
-        plan->places         = p.places;
-        plan->n_buffer_types = nb;
-        plan->n_steps        = graph->n_nodes;
-        plan->n_inplace      = p.n_inplace;
-        p.places             = NULL;
-    } else {
-        free(plan->buffers);
-        plan->buffers = NULL;
-        fail(err, err_size, "out of memory while planning %d tensors", nt);
+        bp->peak_live = bt->allocator == b ? p.peak[b] : 0;
     }
+    plan->n_tensors      = nt;
+    plan->n_buffer_types = nb;
+    plan->n_steps        = graph->n_nodes;
+    plan->n_inplace      = p.n_inplace;
+    return true;
+}
 
-    for (int32_t b = 0; p.allocators && b < nb; b++) {
-        if (graph->buffer_types[b].allocator == b) {
-            galloc_dynalloc_free(p.allocators[b]);
-        }
+bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size) {
+    memset(plan, 0, sizeof(*plan));
+    if (!galloc_plan_graph_reuse(graph, plan, err, err_size)) {
+        galloc_plan_free(plan);
+        return false;
     }
-    free(p.allocators);
-    free(p.state);
-    free(p.places);
-    free(p.live);
-    free(p.peak);
-    return ok;
+    return true;
 }
 
 void galloc_plan_free(struct galloc_plan * plan) {
@@ -516,5 +597,6 @@ void galloc_plan_free(struct galloc_plan * plan) {
     }
     free(plan->places);
     free(plan->buffers);
+    scratch_free(plan->scratch);
     memset(plan, 0, sizeof(*plan));
 }

@@ -185,6 +185,7 @@ struct ggml_gallocr {
     struct galloc_tensor * tensors;
     int32_t                tensors_capacity;
     int32_t              * ids; // scratch: node then leaf buffer ids
+    struct galloc_plan     plan; // the last plan; its memory is reused by the next
 };
 
 ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs) {
@@ -284,6 +285,7 @@ void ggml_gallocr_free(ggml_gallocr_t galloc) {
         gallocr_free_buffer(galloc, i);
     }
     tensor_index_free(&galloc->index);
+    galloc_plan_free(&galloc->plan);
     free(galloc->tensors);
     free(galloc->ids);
     free(galloc->node_allocs);
@@ -299,7 +301,18 @@ static uint64_t gallocr_alloc_size(void * user, int32_t t, int32_t buffer_id) {
     return ggml_backend_buft_get_alloc_size(galloc->bufts[buffer_id], galloc->index.tensors[t]);
 }
 
-// the planner's view of one ggml tensor
+// true when no buffer type has its own alloc size rule: every alloc size is ggml_nbytes
+static bool gallocr_uniform_alloc_size(ggml_gallocr_t galloc) {
+    for (int i = 0; i < galloc->n_buffers; i++) {
+        if (galloc->bufts[i]->iface.get_alloc_size) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// the planner's view of one ggml tensor; sources are filled in for nodes afterwards
+// (only a node's sources matter to the pass)
 static void describe_tensor(ggml_gallocr_t galloc, const struct ggml_tensor * t, struct galloc_tensor * d) {
     d->type = t->type;
     for (int i = 0; i < GGML_MAX_DIMS; i++) {
@@ -309,27 +322,28 @@ static void describe_tensor(ggml_gallocr_t galloc, const struct ggml_tensor * t,
     d->op    = t->op;
     d->flags = t->flags;
     for (int s = 0; s < GGML_MAX_SRC; s++) {
-        d->src[s] = t->src[s] ? tensor_index_get(&galloc->index, t->src[s]) : -1;
+        d->src[s] = -1;
     }
     d->view_src   = t->view_src ? tensor_index_get(&galloc->index, t->view_src) : -1;
     d->view_offs  = t->view_offs;
     d->nbytes     = ggml_nbytes(t);
-    d->alloc_size = 0; // asked from the buffer type through gallocr_alloc_size
+    d->alloc_size = d->nbytes; // with a per-type rule, asked through gallocr_alloc_size instead
     d->external   = t->data != NULL || t->buffer != NULL;
 }
 
-static void record_alloc(ggml_gallocr_t galloc, const struct galloc_plan * plan, struct ggml_tensor * t, struct tensor_alloc * out) {
+static void record_alloc(ggml_gallocr_t galloc, const struct galloc_plan * plan, bool uniform, struct ggml_tensor * t, int32_t index,
+                         struct tensor_alloc * out) {
     if (t == NULL || t->view_src != NULL || t->data != NULL) {
         *out = (struct tensor_alloc) { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
         return;
     }
-    const struct galloc_place * place = &plan->places[tensor_index_get(&galloc->index, t)];
+    const struct galloc_place * place = &plan->places[index];
     int32_t buffer_id = place->buffer >= 0 ? place->buffer : 0;
     *out = (struct tensor_alloc) {
         .buffer_id = buffer_id,
         .chunk     = place->buffer >= 0 ? place->chunk : 0,
         .offset    = place->buffer >= 0 ? (size_t) place->offset : 0,
-        .size_max  = ggml_backend_buft_get_alloc_size(galloc->bufts[buffer_id], t),
+        .size_max  = uniform ? (size_t) galloc->tensors[index].nbytes : ggml_backend_buft_get_alloc_size(galloc->bufts[buffer_id], t),
     };
 }
 
@@ -338,18 +352,28 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
                             const int * leaf_buffer_ids, bool allocate, size_t * sizes) {
     galloc->n_nodes = -1; // no valid assignment until this succeeds
 
+    // scratch: node and leaf indices, their buffer ids, and every node's source indices
+    free(galloc->ids);
+    galloc->ids = malloc(((size_t) graph->n_nodes * (2 + GGML_MAX_SRC) + (size_t) graph->n_leafs * 2 + 1) * sizeof(int32_t));
+    GGML_ASSERT(galloc->ids && "out of memory");
+    int32_t * nodes    = galloc->ids;
+    int32_t * leafs    = nodes + graph->n_nodes;
+    int32_t * node_ids = leafs + graph->n_leafs;
+    int32_t * leaf_ids = node_ids + graph->n_nodes;
+    int32_t * srcs     = leaf_ids + graph->n_leafs; // n_nodes * GGML_MAX_SRC
+
     // index every tensor the pass can touch: leafs, nodes, their sources and view roots
     tensor_index_clear(&galloc->index);
     for (int i = 0; i < graph->n_leafs; i++) {
-        tensor_index_get(&galloc->index, graph->leafs[i]);
+        leafs[i]    = tensor_index_get(&galloc->index, graph->leafs[i]);
+        leaf_ids[i] = leaf_buffer_ids ? leaf_buffer_ids[i] : 0;
     }
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
-        tensor_index_get(&galloc->index, node);
+        nodes[i]    = tensor_index_get(&galloc->index, node);
+        node_ids[i] = node_buffer_ids ? node_buffer_ids[i] : 0;
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s]) {
-                tensor_index_get(&galloc->index, node->src[s]);
-            }
+            srcs[(size_t) i * GGML_MAX_SRC + s] = node->src[s] ? tensor_index_get(&galloc->index, node->src[s]) : -1;
         }
     }
     for (int32_t t = 0; t < galloc->index.count; t++) {
@@ -366,22 +390,10 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     for (int32_t t = 0; t < galloc->index.count; t++) {
         describe_tensor(galloc, galloc->index.tensors[t], &galloc->tensors[t]);
     }
-    free(galloc->ids);
-    galloc->ids = malloc(((size_t) graph->n_nodes * 2 + (size_t) graph->n_leafs * 2 + 1) * sizeof(int32_t));
-    GGML_ASSERT(galloc->ids && "out of memory");
-
-    int32_t * nodes    = galloc->ids;
-    int32_t * leafs    = nodes + graph->n_nodes;
-    int32_t * node_ids = leafs + graph->n_leafs;
-    int32_t * leaf_ids = node_ids + graph->n_nodes;
     for (int i = 0; i < graph->n_nodes; i++) {
-        nodes[i]    = tensor_index_get(&galloc->index, graph->nodes[i]);
-        node_ids[i] = node_buffer_ids ? node_buffer_ids[i] : 0;
+        memcpy(galloc->tensors[nodes[i]].src, &srcs[(size_t) i * GGML_MAX_SRC], sizeof(int32_t) * GGML_MAX_SRC);
     }
-    for (int i = 0; i < graph->n_leafs; i++) {
-        leafs[i]    = tensor_index_get(&galloc->index, graph->leafs[i]);
-        leaf_ids[i] = leaf_buffer_ids ? leaf_buffer_ids[i] : 0;
-    }
+    bool uniform = gallocr_uniform_alloc_size(galloc);
 
     struct galloc_graph g = {
         .n_tensors       = galloc->index.count,
@@ -394,19 +406,19 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
         .leaf_buffer_ids = leaf_ids,
         .n_buffer_types  = galloc->n_buffers,
         .buffer_types    = galloc->types,
-        .alloc_size      = gallocr_alloc_size,
+        .alloc_size      = uniform ? NULL : gallocr_alloc_size,
         .user            = galloc,
     };
-    struct galloc_plan plan;
-    char               err[256];
-    if (!galloc_plan_graph(&g, &plan, err, sizeof(err))) {
+    struct galloc_plan * plan = &galloc->plan;
+    char                 err[256];
+    if (!galloc_plan_graph_reuse(&g, plan, err, sizeof(err))) {
         GGML_LOG_ERROR("%s: %s\n", __func__, err);
         return false;
     }
 
     if (sizes) {
         for (int i = 0; i < galloc->n_buffers; i++) {
-            const struct galloc_buffer_plan * bp = &plan.buffers[i];
+            const struct galloc_buffer_plan * bp = &plan->buffers[i];
             sizes[i] = 0;
             for (int c = 0; c < bp->n_chunks; c++) {
                 sizes[i] += (size_t) bp->chunk_sizes[c];
@@ -421,13 +433,13 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor  * node = graph->nodes[i];
         struct tensor_alloc * na   = &galloc->node_allocs[(size_t) i * (GGML_MAX_SRC + 1)];
-        record_alloc(galloc, &plan, node, &na[0]);
+        record_alloc(galloc, plan, uniform, node, nodes[i], &na[0]);
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            record_alloc(galloc, &plan, node->src[s], &na[1 + s]);
+            record_alloc(galloc, plan, uniform, node->src[s], srcs[(size_t) i * GGML_MAX_SRC + s], &na[1 + s]);
         }
     }
     for (int i = 0; i < graph->n_leafs; i++) {
-        record_alloc(galloc, &plan, graph->leafs[i], &galloc->leaf_allocs[i]);
+        record_alloc(galloc, plan, uniform, graph->leafs[i], leafs[i], &galloc->leaf_allocs[i]);
     }
 
     bool ok = true;
@@ -440,7 +452,7 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
                 continue;
             }
             // even without tensors a buffer is needed, to initialise views
-            const struct galloc_buffer_plan * bp = &plan.buffers[i];
+            const struct galloc_buffer_plan * bp = &plan->buffers[i];
             bool realloc_needed = galloc->buffers[i] == NULL;
             for (int c = 0; c < bp->n_chunks; c++) {
                 if ((size_t) bp->chunk_sizes[c] > vbuffer_chunk_size(galloc->buffers[i], c)) {
@@ -460,7 +472,6 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
             }
         }
     }
-    galloc_plan_free(&plan);
     if (ok) {
         galloc->n_nodes = graph->n_nodes;
         galloc->n_leafs = graph->n_leafs;
