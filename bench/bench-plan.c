@@ -3,7 +3,7 @@
 // "plan" = ggml_gallocr_reserve_n + ggml_gallocr_alloc_graph on a fresh allocator over
 // virtual buffer types (no memory), graph construction excluded, as in
 // ../shared/bench/upstream-timings.md. Prints a table (median, min, ns per node) and
-// writes the numbers as JSON to the path given (default build/bench.json).
+// writes the numbers as JSON to the path given (default build/bench-api.json).
 
 #include "galloc-llama.h"
 #include "galloc-virtual.h"
@@ -169,7 +169,7 @@ static struct result bench_random(int n_nodes, uint64_t seed, int runs) {
 }
 
 int main(int argc, char ** argv) {
-    const char * out_path = argc > 1 ? argv[1] : "build/bench.json";
+    const char * out_path = argc > 1 ? argv[1] : "build/bench-api.json";
     struct result res[16];
     int n = 0;
     res[n++] = bench_llama("llama-tiny", 301);
@@ -179,6 +179,7 @@ int main(int argc, char ** argv) {
     res[n++] = bench_random(1000, 1, 301);
     res[n++] = bench_random(10000, 2, 51);
     res[n++] = bench_random(100000, 3, 11);
+    res[n++] = bench_random(1000000, 4, 3);
 
     printf("%-18s %8s %6s %12s %12s %10s %14s\n", "graph", "nodes", "runs", "median (ms)", "min (ms)", "ns/node", "buffer bytes");
     for (int i = 0; i < n; i++) {

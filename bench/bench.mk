@@ -1,11 +1,18 @@
 # bench.mk: `make bench`, planning-time benchmarks (included by the Makefile).
 #
-# Builds bench/bench-plan.c against the release library and runs it: a table of
-# median planning times (llama presets, random graphs of 1k/10k/100k nodes) on
-# stdout and the same numbers in build/bench.json.
+# Three runs, then one table and build/bench.json (bench/report.mjs):
+#   bench-plan   ggml_gallocr on graphs built with the ggml API (llama presets, random 1k..1M nodes)
+#   bench-docs   the planner on the documents of bench/documents.txt, natively
+#   bench-wasm   the same documents in the WebAssembly module under Node
 
 build/rel/bench-plan: bench/bench-plan.c build/rel/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< build/rel/libgalloc.a -o $@
 
-bench: build/rel/bench-plan
-	./build/rel/bench-plan build/bench.json
+build/rel/bench-docs: bench/bench-docs.c build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< build/rel/libgalloc.a -o $@
+
+bench: build/rel/bench-plan build/rel/bench-docs build/wasm/galloc.mjs node_modules/.package-lock.json
+	./build/rel/bench-plan build/bench-api.json > build/bench-api.txt
+	./build/rel/bench-docs bench/documents.txt build/bench-docs.jsonl
+	node bench/bench-wasm.mjs bench/documents.txt build/bench-wasm.jsonl
+	node bench/report.mjs

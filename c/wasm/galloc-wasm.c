@@ -16,6 +16,7 @@
 #include "galloc-document.h"
 #include "galloc-planner.h"
 #include "galloc-presets.h"
+#include "galloc-timing.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +63,8 @@ GALLOC_WASM_EXPORT const char * galloc_wasm_version      (void);         // "0.1
 // documents: json is len bytes of UTF-8; the result is malloc'd (free with galloc_wasm_free) or NULL
 GALLOC_WASM_EXPORT char *       galloc_wasm_plan         (const char * json, size_t len); // the plan document
 GALLOC_WASM_EXPORT char *       galloc_wasm_graph        (const char * json, size_t len); // the graph, checked and filled in
+// benchmarks: plan the document `runs` times; a small JSON object of timings (see galloc-timing.h)
+GALLOC_WASM_EXPORT char *       galloc_wasm_time_plan    (const char * json, size_t len, int32_t runs);
 // presets
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_preset_count      (void);
 GALLOC_WASM_EXPORT const char * galloc_wasm_preset_name       (int32_t i);          // static; NULL out of range
@@ -193,7 +196,7 @@ GALLOC_WASM_EXPORT char * galloc_wasm_plan(const char * json, size_t len) {
     char err[GALLOC_WASM_ERROR_SIZE] = "";
     if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
         galloc_document_free(&doc);
-        int32_t status = strcmp(err, "out of memory") == 0 ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_PLAN;
+        int32_t status = strncmp(err, "out of memory", 13) == 0 ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_PLAN;
         return galloc_wasm_fail(status, "%s", err[0] != '\0' ? err : "the graph could not be planned");
     }
     size_t out_len = 0;
@@ -201,6 +204,29 @@ GALLOC_WASM_EXPORT char * galloc_wasm_plan(const char * json, size_t len) {
     galloc_plan_free(&plan);
     galloc_document_free(&doc);
     return galloc_wasm_result(out, out_len);
+}
+
+// time the planner on a document: {"nodes","tensors","runs","median_ms","min_ms","heap_bytes"}
+// (malloc'd, free with galloc_wasm_free), or NULL with a status and message
+GALLOC_WASM_EXPORT char * galloc_wasm_time_plan(const char * json, size_t len, int32_t runs) {
+    if (json == NULL) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no document");
+    }
+    struct galloc_timing timing;
+    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    if (!galloc_time_plan(json, len, runs, &timing, err, sizeof(err))) {
+        int32_t status = strncmp(err, "out of memory", 13) == 0 ? GALLOC_WASM_STATUS_NO_MEMORY
+                         : strncmp(err, "runs:", 5) == 0     ? GALLOC_WASM_STATUS_ARGUMENT
+                                                             : GALLOC_WASM_STATUS_INVALID;
+        return galloc_wasm_fail(status, "%s", err);
+    }
+    char * out = malloc(256);
+    if (out == NULL) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_NO_MEMORY, "out of memory");
+    }
+    int n = snprintf(out, 256, "{\"nodes\": %d, \"tensors\": %d, \"runs\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"heap_bytes\": %.0f}",
+                     timing.n_nodes, timing.n_tensors, timing.runs, timing.median_ms, timing.min_ms, timing.heap_bytes);
+    return galloc_wasm_result(out, (size_t) n);
 }
 
 // read and check a graph document and write it back in full (nodes and leafs built when it

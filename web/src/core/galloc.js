@@ -155,6 +155,18 @@ export class Galloc {
   }
 
   /**
+   * Time the planner on a graph document inside the module (for benchmarks): the document is
+   * read once, then planned `runs` times on a fresh plan each time.
+   * @param {object|string} graph
+   * @param {number} runs 1..100000
+   * @returns {{nodes: number, tensors: number, runs: number, median_ms: number, min_ms: number, heap_bytes: number}}
+   * @throws {GallocError}
+   */
+  timePlan(graph, runs) {
+    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_time_plan(ptr, len, runs | 0)));
+  }
+
+  /**
    * The built-in example graphs.
    * @returns {GallocPreset[]}
    */

@@ -1,0 +1,73 @@
+// bench-docs.c: native planning time on the documents of bench/documents.txt.
+//
+// Times the planner path the CLI and the WASM module use (galloc_time_plan:
+// document read once, then planned on a fresh plan per run) and writes the
+// results as JSON lines for bench/report.mjs to set beside the WASM figures.
+
+#include "galloc-presets.h"
+#include "galloc-timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char * read_file(const char * path, size_t * len) {
+    FILE * f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char * text = n >= 0 ? malloc((size_t) n + 1) : NULL;
+    if (text && fread(text, 1, (size_t) n, f) != (size_t) n) {
+        free(text);
+        text = NULL;
+    }
+    fclose(f);
+    if (text) {
+        text[n] = '\0';
+        *len    = (size_t) n;
+    }
+    return text;
+}
+
+int main(int argc, char ** argv) {
+    const char * list = argc > 1 ? argv[1] : "bench/documents.txt";
+    FILE *       out  = argc > 2 ? fopen(argv[2], "w") : stdout;
+    FILE *       in   = fopen(list, "r");
+    if (!in || !out) {
+        fprintf(stderr, "bench-docs: cannot open %s or the output\n", list);
+        return 1;
+    }
+    char line[512];
+    while (fgets(line, sizeof(line), in)) {
+        char kind[16], name[400];
+        int  runs = 0;
+        if (line[0] == '#' || sscanf(line, "%15s %399s %d", kind, name, &runs) != 3) {
+            continue;
+        }
+        size_t len  = 0;
+        char * text = strcmp(kind, "preset") == 0 ? galloc_preset_document(name, &len) : read_file(name, &len);
+        if (!text) {
+            fprintf(stderr, "bench-docs: cannot load %s %s\n", kind, name);
+            return 1;
+        }
+        struct galloc_timing t;
+        char err[256];
+        if (!galloc_time_plan(text, len, runs, &t, err, sizeof(err))) {
+            fprintf(stderr, "bench-docs: %s: %s\n", name, err);
+            return 1;
+        }
+        free(text);
+        const char * base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+        fprintf(out, "{\"graph\": \"%.*s\", \"nodes\": %d, \"tensors\": %d, \"runs\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"heap_bytes\": %.0f}\n",
+                (int) (strstr(base, ".graph.json") ? strstr(base, ".graph.json") - base : (long) strlen(base)), base, t.n_nodes,
+                t.n_tensors, t.runs, t.median_ms, t.min_ms, t.heap_bytes);
+    }
+    fclose(in);
+    if (out != stdout) {
+        fclose(out);
+    }
+    return 0;
+}

@@ -1,0 +1,34 @@
+// report.mjs: one table and build/bench.json from the three benchmark runs.
+//
+// Reads build/bench-api.json (ggml_gallocr on graphs built with the ggml API,
+// from bench-plan), build/bench-docs.jsonl (native planner on documents) and
+// build/bench-wasm.jsonl (the same in WebAssembly), prints them side by side
+// with upstream's figures where it has them, and writes build/bench.json.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const readLines = (path) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const api = JSON.parse(readFileSync('build/bench-api.json', 'utf8'));
+const docs = readLines('build/bench-docs.jsonl');
+const wasm = new Map(readLines('build/bench-wasm.jsonl').map((r) => [r.graph, r]));
+// upstream ggml 0.21.0, ../shared/bench/upstream-timings.md (median ms)
+const upstream = { 'llama-7b-pp512': 0.154, 'llama-7b-decode': 0.151, 'llama-70b-pp512': 0.404 };
+
+const pad = (s, n) => String(s).padStart(n);
+console.log('ggml_gallocr (reserve_n + alloc_graph, fresh allocator, graph built with the ggml API)');
+console.log(`${'graph'.padEnd(22)}${pad('nodes', 8)}${pad('median ms', 12)}${pad('ns/node', 9)}${pad('upstream ms', 13)}`);
+for (const r of api.results) {
+  console.log(`${r.graph.padEnd(22)}${pad(r.nodes, 8)}${pad(r.median_ms.toFixed(3), 12)}${pad(Math.round((r.median_ms * 1e6) / r.nodes), 9)}${pad(upstream[r.graph] ?? '-', 13)}`);
+}
+console.log('\nplanner on documents (the CLI and WASM path), native vs WebAssembly under Node');
+console.log(`${'graph'.padEnd(38)}${pad('nodes', 7)}${pad('native ms', 11)}${pad('ns/node', 9)}${pad('wasm ms', 10)}${pad('wasm/nat', 10)}${pad('heap KiB', 10)}`);
+const rows = [];
+for (const r of docs) {
+  const w = wasm.get(r.graph);
+  const ratio = w ? w.median_ms / r.median_ms : null;
+  rows.push({ graph: r.graph, nodes: r.nodes, native_median_ms: r.median_ms, native_min_ms: r.min_ms, wasm_median_ms: w?.median_ms ?? null,
+    wasm_over_native: ratio, heap_bytes: r.heap_bytes, upstream_median_ms: upstream[r.graph] ?? null });
+  console.log(`${r.graph.padEnd(38)}${pad(r.nodes, 7)}${pad(r.median_ms.toFixed(3), 11)}${pad(Math.round((r.median_ms * 1e6) / r.nodes), 9)}` +
+    `${pad(w ? w.median_ms.toFixed(3) : '-', 10)}${pad(ratio ? ratio.toFixed(2) : '-', 10)}${pad(Math.round(r.heap_bytes / 1024), 10)}`);
+}
+writeFileSync('build/bench.json', JSON.stringify({ api: api.results, documents: rows }, null, 2) + '\n');
+console.log('\nwrote build/bench.json');
