@@ -65,6 +65,8 @@ struct galloc_graph {
     // optional: bytes buffer type buffer_id asks for a tensor; NULL: tensors[i].alloc_size
     uint64_t (*alloc_size)(void * user, int32_t tensor, int32_t buffer_id);
     void     * user;
+    // nonzero: skip what only reports need (views' places and lifetimes, "kept to the end" steps)
+    int32_t    placement_only;
 };
 
 // why a tensor is where it is

@@ -553,7 +553,9 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
             p.places[t] = (struct galloc_place) { .buffer = -1, .chunk = -1, .parent = -1, .first_step = -1, .last_step = -1 };
         }
         run_pass(&p);
-        finish_places(&p);
+        if (!graph->placement_only) {
+            finish_places(&p);
+        }
         ok = !p.oom;
     }
     if (!ok) {

@@ -92,8 +92,20 @@ static size_t pointer_hash(const void * p) {
     return (size_t) x;
 }
 
-static void tensor_index_clear(struct tensor_index * ti) {
-    if (ti->keys) {
+// forget every tensor; size the table for about `expected` of them
+static void tensor_index_clear(struct tensor_index * ti, size_t expected) {
+    size_t capacity = 64;
+    while (capacity < expected * 2) {
+        capacity *= 2;
+    }
+    if (capacity > ti->capacity) {
+        free(ti->keys);
+        free(ti->values);
+        ti->keys     = calloc(capacity, sizeof(*ti->keys));
+        ti->values   = calloc(capacity, sizeof(*ti->values));
+        ti->capacity = capacity;
+        GGML_ASSERT(ti->keys && ti->values && "out of memory indexing graph tensors");
+    } else if (ti->keys) {
         memset(ti->keys, 0, ti->capacity * sizeof(*ti->keys));
     }
     ti->count = 0;
@@ -363,7 +375,7 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     int32_t * srcs     = leaf_ids + graph->n_leafs; // n_nodes * GGML_MAX_SRC
 
     // index every tensor the pass can touch: leafs, nodes, their sources and view roots
-    tensor_index_clear(&galloc->index);
+    tensor_index_clear(&galloc->index, (size_t) graph->n_leafs + (size_t) graph->n_nodes * 2);
     for (int i = 0; i < graph->n_leafs; i++) {
         leafs[i]    = tensor_index_get(&galloc->index, graph->leafs[i]);
         leaf_ids[i] = leaf_buffer_ids ? leaf_buffer_ids[i] : 0;
@@ -408,6 +420,7 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
         .buffer_types    = galloc->types,
         .alloc_size      = uniform ? NULL : gallocr_alloc_size,
         .user            = galloc,
+        .placement_only  = 1, // views are placed by ggml_backend_view_init, lifetimes are not reported
     };
     struct galloc_plan * plan = &galloc->plan;
     char                 err[256];
@@ -426,21 +439,27 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
         }
     }
 
-    // keep the assignment of every node, source slot and leaf
+    // keep the assignment of every node, source slot and leaf: once per tensor, then copied
     galloc->node_allocs = realloc(galloc->node_allocs, ((size_t) graph->n_nodes * (GGML_MAX_SRC + 1) + 1) * sizeof(struct tensor_alloc));
     galloc->leaf_allocs = realloc(galloc->leaf_allocs, ((size_t) graph->n_leafs + 1) * sizeof(struct tensor_alloc));
-    GGML_ASSERT(galloc->node_allocs && galloc->leaf_allocs);
+    struct tensor_alloc * per_tensor = malloc(((size_t) galloc->index.count + 1) * sizeof(struct tensor_alloc));
+    GGML_ASSERT(galloc->node_allocs && galloc->leaf_allocs && per_tensor);
+    for (int32_t t = 0; t < galloc->index.count; t++) {
+        record_alloc(galloc, plan, uniform, galloc->index.tensors[t], t, &per_tensor[t]);
+    }
+    const struct tensor_alloc none = { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
     for (int i = 0; i < graph->n_nodes; i++) {
-        struct ggml_tensor  * node = graph->nodes[i];
-        struct tensor_alloc * na   = &galloc->node_allocs[(size_t) i * (GGML_MAX_SRC + 1)];
-        record_alloc(galloc, plan, uniform, node, nodes[i], &na[0]);
+        struct tensor_alloc * na = &galloc->node_allocs[(size_t) i * (GGML_MAX_SRC + 1)];
+        na[0] = per_tensor[nodes[i]];
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            record_alloc(galloc, plan, uniform, node->src[s], srcs[(size_t) i * GGML_MAX_SRC + s], &na[1 + s]);
+            int32_t src = srcs[(size_t) i * GGML_MAX_SRC + s];
+            na[1 + s]   = src >= 0 ? per_tensor[src] : none;
         }
     }
     for (int i = 0; i < graph->n_leafs; i++) {
-        record_alloc(galloc, plan, uniform, graph->leafs[i], leafs[i], &galloc->leaf_allocs[i]);
+        galloc->leaf_allocs[i] = per_tensor[leafs[i]];
     }
+    free(per_tensor);
 
     bool ok = true;
     if (allocate) {

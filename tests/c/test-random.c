@@ -229,7 +229,7 @@ static void test_random_plan_lifetimes(void) {
             { (uint64_t) 1 << rng_below(9), rng_below(2) ? GALLOC_NO_MAX_SIZE : (uint64_t) (32 + rng_below(256)), 0 },
             { (uint64_t) 1 << rng_below(9), (uint64_t) (8 + rng_below(128)), 1 },
         };
-        struct galloc_graph g = { n, tensors, n_nodes, nodes, node_ids, n_leafs, leafs, leaf_ids, 2, types, NULL, NULL };
+        struct galloc_graph g = { n, tensors, n_nodes, nodes, node_ids, n_leafs, leafs, leaf_ids, 2, types, NULL, NULL, 0 };
         struct galloc_plan plan;
         char err[256];
         if (!galloc_plan_graph(&g, &plan, err, sizeof(err))) {
