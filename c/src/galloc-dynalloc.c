@@ -111,55 +111,64 @@ static struct key key_of(const struct galloc_dynalloc * a, int32_t n, enum tree 
     return t == BY_OFFSET ? (struct key) { b->offset, 0 } : (struct key) { b->size, b->offset };
 }
 
-// l: keys < k, r: keys >= k
-static void treap_split(struct galloc_dynalloc * a, int32_t root, struct key k, enum tree t, int32_t * l, int32_t * r) {
-    if (root == NIL) {
-        *l = *r = NIL;
-        return;
-    }
-    if (key_less(key_of(a, root, t), k)) {
-        treap_split(a, a->blocks[root].child[t][1], k, t, &a->blocks[root].child[t][1], r);
-        *l = root;
-    } else {
-        treap_split(a, a->blocks[root].child[t][0], k, t, l, &a->blocks[root].child[t][0]);
-        *r = root;
-    }
-}
-
 // every key of l is below every key of r
 static int32_t treap_merge(struct galloc_dynalloc * a, int32_t l, int32_t r, enum tree t) {
-    if (l == NIL) {
-        return r;
+    int32_t   root = NIL;
+    int32_t * link = &root;
+    while (l != NIL && r != NIL) {
+        if (a->blocks[l].priority > a->blocks[r].priority) {
+            *link = l;
+            link  = &a->blocks[l].child[t][1];
+            l     = *link;
+        } else {
+            *link = r;
+            link  = &a->blocks[r].child[t][0];
+            r     = *link;
+        }
     }
-    if (r == NIL) {
-        return l;
-    }
-    if (a->blocks[l].priority > a->blocks[r].priority) {
-        a->blocks[l].child[t][1] = treap_merge(a, a->blocks[l].child[t][1], r, t);
-        return l;
-    }
-    a->blocks[r].child[t][0] = treap_merge(a, l, a->blocks[r].child[t][0], t);
-    return r;
+    *link = l != NIL ? l : r;
+    return root;
 }
 
+// descend to where n's priority puts it, then split the subtree found there around n's key:
+// the expected work is the depth of n, not two full spines as a root split and merge would be
 static void treap_insert(struct galloc_dynalloc * a, int32_t * root, int32_t n, enum tree t) {
-    int32_t l, r;
-    a->blocks[n].child[t][0] = a->blocks[n].child[t][1] = NIL;
-    treap_split(a, *root, key_of(a, n, t), t, &l, &r);
-    *root = treap_merge(a, treap_merge(a, l, n, t), r, t);
+    struct key k    = key_of(a, n, t);
+    int32_t *  link = root;
+    while (*link != NIL && a->blocks[*link].priority >= a->blocks[n].priority) {
+        link = &a->blocks[*link].child[t][key_less(k, key_of(a, *link, t)) ? 0 : 1];
+    }
+    int32_t * left  = &a->blocks[n].child[t][0];
+    int32_t * right = &a->blocks[n].child[t][1];
+    int32_t   cur   = *link;
+    while (cur != NIL) {
+        if (key_less(key_of(a, cur, t), k)) {
+            *left = cur;
+            left  = &a->blocks[cur].child[t][1];
+            cur   = *left;
+        } else {
+            *right = cur;
+            right  = &a->blocks[cur].child[t][0];
+            cur    = *right;
+        }
+    }
+    *left  = NIL;
+    *right = NIL;
+    *link  = n;
 }
 
-// remove node n, found by its current key
+// remove node n, found by its current key; returns the new root
 static int32_t treap_erase(struct galloc_dynalloc * a, int32_t root, int32_t n, enum tree t) {
-    assert(root != NIL && "block not in its tree");
-    if (root == NIL) {
-        return NIL;
+    struct key k    = key_of(a, n, t);
+    int32_t *  link = &root;
+    while (*link != n) {
+        assert(*link != NIL && "block not in its tree");
+        if (*link == NIL) {
+            return root;
+        }
+        link = &a->blocks[*link].child[t][key_less(k, key_of(a, *link, t)) ? 0 : 1];
     }
-    if (root == n) {
-        return treap_merge(a, a->blocks[n].child[t][0], a->blocks[n].child[t][1], t);
-    }
-    int side = key_less(key_of(a, n, t), key_of(a, root, t)) ? 0 : 1;
-    a->blocks[root].child[t][side] = treap_erase(a, a->blocks[root].child[t][side], n, t);
+    *link = treap_merge(a, a->blocks[n].child[t][0], a->blocks[n].child[t][1], t);
     return root;
 }
 
