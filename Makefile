@@ -40,6 +40,7 @@ all: lib cli
 
 include c/wasm/wasm.mk
 include bench/bench.mk
+include bench/whatif.mk
 
 lib: build/rel/libgalloc.a
 cli: build/rel/galloc

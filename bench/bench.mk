@@ -4,6 +4,7 @@
 #   bench-plan   ggml_gallocr on graphs built with the ggml API (llama presets, random 1k..1M nodes)
 #   bench-docs   the planner on the documents of bench/documents.txt, natively
 #   bench-wasm   the same documents in the WebAssembly module under Node
+# then bench-whatif (bench/whatif.mk): offline planners vs ggml and the lower bound.
 
 build/rel/bench-plan: bench/bench-plan.c build/rel/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< build/rel/libgalloc.a -o $@
@@ -16,3 +17,4 @@ bench: build/rel/bench-plan build/rel/bench-docs build/wasm/galloc.mjs node_modu
 	./build/rel/bench-docs bench/documents.txt build/bench-docs.jsonl
 	node bench/bench-wasm.mjs bench/documents.txt build/bench-wasm.jsonl
 	node bench/report.mjs
+	@$(MAKE) --no-print-directory bench-whatif

@@ -1,13 +1,16 @@
 // galloc.c: the command-line tool: plan graph documents, compare plans, list presets.
 //
-//   galloc plan GRAPH.json [-o PLAN.json] [--table]
+//   galloc plan GRAPH.json [-o PLAN.json] [--table] [--compare [--budget-ms N]]
+//   galloc compare PROBLEM.csv [--capacity N] [--budget-ms N]
 //   galloc diff PLAN_A.json PLAN_B.json
 //   galloc presets | galloc preset NAME
 //
 // Exit status: 0 success (plans equal), 1 plans differ, 2 usage error,
 // 3 invalid input document, 4 file error, 5 out of memory.
 
+#include "cli-compare.h"
 #include "cli-diff.h"
+#include "cli-draw.h"
 #include "cli-io.h"
 #include "cli-table.h"
 #include "galloc-document.h"
@@ -35,7 +38,10 @@ static const char * usage_main =
     "Plans ggml compute graphs exactly as ggml's graph allocator (ggml_gallocr) does.\n"
     "\n"
     "commands:\n"
-    "  plan GRAPH.json [-o PLAN.json] [--table]   plan a graph document, write the plan document\n"
+    "  plan GRAPH.json [-o PLAN.json] [--table] [--draw]\n"
+    "                                             plan a graph document, write the plan document\n"
+    "  plan GRAPH.json --compare                  compare ggml's plan with offline planners and the lower bound\n"
+    "  compare PROBLEM.csv [--capacity N]         the same for a MiniMalloc CSV problem\n"
     "  diff PLAN_A.json PLAN_B.json               compare two plans (exit 1 when they differ)\n"
     "  presets                                    list the built-in graph documents\n"
     "  preset NAME                                print a built-in graph document\n"
@@ -44,14 +50,28 @@ static const char * usage_main =
     "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory\n";
 
 static const char * usage_plan =
-    "usage: galloc plan GRAPH.json [-o PLAN.json] [--table]\n"
+    "usage: galloc plan GRAPH.json [-o PLAN.json] [--table] [--compare [--budget-ms N]]\n"
     "\n"
     "Reads a galloc-graph document (GRAPH.json, - for stdin), plans it like\n"
     "ggml_gallocr_new_n + reserve_n + alloc_graph, and writes the galloc-plan\n"
     "document to PLAN.json (default stdout). With --table, prints instead one\n"
     "line per tensor (steps, buffer/chunk/offset/size, how it was placed), then\n"
     "per buffer type the chunk sizes, total, peak of live bytes and overhead.\n"
+    "With --draw, prints each chunk as text: one row per step (at most 80),\n"
+    "byte offsets across, every live tensor drawn with its own symbol.\n"
+    "With --compare, prints instead per buffer type ggml's total, the totals and times\n"
+    "of offline planners (greedy by size, greedy by breadth, an exact search of at most\n"
+    "N ms, default 2000), the lower bound and how far each is above it.\n"
     "Errors name the JSON path of the culprit, on stderr; exit 3.\n";
+
+static const char * usage_compare =
+    "usage: galloc compare PROBLEM.csv [--capacity N] [--budget-ms N]\n"
+    "\n"
+    "Reads a MiniMalloc problem (id,lower,upper,size per line; a row is live over\n"
+    "[lower, upper)), runs ggml's allocator over it in time order and the offline\n"
+    "planners (the exact search for at most N ms, default 2000), and prints the table of\n"
+    "`galloc plan --compare`. The capacity defaults to the number in a file name like\n"
+    "A.1048576.csv. Errors name the line, on stderr; exit 3.\n";
 
 static const char * usage_diff =
     "usage: galloc diff PLAN_A.json PLAN_B.json\n"
@@ -87,10 +107,21 @@ static int cmd_plan(int argc, char ** argv) {
         return EXIT_OK;
     }
     const char * input = NULL, * output = NULL;
-    bool table = false;
+    bool table = false, compare = false, draw = false;
+    long budget_ms = CLI_COMPARE_BUDGET_MS;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--table") == 0) {
             table = true;
+        } else if (strcmp(argv[i], "--draw") == 0) {
+            draw = true;
+        } else if (strcmp(argv[i], "--compare") == 0) {
+            compare = true;
+        } else if (strcmp(argv[i], "--budget-ms") == 0 && i + 1 < argc) {
+            char * end = NULL;
+            budget_ms  = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || budget_ms < 0 || budget_ms > 86400000) {
+                return usage_error(usage_plan, "--budget-ms needs a number of milliseconds");
+            }
         } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             output = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -127,10 +158,22 @@ static int cmd_plan(int argc, char ** argv) {
     }
 
     int code = EXIT_OK;
+    if (compare) {
+        if (!cli_compare_plan(stdout, &doc, &plan, (uint32_t) budget_ms, err, sizeof(err))) {
+            fprintf(stderr, "galloc: %s: %s\n", input, err);
+            code = strstr(err, "out of memory") ? EXIT_MEMORY : EXIT_INPUT;
+        }
+        galloc_plan_free(&plan);
+        galloc_document_free(&doc);
+        return code;
+    }
     if (table) {
         cli_print_table(stdout, &doc, &plan);
     }
-    if (!table || output) {
+    if (draw) {
+        cli_draw_plan(stdout, &doc, &plan, 64, 80);
+    }
+    if (!(table || draw) || output) {
         size_t out_len = 0;
         char * json    = galloc_document_write_plan(&doc, &plan, &out_len);
         if (!json) {
@@ -228,6 +271,13 @@ int main(int argc, char ** argv) {
     }
     if (strcmp(cmd, "plan") == 0) {
         return cmd_plan(argc - 2, argv + 2);
+    }
+    if (strcmp(cmd, "compare") == 0) {
+        if (wants_help(argc - 2, argv + 2)) {
+            fputs(usage_compare, stdout);
+            return EXIT_OK;
+        }
+        return cli_compare_command(argc - 2, argv + 2, usage_compare);
     }
     if (strcmp(cmd, "diff") == 0) {
         return cmd_diff(argc - 2, argv + 2);

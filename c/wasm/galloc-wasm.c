@@ -17,6 +17,7 @@
 #include "galloc-planner.h"
 #include "galloc-presets.h"
 #include "galloc-timing.h"
+#include "galloc-whatif.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,6 +46,8 @@ enum galloc_wasm_status {
     GALLOC_WASM_STATUS_NO_MEMORY   = 3, // malloc failed (the heap is at its maximum size)
     GALLOC_WASM_STATUS_NOT_FOUND   = 4, // no preset by that name
     GALLOC_WASM_STATUS_ARGUMENT    = 5, // a NULL pointer or a size out of range
+    GALLOC_WASM_STATUS_CSV         = 6, // the CSV problem was rejected (message starts with "line N: ")
+    GALLOC_WASM_STATUS_WHATIF      = 7, // the what-if analysis refused the problem (too many conflicts, ...)
 };
 
 //
@@ -65,6 +68,12 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_plan         (const char * json, siz
 GALLOC_WASM_EXPORT char *       galloc_wasm_graph        (const char * json, size_t len); // the graph, checked and filled in
 // benchmarks: plan the document `runs` times; a small JSON object of timings (see galloc-timing.h)
 GALLOC_WASM_EXPORT char *       galloc_wasm_time_plan    (const char * json, size_t len, int32_t runs);
+// what-if (galloc-whatif.h): ggml's plan against offline planners; the galloc_whatif_write_json text.
+// budget_ms bounds the exact search (0: heuristics only); the call blocks for up to that long.
+GALLOC_WASM_EXPORT char *       galloc_wasm_whatif       (const char * json, size_t len, int32_t buffer_type, uint32_t budget_ms);
+// a MiniMalloc CSV problem; capacity (bytes, 0: none) = capacity_hi * 2^32 + capacity_lo, exact to 2^64
+GALLOC_WASM_EXPORT char *       galloc_wasm_whatif_csv   (const char * csv, size_t len, uint32_t capacity_lo, uint32_t capacity_hi,
+                                                          uint32_t budget_ms);
 // presets
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_preset_count      (void);
 GALLOC_WASM_EXPORT const char * galloc_wasm_preset_name       (int32_t i);          // static; NULL out of range
@@ -240,6 +249,75 @@ GALLOC_WASM_EXPORT char * galloc_wasm_graph(const char * json, size_t len) {
     char * out = galloc_document_write_graph(&doc, &out_len);
     galloc_document_free(&doc);
     return galloc_wasm_result(out, out_len);
+}
+
+//
+// what-if: how far ggml's plan is from the best possible, and what would do better
+//
+
+// the status of a failed galloc_whatif_* call, from its message
+static int32_t galloc_wasm_whatif_status(const char * err) {
+    if (strstr(err, "out of memory") != NULL) {
+        return GALLOC_WASM_STATUS_NO_MEMORY;
+    }
+    return strncmp(err, "line ", 5) == 0 ? GALLOC_WASM_STATUS_CSV : GALLOC_WASM_STATUS_WHATIF;
+}
+
+// the result as its JSON text (galloc_whatif_write_json), freeing the result
+static char * galloc_wasm_whatif_text(struct galloc_whatif_result * r) {
+    size_t out_len = 0;
+    char * out = galloc_whatif_write_json(r, &out_len);
+    galloc_whatif_free(r);
+    return galloc_wasm_result(out, out_len);
+}
+
+// plan a graph document and compare ggml's plan of buffer type buffer_type's allocator with the
+// offline planners (the exact search for at most budget_ms): the "galloc-whatif" JSON text
+// (malloc'd, as galloc_wasm_plan returns a plan), or NULL with a status and message
+GALLOC_WASM_EXPORT char * galloc_wasm_whatif(const char * json, size_t len, int32_t buffer_type, uint32_t budget_ms) {
+    struct galloc_document doc;
+    if (!galloc_wasm_read(json, len, &doc)) {
+        return NULL;
+    }
+    if (buffer_type < 0 || buffer_type >= doc.n_buffer_types) {
+        int32_t n = doc.n_buffer_types;
+        galloc_document_free(&doc);
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "buffer type %d out of range (%d buffer types)", (int) buffer_type, (int) n);
+    }
+    struct galloc_plan plan;
+    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+        galloc_document_free(&doc);
+        int32_t status = strncmp(err, "out of memory", 13) == 0 ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_PLAN;
+        return galloc_wasm_fail(status, "%s", err[0] != '\0' ? err : "the graph could not be planned");
+    }
+    struct galloc_whatif_result r;
+    bool ok = galloc_whatif_from_plan(&doc.graph, &plan, buffer_type, budget_ms, &r, err, sizeof(err));
+    galloc_plan_free(&plan);
+    galloc_document_free(&doc);
+    if (!ok) {
+        int32_t status = galloc_wasm_whatif_status(err);
+        return galloc_wasm_fail(status == GALLOC_WASM_STATUS_CSV ? GALLOC_WASM_STATUS_WHATIF : status, "%s",
+                                err[0] != '\0' ? err : "the what-if analysis failed");
+    }
+    return galloc_wasm_whatif_text(&r);
+}
+
+// the same for len bytes of a MiniMalloc CSV problem ("id,lower,upper,size", header optional)
+// with a capacity of capacity_hi * 2^32 + capacity_lo bytes (0: none); a rejected CSV leaves
+// status CSV and a message naming its line ("line 12: upper 5 <= lower 7")
+GALLOC_WASM_EXPORT char * galloc_wasm_whatif_csv(const char * csv, size_t len, uint32_t capacity_lo, uint32_t capacity_hi,
+                                                 uint32_t budget_ms) {
+    if (csv == NULL) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no CSV text (NULL pointer)");
+    }
+    uint64_t capacity = ((uint64_t) capacity_hi << 32) | (uint64_t) capacity_lo;
+    struct galloc_whatif_result r;
+    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    if (!galloc_whatif_from_csv(csv, len, capacity, budget_ms, &r, err, sizeof(err))) {
+        return galloc_wasm_fail(galloc_wasm_whatif_status(err), "%s", err[0] != '\0' ? err : "the CSV problem was rejected");
+    }
+    return galloc_wasm_whatif_text(&r);
 }
 
 //

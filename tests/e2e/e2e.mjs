@@ -6,8 +6,12 @@
 // graph text, hover a tensor and read its chunk/offset, import a golden
 // graph through the file input, feed bad input and keep the last good plan,
 // step through, share a link. Also times the timeline of the largest preset
-// and of a 12,000-tensor import. Screenshots go to build/e2e/.
-// Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build)
+// and of a 12,000-tensor import. The What-if panel: its numbers against the
+// CLI's `plan --compare`, another planner's plan on the timeline, a MiniMalloc
+// CSV problem solved in the worker (timed), bad CSV input, a long search that
+// leaves the page responsive and can be stopped. Screenshots go to build/e2e/.
+// Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build; E2E_MINIMALLOC_ALL=1
+// also times every CSV of ../shared/bench/minimalloc, when present)
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
@@ -16,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from './static-server.mjs';
 import { parseGraphText } from '../../web/src/core/graph-text.js';
+import { cliCompare } from '../js/whatif-helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = path.join(ROOT, 'build/e2e');
@@ -269,12 +274,195 @@ try {
     assert(ms < 30000, `took ${ms} ms`);
   });
 
+  // ---- What if ------------------------------------------------------------------------
+  const whatifTimes = [];
+  const rowBytes = async (name) => BigInt(await page.getAttribute(`[data-testid=whatif-row-${name}]`, 'data-bytes'));
+  const rowAttr = (name, attr) => page.getAttribute(`[data-testid=whatif-row-${name}]`, attr);
+  // the number of the what-if result on screen (0: none yet)
+  const whatifSeq = async () => Number(await page.getAttribute('[data-testid=whatif-status]', 'data-seq').catch(() => null) ?? 0);
+  // wait for the final numbers of a result newer than `after`
+  async function waitWhatif(what, after, timeout = 60000) {
+    try {
+      await page.waitForFunction((n) => {
+        const s = document.querySelector('[data-testid=whatif-status]');
+        return s && s.dataset.state === 'done' && s.dataset.final === 'true' && Number(s.dataset.seq) > n;
+      }, after, { timeout, polling: 50 });
+    } catch {
+      throw new Error(`${what}: the analysis did not finish (${await page.textContent('[data-testid=whatif]').catch(() => 'no panel')})`);
+    }
+  }
+  const svgRects = () => page.locator('[data-testid=timeline-svg] rect[data-t]').count();
+
+  await check('What-if panel on a preset: lower bound, ggml and greedy totals equal the CLI\'s --compare', async () => {
+    await page.selectOption('[data-testid=preset]', 'llama-tiny-setrows');
+    await page.click('[data-testid=whatif-toggle]');
+    await waitWhatif('llama-tiny-setrows', 0);
+    const cli = cliCompare(JSON.stringify(cliPreset('llama-tiny-setrows')), 0)[0];
+    assert(BigInt(await page.getAttribute('[data-testid=whatif-lower-bound]', 'data-bytes')) === cli.lowerBound, 'lower bound differs from the CLI');
+    for (const name of ['ggml', 'greedy-by-size', 'greedy-by-breadth']) {
+      const got = await rowBytes(name);
+      assert(got === cli.totals[name], `${name}: ${got} in the page, ${cli.totals[name]} from the CLI`);
+      assert(await rowAttr(name, 'data-checked') === 'true', `${name} fails the checker`);
+    }
+    assert((await rowBytes('ggml')) === BigInt(await totalOf(0)), 'ggml\'s total is not the buffer table\'s');
+    const exact = await rowBytes('exact');
+    assert(exact >= cli.lowerBound && exact <= cli.totals['greedy-by-size'], `exact total ${exact} out of [bound, greedy]`);
+    if (await rowAttr('exact', 'data-proved') === 'true') {
+      const cliExact = cliCompare(JSON.stringify(cliPreset('llama-tiny-setrows')), 2000)[0].totals.exact;
+      assert(exact === cliExact, `exact: ${exact} in the page, ${cliExact} from the CLI`);
+    }
+    const best = await page.locator('[data-testid=whatif-best]').count();
+    assert(best === 1, `${best} rows marked best`);
+    assert((await page.textContent('[data-testid=whatif-headline]')).includes('less than ggml'), 'no saving in the headline');
+    await page.screenshot({ path: path.join(OUT, '10-whatif.png'), fullPage: true });
+  });
+
+  await check('switch the timeline to the exact plan (one rectangle per item) and back to ggml\'s', async () => {
+    const nItems = Number(await page.evaluate(() => document.querySelectorAll('[data-testid=timeline-svg] rect[data-t]').length));
+    await page.check('[data-testid=whatif-show-exact]');
+    await page.waitForSelector('[data-testid=timeline][data-planner=exact]', { timeout: 5000 });
+    const cli = cliCompare(JSON.stringify(cliPreset('llama-tiny-setrows')), 0)[0];
+    assert(await svgRects() === cli.items, `${await svgRects()} rectangles for ${cli.items} items`);
+    assert((await page.textContent('[data-testid=timeline-caption]')).includes('exact plan'), 'the caption does not name the exact plan');
+    const section = await page.textContent('[data-testid=timeline] .overlay .section');
+    assert(section.includes('exact plan'), `section title: ${section}`);
+    const box = await page.locator('[data-testid=timeline-svg] rect[data-t]').first().boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForSelector('[data-testid=tooltip]', { timeout: 5000 });
+    assert((await page.textContent('[data-testid=tooltip]')).includes('exact plan'), 'the tooltip does not speak of the exact plan');
+    await page.screenshot({ path: path.join(OUT, '11-whatif-exact-timeline.png'), fullPage: true });
+    await page.mouse.move(5, 5);
+    await page.check('[data-testid=whatif-show-ggml]');
+    await page.waitForSelector('[data-testid=timeline][data-source=ggml]', { timeout: 5000 });
+    assert(await svgRects() === nItems, 'ggml\'s timeline did not come back');
+  });
+
+  await check('what-if on the llama presets in the browser (budget 2 s): time to the final numbers', async () => {
+    for (const name of ['llama-tiny', 'llama-tiny-max4k', 'llama-7b-decode', 'llama-7b-pp512', 'llama-70b-pp512']) {
+      const seq = await whatifSeq();
+      const t0 = await page.evaluate(() => performance.now());
+      await page.selectOption('[data-testid=preset]', name);
+      await waitWhatif(name, seq);
+      const t1 = await page.evaluate(() => performance.now());
+      const ms = Number(await page.getAttribute('[data-testid=whatif-status]', 'data-ms'));
+      const cli = cliCompare(JSON.stringify(cliPreset(name)), 0)[0];
+      for (const planner of ['ggml', 'greedy-by-size', 'greedy-by-breadth']) {
+        assert(await rowBytes(planner) === cli.totals[planner], `${name} ${planner}: ${await rowBytes(planner)}, CLI ${cli.totals[planner]}`);
+      }
+      const exactMs = Number(await rowAttr('exact', 'data-time-ms'));
+      const proved = await rowAttr('exact', 'data-proved') === 'true';
+      whatifTimes.push(`${name} (${cli.items} items): final numbers ${(t1 - t0).toFixed(0)} ms after picking the preset (plan + heuristics + exact); the exact-phase call took ${ms.toFixed(0)} ms in the worker, the search itself ${exactMs.toFixed(1)} ms, ${proved ? 'proved optimal' : 'not proved'}; best ${await page.evaluate(() => document.querySelector('[data-testid=whatif-best]')?.closest('tr')?.dataset.testid.replace('whatif-row-', ''))}`);
+    }
+  });
+
+  await check('a long exact search leaves the page responsive, and can be stopped', async () => {
+    await page.selectOption('[data-testid=preset]', 'llama-tiny-max4k'); // its exact search never ends early
+    await page.selectOption('[data-testid=whatif-budget]', '20000');
+    await page.waitForFunction(() => document.querySelector('[data-testid=whatif-status]')?.dataset.state === 'running' && /exact search/.test(document.querySelector('[data-testid=whatif-status]').textContent), null, { timeout: 10000, polling: 20 });
+    // frames keep coming while the worker searches: the longest gap between two over 1.5 s
+    const gap = await page.evaluate(() => new Promise((done) => {
+      let last = performance.now();
+      let worst = 0;
+      const end = last + 1500;
+      const tick = (t) => { worst = Math.max(worst, t - last); last = t; if (t < end) requestAnimationFrame(tick); else done(worst); };
+      requestAnimationFrame(tick);
+    }));
+    await page.fill('[data-testid=step-slider]', '3');
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-info]')?.textContent.includes('step 3'), null, { timeout: 2000 });
+    assert(await page.getAttribute('[data-testid=whatif-status]', 'data-state') === 'running', 'the search ended before it could be stopped');
+    await page.click('[data-testid=whatif-stop]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=whatif-status]')?.dataset.state === 'done', null, { timeout: 3000 });
+    assert(await page.getAttribute('[data-testid=whatif-status]', 'data-final') === 'false', 'stopped, yet said final');
+    assert(gap < 250, `a frame took ${gap.toFixed(0)} ms while the worker searched`);
+    whatifTimes.push(`during an exact search in the worker, the longest frame on the page: ${gap.toFixed(0)} ms; stop ended it at once`);
+  });
+
+  const csvA = path.join(ROOT, 'tests/fixtures/minimalloc/A.1048576.csv');
+  async function importCsvTimed(file) {
+    const seq = await whatifSeq();
+    const t0 = await page.evaluate(() => performance.now());
+    await page.setInputFiles('[data-testid=csv-file-input]', file);
+    const name = path.basename(file);
+    await page.waitForFunction((n) => document.querySelector('[data-testid=timeline-caption]')?.textContent.includes(n), name, { timeout: 20000 });
+    await waitWhatif(name, seq, 120000);
+    const t1 = await page.evaluate(() => performance.now());
+    return {
+      wall: t1 - t0,
+      exactMs: Number(await rowAttr('exact', 'data-time-ms')),
+      exact: await rowBytes('exact'),
+      bound: BigInt(await page.getAttribute('[data-testid=whatif-lower-bound]', 'data-bytes')),
+      proved: await rowAttr('exact', 'data-proved') === 'true',
+    };
+  }
+
+  await check('import MiniMalloc CSV A.1048576.csv: its rows drawn, solved at its capacity in the worker (budget 20 s)', async () => {
+    const rows = readFileSync(csvA, 'utf8').trim().split('\n').length - 1;
+    const t = await importCsvTimed(csvA);
+    assert(await page.getAttribute('[data-testid=timeline]', 'data-source') === 'csv', 'the timeline does not show the CSV problem');
+    assert(await svgRects() === rows, `${await svgRects()} rectangles for ${rows} rows`);
+    assert((await page.textContent('[data-testid=whatif-source]')).includes('1,048,576 B (from the file name)'), 'capacity not taken from the file name');
+    assert(t.exact === 1048576n && t.proved, `exact: ${t.exact} bytes, proved ${t.proved}`);
+    assert(t.exactMs < 20000, `the exact search took ${t.exactMs} ms`);
+    assert((await page.textContent('[data-testid=whatif-row-exact]')).includes('fits'), 'the exact plan does not say it fits');
+    whatifTimes.push(`MiniMalloc A.1048576.csv (${rows} rows) at capacity 1 MiB: exact search ${t.exactMs.toFixed(0)} ms in the browser's worker, proved optimal; import to final numbers ${t.wall.toFixed(0)} ms`);
+    await page.check('[data-testid=whatif-show-exact]');
+    await page.waitForSelector('[data-testid=timeline][data-planner=exact]', { timeout: 5000 });
+    await page.screenshot({ path: path.join(OUT, '12-csv-exact.png'), fullPage: true });
+  });
+
+  await check('bad CSV input: the banner names the line; the CSV on screen stays', async () => {
+    const before = await svgRects();
+    await page.click('[data-testid=csv-paste]');
+    await page.fill('[data-testid=csv-paste-text]', 'id,lower,upper,size\n0,0,4,8\n1,<b>x</b>,3,8\n');
+    await page.click('[data-testid=csv-paste-import]');
+    await page.waitForFunction(() => /could not import pasted CSV: line 3: lower '<b>x<\/b>' is not an integer/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''), null, { timeout: 10000 });
+    assert(await svgRects() === before, 'the timeline changed after a bad CSV');
+    assert((await page.textContent('[data-testid=timeline-caption]')).includes('A.1048576.csv'), 'the CSV on screen changed');
+    assert(await page.locator('[data-testid=notice] b').count() === 0, 'a CSV field was rendered as HTML');
+    await page.screenshot({ path: path.join(OUT, '13-csv-bad-input.png'), fullPage: true });
+    await page.fill('[data-testid=csv-paste-text]', '0,5,3,10');
+    await page.click('[data-testid=csv-paste-import]');
+    await page.waitForFunction(() => /line 1: upper 3 <= lower 5/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''), null, { timeout: 10000 });
+    await page.fill('[data-testid=csv-capacity]', '12 bananas');
+    await page.fill('[data-testid=csv-paste-text]', '0,0,3,10');
+    await page.click('[data-testid=csv-paste-import]');
+    await page.waitForFunction(() => /capacity: unknown unit "bananas"/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''), null, { timeout: 10000 });
+    await page.fill('[data-testid=csv-capacity]', '');
+    await page.fill('[data-testid=csv-paste-text]', 'id,lower,upper,size\n0,0,2,8\n1,1,3,8\n2,2,4,8\n');
+    await page.click('[data-testid=csv-paste-import]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=timeline-caption]')?.textContent.includes('pasted CSV'), null, { timeout: 10000 });
+    assert(await svgRects() === 3, 'the pasted CSV is not drawn');
+  });
+
+  const minimalloc = path.join(ROOT, '../shared/bench/minimalloc');
+  if (process.env.E2E_MINIMALLOC_ALL && existsSync(minimalloc)) {
+    await check('every MiniMalloc CSV at its capacity in the browser (budget 20 s each)', async () => {
+      await page.selectOption('[data-testid=whatif-budget]', '20000');
+      for (const f of ['A', 'B', 'C', 'D', 'E'].map((k) => path.join(minimalloc, `${k}.1048576.csv`)).filter(existsSync)) {
+        const t = await importCsvTimed(f);
+        whatifTimes.push(`${path.basename(f)}: exact ${t.exact} bytes (bound ${t.bound}, capacity 1048576: ${t.exact <= 1048576n ? 'fits' : 'does not fit'}), ${t.proved ? 'proved optimal' : 'not proved'}, search ${t.exactMs.toFixed(0)} ms`);
+      }
+    });
+  }
+
+  await check('back to the graph: the timeline shows ggml\'s plan again', async () => {
+    await page.selectOption('[data-testid=whatif-budget]', '0');
+    const seq = await whatifSeq();
+    await page.click('[data-testid=csv-close]');
+    await page.waitForSelector('[data-testid=timeline][data-source=ggml]', { timeout: 5000 });
+    await waitWhatif('back to the graph', seq);
+    await page.click('[data-testid=whatif-close]');
+    assert(await page.locator('[data-testid=whatif-toggle]').count() === 1, 'the panel did not close');
+  });
+
   await check('no console errors', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join(' | '));
   });
 
   console.log('\ntimeline render times:');
   for (const t of timings) console.log(`  ${t}`);
+  console.log('\nwhat-if times (in the browser):');
+  for (const t of whatifTimes) console.log(`  ${t}`);
 } finally {
   await context.close();
   await server.close();

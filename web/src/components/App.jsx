@@ -1,5 +1,5 @@
 // App.jsx: the page layout: header, banner, editor and graph on the left;
-// numbers, step controls, timeline and inspector on the right.
+// numbers, the What-if panel, step controls, timeline and inspector on the right.
 import { Header } from './Header.jsx';
 import { Banner } from './Banner.jsx';
 import { Editor } from './Editor.jsx';
@@ -8,6 +8,7 @@ import { BufferTable } from './BufferTable.jsx';
 import { StepControls } from './StepControls.jsx';
 import { Timeline } from './Timeline.jsx';
 import { Inspector } from './Inspector.jsx';
+import { WhatIf } from './WhatIf.jsx';
 import { status } from '../state.js';
 
 export function App() {
@@ -23,6 +24,7 @@ export function App() {
         </section>
         <section class="right">
           <BufferTable />
+          <WhatIf />
           <StepControls />
           <Timeline />
           <Inspector />

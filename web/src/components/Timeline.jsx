@@ -1,6 +1,11 @@
 // Timeline.jsx: the plan over time. One lane per chunk of each buffer type;
 // x = step, y = byte offset; a rectangle per tensor over its lifetime.
 //
+// It draws whatever timelineSource holds (whatif-state.js): ggml's plan of the graph,
+// another planner's plan of one buffer type (a rectangle per item), or a CSV problem
+// (a rectangle per row); the source says whether its indices are graph tensors and
+// whether it has steps.
+//
 // Below RECT_LIMIT rectangles they are SVG; above, one canvas. Either way an
 // SVG overlay draws axes, chunk and max-size lines, the step cursor, free
 // gaps and the selection, and one d3-zoom on the container drives a shared
@@ -12,7 +17,8 @@ import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { scaleLinear } from 'd3-scale';
 import { axisTop, axisLeft } from 'd3-axis';
-import { model, showViews, stepInfo, step, selected, hovered, hover, select, setStep, picking, pickSource } from '../state.js';
+import { showViews, step, selected, hovered, hover, select, setStep, picking, pickSource } from '../state.js';
+import { timelineSource, timelineStepInfo, rowHovered, rowSelected, hoverRow, selectRow } from '../whatif-state.js';
 import {
   timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt,
   zoomXBy, zoomYBy, IDENTITY_X, IDENTITY_Y,
@@ -28,7 +34,7 @@ import { registerTimelineExporter } from './io.js';
 export const RECT_LIMIT = 2000;
 
 export function Timeline() {
-  const m = model.value;
+  const m = timelineSource.value;
   const views = showViews.value;
   const box = useRef(null);
   const canvas = useRef(null);
@@ -100,7 +106,7 @@ export function Timeline() {
   }, []);
 
   // canvas renderer
-  const info = stepInfo.value;
+  const info = timelineStepInfo.value;
   useEffect(() => {
     if (mode === 'canvas' && canvas.current && layout) {
       const t0 = performance.now();
@@ -113,8 +119,8 @@ export function Timeline() {
   useEffect(() => {
     if (!layout || !m) return undefined;
     registerTimelineExporter({
-      svg: () => timelineSvg(layout, m, { zx: zref.current.zx, zys: zref.current.zys, title: m.doc.name }),
-      png: () => svgToPng(timelineSvg(layout, m, { zx: zref.current.zx, zys: zref.current.zys, title: m.doc.name }), layout.width, layout.height),
+      svg: () => timelineSvg(layout, m, { zx: zref.current.zx, zys: zref.current.zys, title: m.title }),
+      png: () => svgToPng(timelineSvg(layout, m, { zx: zref.current.zx, zys: zref.current.zys, title: m.title }), layout.width, layout.height),
     });
     return () => registerTimelineExporter(null);
   }, [layout, m]);
@@ -133,7 +139,7 @@ export function Timeline() {
     const px = e.clientX - r.left;
     const py = e.clientY - r.top;
     const i = hitTest(layout, zoom.zx, zoom.zys, px, py);
-    hover(i);
+    if (m.tensors) hover(i); else hoverRow(i);
     pointer.value = i >= 0 ? { x: px, y: py } : null;
   };
   const onClick = (e) => {
@@ -142,8 +148,9 @@ export function Timeline() {
     const px = e.clientX - r.left;
     const py = e.clientY - r.top;
     const i = hitTest(layout, zoom.zx, zoom.zys, px, py);
+    if (!m.tensors) { selectRow(i); return; }
     if (picking.value && i >= 0) { pickSource(i); return; }
-    if (e.altKey || (step.value !== null && i < 0)) {
+    if (m.stepped && (e.altKey || (step.value !== null && i < 0))) {
       const s = stepAtBaseX(layout, unzoomX(zoom.zx, px));
       if (s >= -1 && s < layout.steps) setStep(s);
       return;
@@ -155,14 +162,15 @@ export function Timeline() {
   return (
     <div class="timeline-pane">
       <div class="pane-title">
-        Timeline <span class="hint">{nRects.toLocaleString()} rectangles · {mode} · x: step, y: byte offset in the chunk · click: select · alt+click: go to step</span>
+        Timeline{m.caption ? <span class="caption" data-testid="timeline-caption">{m.caption}</span> : null}
+        <span class="hint">{nRects.toLocaleString()} rectangles · {mode} · x: {m.stepped ? 'step' : 'time'}, y: byte offset in the chunk · click: select{m.stepped ? ' · alt+click: go to step' : ''}</span>
         <button class="small" onClick={() => setZoom({ zx: IDENTITY_X, zys: [] })} data-testid="reset-zoom">reset zoom</button>
       </div>
-      <div class="timeline" ref={box} style={{ height: `${layout.height}px` }} data-testid="timeline" data-mode={mode}
-        onPointerMove={onMove} onPointerLeave={() => { hover(-1); pointer.value = null; }} onClick={onClick}>
+      <div class="timeline" ref={box} style={{ height: `${layout.height}px` }} data-testid="timeline" data-mode={mode} data-source={m.kind}
+        data-planner={m.planner} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}>
         {mode === 'canvas' ? <canvas ref={canvas} class="layer" /> : <SvgRects layout={layout} zoom={zoom} info={info} />}
         <Overlay layout={layout} zoom={zoom} m={m} info={info} />
-        <Tooltip pointer={pointer} width={layout.width} />
+        <Tooltip pointer={pointer} width={layout.width} source={m} />
       </div>
     </div>
   );
@@ -206,9 +214,9 @@ function SvgRects({ layout, zoom, info }) {
 function Overlay({ layout, zoom, m, info }) {
   const axisRef = useRef(null);
   const laneAxes = useRef([]);
-  const sel = selected.value;
-  const hov = hovered.value;
-  const s = step.value;
+  const sel = m.tensors ? selected.value : rowSelected.value;
+  const hov = m.tensors ? hovered.value : rowHovered.value;
+  const s = m.stepped ? step.value : null;
   const x = (st) => zoomX(zoom.zx, baseX(layout, st));
   useEffect(() => {
     const xs = scaleLinear().domain([-1, layout.steps]).range([x(-1), x(layout.steps)]);
@@ -244,7 +252,7 @@ function Overlay({ layout, zoom, m, info }) {
         return (
           <text class="section" x={8} y={sec.top + 15}>
             {b.name}: {formatBytes(b.size)} in {b.chunkSizes.length} chunk{b.chunkSizes.length === 1 ? '' : 's'}
-            {b.maxSize ? ` · max ${formatBytes(b.maxSize)}` : ''} · align {b.alignment}
+            {b.maxSize ? ` · max ${formatBytes(b.maxSize)}` : ''}{b.capacity ? ` · capacity ${formatBytes(b.capacity)}` : ''} · align {b.alignment}
             {sec.empty ? ' — no memory needed' : ''}
           </text>
         );
@@ -253,6 +261,7 @@ function Overlay({ layout, zoom, m, info }) {
         const zy = zoom.zys[k] ?? IDENTITY_Y;
         const cy = byteY(lane, zy, lane.size);
         const my = lane.maxSize ? byteY(lane, zy, lane.maxSize) : null;
+        const capY = lane.capacity ? byteY(lane, zy, lane.capacity) : null;
         const hw = info ? info.highWater.find((h) => h.buffer === lane.buffer && h.chunk === lane.chunk) : null;
         return (
           <g>
@@ -263,6 +272,7 @@ function Overlay({ layout, zoom, m, info }) {
               <g transform={`translate(${-layout.left} ${-lane.top})`}>
                 {cy >= lane.top && cy <= lane.top + lane.height && <line class="chunk-line" x1={layout.left} x2={layout.right} y1={cy} y2={cy} />}
                 {my !== null && my >= lane.top && my <= lane.top + lane.height && <line class="max-line" x1={layout.left} x2={layout.right} y1={my} y2={my} />}
+                {capY !== null && capY >= lane.top && capY <= lane.top + lane.height && <line class="capacity-line" x1={layout.left} x2={layout.right} y1={capY} y2={capY} />}
                 {hw && <line class="hw-line" x1={layout.left} x2={layout.right} y1={byteY(lane, zy, hw.size)} y2={byteY(lane, zy, hw.size)} />}
                 {info && info.gaps.filter((g) => g.buffer === lane.buffer && g.chunk === lane.chunk).map((g) => {
                   const y0 = byteY(lane, zy, g.offset + g.size);

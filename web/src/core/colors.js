@@ -27,6 +27,7 @@ export function strokeColor(family) {
 export const COLORS = {
   chunkLine: '#4b5563',
   maxLine: '#dc2626',
+  capacityLine: '#059669',
   gap: 'rgba(34, 197, 94, 0.28)',
   gapStroke: '#15803d',
   placed: '#2563eb',

@@ -29,11 +29,50 @@
  */
 
 /**
- * @typedef {'invalid-document'|'plan-failed'|'out-of-memory'|'not-found'|'bad-argument'|'module-aborted'} GallocErrorCode
+ * @typedef {'invalid-document'|'plan-failed'|'out-of-memory'|'not-found'|'bad-argument'|'invalid-csv'|'whatif-failed'|'module-aborted'} GallocErrorCode
+ */
+
+/**
+ * One planner's plan in a what-if result. Byte counts past 2^53 stay decimal strings.
+ * @typedef {object} WhatifPlanner
+ * @property {'ggml'|'greedy-by-size'|'greedy-by-breadth'|'exact'} name
+ * @property {boolean} valid            has a plan
+ * @property {boolean} checked          the plan passes the library's checker (no overlap, chunk rules)
+ * @property {number|string} total      bytes: the sum of chunk_sizes
+ * @property {Array<number|string>} chunk_sizes  bytes, per chunk
+ * @property {number} time_us           wall time the planner took, microseconds
+ * @property {boolean} proved_optimal   exact: no valid plan is smaller
+ * @property {number|string} bound      exact: no valid plan is smaller than this (bytes)
+ * @property {number} nodes             exact: search nodes visited
+ * @property {string} note              why a planner stopped early or was skipped, '' otherwise
+ * @property {number[]} chunks          per item: its chunk
+ * @property {Array<number|string>} offsets  per item: bytes from its chunk's start
+ */
+
+/**
+ * A what-if result ("galloc-whatif", written by galloc_whatif_write_json): one allocator of a
+ * planned graph, or a CSV problem, as items with lifetimes, the lower bound, and every planner's plan.
+ * @typedef {object} WhatifResult
+ * @property {'galloc-whatif'} format
+ * @property {number|null} buffer_type  graph: the allocator's (first) buffer type; CSV: null
+ * @property {number} alignment         bytes
+ * @property {number|string|null} max_size  bytes a chunk may hold, null: no limit
+ * @property {number|string|null} capacity  CSV: the total the plan should fit in, null: none
+ * @property {number|string} lower_bound    bytes: the most the items hold live at one step
+ * @property {number|string} peak_live      graph: the plan's peak_live; CSV: lower_bound
+ * @property {number} n_shrinking       in-place chains whose members need fewer bytes than the largest
+ * @property {string} best              name of the smallest checked plan (ggml's on ties)
+ * @property {Array<{id: number, tensors: number, size: number|string, first: number, last: number}>} items
+ *   graph: id = the chain's first tensor; CSV: id = the data row (0-based); first/last inclusive steps
+ * @property {WhatifPlanner[]} planners ggml, greedy-by-size, greedy-by-breadth, exact
+ * @property {number[]} [tensor_item]   graph only: per tensor the item holding its memory, -1: none
  */
 
 // galloc_wasm_last_status() values (enum galloc_wasm_status in c/wasm/galloc-wasm.c)
-const STATUS_CODES = ['ok', 'invalid-document', 'plan-failed', 'out-of-memory', 'not-found', 'bad-argument'];
+const STATUS_CODES = ['ok', 'invalid-document', 'plan-failed', 'out-of-memory', 'not-found', 'bad-argument', 'invalid-csv', 'whatif-failed'];
+
+/** the longest exact search a call may ask for, ms (the module's argument is a uint32) */
+export const MAX_BUDGET_MS = 600000;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8');
@@ -164,6 +203,44 @@ export class Galloc {
    */
   timePlan(graph, runs) {
     return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_time_plan(ptr, len, runs | 0)));
+  }
+
+  /**
+   * How far ggml's plan of one buffer type is from the best possible, and what would do better:
+   * plans the graph, turns the buffer type's allocator into items (in-place chains merged),
+   * and runs ggml's plan, two greedy planners and an exact search (galloc-whatif.h). Blocks for
+   * up to budgetMs (run it in a worker, see whatif-client.js, to keep a page responsive).
+   * @param {object|string} graph a graph document (object or JSON text)
+   * @param {{bufferType?: number, budgetMs?: number}} [options] bufferType: any buffer type sharing
+   *   the allocator (default 0); budgetMs: time for the exact search, 0..MAX_BUDGET_MS (default 2000;
+   *   0: the heuristics only)
+   * @returns {WhatifResult}
+   * @throws {GallocError} 'invalid-document' / 'plan-failed' for the graph, 'bad-argument' for a
+   *   buffer type or budget out of range, 'whatif-failed' when the analysis refuses the problem
+   */
+  whatif(graph, { bufferType = 0, budgetMs = 2000 } = {}) {
+    const bt = checkInteger(bufferType, 0, 0x7fffffff, 'bufferType');
+    const budget = checkInteger(budgetMs, 0, MAX_BUDGET_MS, 'budgetMs');
+    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_whatif(ptr, len, bt, budget)));
+  }
+
+  /**
+   * The same analysis for a MiniMalloc CSV problem: rows `id,lower,upper,size` (header optional),
+   * each a buffer of size bytes live over [lower, upper); alignment 1, no max size.
+   * @param {string} text the CSV text
+   * @param {{capacity?: number|bigint|string|null, budgetMs?: number}} [options] capacity: the total
+   *   the plan should fit in, bytes, exact to 2^64 (null/0: none; the exact search first tries to
+   *   fit it); budgetMs as for whatif()
+   * @returns {WhatifResult}
+   * @throws {GallocError} 'invalid-csv' with a message naming the line ("line 12: upper 5 <= lower 7"),
+   *   'bad-argument' for a capacity or budget out of range
+   */
+  whatifCsv(text, { capacity = null, budgetMs = 2000 } = {}) {
+    const cap = checkCapacity(capacity);
+    const budget = checkInteger(budgetMs, 0, MAX_BUDGET_MS, 'budgetMs');
+    const lo = Number(cap & 0xffffffffn);
+    const hi = Number(cap >> 32n);
+    return JSON.parse(this.withInput(String(text), (ptr, len) => this.m._galloc_wasm_whatif_csv(ptr, len, lo, hi, budget)));
   }
 
   /**
@@ -316,6 +393,39 @@ export class Galloc {
     const end = heap.indexOf(0, ptr);
     return decoder.decode(heap.subarray(ptr, end < 0 ? heap.length : end));
   }
+}
+
+/**
+ * An integer option in [min, max], or a 'bad-argument' GallocError.
+ * @param {unknown} v
+ * @param {number} min
+ * @param {number} max
+ * @param {string} name
+ * @returns {number}
+ */
+function checkInteger(v, min, max, name) {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw gallocError(`${name}: ${String(v)} is not an integer in [${min}, ${max}]`, 'bad-argument', 5);
+  }
+  return v;
+}
+
+/**
+ * A capacity in bytes as a BigInt in [0, 2^64): null/undefined/'' are 0 (none).
+ * @param {unknown} v
+ * @returns {bigint}
+ */
+function checkCapacity(v) {
+  if (v === null || v === undefined || v === '') return 0n;
+  let b;
+  try {
+    if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new Error('not exact');
+    b = BigInt(/** @type {any} */ (v));
+  } catch {
+    throw gallocError(`capacity: ${String(v)} is not a whole number of bytes`, 'bad-argument', 5);
+  }
+  if (b < 0n || b >= 1n << 64n) throw gallocError(`capacity: ${b} is not in [0, 2^64)`, 'bad-argument', 5);
+  return b;
 }
 
 /**

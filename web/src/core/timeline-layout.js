@@ -18,6 +18,7 @@
  * @property {number} size     the chunk's bytes
  * @property {number} domain   bytes at the lane's top (same for every lane of a buffer type)
  * @property {number|null} maxSize
+ * @property {number|null} capacity  bytes a CSV problem should fit in (drawn as a line), or null
  * @property {object[]} rects  the rects drawn in it
  * @typedef {object} Layout
  * @property {number} width
@@ -32,7 +33,8 @@
 export const MARGIN = { left: 78, right: 14, top: 30, bottom: 10 };
 
 /**
- * Lay out lanes for a model (see plan-model.js).
+ * Lay out lanes for a model (see plan-model.js) or any timeline source of the same shape
+ * (whatif-model.js: one "buffer" of items, optionally with a capacity).
  * @param {{steps: number, rects: object[], buffers: object[]}} model
  * @param {{width: number, laneHeight?: number, showViews?: boolean}} opts
  * @returns {Layout}
@@ -49,9 +51,10 @@ export function timelineLayout(model, { width, laneHeight, showViews = true }) {
     y += 22;
     if (empty) { y += 14; continue; }
     const biggest = Math.max(1, ...b.chunkSizes);
-    const domain = b.maxSize && b.maxSize <= biggest * 1.6 ? Math.max(biggest, b.maxSize) : biggest;
+    const limits = [b.maxSize, b.capacity].filter((v) => v && v <= biggest * 1.6);
+    const domain = Math.max(biggest, ...limits);
     b.chunkSizes.forEach((size, c) => {
-      lanes.push({ buffer: b.index, chunk: c, top: y, height: lh, size, domain: domain * 1.04, maxSize: b.maxSize, rects: [] });
+      lanes.push({ buffer: b.index, chunk: c, top: y, height: lh, size, domain: domain * 1.04, maxSize: b.maxSize, capacity: b.capacity ?? null, rects: [] });
       y += lh + 8;
     });
     y += 6;

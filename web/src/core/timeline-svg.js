@@ -11,7 +11,7 @@ const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&
 
 /**
  * @param {object} layout timelineLayout(...)
- * @param {object} model buildModel(...)
+ * @param {object} model buildModel(...), or any timeline source (whatif-model.js) with label(i)
  * @param {{zx: object, zys: object[], title?: string}} view
  * @returns {string} an SVG document
  */
@@ -38,7 +38,7 @@ export function timelineSvg(layout, model, { zx, zys, title = '' }) {
     for (const r of lane.rects) {
       const bx = rectBox(layout, lane, r, zx, zy);
       if (bx.x + bx.w < layout.left || bx.x > layout.right) continue;
-      const name = esc(model.doc.tensors[r.i].name);
+      const name = esc(model.label ? model.label(r.i) : model.doc.tensors[r.i].name);
       if (r.view) {
         out.push(`<rect x="${bx.x.toFixed(2)}" y="${bx.y.toFixed(2)}" width="${bx.w.toFixed(2)}" height="${bx.h.toFixed(2)}" fill="none" stroke="${strokeColor(r.family)}" stroke-dasharray="3 2"><title>${name}</title></rect>`);
       } else {
@@ -50,6 +50,10 @@ export function timelineSvg(layout, model, { zx, zys, title = '' }) {
     if (lane.maxSize && lane.maxSize <= lane.domain) {
       const my = byteY(lane, zy, lane.maxSize);
       out.push(`<line x1="${layout.left}" x2="${layout.right}" y1="${my}" y2="${my}" stroke="${COLORS.maxLine}" stroke-dasharray="6 3"/>`);
+    }
+    if (lane.capacity && lane.capacity <= lane.domain) {
+      const capY = byteY(lane, zy, lane.capacity);
+      out.push(`<line x1="${layout.left}" x2="${layout.right}" y1="${capY}" y2="${capY}" stroke="${COLORS.capacityLine}" stroke-dasharray="2 3"/>`);
     }
     out.push('</g>');
   });

@@ -1,0 +1,234 @@
+// bench-whatif.c: offline planners against ggml and the lower bound, with their times.
+//
+// Per llama preset, as built and with a 1 GiB max size, and per MiniMalloc CSV (capacity
+// from the file name): each planner's total above the lower bound and its time, and when
+// the exact search fit the capacity. Tables on stdout, rows as JSON (build/bench-whatif.json).
+//   bench-whatif [--budget-ms N] [--csv-budget-ms N] [MINIMALLOC_DIR] [OUT.json]
+
+#include "galloc-document.h"
+#include "galloc-llama.h"
+#include "galloc-planner.h"
+#include "galloc-whatif.h"
+#include "json.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB ((uint64_t) 1 << 30)
+
+static double pct_above(uint64_t total, uint64_t bound) {
+    return bound ? 100.0 * ((double) total - (double) bound) / (double) bound : 0.0;
+}
+
+static void print_header(void) {
+    printf("%-34s %14s %10s", "problem", "bound bytes", "ggml %");
+    for (int k = GALLOC_WHATIF_GREEDY_SIZE; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        static const char * short_names[] = { "", "by-size", "by-breadth", "exact" };
+        printf(" %10s %9s", short_names[k], "ms");
+    }
+    printf("  %-6s %s\n", "best %", "exact");
+}
+
+// one row of the table and of the JSON
+static void report(struct json_writer * w, const char * name, const struct galloc_whatif_result * r) {
+    const struct galloc_whatif_plan * exact = &r->plans[GALLOC_WHATIF_EXACT];
+    printf("%-34.34s %14llu %9.2f%%", name, (unsigned long long) r->lower_bound, pct_above(r->plans[GALLOC_WHATIF_GGML].total, r->lower_bound));
+    for (int k = GALLOC_WHATIF_GREEDY_SIZE; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        printf(" %9.2f%% %9.1f", pct_above(r->plans[k].total, r->lower_bound), r->plans[k].time_ms);
+    }
+    printf("  %5.2f%% %s", pct_above(r->plans[r->best].total, r->lower_bound), exact->proved_optimal ? "proved" : "not proved");
+    if (r->problem.capacity) {
+        if (exact->fit_ms >= 0) {
+            printf(", fits the capacity (at %.0f ms)", exact->fit_ms);
+        } else {
+            printf(", does not fit the capacity");
+        }
+    }
+    printf("\n");
+
+    json_write_newline(w, 2);
+    json_write_begin_object(w);
+    json_write_key(w, "problem");
+    json_write_cstr(w, name);
+    json_write_key(w, "lower_bound");
+    json_write_u64(w, r->lower_bound);
+    json_write_key(w, "capacity");
+    json_write_u64(w, r->problem.capacity);
+    for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        json_write_key(w, r->plans[k].name);
+        json_write_begin_object(w);
+        json_write_key(w, "total");
+        json_write_u64(w, r->plans[k].total);
+        json_write_key(w, "time_us");
+        json_write_u64(w, (uint64_t) (r->plans[k].time_ms * 1000.0));
+        json_write_end_object(w);
+    }
+    json_write_key(w, "best");
+    json_write_cstr(w, r->plans[r->best].name);
+    json_write_key(w, "proved_optimal");
+    json_write_bool(w, exact->proved_optimal);
+    json_write_key(w, "found_us");
+    json_write_u64(w, (uint64_t) (exact->found_ms * 1000.0));
+    json_write_key(w, "fit_us");
+    if (exact->fit_ms >= 0) {
+        json_write_u64(w, (uint64_t) (exact->fit_ms * 1000.0));
+    } else {
+        json_write_null(w);
+    }
+    json_write_end_object(w);
+}
+
+static void bench_preset(struct json_writer * w, const char * preset, uint32_t budget_ms) {
+    size_t len  = 0;
+    char * text = galloc_llama_preset_document(preset, &len);
+    if (!text) {
+        fprintf(stderr, "%s: cannot build the preset\n", preset);
+        exit(1);
+    }
+    struct galloc_document doc;
+    char                   err[256];
+    if (!galloc_document_read(text, len, &doc, err, sizeof(err))) {
+        fprintf(stderr, "%s: %s\n", preset, err);
+        exit(1);
+    }
+    free(text);
+    for (int variant = 0; variant < 2; variant++) {
+        if (variant == 1) {
+            for (int32_t b = 0; b < doc.n_buffer_types; b++) {
+                doc.buffer_types[b].max_size = GIB;
+            }
+        }
+        struct galloc_plan plan;
+        if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+            fprintf(stderr, "%s: %s\n", preset, err);
+            exit(1);
+        }
+        for (int32_t b = 0; b < doc.n_buffer_types; b++) {
+            if (doc.buffer_types[b].allocator != b || plan.buffers[b].size == 0) {
+                continue;
+            }
+            struct galloc_whatif_result r;
+            if (!galloc_whatif_from_plan(&doc.graph, &plan, b, budget_ms, &r, err, sizeof(err))) {
+                fprintf(stderr, "%s: %s\n", preset, err);
+                exit(1);
+            }
+            char name[96];
+            snprintf(name, sizeof(name), "%s%s%s", preset, variant ? " 1GiB" : "", doc.n_buffer_types > 1 ? (b ? " b1" : " b0") : "");
+            report(w, name, &r);
+            galloc_whatif_free(&r);
+        }
+        galloc_plan_free(&plan);
+    }
+    galloc_document_free(&doc);
+}
+
+static int cmp_str(const void * a, const void * b) {
+    return strcmp(*(char * const *) a, *(char * const *) b);
+}
+
+// NAME.<digits>.csv -> digits
+static uint64_t capacity_of(const char * name) {
+    const char * dot = strrchr(name, '.');
+    if (!dot || strcmp(dot, ".csv") != 0) {
+        return 0;
+    }
+    const char * start = dot;
+    while (start > name && start[-1] >= '0' && start[-1] <= '9') {
+        start--;
+    }
+    return start < dot && start > name && start[-1] == '.' ? strtoull(start, NULL, 10) : 0;
+}
+
+static void bench_csv_dir(struct json_writer * w, const char * dir, uint32_t budget_ms) {
+    DIR * d = opendir(dir);
+    if (!d) {
+        printf("(no MiniMalloc problems: %s is not a directory)\n", dir);
+        return;
+    }
+    char *  names[256];
+    int     n = 0;
+    for (struct dirent * ent; (ent = readdir(d)) != NULL && n < 256;) {
+        size_t len = strlen(ent->d_name);
+        if (len > 4 && strcmp(ent->d_name + len - 4, ".csv") == 0) {
+            names[n++] = strdup(ent->d_name);
+        }
+    }
+    closedir(d);
+    qsort(names, (size_t) n, sizeof(char *), cmp_str);
+    for (int i = 0; i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        FILE * f = fopen(path, "rb");
+        if (!f) {
+            fprintf(stderr, "%s: cannot open\n", path);
+            exit(1);
+        }
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        char * text = malloc((size_t) size + 1);
+        if (!text || fread(text, 1, (size_t) size, f) != (size_t) size) {
+            fprintf(stderr, "%s: cannot read\n", path);
+            exit(1);
+        }
+        fclose(f);
+        struct galloc_whatif_result r;
+        char                        err[256];
+        if (!galloc_whatif_from_csv(text, (size_t) size, capacity_of(names[i]), budget_ms, &r, err, sizeof(err))) {
+            fprintf(stderr, "%s: %s\n", path, err);
+            exit(1);
+        }
+        report(w, names[i], &r);
+        galloc_whatif_free(&r);
+        free(text);
+        free(names[i]);
+    }
+}
+
+int main(int argc, char ** argv) {
+    uint32_t     budget_ms = 2000, csv_budget_ms = 10000;
+    const char * dir = "../shared/bench/minimalloc", * out = "build/bench-whatif.json";
+    int          positional = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--budget-ms") == 0 && i + 1 < argc) {
+            budget_ms = (uint32_t) strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--csv-budget-ms") == 0 && i + 1 < argc) {
+            csv_budget_ms = (uint32_t) strtoul(argv[++i], NULL, 10);
+        } else if (positional == 0) {
+            dir = argv[i];
+            positional++;
+        } else {
+            out = argv[i];
+        }
+    }
+    struct json_writer w;
+    json_writer_init(&w);
+    json_write_begin_array(&w);
+
+    printf("llama presets (exact search budget %u ms; %% = above the lower bound)\n", budget_ms);
+    print_header();
+    for (int i = 0; i < galloc_llama_preset_count(); i++) {
+        bench_preset(&w, galloc_llama_preset_name(i), budget_ms);
+    }
+    printf("\nMiniMalloc problems in %s (exact search budget %u ms)\n", dir, csv_budget_ms);
+    print_header();
+    bench_csv_dir(&w, dir, csv_budget_ms);
+
+    json_write_newline(&w, 0);
+    json_write_end_array(&w);
+    json_write_newline(&w, 0);
+    size_t len  = 0;
+    char * json = json_writer_finish(&w, &len);
+    FILE * f    = json ? fopen(out, "wb") : NULL;
+    if (!f || fwrite(json, 1, len, f) != len) {
+        fprintf(stderr, "cannot write %s\n", out);
+        free(json);
+        return 1;
+    }
+    fclose(f);
+    free(json);
+    printf("\nwrote %s\n", out);
+    return 0;
+}

@@ -1,0 +1,13 @@
+# whatif.mk: `make bench-whatif`, offline planners against ggml and the lower bound (included by the Makefile).
+#
+# Builds bench/bench-whatif.c against the release library and runs it: per llama preset
+# (as built and with a 1 GiB max size) and per MiniMalloc CSV in $(SHARED)/bench/minimalloc,
+# each planner's total above the lower bound and its time; the rows also go to
+# build/bench-whatif.json. The exact search gets 2 s per llama buffer, 10 s per CSV.
+
+build/rel/bench-whatif: bench/bench-whatif.c build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< build/rel/libgalloc.a -o $@
+
+.PHONY: bench-whatif
+bench-whatif: build/rel/bench-whatif
+	./build/rel/bench-whatif $(SHARED)/bench/minimalloc build/bench-whatif.json

@@ -1,0 +1,183 @@
+// cli-compare.c: prints what-if comparisons (see cli-compare.h).
+//
+// One table per problem: a line per planner (total, MiB, bytes and % above the lower
+// bound, chunks, time, proof), then the best. `galloc compare` reads a MiniMalloc CSV;
+// without --capacity it takes the capacity from a file name like A.1048576.csv.
+
+#include "cli-compare.h"
+#include "cli-io.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CSV_MAX_BYTES ((size_t) 256 << 20)
+
+static double mib(uint64_t bytes) {
+    return (double) bytes / (1024.0 * 1024.0);
+}
+
+void cli_print_whatif(FILE * out, const char * title, const struct galloc_whatif_result * r) {
+    const struct galloc_whatif_problem * p = &r->problem;
+    fprintf(out, "%s: %d items, lower bound %llu bytes (%.1f MiB), alignment %llu", title, p->n_items,
+            (unsigned long long) r->lower_bound, mib(r->lower_bound), (unsigned long long) p->alignment);
+    if (p->max_size != GALLOC_NO_MAX_SIZE) {
+        fprintf(out, ", max size %llu", (unsigned long long) p->max_size);
+    }
+    if (p->capacity) {
+        fprintf(out, ", capacity %llu", (unsigned long long) p->capacity);
+    }
+    fprintf(out, "\n");
+    if (r->n_shrinking) {
+        fprintf(out, "  note: %d in-place chain%s shrink; merged items keep their largest size (ggml peak_live %llu)\n",
+                r->n_shrinking, r->n_shrinking == 1 ? "" : "s", (unsigned long long) r->peak_live);
+    }
+    fprintf(out, "  %-18s %16s %10s %16s %9s %6s %10s  %s\n", "planner", "total", "MiB", "above bound", "%", "chunks", "time ms", "");
+    for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        const struct galloc_whatif_plan * pl = &r->plans[k];
+        if (!pl->valid) {
+            fprintf(out, "  %-18s %16s  %s\n", pl->name ? pl->name : "?", "-", pl->note ? pl->note : "");
+            continue;
+        }
+        uint64_t above = pl->total > r->lower_bound ? pl->total - r->lower_bound : 0;
+        double   pct   = r->lower_bound ? 100.0 * (double) above / (double) r->lower_bound : 0.0;
+        char     extra[160];
+        extra[0] = '\0';
+        if (k == GALLOC_WHATIF_EXACT) {
+            if (pl->proved_optimal) {
+                snprintf(extra, sizeof(extra), "proved optimal (%llu nodes)", (unsigned long long) pl->nodes);
+            } else {
+                snprintf(extra, sizeof(extra), "not proved: nothing below %llu (%llu nodes)", (unsigned long long) pl->bound,
+                         (unsigned long long) pl->nodes);
+            }
+        } else if (!pl->checked) {
+            snprintf(extra, sizeof(extra), "fails the checker (shrinking in-place chains)");
+        }
+        if (p->capacity) {
+            size_t used = strlen(extra);
+            snprintf(extra + used, sizeof(extra) - used, "%s%s", used ? ", " : "", pl->total <= p->capacity ? "fits" : "exceeds capacity");
+        }
+        char time[32];
+        if (k == GALLOC_WHATIF_GGML && r->buffer_type >= 0) {
+            snprintf(time, sizeof(time), "-"); // ggml's own plan, made before
+        } else {
+            snprintf(time, sizeof(time), "%.1f", pl->time_ms);
+        }
+        fprintf(out, "  %-18s %16llu %10.1f %16llu %8.2f%% %6d %10s  %s\n", pl->name, (unsigned long long) pl->total, mib(pl->total),
+                (unsigned long long) above, pct, pl->n_chunks, time, extra);
+    }
+    const struct galloc_whatif_plan * best = &r->plans[r->best];
+    const struct galloc_whatif_plan * ggml = &r->plans[GALLOC_WHATIF_GGML];
+    fprintf(out, "  best: %s, %llu bytes", best->name, (unsigned long long) best->total);
+    if (best->total < ggml->total) {
+        fprintf(out, ", %llu bytes (%.2f %%) less than ggml", (unsigned long long) (ggml->total - best->total),
+                100.0 * (double) (ggml->total - best->total) / (double) ggml->total);
+    }
+    fprintf(out, "\n");
+}
+
+bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const struct galloc_plan * plan, uint32_t budget_ms, char * err,
+                      size_t err_size) {
+    for (int32_t b = 0; b < doc->n_buffer_types; b++) {
+        if (doc->buffer_types[b].allocator != b) {
+            fprintf(out, "buffer %d (%s): shares the allocator of buffer %d\n", b, doc->buffer_type_names[b], doc->buffer_types[b].allocator);
+            continue;
+        }
+        struct galloc_whatif_result r;
+        if (!galloc_whatif_from_plan(&doc->graph, plan, b, budget_ms, &r, err, err_size)) {
+            return false;
+        }
+        char title[160];
+        snprintf(title, sizeof(title), "buffer %d (%s)", b, doc->buffer_type_names[b]);
+        cli_print_whatif(out, title, &r);
+        galloc_whatif_free(&r);
+    }
+    return true;
+}
+
+// a decimal number for an option; false on anything else
+static bool parse_option_u64(const char * s, uint64_t max, uint64_t * out) {
+    if (!s || !*s) {
+        return false;
+    }
+    uint64_t v = 0;
+    for (const char * c = s; *c; c++) {
+        if (*c < '0' || *c > '9' || v > (max - (uint64_t) (*c - '0')) / 10) {
+            return false;
+        }
+        v = v * 10 + (uint64_t) (*c - '0');
+    }
+    *out = v;
+    return true;
+}
+
+// NAME.<digits>.csv -> digits (MiniMalloc's benchmark files carry their capacity so)
+static uint64_t capacity_from_name(const char * path) {
+    size_t n = strlen(path);
+    if (n < 5 || strcmp(path + n - 4, ".csv") != 0) {
+        return 0;
+    }
+    size_t end = n - 4, start = end;
+    while (start > 0 && path[start - 1] >= '0' && path[start - 1] <= '9') {
+        start--;
+    }
+    if (start == end || start == 0 || path[start - 1] != '.' || end - start > 18) {
+        return 0;
+    }
+    uint64_t v = 0;
+    for (size_t k = start; k < end; k++) {
+        v = v * 10 + (uint64_t) (path[k] - '0');
+    }
+    return v;
+}
+
+int cli_compare_command(int argc, char ** argv, const char * usage) {
+    const char * input    = NULL;
+    uint64_t     capacity = 0, budget = CLI_COMPARE_BUDGET_MS;
+    bool         have_capacity = false;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--capacity") == 0 && i + 1 < argc) {
+            if (!parse_option_u64(argv[++i], UINT64_MAX, &capacity)) {
+                fprintf(stderr, "galloc: --capacity: '%s' is not a number\n%s", argv[i], usage);
+                return 2;
+            }
+            have_capacity = true;
+        } else if (strcmp(argv[i], "--budget-ms") == 0 && i + 1 < argc) {
+            if (!parse_option_u64(argv[++i], UINT32_MAX, &budget)) {
+                fprintf(stderr, "galloc: --budget-ms: '%s' is not a number up to %u\n%s", argv[i], UINT32_MAX, usage);
+                return 2;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "galloc: unknown option %s\n%s", argv[i], usage);
+            return 2;
+        } else if (!input) {
+            input = argv[i];
+        } else {
+            fprintf(stderr, "galloc: more than one problem\n%s", usage);
+            return 2;
+        }
+    }
+    if (!input) {
+        fprintf(stderr, "galloc: no problem file\n%s", usage);
+        return 2;
+    }
+    if (!have_capacity) {
+        capacity = capacity_from_name(input);
+    }
+    char   err[512];
+    size_t len  = 0;
+    char * text = cli_read_file(input, CSV_MAX_BYTES, &len, err, sizeof(err));
+    if (!text) {
+        fprintf(stderr, "galloc: %s\n", err);
+        return strstr(err, "limit") ? 3 : 4;
+    }
+    struct galloc_whatif_result r;
+    bool ok = galloc_whatif_from_csv(text, len, capacity, (uint32_t) budget, &r, err, sizeof(err));
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "galloc: %s: %s\n", input, err);
+        return strstr(err, "out of memory") ? 5 : 3;
+    }
+    cli_print_whatif(stdout, input, &r);
+    galloc_whatif_free(&r);
+    return 0;
+}

@@ -1,0 +1,240 @@
+// galloc-whatif-greedy.c: the heuristic planners of the what-if analysis.
+//
+// greedy-by-size (TFLite Micro's greedy memory planner), greedy-by-breadth (the same
+// placement rule in the order of the busiest steps), and ggml's own dynamic allocator
+// replayed over a problem's items in time order (the "ggml" plan of CSV problems).
+// The orders and the placement rule are spelled out in galloc-whatif.h.
+
+#include "galloc-whatif-impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// an already placed conflicting item: its bytes in a chunk
+struct span {
+    uint64_t off;
+    uint64_t end;
+};
+
+static int cmp_span(const void * a, const void * b) {
+    const struct span * x = a, * y = b;
+    if (x->off != y->off) {
+        return x->off < y->off ? -1 : 1;
+    }
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+struct greedy {
+    const struct galloc_whatif_problem * p;
+    const struct whatif_index          * x;
+    struct galloc_whatif_plan          * plan;
+    bool                               * placed;
+    struct span                        * spans; // scratch: the conflicting items of one chunk
+    int32_t                              n_chunks;
+    uint64_t                             zero_max[GALLOC_MAX_CHUNKS]; // largest item at each chunk's start
+};
+
+// Among the gaps between the sorted spans that hold size bytes and the space above them all,
+// the smallest gap (the top counts as infinite), lowest first, at which the chunk rule holds.
+// false when no position in the chunk keeps the rule.
+static bool best_gap(const struct greedy * g, int32_t chunk, const struct span * spans, int32_t n, uint64_t size, uint64_t * offset) {
+    uint64_t cur = 0, best = 0, best_gap = UINT64_MAX;
+    bool     found = false;
+    for (int32_t k = 0; k < n; k++) {
+        if (spans[k].off > cur) {
+            uint64_t gap = spans[k].off - cur;
+            if (gap >= size && gap < best_gap && whatif_fits(g->p, chunk, cur, size, g->zero_max[chunk])) {
+                best     = cur;
+                best_gap = gap;
+                found    = true;
+            }
+        }
+        if (spans[k].end > cur) {
+            cur = spans[k].end;
+        }
+    }
+    if (!found && whatif_fits(g->p, chunk, cur, size, g->zero_max[chunk])) {
+        best  = cur;
+        found = true;
+    }
+    *offset = best;
+    return found;
+}
+
+// place item i: the first chunk with a position that keeps the rules, else a new chunk
+static void place(struct greedy * g, int32_t i) {
+    uint64_t size = g->p->items[i].size;
+    g->placed[i]  = true;
+    for (int32_t c = 0; c < g->n_chunks; c++) {
+        int32_t n = 0;
+        for (int32_t k = g->x->adj_start[i]; k < g->x->adj_start[i + 1]; k++) {
+            int32_t j = g->x->adj[k];
+            if (g->placed[j] && g->plan->chunks[j] == c && g->p->items[j].size > 0) {
+                g->spans[n++] = (struct span) { g->plan->offsets[j], g->plan->offsets[j] + g->p->items[j].size };
+            }
+        }
+        qsort(g->spans, (size_t) n, sizeof(struct span), cmp_span);
+        uint64_t off = 0;
+        if (best_gap(g, c, g->spans, n, size, &off)) {
+            g->plan->chunks[i]  = c;
+            g->plan->offsets[i] = off;
+            if (off == 0 && size > g->zero_max[c]) {
+                g->zero_max[c] = size;
+            }
+            return;
+        }
+    }
+    // the 16th chunk takes anything, so a new chunk is always possible here
+    g->zero_max[g->n_chunks] = size;
+    g->plan->chunks[i]       = g->n_chunks++;
+    g->plan->offsets[i]      = 0;
+}
+
+static bool greedy_init(struct greedy * g, const struct galloc_whatif_problem * p, const struct whatif_index * x, struct galloc_whatif_plan * plan) {
+    memset(g, 0, sizeof(*g));
+    g->p        = p;
+    g->x        = x;
+    g->plan     = plan;
+    g->n_chunks = p->n_items > 0 ? 1 : 0;
+    g->placed   = calloc((size_t) p->n_items + 1, sizeof(bool));
+    int32_t max_degree = 0;
+    for (int32_t i = 0; i < p->n_items; i++) {
+        int32_t d = x->adj_start[i + 1] - x->adj_start[i];
+        max_degree = d > max_degree ? d : max_degree;
+    }
+    g->spans = malloc(((size_t) max_degree + 1) * sizeof(struct span));
+    return g->placed && g->spans;
+}
+
+static void greedy_free(struct greedy * g) {
+    free(g->placed);
+    free(g->spans);
+}
+
+// ---- orders ---------------------------------------------------------------------
+
+struct order_key {
+    uint64_t breadth; // greedy-by-breadth: the live bytes of the item's busiest section; 0 for by-size
+    int32_t  section; // ... that section (the earliest of equals)
+    uint64_t size;
+    int64_t  length;  // last - first
+    int32_t  id;
+    int32_t  i;
+};
+
+static int cmp_order(const void * a, const void * b) {
+    const struct order_key * x = a, * y = b;
+    if (x->breadth != y->breadth) {
+        return x->breadth > y->breadth ? -1 : 1;
+    }
+    if (x->section != y->section) {
+        return x->section < y->section ? -1 : 1;
+    }
+    if (x->size != y->size) {
+        return x->size > y->size ? -1 : 1;
+    }
+    if (x->length != y->length) {
+        return x->length > y->length ? -1 : 1;
+    }
+    if (x->id != y->id) {
+        return x->id < y->id ? -1 : 1;
+    }
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static bool run_in_order(const struct galloc_whatif_problem * p, const struct whatif_index * x, struct galloc_whatif_plan * plan, bool by_breadth) {
+    double             t0   = whatif_now_ms();
+    struct order_key * keys = malloc(((size_t) p->n_items + 1) * sizeof(struct order_key));
+    struct greedy      g;
+    bool               ok   = greedy_init(&g, p, x, plan) && keys;
+    if (ok) {
+        for (int32_t i = 0; i < p->n_items; i++) {
+            const struct galloc_whatif_item * it = &p->items[i];
+            struct order_key                * k  = &keys[i];
+            *k = (struct order_key) { 0, 0, it->size, it->last - it->first, it->id, i };
+            if (by_breadth) {
+                // steps by breadth, largest first: an item is placed with its busiest step
+                for (int32_t s = x->sec_first[i]; s <= x->sec_last[i]; s++) {
+                    if (x->sec_live[s] > k->breadth) {
+                        k->breadth = x->sec_live[s];
+                        k->section = s;
+                    }
+                }
+            }
+        }
+        qsort(keys, (size_t) p->n_items, sizeof(struct order_key), cmp_order);
+        for (int32_t k = 0; k < p->n_items; k++) {
+            place(&g, keys[k].i);
+        }
+        whatif_plan_finish(p, plan);
+    }
+    greedy_free(&g);
+    free(keys);
+    plan->time_ms = whatif_now_ms() - t0;
+    return ok;
+}
+
+bool whatif_greedy_by_size(const struct galloc_whatif_problem * p, const struct whatif_index * x, struct galloc_whatif_plan * plan) {
+    return run_in_order(p, x, plan, false);
+}
+
+bool whatif_greedy_by_breadth(const struct galloc_whatif_problem * p, const struct whatif_index * x, struct galloc_whatif_plan * plan) {
+    return run_in_order(p, x, plan, true);
+}
+
+// ---- ggml's allocator, replayed ---------------------------------------------------
+
+struct event {
+    int64_t t;
+    int32_t i;
+};
+
+static int cmp_event(const void * a, const void * b) {
+    const struct event * x = a, * y = b;
+    if (x->t != y->t) {
+        return x->t < y->t ? -1 : 1;
+    }
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+// at each time: the items that start, in item order, get memory; then the items that end give it back
+bool whatif_ggml_replay(const struct galloc_whatif_problem * p, struct galloc_whatif_plan * plan) {
+    double                   t0     = whatif_now_ms();
+    int32_t                  n      = p->n_items;
+    struct event           * starts = malloc(((size_t) n + 1) * sizeof(struct event));
+    struct event           * ends   = malloc(((size_t) n + 1) * sizeof(struct event));
+    struct galloc_dynalloc * alloc  = galloc_dynalloc_new(p->alignment, p->max_size);
+    bool                     ok     = starts && ends && alloc;
+    if (ok) {
+        for (int32_t i = 0; i < n; i++) {
+            starts[i] = (struct event) { p->items[i].first, i };
+            ends[i]   = (struct event) { p->items[i].last, i };
+        }
+        qsort(starts, (size_t) n, sizeof(struct event), cmp_event);
+        qsort(ends, (size_t) n, sizeof(struct event), cmp_event);
+        int32_t s = 0, e = 0;
+        while (ok && e < n) {
+            int64_t t = s < n && starts[s].t <= ends[e].t ? starts[s].t : ends[e].t;
+            for (; ok && s < n && starts[s].t == t; s++) {
+                struct galloc_address addr = { 0, 0 };
+                int32_t               i    = starts[s].i;
+                ok = galloc_dynalloc_alloc(alloc, p->items[i].size, &addr, NULL);
+                plan->chunks[i]  = addr.chunk;
+                plan->offsets[i] = addr.offset;
+            }
+            for (; ok && e < n && ends[e].t == t; e++) {
+                int32_t               i    = ends[e].i;
+                struct galloc_address addr = { plan->chunks[i], plan->offsets[i] };
+                ok = galloc_dynalloc_release(alloc, addr, p->items[i].size);
+            }
+        }
+        if (ok) {
+            whatif_plan_finish(p, plan);
+        }
+    }
+    galloc_dynalloc_free(alloc);
+    free(starts);
+    free(ends);
+    plan->time_ms = whatif_now_ms() - t0;
+    return ok;
+}

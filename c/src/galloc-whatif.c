@@ -1,0 +1,323 @@
+// galloc-whatif.c: the what-if analysis driver and its JSON output.
+//
+// Builds a problem (from a plan, a CSV text or given items), indexes it, runs every
+// planner (ggml, the two greedy planners, the exact search from the best of them),
+// checks each plan and picks the best; writes the result as JSON for the web UI.
+
+#include "galloc-whatif-impl.h"
+#include "json.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool fail(char * err, size_t err_size, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(3, 4);
+
+static bool fail(char * err, size_t err_size, const char * fmt, ...) {
+    if (err && err_size) {
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(err, err_size, fmt, args);
+        va_end(args);
+    }
+    return false;
+}
+
+void galloc_whatif_free(struct galloc_whatif_result * r) {
+    if (!r) {
+        return;
+    }
+    for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        whatif_plan_release(&r->plans[k]);
+    }
+    free(r->problem.items);
+    free(r->tensor_item);
+    memset(r, 0, sizeof(*r));
+}
+
+// every planner after ggml's (which the caller set, or nobody: then it is replayed)
+static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budget_ms, char * err, size_t err_size) {
+    const struct galloc_whatif_problem * p = &r->problem;
+    struct whatif_index                  x;
+    if (!whatif_index_build(p, &x, err, err_size)) {
+        return false;
+    }
+    r->lower_bound = x.lower_bound;
+    struct galloc_whatif_plan * plans = r->plans;
+    bool ok = true;
+    if (!have_ggml) {
+        ok = whatif_plan_init(&plans[GALLOC_WHATIF_GGML], p->n_items, "ggml") && whatif_ggml_replay(p, &plans[GALLOC_WHATIF_GGML]);
+    }
+    ok = ok && whatif_plan_init(&plans[GALLOC_WHATIF_GREEDY_SIZE], p->n_items, "greedy-by-size") &&
+         whatif_greedy_by_size(p, &x, &plans[GALLOC_WHATIF_GREEDY_SIZE]);
+    ok = ok && whatif_plan_init(&plans[GALLOC_WHATIF_GREEDY_BREADTH], p->n_items, "greedy-by-breadth") &&
+         whatif_greedy_by_breadth(p, &x, &plans[GALLOC_WHATIF_GREEDY_BREADTH]);
+    char msg[256];
+    for (int k = 0; ok && k < GALLOC_WHATIF_EXACT; k++) {
+        plans[k].checked = galloc_whatif_check(p, &plans[k], msg, sizeof(msg));
+    }
+    // the exact search starts from the smallest checked heuristic plan
+    int32_t start = -1;
+    for (int k = 0; ok && k < GALLOC_WHATIF_EXACT; k++) {
+        if (plans[k].checked && (start < 0 || plans[k].total < plans[start].total)) {
+            start = k;
+        }
+    }
+    ok = ok && whatif_plan_init(&plans[GALLOC_WHATIF_EXACT], p->n_items, "exact");
+    if (ok && start >= 0) {
+        ok = whatif_exact(p, &x, &plans[start], budget_ms, &plans[GALLOC_WHATIF_EXACT]);
+        if (ok) {
+            plans[GALLOC_WHATIF_EXACT].checked = galloc_whatif_check(p, &plans[GALLOC_WHATIF_EXACT], msg, sizeof(msg));
+        }
+    } else if (ok) {
+        plans[GALLOC_WHATIF_EXACT].note = "no checked plan to start from";
+    }
+    whatif_index_free(&x);
+    if (!ok) {
+        return fail(err, err_size, "out of memory planning %d items", p->n_items);
+    }
+    r->best = GALLOC_WHATIF_GGML;
+    for (int k = 1; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        if (plans[k].valid && plans[k].checked && plans[k].total < plans[r->best].total) {
+            r->best = k;
+        }
+    }
+    return true;
+}
+
+bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
+                             uint32_t exact_budget_ms, struct galloc_whatif_result * out, char * err, size_t err_size) {
+    memset(out, 0, sizeof(*out));
+    if (!graph || !plan || !plan->places || !plan->buffers || !graph->buffer_types) {
+        return fail(err, err_size, "whatif: no graph or plan");
+    }
+    if (plan->n_tensors != graph->n_tensors || plan->n_buffer_types != graph->n_buffer_types) {
+        return fail(err, err_size, "whatif: the plan (%d tensors, %d buffer types) is not of this graph (%d, %d)", plan->n_tensors,
+                    plan->n_buffer_types, graph->n_tensors, graph->n_buffer_types);
+    }
+    if (graph->placement_only) {
+        return fail(err, err_size, "whatif: the plan was made with placement_only, without the lifetimes it needs");
+    }
+    if (buffer_type < 0 || buffer_type >= graph->n_buffer_types) {
+        return fail(err, err_size, "whatif: buffer type %d out of range (%d buffer types)", buffer_type, graph->n_buffer_types);
+    }
+    int32_t a = graph->buffer_types[buffer_type].allocator;
+    if (a < 0 || a > buffer_type) {
+        return fail(err, err_size, "whatif: buffer type %d shares an invalid allocator %d", buffer_type, a);
+    }
+    out->buffer_type = a;
+    out->n_tensors   = plan->n_tensors;
+    out->tensor_item = malloc(((size_t) plan->n_tensors + 1) * sizeof(int32_t));
+    if (!out->tensor_item) {
+        return fail(err, err_size, "out of memory");
+    }
+    if (!whatif_problem_from_plan(graph, plan, a, &out->problem, out->tensor_item, &out->n_shrinking, &out->plans[GALLOC_WHATIF_GGML],
+                                  err, err_size)) {
+        galloc_whatif_free(out);
+        return false;
+    }
+    out->peak_live = plan->buffers[a].peak_live;
+    if (!solve(out, true, exact_budget_ms, err, err_size)) {
+        galloc_whatif_free(out);
+        return false;
+    }
+    return true;
+}
+
+bool galloc_whatif_from_csv(const char * csv, size_t len, uint64_t capacity, uint32_t exact_budget_ms, struct galloc_whatif_result * out,
+                            char * err, size_t err_size) {
+    memset(out, 0, sizeof(*out));
+    out->buffer_type = -1;
+    if (!whatif_problem_from_csv(csv, len, &out->problem, err, err_size)) {
+        return false;
+    }
+    out->problem.capacity = capacity;
+    if (!solve(out, false, exact_budget_ms, err, err_size)) {
+        galloc_whatif_free(out);
+        return false;
+    }
+    out->peak_live = out->lower_bound;
+    return true;
+}
+
+bool galloc_whatif_from_problem(const struct galloc_whatif_problem * problem, uint32_t exact_budget_ms, struct galloc_whatif_result * out,
+                                char * err, size_t err_size) {
+    memset(out, 0, sizeof(*out));
+    out->buffer_type = -1;
+    const struct galloc_whatif_problem * p = problem;
+    if (!p || p->n_items < 0 || (p->n_items > 0 && !p->items)) {
+        return fail(err, err_size, "whatif: no items");
+    }
+    if (p->alignment == 0 || (p->alignment & (p->alignment - 1)) != 0 || p->alignment > ((uint64_t) 1 << 30)) {
+        return fail(err, err_size, "whatif: alignment %llu is not a power of two up to 2^30", (unsigned long long) p->alignment);
+    }
+    if (p->max_size == 0) {
+        return fail(err, err_size, "whatif: max size 0");
+    }
+    for (int32_t i = 0; i < p->n_items; i++) {
+        const struct galloc_whatif_item * it = &p->items[i];
+        if (it->size > GALLOC_WHATIF_MAX_ITEM_BYTES) {
+            return fail(err, err_size, "whatif: item %d: size %llu is past 2^40", i, (unsigned long long) it->size);
+        }
+        if (it->first < -1 || it->first > it->last || it->last > GALLOC_WHATIF_MAX_TIME) {
+            return fail(err, err_size, "whatif: item %d: lifetime [%lld, %lld] is not within [-1, 2^62]", i, (long long) it->first,
+                        (long long) it->last);
+        }
+    }
+    out->problem       = *p;
+    out->problem.items = malloc(((size_t) p->n_items + 1) * sizeof(struct galloc_whatif_item));
+    if (!out->problem.items) {
+        return fail(err, err_size, "out of memory");
+    }
+    for (int32_t i = 0; i < p->n_items; i++) {
+        out->problem.items[i]      = p->items[i];
+        out->problem.items[i].size = (p->items[i].size + p->alignment - 1) & ~(p->alignment - 1);
+    }
+    if (!solve(out, false, exact_budget_ms, err, err_size)) {
+        galloc_whatif_free(out);
+        return false;
+    }
+    out->peak_live = out->lower_bound;
+    return true;
+}
+
+// ---- JSON --------------------------------------------------------------------------
+
+static void write_u64_or_null(struct json_writer * w, const char * key, uint64_t v, uint64_t null_value) {
+    json_write_newline(w, 2);
+    json_write_key(w, key);
+    if (v == null_value) {
+        json_write_null(w);
+    } else {
+        json_write_u64(w, v);
+    }
+}
+
+static void write_plan(struct json_writer * w, const struct galloc_whatif_plan * pl, int32_t n_items, uint64_t capacity, bool is_exact) {
+    json_write_newline(w, 4);
+    json_write_begin_object(w);
+    json_write_key(w, "name");
+    json_write_cstr(w, pl->name ? pl->name : "");
+    json_write_key(w, "valid");
+    json_write_bool(w, pl->valid);
+    json_write_key(w, "checked");
+    json_write_bool(w, pl->checked);
+    json_write_key(w, "total");
+    json_write_u64(w, pl->total);
+    json_write_key(w, "chunk_sizes");
+    json_write_begin_array(w);
+    for (int32_t c = 0; c < pl->n_chunks; c++) {
+        json_write_u64(w, pl->chunk_sizes[c]);
+    }
+    json_write_end_array(w);
+    json_write_key(w, "time_us");
+    json_write_u64(w, pl->time_ms > 0 ? (uint64_t) (pl->time_ms * 1000.0) : 0);
+    json_write_key(w, "found_us");
+    json_write_u64(w, pl->found_ms > 0 ? (uint64_t) (pl->found_ms * 1000.0) : 0);
+    json_write_key(w, "fit_us"); // when a plan within the capacity was there; null: never, or no capacity
+    if (capacity && is_exact && pl->fit_ms >= 0) {
+        json_write_u64(w, (uint64_t) (pl->fit_ms * 1000.0));
+    } else if (capacity && !is_exact && pl->total <= capacity) {
+        json_write_u64(w, 0);
+    } else {
+        json_write_null(w);
+    }
+    json_write_key(w, "proved_optimal");
+    json_write_bool(w, pl->proved_optimal);
+    json_write_key(w, "bound");
+    json_write_u64(w, pl->bound);
+    json_write_key(w, "nodes");
+    json_write_u64(w, pl->nodes);
+    json_write_key(w, "note");
+    json_write_cstr(w, pl->note ? pl->note : "");
+    json_write_newline(w, 6);
+    json_write_key(w, "chunks");
+    json_write_begin_array(w);
+    for (int32_t i = 0; pl->chunks && i < n_items; i++) {
+        json_write_i64(w, pl->chunks[i]);
+    }
+    json_write_end_array(w);
+    json_write_newline(w, 6);
+    json_write_key(w, "offsets");
+    json_write_begin_array(w);
+    for (int32_t i = 0; pl->offsets && i < n_items; i++) {
+        json_write_u64(w, pl->offsets[i]);
+    }
+    json_write_end_array(w);
+    json_write_newline(w, 4);
+    json_write_end_object(w);
+}
+
+char * galloc_whatif_write_json(const struct galloc_whatif_result * r, size_t * len) {
+    const struct galloc_whatif_problem * p = &r->problem;
+    struct json_writer                   w;
+    json_writer_init(&w);
+    json_write_begin_object(&w);
+    json_write_newline(&w, 2);
+    json_write_key(&w, "format");
+    json_write_cstr(&w, "galloc-whatif");
+    json_write_newline(&w, 2);
+    json_write_key(&w, "version");
+    json_write_u64(&w, 1);
+    json_write_newline(&w, 2);
+    json_write_key(&w, "buffer_type");
+    if (r->buffer_type >= 0) {
+        json_write_i64(&w, r->buffer_type);
+    } else {
+        json_write_null(&w);
+    }
+    write_u64_or_null(&w, "alignment", p->alignment, 0);
+    write_u64_or_null(&w, "max_size", p->max_size, GALLOC_NO_MAX_SIZE);
+    write_u64_or_null(&w, "capacity", p->capacity, 0);
+    write_u64_or_null(&w, "lower_bound", r->lower_bound, UINT64_MAX);
+    write_u64_or_null(&w, "peak_live", r->peak_live, UINT64_MAX);
+    write_u64_or_null(&w, "n_shrinking", (uint64_t) r->n_shrinking, UINT64_MAX);
+    json_write_newline(&w, 2);
+    json_write_key(&w, "best");
+    json_write_cstr(&w, r->plans[r->best].name ? r->plans[r->best].name : "");
+    json_write_newline(&w, 2);
+    json_write_key(&w, "items");
+    json_write_begin_array(&w);
+    for (int32_t i = 0; i < p->n_items; i++) {
+        const struct galloc_whatif_item * it = &p->items[i];
+        json_write_newline(&w, 4);
+        json_write_begin_object(&w);
+        json_write_key(&w, "id");
+        json_write_i64(&w, it->id);
+        json_write_key(&w, "tensors");
+        json_write_i64(&w, it->n_tensors);
+        json_write_key(&w, "size");
+        json_write_u64(&w, it->size);
+        json_write_key(&w, "first");
+        json_write_i64(&w, it->first);
+        json_write_key(&w, "last");
+        json_write_i64(&w, it->last);
+        json_write_end_object(&w);
+    }
+    if (p->n_items > 0) {
+        json_write_newline(&w, 2);
+    }
+    json_write_end_array(&w);
+    json_write_newline(&w, 2);
+    json_write_key(&w, "planners");
+    json_write_begin_array(&w);
+    for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        write_plan(&w, &r->plans[k], p->n_items, p->capacity, k == GALLOC_WHATIF_EXACT);
+    }
+    json_write_newline(&w, 2);
+    json_write_end_array(&w);
+    if (r->tensor_item) {
+        json_write_newline(&w, 2);
+        json_write_key(&w, "tensor_item");
+        json_write_begin_array(&w);
+        for (int32_t t = 0; t < r->n_tensors; t++) {
+            json_write_i64(&w, r->tensor_item[t]);
+        }
+        json_write_end_array(&w);
+    }
+    json_write_newline(&w, 0);
+    json_write_end_object(&w);
+    json_write_newline(&w, 0);
+    return json_writer_finish(&w, len);
+}

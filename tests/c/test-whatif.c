@@ -1,0 +1,823 @@
+// test-whatif.c: the what-if analysis: problems, lower bound, checker, offline planners.
+//
+// Thousands of random graphs (as test-random's planner-level test) and random problems:
+// every offline plan passes the checker, the best is never worse than ggml, the lower
+// bound is below every plan. Small problems against a brute-force optimum (the exact
+// search must prove it), hand-made problems with known optima, the CSV parser's
+// bad-input table, shrinking in-place chains, and the JSON output.
+
+#include "check.h"
+#include "galloc-document.h"
+#include "galloc-planner.h"
+#include "galloc-presets.h"
+#include "galloc-whatif-impl.h"
+#include "galloc-whatif.h"
+#include "json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state;
+
+static uint32_t rng_next(void) {
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t) (rng_state >> 33);
+}
+
+static int rng_below(int n) {
+    return (int) (rng_next() % (uint32_t) n);
+}
+
+// invariants of every result: plans checked, best <= ggml, bound <= plans, exact consistent
+static void check_result(const struct galloc_whatif_result * r, const char * what, int seed) {
+    char err[256];
+    for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        const struct galloc_whatif_plan * pl = &r->plans[k];
+        CHECK(pl->valid);
+        if (k != GALLOC_WHATIF_GGML) {
+            bool ok = galloc_whatif_check(&r->problem, pl, err, sizeof(err));
+            if (!ok) {
+                fprintf(stderr, "%s %d: %s\n", what, seed, err);
+            }
+            CHECK(ok);
+            CHECK(pl->checked);
+            CHECK(pl->total >= r->lower_bound);
+        } else if (pl->checked) {
+            CHECK(pl->total >= r->lower_bound);
+        }
+    }
+    const struct galloc_whatif_plan * ggml  = &r->plans[GALLOC_WHATIF_GGML];
+    const struct galloc_whatif_plan * exact = &r->plans[GALLOC_WHATIF_EXACT];
+    CHECK(r->plans[r->best].total <= ggml->total);
+    CHECK(exact->bound >= r->lower_bound);
+    CHECK(exact->bound <= exact->total);
+    for (int k = 0; k < GALLOC_WHATIF_EXACT; k++) {
+        if (r->plans[k].checked) {
+            CHECK(exact->total <= r->plans[k].total);
+            if (exact->proved_optimal) {
+                CHECK(exact->total <= r->plans[k].total);
+            }
+        }
+    }
+    if (exact->proved_optimal) {
+        CHECK_EQ_U64(exact->bound, exact->total);
+    }
+}
+
+//
+// random graphs (planner level, as test-random.c)
+//
+
+struct random_graph {
+    struct galloc_tensor      tensors[64];
+    int32_t                   nodes[64], leafs[64], node_ids[64], leaf_ids[64];
+    int                       n, n_nodes, n_leafs;
+    struct galloc_buffer_type types[2];
+};
+
+static void build_random_graph(struct random_graph * rg) {
+    memset(rg, 0, sizeof(*rg));
+    int n = 2 + rng_below(60);
+    rg->n = n;
+    for (int i = 0; i < n; i++) {
+        struct galloc_tensor * t = &rg->tensors[i];
+        t->type  = GGML_TYPE_F32;
+        t->ne[0] = 1 + rng_below(32);
+        t->ne[1] = t->ne[2] = t->ne[3] = 1;
+        t->nb[0] = 4;
+        for (int d = 1; d < 4; d++) {
+            t->nb[d] = t->nb[d - 1] * (uint64_t) t->ne[d - 1];
+        }
+        t->nbytes = t->alloc_size = (uint64_t) t->ne[0] * 4 + (uint64_t) rng_below(3) * 4;
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            t->src[s] = -1;
+        }
+        t->view_src = -1;
+        if (i < 2 || rng_below(6) == 0) {
+            t->op    = GGML_OP_NONE;
+            t->flags = rng_below(2) ? GGML_TENSOR_FLAG_INPUT : 0;
+            rg->leaf_ids[rg->n_leafs] = rng_below(2);
+            rg->leafs[rg->n_leafs++]  = i;
+            continue;
+        }
+        int kind = rng_below(4);
+        t->op     = kind == 0 ? GGML_OP_ADD : kind == 1 ? GGML_OP_SCALE : kind == 2 ? GGML_OP_CONCAT : GGML_OP_VIEW;
+        t->src[0] = rng_below(i);
+        if (kind == 0 || kind == 2) {
+            t->src[1] = rng_below(i);
+        }
+        if (kind == 0) { // same layout as its first source so it may run in place
+            const struct galloc_tensor * a = &rg->tensors[t->src[0]];
+            memcpy(t->ne, a->ne, sizeof(t->ne));
+            memcpy(t->nb, a->nb, sizeof(t->nb));
+            t->nbytes     = a->nbytes;
+            t->alloc_size = a->alloc_size;
+        }
+        if (kind == 3) {
+            int32_t root   = rg->tensors[t->src[0]].view_src >= 0 ? rg->tensors[t->src[0]].view_src : t->src[0];
+            t->view_src    = root;
+            t->nbytes      = t->alloc_size = 4;
+            t->view_offs   = (rg->tensors[root].nbytes / 4 - 1) * 4;
+        }
+        t->flags = GGML_TENSOR_FLAG_COMPUTE | (rng_below(10) == 0 ? GGML_TENSOR_FLAG_OUTPUT : 0);
+        rg->node_ids[rg->n_nodes] = rng_below(2);
+        rg->nodes[rg->n_nodes++]  = i;
+    }
+    rg->types[0] = (struct galloc_buffer_type) { (uint64_t) 1 << rng_below(9),
+                                                 rng_below(2) ? GALLOC_NO_MAX_SIZE : (uint64_t) (32 + rng_below(256)), 0 };
+    rg->types[1] = (struct galloc_buffer_type) { (uint64_t) 1 << rng_below(9), (uint64_t) (8 + rng_below(128)), 1 };
+}
+
+static void test_random_graphs(void) {
+    int n_better = 0, n_cases = 0;
+    for (int seed = 0; seed < 2500; seed++) {
+        rng_state = (uint64_t) seed * 7919 + 11;
+        struct random_graph rg;
+        build_random_graph(&rg);
+        struct galloc_graph g = { .n_tensors = rg.n, .tensors = rg.tensors, .n_nodes = rg.n_nodes, .nodes = rg.nodes,
+                                   .node_buffer_ids = rg.node_ids, .n_leafs = rg.n_leafs, .leafs = rg.leafs,
+                                   .leaf_buffer_ids = rg.leaf_ids, .n_buffer_types = 2, .buffer_types = rg.types };
+        struct galloc_plan  plan;
+        char                err[256];
+        if (!galloc_plan_graph(&g, &plan, err, sizeof(err))) {
+            fprintf(stderr, "seed %d: %s\n", seed, err);
+            check_failures++;
+            continue;
+        }
+        for (int32_t b = 0; b < 2; b++) {
+            struct galloc_whatif_result r;
+            if (!galloc_whatif_from_plan(&g, &plan, b, 2, &r, err, sizeof(err))) {
+                fprintf(stderr, "seed %d buffer %d: %s\n", seed, b, err);
+                check_failures++;
+                continue;
+            }
+            n_cases++;
+            check_result(&r, "graph seed", seed);
+            CHECK(r.buffer_type == b);
+            CHECK(r.lower_bound >= r.peak_live);
+            if (r.n_shrinking == 0) {
+                CHECK_EQ_U64(r.lower_bound, r.peak_live);
+                CHECK(r.plans[GALLOC_WHATIF_GGML].checked);
+            }
+            // every placed tensor of this allocator maps to an item; views and other buffers do not
+            for (int32_t t = 0; t < rg.n; t++) {
+                const struct galloc_place * p = &plan.places[t];
+                bool here = p->buffer >= 0 && rg.types[p->buffer].allocator == b && p->how != GALLOC_HOW_VIEW;
+                CHECK((r.tensor_item[t] >= 0) == here);
+            }
+            n_better += r.plans[r.best].total < r.plans[GALLOC_WHATIF_GGML].total;
+            galloc_whatif_free(&r);
+        }
+        galloc_plan_free(&plan);
+    }
+    CHECK(n_cases > 4000);
+    CHECK(n_better > 0); // offline planning beats ggml somewhere
+}
+
+//
+// random problems against a brute-force optimum
+//
+
+struct brute {
+    const struct galloc_whatif_problem * p;
+    int32_t  chunk[8];
+    uint64_t off[8];
+    uint64_t best;
+    int32_t  max_chunks;
+};
+
+static bool conflict(const struct galloc_whatif_item * a, const struct galloc_whatif_item * b) {
+    return a->first <= b->last && b->first <= a->last;
+}
+
+// ggml's chunk rule at a leaf: a chunk holds max_size, or its largest item at offset 0
+static bool brute_valid(const struct brute * br) {
+    const struct galloc_whatif_problem * p = br->p;
+    uint64_t zero_max[8] = { 0 };
+    for (int32_t i = 0; i < p->n_items; i++) {
+        if (br->off[i] == 0 && p->items[i].size > zero_max[br->chunk[i]]) {
+            zero_max[br->chunk[i]] = p->items[i].size;
+        }
+    }
+    for (int32_t i = 0; i < p->n_items && p->max_size != GALLOC_NO_MAX_SIZE; i++) {
+        uint64_t limit = zero_max[br->chunk[i]] > p->max_size ? zero_max[br->chunk[i]] : p->max_size;
+        if (br->off[i] > 0 && br->off[i] + p->items[i].size > limit) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static uint64_t brute_total(const struct brute * br, int32_t n) {
+    uint64_t ends[8] = { 0 };
+    uint64_t total   = 0;
+    for (int32_t i = 0; i < n; i++) {
+        uint64_t end = br->off[i] + br->p->items[i].size;
+        ends[br->chunk[i]] = end > ends[br->chunk[i]] ? end : ends[br->chunk[i]];
+    }
+    for (int c = 0; c < 8; c++) {
+        total += ends[c];
+    }
+    return total;
+}
+
+// every item at every chunk and offset (chunks opened in order), pruned by the best total so far
+static void brute_place(struct brute * br, int32_t i) {
+    const struct galloc_whatif_problem * p = br->p;
+    if (brute_total(br, i) >= br->best) {
+        return;
+    }
+    if (i == p->n_items) {
+        if (brute_valid(br)) {
+            br->best = brute_total(br, i);
+        }
+        return;
+    }
+    int32_t used = 0;
+    for (int32_t k = 0; k < i; k++) {
+        used = br->chunk[k] + 1 > used ? br->chunk[k] + 1 : used;
+    }
+    uint64_t size  = p->items[i].size;
+    uint64_t limit = br->best, largest = 0;
+    for (int32_t k = 0; k < p->n_items; k++) {
+        largest = p->items[k].size > largest ? p->items[k].size : largest;
+    }
+    for (int32_t c = 0; c <= used && c < br->max_chunks; c++) {
+        for (uint64_t o = 0; o + size <= limit; o++) {
+            if (p->max_size != GALLOC_NO_MAX_SIZE && o > 0 && o + size > p->max_size && o + size > largest) {
+                break;
+            }
+            bool ok = true;
+            for (int32_t k = 0; k < i && ok; k++) {
+                if (br->chunk[k] == c && conflict(&p->items[k], &p->items[i])) {
+                    ok = br->off[k] >= o + size || o >= br->off[k] + p->items[k].size;
+                }
+            }
+            if (ok) {
+                br->chunk[i] = c;
+                br->off[i]   = o;
+                brute_place(br, i + 1);
+            }
+        }
+    }
+}
+
+static void random_problem(struct galloc_whatif_problem * p, struct galloc_whatif_item * items, int32_t n, int max_size, int max_time) {
+    for (int32_t i = 0; i < n; i++) {
+        int64_t a = rng_below(max_time), b = rng_below(max_time);
+        items[i] = (struct galloc_whatif_item) { i, 1, (uint64_t) (rng_below(8) == 0 ? 0 : 1 + rng_below(max_size)), a < b ? a : b,
+                                                 a < b ? b : a };
+    }
+    *p = (struct galloc_whatif_problem) { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
+}
+
+static void test_brute_force(void) {
+    int n_proved = 0;
+    for (int seed = 0; seed < 600; seed++) {
+        rng_state = (uint64_t) seed * 104729 + 3;
+        bool                         chunked = seed % 3 == 2;
+        int32_t                      n       = chunked ? 2 + rng_below(3) : 2 + rng_below(5);
+        struct galloc_whatif_item    items[8];
+        struct galloc_whatif_problem p;
+        random_problem(&p, items, n, chunked ? 4 : 3, 5);
+        if (chunked) {
+            p.max_size = (uint64_t) (2 + rng_below(4));
+        }
+        struct brute br = { &p, { 0 }, { 0 }, 0, chunked ? n : 1 };
+        for (int32_t i = 0; i < n; i++) {
+            br.best += items[i].size;
+        }
+        br.best += 1;
+        brute_place(&br, 0);
+
+        struct galloc_whatif_result r;
+        char                        err[256];
+        if (!galloc_whatif_from_problem(&p, 1000, &r, err, sizeof(err))) {
+            fprintf(stderr, "brute seed %d: %s\n", seed, err);
+            check_failures++;
+            continue;
+        }
+        check_result(&r, "brute seed", seed);
+        const struct galloc_whatif_plan * exact = &r.plans[GALLOC_WHATIF_EXACT];
+        uint64_t                          largest = 0;
+        for (int32_t i = 0; i < n; i++) {
+            largest = items[i].size > largest ? items[i].size : largest;
+        }
+        // with items past the max size the search keeps a stricter rule: no proof expected
+        bool strict = p.max_size != GALLOC_NO_MAX_SIZE && largest > p.max_size;
+        CHECK(exact->proved_optimal || strict);
+        CHECK(r.plans[r.best].total >= br.best);
+        if ((exact->proved_optimal && exact->total != br.best) || exact->total < br.best) {
+            for (int32_t i = 0; i < n; i++) {
+                fprintf(stderr, "  item %d: size %llu [%lld, %lld] exact chunk %d off %llu, brute chunk %d off %llu\n", i,
+                        (unsigned long long) items[i].size, (long long) items[i].first, (long long) items[i].last,
+                        exact->chunks[i], (unsigned long long) exact->offsets[i], br.chunk[i], (unsigned long long) br.off[i]);
+            }
+            fprintf(stderr, "  max size %llu\n", (unsigned long long) p.max_size);
+            fprintf(stderr, "brute seed %d: exact %llu, brute force %llu\n", seed, (unsigned long long) exact->total,
+                    (unsigned long long) br.best);
+            check_failures++;
+        }
+        n_proved += exact->proved_optimal;
+        galloc_whatif_free(&r);
+    }
+    CHECK(n_proved > 500);
+}
+
+// the exact search itself, from a poor start (every item stacked, one chunk each while there
+// are chunks), so that it has to search: it must find and prove the brute-force optimum
+static void test_exact_search(void) {
+    int n_proved = 0, n_cases = 0;
+    for (int seed = 0; seed < 800; seed++) {
+        rng_state = (uint64_t) seed * 86028121 + 13;
+        bool                         chunked = seed % 4 == 3;
+        int32_t                      n       = chunked ? 2 + rng_below(3) : 2 + rng_below(5);
+        struct galloc_whatif_item    items[8];
+        struct galloc_whatif_problem p;
+        random_problem(&p, items, n, chunked ? 4 : 3, 6);
+        if (chunked) {
+            p.max_size = (uint64_t) (2 + rng_below(4));
+        }
+        struct brute br = { &p, { 0 }, { 0 }, 1, chunked ? n : 1 };
+        for (int32_t i = 0; i < n; i++) {
+            br.best += items[i].size;
+        }
+        brute_place(&br, 0);
+
+        char                      err[256];
+        struct whatif_index       x;
+        struct galloc_whatif_plan start, exact;
+        CHECK(whatif_index_build(&p, &x, err, sizeof(err)));
+        CHECK(whatif_plan_init(&start, n, "start") && whatif_plan_init(&exact, n, "exact"));
+        uint64_t top = 0;
+        for (int32_t i = 0; i < n; i++) {
+            start.chunks[i]  = chunked ? i : 0;
+            start.offsets[i] = chunked ? 0 : top;
+            top += items[i].size;
+        }
+        whatif_plan_finish(&p, &start);
+        CHECK(galloc_whatif_check(&p, &start, err, sizeof(err)));
+        CHECK(whatif_exact(&p, &x, &start, 1000, &exact));
+        bool ok = galloc_whatif_check(&p, &exact, err, sizeof(err));
+        if (!ok) {
+            fprintf(stderr, "exact seed %d: %s\n", seed, err);
+        }
+        CHECK(ok);
+        uint64_t largest = 0;
+        for (int32_t i = 0; i < n; i++) {
+            largest = items[i].size > largest ? items[i].size : largest;
+        }
+        bool strict = chunked && largest > p.max_size;
+        CHECK(exact.total >= br.best);
+        CHECK(exact.bound <= br.best);
+        if (exact.proved_optimal && exact.total != br.best) {
+            fprintf(stderr, "exact seed %d: proved %llu, brute force %llu\n", seed, (unsigned long long) exact.total,
+                    (unsigned long long) br.best);
+            check_failures++;
+        }
+        CHECK(exact.proved_optimal || strict);
+        n_proved += exact.proved_optimal && exact.total < start.total;
+        n_cases++;
+        whatif_plan_release(&start);
+        whatif_plan_release(&exact);
+        whatif_index_free(&x);
+    }
+    CHECK(n_proved > n_cases / 3); // many cases improve on the start (the others start optimal)
+}
+
+static void test_random_problems(void) {
+    for (int seed = 0; seed < 1500; seed++) {
+        rng_state = (uint64_t) seed * 15485863 + 5;
+        int32_t                      n = 1 + rng_below(60);
+        struct galloc_whatif_item    items[64];
+        struct galloc_whatif_problem p;
+        random_problem(&p, items, n, 1 + rng_below(1000), 2 + rng_below(40));
+        p.alignment = (uint64_t) 1 << rng_below(5);
+        if (rng_below(2)) {
+            p.max_size = (uint64_t) (100 + rng_below(3000));
+        }
+        struct galloc_whatif_result r;
+        char                        err[256];
+        if (!galloc_whatif_from_problem(&p, 2, &r, err, sizeof(err))) {
+            fprintf(stderr, "problem seed %d: %s\n", seed, err);
+            check_failures++;
+            continue;
+        }
+        check_result(&r, "problem seed", seed);
+        if (!r.plans[GALLOC_WHATIF_GGML].checked) {
+            galloc_whatif_check(&r.problem, &r.plans[GALLOC_WHATIF_GGML], err, sizeof(err));
+            fprintf(stderr, "problem seed %d: ggml: %s\n", seed, err);
+        }
+        CHECK(r.plans[GALLOC_WHATIF_GGML].checked); // the replay packs the same items
+        CHECK_EQ_U64(r.lower_bound, galloc_whatif_lower_bound(&r.problem));
+        for (int32_t i = 0; i < n; i++) {
+            CHECK(r.problem.items[i].size % p.alignment == 0);
+        }
+        galloc_whatif_free(&r);
+    }
+}
+
+//
+// hand-made problems
+//
+
+static struct galloc_whatif_result solve_csv(const char * csv, uint64_t capacity) {
+    struct galloc_whatif_result r;
+    char                        err[256];
+    if (!galloc_whatif_from_csv(csv, strlen(csv), capacity, 2000, &r, err, sizeof(err))) {
+        fprintf(stderr, "%s\n", err);
+        check_failures++;
+        memset(&r, 0, sizeof(r));
+    }
+    return r;
+}
+
+// MiniMalloc's README example: only an exact packing fits the capacity of 12
+static void test_minimalloc_example(void) {
+    struct galloc_whatif_result r = solve_csv("id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n", 12);
+    check_result(&r, "example", 0);
+    CHECK_EQ_U64(r.lower_bound, 12);
+    CHECK_EQ_U64(r.plans[GALLOC_WHATIF_EXACT].total, 12);
+    CHECK(r.plans[GALLOC_WHATIF_EXACT].proved_optimal);
+    CHECK_EQ_U64(r.problem.items[1].first, 3); // [3, 9) -> [3, 8]
+    CHECK_EQ_U64(r.problem.items[1].last, 8);
+    galloc_whatif_free(&r);
+}
+
+// greedy by size is not optimal: a (3 bytes, step 4) first at 0; b (3, steps 0..2) at 0;
+// c (1, steps 1..3) rests on b at 3 and d (1, steps 3..4) on a at 3: total 4... but the
+// smallest gap rule puts d above c: 5. The exact search proves 4 (= the bound).
+static void test_greedy_suboptimal(void) {
+    const char * csv = "a,4,5,3\nb,0,3,3\nc,1,4,1\nd,3,5,1\n";
+    struct galloc_whatif_result r = solve_csv(csv, 0);
+    check_result(&r, "greedy", 0);
+    CHECK_EQ_U64(r.lower_bound, 4);
+    CHECK_EQ_U64(r.plans[GALLOC_WHATIF_GREEDY_SIZE].total, 5);
+    CHECK_EQ_U64(r.plans[GALLOC_WHATIF_EXACT].total, 4);
+    CHECK(r.plans[GALLOC_WHATIF_EXACT].proved_optimal);
+    CHECK(r.best == GALLOC_WHATIF_EXACT || r.plans[r.best].total == 4);
+    galloc_whatif_free(&r);
+}
+
+// chunks: two items of max size live together need two chunks; a larger item gets its own
+static void test_chunks(void) {
+    struct galloc_whatif_item    items[4] = {
+        { 0, 1, 64, 0, 2 }, { 1, 1, 64, 1, 3 }, { 2, 1, 100, 4, 4 }, { 3, 1, 32, 4, 5 },
+    };
+    struct galloc_whatif_problem p = { 4, items, 32, 64, 0 };
+    struct galloc_whatif_result  r;
+    char                         err[256];
+    CHECK(galloc_whatif_from_problem(&p, 1000, &r, err, sizeof(err)));
+    check_result(&r, "chunks", 0);
+    // sizes round to 64, 64, 128, 32; the bound is 128 + 32 at step 4. Item 2 (past the max
+    // size) at the start of a chunk makes that chunk 128 bytes for all its items (as ggml), so
+    // items 0 and 1 (live together) share it; item 3 (live with item 2) needs a second chunk.
+    CHECK_EQ_U64(r.lower_bound, 160);
+    CHECK(r.plans[GALLOC_WHATIF_EXACT].proved_optimal);
+    CHECK_EQ_U64(r.plans[GALLOC_WHATIF_EXACT].total, 128 + 32);
+    for (int k = 1; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        CHECK(r.plans[k].n_chunks >= 2);
+    }
+    galloc_whatif_free(&r);
+
+    // the checker: an item past the max size, overlapping items, a wrong chunk size
+    struct galloc_whatif_problem q     = { 2, items, 32, 64, 0 };
+    int32_t                      ch[2] = { 0, 0 };
+    uint64_t                     of[2] = { 0, 64 };
+    struct galloc_whatif_plan    plan  = { .name = "t", .valid = true, .n_chunks = 1, .chunks = ch, .offsets = of };
+    plan.chunk_sizes[0] = 128;
+    plan.total          = 128;
+    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "max size"));
+    q.max_size = GALLOC_NO_MAX_SIZE;
+    CHECK(galloc_whatif_check(&q, &plan, err, sizeof(err)));
+    of[1] = 32;
+    plan.chunk_sizes[0] = plan.total = 96;
+    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "live together"));
+    of[1] = 64;
+    plan.chunk_sizes[0] = plan.total = 100;
+    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "has size"));
+    of[1] = 48;
+    plan.chunk_sizes[0] = plan.total = 112;
+    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "alignment"));
+    of[1] = 64;
+    ch[1] = 1;
+    plan.chunk_sizes[0] = 64;
+    plan.total          = 128;
+    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "chunk 1 of 1"));
+}
+
+// more than 16 chunks' worth: the 16th chunk takes the rest, unlimited
+static void test_sixteen_chunks(void) {
+    struct galloc_whatif_item items[20];
+    for (int i = 0; i < 20; i++) {
+        items[i] = (struct galloc_whatif_item) { i, 1, 8, 0, 0 };
+    }
+    struct galloc_whatif_problem p = { 20, items, 8, 8, 0 };
+    struct galloc_whatif_result  r;
+    char                         err[256];
+    CHECK(galloc_whatif_from_problem(&p, 100, &r, err, sizeof(err)));
+    check_result(&r, "sixteen", 0);
+    for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        CHECK(r.plans[k].n_chunks == 16);
+        CHECK_EQ_U64(r.plans[k].total, 160);
+        CHECK_EQ_U64(r.plans[k].chunk_sizes[15], 40);
+    }
+    galloc_whatif_free(&r);
+}
+
+//
+// in-place chains
+//
+
+static uint64_t shrinking_alloc_size(void * user, int32_t tensor, int32_t buffer_id) {
+    (void) user;
+    (void) buffer_id;
+    return tensor == 2 ? 64 : 256; // the in-place child needs less than its parent
+}
+
+static void test_inplace_chains(void) {
+    // 0: input (256), 1: input, 2 = add(0, 1) in place over 0 (64 bytes), 3 = concat(2, 1), 4 = scale(3)
+    struct galloc_tensor t[5];
+    memset(t, 0, sizeof(t));
+    for (int i = 0; i < 5; i++) {
+        t[i].type  = GGML_TYPE_F32;
+        t[i].ne[0] = 64;
+        t[i].ne[1] = t[i].ne[2] = t[i].ne[3] = 1;
+        t[i].nb[0] = 4;
+        t[i].nb[1] = t[i].nb[2] = t[i].nb[3] = 256;
+        t[i].nbytes = t[i].alloc_size = 256;
+        t[i].view_src = -1;
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            t[i].src[s] = -1;
+        }
+    }
+    t[0].flags = t[1].flags = GGML_TENSOR_FLAG_INPUT;
+    t[2].op = GGML_OP_ADD;
+    t[2].src[0] = 0;
+    t[2].src[1] = 1;
+    t[3].op = GGML_OP_CONCAT;
+    t[3].ne[0] = 128;
+    t[3].src[0] = 2;
+    t[3].src[1] = 1;
+    t[4].op = GGML_OP_SCALE;
+    t[4].ne[0] = 128;
+    t[4].src[0] = 3;
+    t[4].flags = GGML_TENSOR_FLAG_OUTPUT;
+    int32_t                   nodes[3] = { 2, 3, 4 }, leafs[2] = { 0, 1 };
+    struct galloc_buffer_type bt       = { 32, GALLOC_NO_MAX_SIZE, 0 };
+    struct galloc_graph       g        = { .n_tensors = 5, .tensors = t, .n_nodes = 3, .nodes = nodes, .n_leafs = 2,
+                                           .leafs = leafs, .n_buffer_types = 1, .buffer_types = &bt };
+    for (int shrink = 0; shrink < 2; shrink++) {
+        g.alloc_size = shrink ? shrinking_alloc_size : NULL;
+        struct galloc_plan plan;
+        char               err[256];
+        CHECK(galloc_plan_graph(&g, &plan, err, sizeof(err)));
+        CHECK(plan.places[2].how == GALLOC_HOW_INPLACE && plan.places[2].parent == 0);
+        struct galloc_whatif_result r;
+        CHECK(galloc_whatif_from_plan(&g, &plan, 0, 100, &r, err, sizeof(err)));
+        check_result(&r, "chain", shrink);
+        CHECK(r.tensor_item[0] == r.tensor_item[2]); // one item for the chain
+        const struct galloc_whatif_item * chain = &r.problem.items[r.tensor_item[0]];
+        CHECK(chain->n_tensors == 2);
+        CHECK_EQ_U64(chain->size, 256);                  // the largest member
+        CHECK(chain->first == -1 && chain->last == 1);   // inputs live from the start; 2 is read at step 1
+        CHECK_EQ_U64(r.n_shrinking, (uint64_t) shrink);
+        if (shrink) {
+            CHECK(r.lower_bound >= r.peak_live); // ggml gave the tail back; the merged item keeps it
+        } else {
+            CHECK_EQ_U64(r.lower_bound, r.peak_live);
+        }
+        galloc_whatif_free(&r);
+        galloc_plan_free(&plan);
+    }
+}
+
+//
+// presets: llama graphs, with and without a max size
+//
+
+static void test_presets(void) {
+    const char * names[] = { "llama-tiny", "llama-tiny-flash", "llama-tiny-2buft", "llama-tiny-max4k", "test_max_size_too_many_tensors" };
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+        size_t len  = 0;
+        char * json = galloc_preset_document(names[k], &len);
+        CHECK(json != NULL);
+        if (!json) {
+            continue;
+        }
+        struct galloc_document doc;
+        char                   err[256];
+        bool                   ok = galloc_document_read(json, len, &doc, err, sizeof(err));
+        free(json);
+        CHECK(ok);
+        if (!ok) {
+            continue;
+        }
+        for (int variant = 0; variant < 2; variant++) {
+            if (variant == 1) {
+                for (int32_t b = 0; b < doc.n_buffer_types; b++) {
+                    doc.buffer_types[b].max_size = 2048;
+                }
+            }
+            struct galloc_plan plan;
+            CHECK(galloc_plan_graph(&doc.graph, &plan, err, sizeof(err)));
+            for (int32_t b = 0; b < doc.n_buffer_types; b++) {
+                if (doc.buffer_types[b].allocator != b) {
+                    continue;
+                }
+                struct galloc_whatif_result r;
+                CHECK(galloc_whatif_from_plan(&doc.graph, &plan, b, 50, &r, err, sizeof(err)));
+                check_result(&r, names[k], variant);
+                // within 5 % of the bound, or proved optimal
+                const struct galloc_whatif_plan * best = &r.plans[r.best];
+                bool near = (double) best->total <= 1.05 * (double) r.lower_bound;
+                if (!near && !r.plans[GALLOC_WHATIF_EXACT].proved_optimal) {
+                    fprintf(stderr, "%s (max size %d) buffer %d: best %llu, bound %llu\n", names[k], variant, b,
+                            (unsigned long long) best->total, (unsigned long long) r.lower_bound);
+                    check_failures++;
+                }
+                galloc_whatif_free(&r);
+            }
+            galloc_plan_free(&plan);
+        }
+        galloc_document_free(&doc);
+    }
+}
+
+//
+// CSV input
+//
+
+static void test_csv_good(void) {
+    // header optional, CRLF, blank lines, spaces around fields, string ids
+    const char * csv = "id,lower,upper,size\r\n\r\n0, 0, 10 ,4\r\nb1,5,6,8\n  \nx,10,20,16";
+    struct galloc_whatif_result r;
+    char                        err[256];
+    CHECK(galloc_whatif_from_csv(csv, strlen(csv), 0, 10, &r, err, sizeof(err)));
+    CHECK(r.problem.n_items == 3);
+    CHECK(r.problem.items[0].first == 0 && r.problem.items[0].last == 9);
+    CHECK(r.problem.items[2].first == 10 && r.problem.items[2].last == 19);
+    CHECK_EQ_U64(r.lower_bound, 16); // [0,10) and [10,20) do not meet
+    CHECK_EQ_U64(r.plans[GALLOC_WHATIF_EXACT].total, 16);
+    CHECK(r.buffer_type == -1 && r.tensor_item == NULL);
+    galloc_whatif_free(&r);
+    galloc_whatif_free(&r); // twice is fine
+
+    CHECK(galloc_whatif_from_csv("", 0, 0, 10, &r, err, sizeof(err))); // no rows: an empty problem
+    CHECK(r.problem.n_items == 0 && r.lower_bound == 0 && r.plans[r.best].total == 0);
+    galloc_whatif_free(&r);
+    CHECK(galloc_whatif_from_csv("0,0,1,0\n", 8, 0, 10, &r, err, sizeof(err))); // zero bytes
+    check_result(&r, "zero", 0);
+    galloc_whatif_free(&r);
+}
+
+static void test_csv_bad(void) {
+    static const struct {
+        const char * csv;
+        const char * error;
+    } cases[] = {
+        { "0,7,5,4\n", "line 1: upper 5 <= lower 7" },
+        { "id,lower,upper,size\n0,0,1,4\n1,3,3,4\n", "line 3: upper 3 <= lower 3" },
+        { "0,a,5,4\n", "line 1: lower 'a' is not an integer" },
+        { "0,1,5,-4\n", "line 1: size '-4' is not an integer" },
+        { "0,1,5,+4\n", "line 1: size '+4'" },
+        { "0,1,5,4.0\n", "line 1: size '4.0'" },
+        { "0,1,5,\n", "line 1: size '' is not" },
+        { "0,1,5,1099511627777\n", "line 1: size '1099511627777' is not an integer in [0, 2^40]" },
+        { "0,1,999999999999999999999999999999,4\n", "line 1: upper '999999999999999999999999...' is not an integer in [0, 2^62]" },
+        { "0,1,4611686018427387905,4\n", "line 1: upper" },
+        { "0,1,5\n", "line 1: expected 4 fields (id,lower,upper,size), found 3" },
+        { "0,1,5,4,9\n", "line 1: expected 4 fields (id,lower,upper,size), found more than 4" },
+        { "0,1,5,4\n\n\n1,x,5,4\n", "line 4: lower 'x'" },
+        { "id,lower,upper,size\nid,lower,upper,size\n", "line 2: lower 'lower'" },
+        { "0,1,5,4\n0,1,5,4 4\n", "line 2: size '4 4'" },
+        { "0,1,5,\x01\n", "line 1: size '?' is not" },
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct galloc_whatif_result r;
+        char                        err[256] = "";
+        bool ok = galloc_whatif_from_csv(cases[k].csv, strlen(cases[k].csv), 0, 10, &r, err, sizeof(err));
+        CHECK(!ok);
+        if (ok || !strstr(err, cases[k].error)) {
+            fprintf(stderr, "csv case %zu: got '%s', expected '%s'\n", k, err, cases[k].error);
+            check_failures++;
+        }
+        CHECK(r.problem.items == NULL);
+        galloc_whatif_free(&r);
+    }
+
+    // a line over 4 KiB, and more than 1,000,000 rows (cheap rows of one conflict-free item each)
+    char * long_line = malloc(6000);
+    memset(long_line, '1', 5999);
+    long_line[5999] = '\0';
+    struct galloc_whatif_result r;
+    char                        err[256];
+    CHECK(!galloc_whatif_from_csv(long_line, 5999, 0, 10, &r, err, sizeof(err)) && strstr(err, "line 1: longer than 4096 bytes"));
+    free(long_line);
+
+    size_t rows = 1000001, cap = rows * 24 + 1, len = 0;
+    char * big  = malloc(cap);
+    for (size_t i = 0; i < rows; i++) {
+        len += (size_t) snprintf(big + len, cap - len, "%zu,%zu,%zu,1\n", i, i, i + 1);
+    }
+    CHECK(!galloc_whatif_from_csv(big, len, 0, 10, &r, err, sizeof(err)) && strstr(err, "line 1000001: more than 1000000 rows"));
+    free(big);
+
+    // too many items live at once: refused quickly, not planned quadratically
+    rows = 20000;
+    cap  = rows * 24 + 1;
+    len  = 0;
+    big  = malloc(cap);
+    for (size_t i = 0; i < rows; i++) {
+        len += (size_t) snprintf(big + len, cap - len, "%zu,0,100,1\n", i);
+    }
+    CHECK(!galloc_whatif_from_csv(big, len, 0, 10, &r, err, sizeof(err)) && strstr(err, "conflicting item pairs"));
+    free(big);
+}
+
+static void test_bad_problems(void) {
+    struct galloc_whatif_item    items[1] = { { 0, 1, 8, 3, 2 } };
+    struct galloc_whatif_problem p        = { 1, items, 8, GALLOC_NO_MAX_SIZE, 0 };
+    struct galloc_whatif_result  r;
+    char                         err[256];
+    CHECK(!galloc_whatif_from_problem(&p, 10, &r, err, sizeof(err)) && strstr(err, "lifetime"));
+    items[0].last = 3;
+    p.alignment   = 3;
+    CHECK(!galloc_whatif_from_problem(&p, 10, &r, err, sizeof(err)) && strstr(err, "alignment"));
+    p.alignment   = 8;
+    items[0].size = ((uint64_t) 1 << 40) + 1;
+    CHECK(!galloc_whatif_from_problem(&p, 10, &r, err, sizeof(err)) && strstr(err, "2^40"));
+
+    // a plan of another graph, a buffer type out of range
+    struct galloc_tensor t;
+    memset(&t, 0, sizeof(t));
+    t.view_src = -1;
+    for (int s = 0; s < GGML_MAX_SRC; s++) {
+        t.src[s] = -1;
+    }
+    t.nbytes = t.alloc_size = 16;
+    t.flags                 = GGML_TENSOR_FLAG_INPUT;
+    int32_t                   leaf = 0;
+    struct galloc_buffer_type bt   = { 16, GALLOC_NO_MAX_SIZE, 0 };
+    struct galloc_graph       g    = { .n_tensors = 1, .tensors = &t, .n_leafs = 1, .leafs = &leaf, .n_buffer_types = 1, .buffer_types = &bt };
+    struct galloc_plan        plan;
+    CHECK(galloc_plan_graph(&g, &plan, err, sizeof(err)));
+    CHECK(!galloc_whatif_from_plan(&g, &plan, 1, 10, &r, err, sizeof(err)) && strstr(err, "out of range"));
+    g.n_tensors = 0;
+    CHECK(!galloc_whatif_from_plan(&g, &plan, 0, 10, &r, err, sizeof(err)) && strstr(err, "not of this graph"));
+    g.n_tensors = 1;
+    CHECK(galloc_whatif_from_plan(&g, &plan, 0, 10, &r, err, sizeof(err)));
+    CHECK(r.problem.n_items == 1 && r.problem.items[0].first == -1 && r.problem.items[0].last == -1);
+    galloc_whatif_free(&r);
+    galloc_plan_free(&plan);
+}
+
+//
+// JSON
+//
+
+static void test_json(void) {
+    struct galloc_whatif_result r = solve_csv("b1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n", 12);
+    size_t                      len  = 0;
+    char *                      text = galloc_whatif_write_json(&r, &len);
+    CHECK(text != NULL && len == strlen(text));
+    char               err[256];
+    struct json_doc *  doc = text ? json_parse(text, len, err, sizeof(err)) : NULL;
+    CHECK(doc != NULL);
+    if (doc) {
+        const struct json_value * root = json_doc_root(doc);
+        uint64_t                  v    = 0;
+        CHECK(json_get_u64(json_object_get(root, "lower_bound"), &v) == JSON_INT_OK && v == 12);
+        CHECK(json_get_u64(json_object_get(root, "capacity"), &v) == JSON_INT_OK && v == 12);
+        const struct json_value * items = json_object_get(root, "items");
+        CHECK(json_array_size(items) == 5);
+        CHECK(json_get_u64(json_object_get(json_array_at(items, 3), "size"), &v) == JSON_INT_OK && v == 4);
+        const struct json_value * planners = json_object_get(root, "planners");
+        CHECK(json_array_size(planners) == GALLOC_WHATIF_N_PLANNERS);
+        const struct json_value * exact = json_array_at(planners, GALLOC_WHATIF_EXACT);
+        CHECK(json_get_u64(json_object_get(exact, "total"), &v) == JSON_INT_OK && v == 12);
+        CHECK(json_array_size(json_object_get(exact, "offsets")) == 5);
+        CHECK(json_object_get(root, "max_size") != NULL && json_object_get(root, "tensor_item") == NULL);
+        json_doc_free(doc);
+    }
+    free(text);
+    galloc_whatif_free(&r);
+}
+
+int main(void) {
+    RUN(test_csv_good);
+    RUN(test_csv_bad);
+    RUN(test_bad_problems);
+    RUN(test_minimalloc_example);
+    RUN(test_greedy_suboptimal);
+    RUN(test_chunks);
+    RUN(test_sixteen_chunks);
+    RUN(test_inplace_chains);
+    RUN(test_json);
+    RUN(test_brute_force);
+    RUN(test_exact_search);
+    RUN(test_random_problems);
+    RUN(test_random_graphs);
+    RUN(test_presets);
+    return check_report("test-whatif");
+}
