@@ -145,10 +145,18 @@ build/fuzz/fuzz-document: tests/fuzz/fuzz-document.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
 
-# libFuzzer over reader + planner + writer; the corpus it builds is kept in tests/fuzz/corpus
-fuzz: build/fuzz/fuzz-document
-	@mkdir -p tests/fuzz/corpus
-	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 tests/fuzz/corpus tests/golden
+build/fuzz/fuzz-csv: tests/fuzz/fuzz-csv.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
+
+# libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
+# then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv)
+fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv
+	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv
+	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+	  -dict=tests/fuzz/fuzz-document.dict tests/fuzz/corpus tests/golden
+	./build/fuzz/fuzz-csv -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
+	  tests/fuzz/corpus-csv tests/fixtures/minimalloc
 
 clean:
 	rm -rf build

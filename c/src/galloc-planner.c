@@ -6,6 +6,7 @@
 // records each tensor's lifetime, the rule that placed it, and the peak of
 // live bytes. Input is checked first so that no graph can reach an assert.
 
+#include "galloc-error.h"
 #include "galloc-planner.h"
 #include "ggml-alloc.h"
 
@@ -35,18 +36,6 @@ struct pass {
     int32_t                   * view_first;
     int32_t                   * view_last;
 };
-
-static bool fail(char * err, size_t err_size, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(3, 4);
-
-static bool fail(char * err, size_t err_size, const char * fmt, ...) {
-    if (err && err_size) {
-        va_list args;
-        va_start(args, fmt);
-        vsnprintf(err, err_size, fmt, args);
-        va_end(args);
-    }
-    return false;
-}
 
 const char * galloc_how_name(enum galloc_how how) {
     switch (how) {
@@ -82,48 +71,48 @@ static bool is_pow2(uint64_t x) {
 
 static bool check_graph(const struct galloc_graph * g, char * err, size_t err_size) {
     if (g->n_tensors < 0 || g->n_nodes < 0 || g->n_leafs < 0 || g->n_buffer_types < 1) {
-        return fail(err, err_size, "graph: negative counts or no buffer type");
+        return galloc_fail(err, err_size, "graph: negative counts or no buffer type");
     }
     if ((g->n_tensors && !g->tensors) || (g->n_nodes && !g->nodes) || (g->n_leafs && !g->leafs) || !g->buffer_types) {
-        return fail(err, err_size, "graph: missing array");
+        return galloc_fail(err, err_size, "graph: missing array");
     }
     for (int32_t b = 0; b < g->n_buffer_types; b++) {
         const struct galloc_buffer_type * bt = &g->buffer_types[b];
         if (!is_pow2(bt->alignment)) {
-            return fail(err, err_size, "buffer_types[%d].alignment: %llu is not a power of two", b, (unsigned long long) bt->alignment);
+            return galloc_fail(err, err_size, "buffer_types[%d].alignment: %llu is not a power of two", b, (unsigned long long) bt->alignment);
         }
         if (bt->allocator < 0 || bt->allocator > b || g->buffer_types[bt->allocator].allocator != bt->allocator) {
-            return fail(err, err_size, "buffer_types[%d]: shares an allocator with an invalid entry %d", b, bt->allocator);
+            return galloc_fail(err, err_size, "buffer_types[%d]: shares an allocator with an invalid entry %d", b, bt->allocator);
         }
     }
     for (int32_t i = 0; i < g->n_tensors; i++) {
         const struct galloc_tensor * t = &g->tensors[i];
         for (int s = 0; s < GGML_MAX_SRC; s++) {
             if (t->src[s] < -1 || t->src[s] >= g->n_tensors) {
-                return fail(err, err_size, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
+                return galloc_fail(err, err_size, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
             }
         }
         if (t->view_src < -1 || t->view_src >= g->n_tensors || t->view_src == i) {
-            return fail(err, err_size, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
+            return galloc_fail(err, err_size, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
         }
         if (t->view_src >= 0 && g->tensors[t->view_src].view_src >= 0) {
-            return fail(err, err_size, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
+            return galloc_fail(err, err_size, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
         }
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
         if (g->nodes[i] < 0 || g->nodes[i] >= g->n_tensors) {
-            return fail(err, err_size, "nodes[%d]: index %d out of range (%d tensors)", i, g->nodes[i], g->n_tensors);
+            return galloc_fail(err, err_size, "nodes[%d]: index %d out of range (%d tensors)", i, g->nodes[i], g->n_tensors);
         }
         if (g->node_buffer_ids && (g->node_buffer_ids[i] < 0 || g->node_buffer_ids[i] >= g->n_buffer_types)) {
-            return fail(err, err_size, "node_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->node_buffer_ids[i], g->n_buffer_types);
+            return galloc_fail(err, err_size, "node_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->node_buffer_ids[i], g->n_buffer_types);
         }
     }
     for (int32_t i = 0; i < g->n_leafs; i++) {
         if (g->leafs[i] < 0 || g->leafs[i] >= g->n_tensors) {
-            return fail(err, err_size, "leafs[%d]: index %d out of range (%d tensors)", i, g->leafs[i], g->n_tensors);
+            return galloc_fail(err, err_size, "leafs[%d]: index %d out of range (%d tensors)", i, g->leafs[i], g->n_tensors);
         }
         if (g->leaf_buffer_ids && (g->leaf_buffer_ids[i] < 0 || g->leaf_buffer_ids[i] >= g->n_buffer_types)) {
-            return fail(err, err_size, "leaf_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->leaf_buffer_ids[i], g->n_buffer_types);
+            return galloc_fail(err, err_size, "leaf_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->leaf_buffer_ids[i], g->n_buffer_types);
         }
     }
     return true;
@@ -510,7 +499,7 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
     int32_t nt = graph->n_tensors;
     int32_t nb = graph->n_buffer_types;
     if (!plan_reserve(plan, nt, nb)) {
-        return fail(err, err_size, "out of memory while planning %d tensors", nt);
+        return galloc_fail(err, err_size, "out of memory while planning %d tensors", nt);
     }
     struct galloc_plan_scratch * sc = plan->scratch;
 
@@ -559,7 +548,7 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
         ok = !p.oom;
     }
     if (!ok) {
-        return fail(err, err_size, "out of memory while planning %d tensors", nt);
+        return galloc_fail(err, err_size, "out of memory while planning %d tensors", nt);
     }
 
     for (int32_t b = 0; b < nb; b++) {

@@ -4,6 +4,7 @@
 // planner (ggml, the two greedy planners, the exact search from the best of them),
 // checks each plan and picks the best; writes the result as JSON for the web UI.
 
+#include "galloc-error.h"
 #include "galloc-whatif-impl.h"
 #include "json.h"
 
@@ -11,18 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool fail(char * err, size_t err_size, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(3, 4);
-
-static bool fail(char * err, size_t err_size, const char * fmt, ...) {
-    if (err && err_size) {
-        va_list args;
-        va_start(args, fmt);
-        vsnprintf(err, err_size, fmt, args);
-        va_end(args);
-    }
-    return false;
-}
 
 void galloc_whatif_free(struct galloc_whatif_result * r) {
     if (!r) {
@@ -75,7 +64,7 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
     }
     whatif_index_free(&x);
     if (!ok) {
-        return fail(err, err_size, "out of memory planning %d items", p->n_items);
+        return galloc_fail(err, err_size, "out of memory planning %d items", p->n_items);
     }
     r->best = GALLOC_WHATIF_GGML;
     for (int k = 1; k < GALLOC_WHATIF_N_PLANNERS; k++) {
@@ -90,27 +79,27 @@ bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct gal
                              uint32_t exact_budget_ms, struct galloc_whatif_result * out, char * err, size_t err_size) {
     memset(out, 0, sizeof(*out));
     if (!graph || !plan || !plan->places || !plan->buffers || !graph->buffer_types) {
-        return fail(err, err_size, "whatif: no graph or plan");
+        return galloc_fail(err, err_size, "whatif: no graph or plan");
     }
     if (plan->n_tensors != graph->n_tensors || plan->n_buffer_types != graph->n_buffer_types) {
-        return fail(err, err_size, "whatif: the plan (%d tensors, %d buffer types) is not of this graph (%d, %d)", plan->n_tensors,
+        return galloc_fail(err, err_size, "whatif: the plan (%d tensors, %d buffer types) is not of this graph (%d, %d)", plan->n_tensors,
                     plan->n_buffer_types, graph->n_tensors, graph->n_buffer_types);
     }
     if (graph->placement_only) {
-        return fail(err, err_size, "whatif: the plan was made with placement_only, without the lifetimes it needs");
+        return galloc_fail(err, err_size, "whatif: the plan was made with placement_only, without the lifetimes it needs");
     }
     if (buffer_type < 0 || buffer_type >= graph->n_buffer_types) {
-        return fail(err, err_size, "whatif: buffer type %d out of range (%d buffer types)", buffer_type, graph->n_buffer_types);
+        return galloc_fail(err, err_size, "whatif: buffer type %d out of range (%d buffer types)", buffer_type, graph->n_buffer_types);
     }
     int32_t a = graph->buffer_types[buffer_type].allocator;
     if (a < 0 || a > buffer_type) {
-        return fail(err, err_size, "whatif: buffer type %d shares an invalid allocator %d", buffer_type, a);
+        return galloc_fail(err, err_size, "whatif: buffer type %d shares an invalid allocator %d", buffer_type, a);
     }
     out->buffer_type = a;
     out->n_tensors   = plan->n_tensors;
     out->tensor_item = malloc(((size_t) plan->n_tensors + 1) * sizeof(int32_t));
     if (!out->tensor_item) {
-        return fail(err, err_size, "out of memory");
+        return galloc_fail(err, err_size, "out of memory");
     }
     if (!whatif_problem_from_plan(graph, plan, a, &out->problem, out->tensor_item, &out->n_shrinking, &out->plans[GALLOC_WHATIF_GGML],
                                   err, err_size)) {
@@ -147,28 +136,28 @@ bool galloc_whatif_from_problem(const struct galloc_whatif_problem * problem, ui
     out->buffer_type = -1;
     const struct galloc_whatif_problem * p = problem;
     if (!p || p->n_items < 0 || (p->n_items > 0 && !p->items)) {
-        return fail(err, err_size, "whatif: no items");
+        return galloc_fail(err, err_size, "whatif: no items");
     }
     if (p->alignment == 0 || (p->alignment & (p->alignment - 1)) != 0 || p->alignment > ((uint64_t) 1 << 30)) {
-        return fail(err, err_size, "whatif: alignment %llu is not a power of two up to 2^30", (unsigned long long) p->alignment);
+        return galloc_fail(err, err_size, "whatif: alignment %llu is not a power of two up to 2^30", (unsigned long long) p->alignment);
     }
     if (p->max_size == 0) {
-        return fail(err, err_size, "whatif: max size 0");
+        return galloc_fail(err, err_size, "whatif: max size 0");
     }
     for (int32_t i = 0; i < p->n_items; i++) {
         const struct galloc_whatif_item * it = &p->items[i];
         if (it->size > GALLOC_WHATIF_MAX_ITEM_BYTES) {
-            return fail(err, err_size, "whatif: item %d: size %llu is past 2^40", i, (unsigned long long) it->size);
+            return galloc_fail(err, err_size, "whatif: item %d: size %llu is past 2^40", i, (unsigned long long) it->size);
         }
         if (it->first < -1 || it->first > it->last || it->last > GALLOC_WHATIF_MAX_TIME) {
-            return fail(err, err_size, "whatif: item %d: lifetime [%lld, %lld] is not within [-1, 2^62]", i, (long long) it->first,
+            return galloc_fail(err, err_size, "whatif: item %d: lifetime [%lld, %lld] is not within [-1, 2^62]", i, (long long) it->first,
                         (long long) it->last);
         }
     }
     out->problem       = *p;
     out->problem.items = malloc(((size_t) p->n_items + 1) * sizeof(struct galloc_whatif_item));
     if (!out->problem.items) {
-        return fail(err, err_size, "out of memory");
+        return galloc_fail(err, err_size, "out of memory");
     }
     for (int32_t i = 0; i < p->n_items; i++) {
         out->problem.items[i]      = p->items[i];
