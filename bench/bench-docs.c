@@ -3,6 +3,8 @@
 // Times the planner path the CLI and the WASM module use (galloc_time_plan:
 // document read once, then planned on a fresh plan per run) and writes the
 // results as JSON lines for bench/report.mjs to set beside the WASM figures.
+// As in bench-plan.c, glibc keeps freed memory so that runs measure planning, not page faults
+// (WebAssembly memory is never handed back either).
 
 #include "galloc-presets.h"
 #include "galloc-timing.h"
@@ -10,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef __GLIBC__
+#    include <malloc.h>
+#endif
 
 static char * read_file(const char * path, size_t * len) {
     FILE * f = fopen(path, "rb");
@@ -33,6 +39,10 @@ static char * read_file(const char * path, size_t * len) {
 }
 
 int main(int argc, char ** argv) {
+#ifdef __GLIBC__
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+#endif
     const char * list = argc > 1 ? argv[1] : "bench/documents.txt";
     FILE *       out  = argc > 2 ? fopen(argv[2], "w") : stdout;
     FILE *       in   = fopen(list, "r");

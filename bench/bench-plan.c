@@ -4,6 +4,9 @@
 // virtual buffer types (no memory), graph construction excluded, as in
 // ../shared/bench/upstream-timings.md. Prints a table (median, min, ns per node) and
 // writes the numbers as JSON to the path given (default build/bench-api.json).
+// glibc is told to keep freed memory (M_TRIM_THRESHOLD, M_MMAP_THRESHOLD) so that each run
+// measures planning, not the kernel handing the same pages back zeroed: without it the
+// medians of the larger graphs about double on this machine (llama-70b-pp512: 0.87 ms).
 
 #include "galloc-llama.h"
 #include "galloc-virtual.h"
@@ -17,6 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#ifdef __GLIBC__
+#    include <malloc.h>
+#endif
 
 static double now_ms(void) {
     struct timespec ts;
@@ -169,6 +176,10 @@ static struct result bench_random(int n_nodes, uint64_t seed, int runs) {
 }
 
 int main(int argc, char ** argv) {
+#ifdef __GLIBC__
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+#endif
     const char * out_path = argc > 1 ? argv[1] : "build/bench-api.json";
     struct result res[16];
     int n = 0;
