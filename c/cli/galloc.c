@@ -1,6 +1,6 @@
 // galloc.c: the command-line tool: plan graph documents, compare plans, list presets.
 //
-//   galloc plan GRAPH.json [-o PLAN.json] [--table] [--compare [--budget-ms N]]
+//   galloc plan GRAPH.json [-o PLAN.json] [--table] [--draw] [--compare [--budget-ms N]]
 //   galloc compare PROBLEM.csv [--capacity N] [--budget-ms N]
 //   galloc diff PLAN_A.json PLAN_B.json
 //   galloc presets | galloc preset NAME
@@ -50,7 +50,7 @@ static const char * usage_main =
     "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory\n";
 
 static const char * usage_plan =
-    "usage: galloc plan GRAPH.json [-o PLAN.json] [--table] [--compare [--budget-ms N]]\n"
+    "usage: galloc plan GRAPH.json [-o PLAN.json] [--table] [--draw] [--compare [--budget-ms N]]\n"
     "\n"
     "Reads a galloc-graph document (GRAPH.json, - for stdin), plans it like\n"
     "ggml_gallocr_new_n + reserve_n + alloc_graph, and writes the galloc-plan\n"
