@@ -137,6 +137,7 @@ test-conformance:
 
 test-golden: build/san/galloc
 	@./scripts/check-golden.sh build/san/galloc tests/golden
+	@./scripts/check-cli.sh build/san/galloc
 
 # ---- fuzzing ---------------------------------------------------------------------
 
