@@ -349,17 +349,7 @@ static void finish_places(struct pass * p) {
     for (int32_t i = 0; i < g->n_leafs; i++) {
         in_graph[g->leafs[i]] = true;
     }
-    for (int32_t i = 0; i < g->n_nodes; i++) {
-        const struct galloc_tensor * node = &g->tensors[g->nodes[i]];
-        in_graph[g->nodes[i]] = true;
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s] >= 0) {
-                in_graph[node->src[s]] = true;
-            }
-        }
-    }
-
-    // views: first step = the node that makes them, last = their last consumer
+    // in one walk over the nodes: what is in the graph, and the steps views are made and last used
     int32_t * view_first = p->view_first;
     int32_t * view_last  = p->view_last;
     for (int32_t t = 0; t < g->n_tensors; t++) {
@@ -367,16 +357,17 @@ static void finish_places(struct pass * p) {
         view_last[t]  = -1;
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
-        int32_t n = g->nodes[i];
+        int32_t                      n    = g->nodes[i];
+        const struct galloc_tensor * node = &g->tensors[n];
+        in_graph[n] = true;
         if (view_first[n] == -1) {
             view_first[n] = i;
         }
-        if (view_last[n] < i) {
-            view_last[n] = i;
-        }
+        view_last[n] = i;
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            int32_t src = g->tensors[n].src[s];
-            if (src >= 0 && view_last[src] < i) {
+            int32_t src = node->src[s];
+            if (src >= 0) {
+                in_graph[src]  = true;
                 view_last[src] = i;
             }
         }
