@@ -2,7 +2,7 @@
 //
 // Upstream keeps each chunk's free blocks in an array of at most 256 and scans
 // it on every allocation. Here each chunk keeps them in two treaps, one by
-// offset and one by (size, offset) for all blocks but the last, so that the
+// offset and one by size (then offset, downwards) for all blocks but the last, so that the
 // block upstream's scan would pick is found in O(log n) with any number of
 // blocks: the smallest fitting size, the highest offset among equal sizes.
 // A zero-byte allocation can leave upstream's blocks overlapping, which only
@@ -51,7 +51,7 @@ struct galloc_dynalloc {
     struct linear_dynalloc lin;
 };
 
-// (hi, lo) keys: BY_OFFSET (offset, 0), BY_SIZE (size, offset)
+// (hi, lo) keys: BY_OFFSET (offset, 0), BY_SIZE (size, ~offset)
 struct key {
     uint64_t hi;
     uint64_t lo;
@@ -108,7 +108,8 @@ static void block_release(struct galloc_dynalloc * a, int32_t n) {
 
 static struct key key_of(const struct galloc_dynalloc * a, int32_t n, enum tree t) {
     const struct block * b = &a->blocks[n];
-    return t == BY_OFFSET ? (struct key) { b->offset, 0 } : (struct key) { b->size, b->offset };
+    // by size: equal sizes in decreasing offset, so the first block of a size is its highest
+    return t == BY_OFFSET ? (struct key) { b->offset, 0 } : (struct key) { b->size, ~b->offset };
 }
 
 // every key of l is below every key of r
@@ -172,20 +173,6 @@ static int32_t treap_erase(struct galloc_dynalloc * a, int32_t root, int32_t n, 
     return root;
 }
 
-// the node with the largest key <= k, or NIL
-static int32_t treap_floor(const struct galloc_dynalloc * a, int32_t root, struct key k, enum tree t) {
-    int32_t found = NIL;
-    while (root != NIL) {
-        if (key_less(k, key_of(a, root, t))) {
-            root = a->blocks[root].child[t][0];
-        } else {
-            found = root;
-            root  = a->blocks[root].child[t][1];
-        }
-    }
-    return found;
-}
-
 // the node with the smallest key >= k, or NIL
 static int32_t treap_ceil(const struct galloc_dynalloc * a, int32_t root, struct key k, enum tree t) {
     int32_t found = NIL;
@@ -198,6 +185,20 @@ static int32_t treap_ceil(const struct galloc_dynalloc * a, int32_t root, struct
         }
     }
     return found;
+}
+
+// in one descent: the node with the largest key <= k and the node with the smallest key > k
+static void treap_neighbors(const struct galloc_dynalloc * a, int32_t root, struct key k, enum tree t, int32_t * below, int32_t * above) {
+    *below = *above = NIL;
+    while (root != NIL) {
+        if (key_less(k, key_of(a, root, t))) {
+            *above = root;
+            root   = a->blocks[root].child[t][0];
+        } else {
+            *below = root;
+            root   = a->blocks[root].child[t][1];
+        }
+    }
 }
 
 static int32_t treap_max(const struct galloc_dynalloc * a, int32_t root, enum tree t) {
@@ -322,11 +323,8 @@ static int32_t dynalloc_new_chunk(struct galloc_dynalloc * alloc, uint64_t min_s
 
 // upstream's inner best fit: the smallest inner block >= size, the highest offset among equal sizes
 static int32_t chunk_best_fit(const struct galloc_dynalloc * a, const struct chunk * c, uint64_t size) {
-    int32_t n = treap_ceil(a, c->root[BY_SIZE], (struct key) { size, 0 }, BY_SIZE);
-    if (n == NIL) {
-        return NIL;
-    }
-    return treap_floor(a, c->root[BY_SIZE], (struct key) { a->blocks[n].size, UINT64_MAX }, BY_SIZE);
+    // keys order sizes up and, within a size, offsets down: one descent finds it
+    return treap_ceil(a, c->root[BY_SIZE], (struct key) { size, 0 }, BY_SIZE);
 }
 
 // copy the chunks' blocks, in offset order, into the linear allocator
@@ -443,31 +441,30 @@ bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_addre
     struct chunk * c = &alloc->chunks[addr.chunk];
 
     // upstream walks the blocks in offset order and takes the first that ends at addr or
-    // starts at addr + size; free blocks never touch, so that is the block at or below addr
-    // if it ends there, else the block starting at addr + size
-    int32_t before = treap_floor(alloc, c->root[BY_OFFSET], (struct key) { addr.offset, 0 }, BY_OFFSET);
+    // starts at addr + size; free blocks never touch and none starts inside [addr, addr + size),
+    // so that is the block below addr if it ends there, else the block above if it starts at the end
+    int32_t before, after;
+    treap_neighbors(alloc, c->root[BY_OFFSET], (struct key) { addr.offset, 0 }, BY_OFFSET, &before, &after);
     if (before != NIL && alloc->blocks[before].offset + alloc->blocks[before].size == addr.offset) {
         bool inner = before != c->last;
         if (inner) {
             chunk_size_erase(alloc, c, before);
         }
         alloc->blocks[before].size += size;
-        uint64_t end  = alloc->blocks[before].offset + alloc->blocks[before].size;
-        int32_t  next = inner ? treap_ceil(alloc, c->root[BY_OFFSET], (struct key) { alloc->blocks[before].offset + 1, 0 }, BY_OFFSET) : NIL;
-        if (next != NIL && alloc->blocks[next].offset == end) {
-            uint64_t next_size = alloc->blocks[next].size;
-            bool     was_last  = next == c->last;
-            if (was_last) {
-                // before takes next's place as the last block: it stays out of the size tree
-                c->root[BY_OFFSET] = treap_erase(alloc, c->root[BY_OFFSET], next, BY_OFFSET);
-                block_release(alloc, next);
+        uint64_t end = alloc->blocks[before].offset + alloc->blocks[before].size;
+        if (after != NIL && alloc->blocks[after].offset == end) {
+            uint64_t after_size = alloc->blocks[after].size;
+            if (after == c->last) {
+                // before takes after's place as the last block: it stays out of the size tree
+                c->root[BY_OFFSET] = treap_erase(alloc, c->root[BY_OFFSET], after, BY_OFFSET);
+                block_release(alloc, after);
                 c->n_blocks--;
                 c->last = before;
                 inner   = false;
             } else {
-                chunk_remove_block(alloc, c, next);
+                chunk_remove_block(alloc, c, after);
             }
-            alloc->blocks[before].size += next_size;
+            alloc->blocks[before].size += after_size;
         }
         if (inner) {
             chunk_size_insert(alloc, c, before);
@@ -475,7 +472,6 @@ bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_addre
         return true;
     }
 
-    int32_t after = treap_ceil(alloc, c->root[BY_OFFSET], (struct key) { addr.offset + size, 0 }, BY_OFFSET);
     if (after != NIL && alloc->blocks[after].offset == addr.offset + size) {
         bool inner = after != c->last;
         if (inner) {
