@@ -642,6 +642,27 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
     return true;
 }
 
+
+// tensors[i].<key>: a required string naming one of names[0..n) (ggml's op or type names)
+static bool read_tensor_name_field(struct reader * r, const struct json_value * e, int32_t i, const char * key,
+                                   const struct name_id * names, int32_t n, int32_t * out) {
+    struct doc_path           path = path_item("tensors", i);
+    const struct json_value * v    = json_object_get(e, key);
+    if (v == NULL) {
+        return reader_fail(r, &path, "missing \"%s\"", key);
+    }
+    path = path_field("tensors", i, key);
+    if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        return false;
+    }
+    if ((*out = name_find(names, n, json_get_string(v, NULL))) < 0) {
+        char what[64];
+        json_describe(v, what, sizeof(what));
+        return reader_fail(r, &path, "unknown %s %s", key, what);
+    }
+    return true;
+}
+
 static bool read_tensor(struct reader * r, const struct json_value * e, int32_t i) {
     struct galloc_document *  doc  = r->doc;
     struct galloc_tensor *    t    = &doc->tensors[i];
@@ -660,32 +681,9 @@ static bool read_tensor(struct reader * r, const struct json_value * e, int32_t 
         memcpy(doc->tensor_names[i], name, strlen(name) + 1);
     }
 
-    path = path_item("tensors", i);
-    if ((v = json_object_get(e, "op")) == NULL) {
-        return reader_fail(r, &path, "missing \"op\"");
-    }
-    path = path_field("tensors", i, "op");
-    if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+    if (!read_tensor_name_field(r, e, i, "op", r->ops, r->n_ops, &t->op) ||
+        !read_tensor_name_field(r, e, i, "type", r->types, r->n_types, &t->type)) {
         return false;
-    }
-    if ((t->op = name_find(r->ops, r->n_ops, json_get_string(v, NULL))) < 0) {
-        char what[64];
-        json_describe(v, what, sizeof(what));
-        return reader_fail(r, &path, "unknown op %s", what);
-    }
-
-    path = path_item("tensors", i);
-    if ((v = json_object_get(e, "type")) == NULL) {
-        return reader_fail(r, &path, "missing \"type\"");
-    }
-    path = path_field("tensors", i, "type");
-    if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
-        return false;
-    }
-    if ((t->type = name_find(r->types, r->n_types, json_get_string(v, NULL))) < 0) {
-        char what[64];
-        json_describe(v, what, sizeof(what));
-        return reader_fail(r, &path, "unknown type %s", what);
     }
 
     return read_tensor_shape(r, e, i, t) && read_tensor_links(r, e, i, t);
