@@ -365,8 +365,7 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     galloc->n_nodes = -1; // no valid assignment until this succeeds
 
     // scratch: node and leaf indices, their buffer ids, and every node's source indices
-    free(galloc->ids);
-    galloc->ids = malloc(((size_t) graph->n_nodes * (2 + GGML_MAX_SRC) + (size_t) graph->n_leafs * 2 + 1) * sizeof(int32_t));
+    galloc->ids = realloc(galloc->ids, ((size_t) graph->n_nodes * (2 + GGML_MAX_SRC) + (size_t) graph->n_leafs * 2 + 1) * sizeof(int32_t));
     GGML_ASSERT(galloc->ids && "out of memory");
     int32_t * nodes    = galloc->ids;
     int32_t * leafs    = nodes + graph->n_nodes;
