@@ -31,17 +31,18 @@ extern "C" {
 
 // one tensor as the planner sees it
 struct galloc_tensor {
-    int32_t  type;              // enum ggml_type (only compared, for in-place layout checks)
-    int64_t  ne[GGML_MAX_DIMS]; // elements per dimension
-    uint64_t nb[GGML_MAX_DIMS]; // stride in bytes per dimension
+    // the fields a planning pass reads for every tensor come first, in one cache line
     int32_t  op;                // enum ggml_op
     int32_t  flags;             // GGML_TENSOR_FLAG_* bits
     int32_t  src[GGML_MAX_SRC]; // source tensor indices, -1 for an empty slot
     int32_t  view_src;          // root tensor whose memory this one aliases; -1 when not a view
+    int32_t  external;          // nonzero: has memory before planning (data or buffer set): never placed
+    uint64_t alloc_size;        // bytes the buffer type asks for (used when graph.alloc_size is NULL)
     uint64_t view_offs;         // bytes into view_src
     uint64_t nbytes;            // ggml_nbytes
-    uint64_t alloc_size;        // bytes the buffer type asks for (used when graph.alloc_size is NULL)
-    int32_t  external;          // nonzero: has memory before planning (data or buffer set): never placed
+    int32_t  type;              // enum ggml_type (only compared, for in-place layout checks)
+    int64_t  ne[GGML_MAX_DIMS]; // elements per dimension
+    uint64_t nb[GGML_MAX_DIMS]; // stride in bytes per dimension
 };
 
 // one entry of the buffer type list (ggml_gallocr_new_n's bufts)

@@ -1,261 +1,120 @@
 // galloc-dynalloc.c: the dynamic allocator of one buffer type (ggml's ggml_dyn_tallocr).
 //
 // Upstream keeps each chunk's free blocks in an array of at most 256 and scans
-// it on every allocation. Here each chunk keeps them in two treaps, one by
-// offset and one by size (then offset, downwards) for all blocks but the last, so that the
-// block upstream's scan would pick is found in O(log n) with any number of
-// blocks: the smallest fitting size, the highest offset among equal sizes.
+// it on every allocation. Here each chunk keeps them in two ordered key sets
+// (galloc-keyset.h): every block by offset, and every block but the last by
+// size (then offset, downwards), so that the block upstream's scan would pick
+// is found by one search with any number of blocks: the smallest fitting
+// size, the highest offset among equal sizes.
 // A zero-byte allocation can leave upstream's blocks overlapping, which only
 // a literal scan reproduces: from then on (until reset) the allocator hands
 // over to the linear one in galloc-dynalloc-linear.c.
 
 #include "galloc-dynalloc.h"
 #include "galloc-dynalloc-linear.h"
+#include "galloc-keyset.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NIL (-1)
-
-enum tree { BY_OFFSET = 0, BY_SIZE = 1 };
-
-struct block {
-    uint64_t offset;      // bytes from the chunk's start
-    uint64_t size;        // bytes
-    int32_t  child[2][2]; // [tree][0 = left, 1 = right]
-    uint32_t priority;    // treap heap order (max at the root)
-    int32_t  next_free;   // pool free list
-};
-
 struct chunk {
-    int32_t  root[2];  // BY_OFFSET: every free block; BY_SIZE: every free block but the last
-    int32_t  last;     // the free block with the highest offset, NIL when none
-    int32_t  n_blocks;
-    uint64_t max_size; // highest end offset ever handed out
+    struct keyset by_offset; // (offset, size) of every free block
+    struct keyset by_size;   // (size, ~offset) of every free block but the last
+    uint64_t      max_size;  // highest end offset ever handed out
 };
 
 struct galloc_dynalloc {
-    uint64_t       alignment;
-    uint64_t       max_chunk_size; // min(max_size, GALLOC_HUGE_SIZE)
-    struct chunk   chunks[GALLOC_MAX_CHUNKS];
-    int32_t        n_chunks;
-    struct block * blocks;      // node pool shared by the chunks
-    int32_t        capacity;
-    int32_t        next_unused; // pool entries [next_unused, capacity) never used since the last reset
-    int32_t        free_list;
-    uint32_t       rng;
+    uint64_t     alignment;
+    uint64_t     max_chunk_size; // min(max_size, GALLOC_HUGE_SIZE)
+    struct chunk chunks[GALLOC_MAX_CHUNKS];
+    int32_t      n_chunks;
 
     bool                   linear;        // the linear allocator below holds the state
     bool                   always_linear; // created with galloc_dynalloc_new_linear
     struct linear_dynalloc lin;
 };
 
-// (hi, lo) keys: BY_OFFSET (offset, 0), BY_SIZE (size, ~offset)
-struct key {
-    uint64_t hi;
-    uint64_t lo;
-};
-
-static bool key_less(struct key a, struct key b) {
-    return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
-}
-
 static uint64_t align_up(uint64_t size, uint64_t alignment) {
     return (size + alignment - 1) & ~(alignment - 1);
 }
 
-// ---- node pool ----------------------------------------------------------
+// ---- keys ---------------------------------------------------------------
 
-static int32_t block_new(struct galloc_dynalloc * a, uint64_t offset, uint64_t size) {
-    int32_t n;
-    if (a->free_list != NIL) {
-        n            = a->free_list;
-        a->free_list = a->blocks[n].next_free;
-    } else {
-        if (a->next_unused == a->capacity) {
-            if (a->capacity > INT32_MAX / 2) {
-                return NIL;
-            }
-            int32_t        capacity = a->capacity ? a->capacity * 2 : 64;
-            struct block * blocks   = realloc(a->blocks, (size_t) capacity * sizeof(*blocks));
-            if (!blocks) {
-                return NIL;
-            }
-            a->blocks   = blocks;
-            a->capacity = capacity;
-        }
-        n = a->next_unused++;
-    }
-    a->rng ^= a->rng << 13;
-    a->rng ^= a->rng >> 17;
-    a->rng ^= a->rng << 5;
-    a->blocks[n] = (struct block) {
-        .offset   = offset,
-        .size     = size,
-        .child    = { { NIL, NIL }, { NIL, NIL } },
-        .priority = a->rng,
-    };
-    return n;
+static struct keyset_key offset_key(uint64_t offset, uint64_t size) {
+    return (struct keyset_key) { offset, size };
 }
 
-static void block_release(struct galloc_dynalloc * a, int32_t n) {
-    a->blocks[n].next_free = a->free_list;
-    a->free_list           = n;
-}
-
-// ---- treaps -------------------------------------------------------------
-
-static struct key key_of(const struct galloc_dynalloc * a, int32_t n, enum tree t) {
-    const struct block * b = &a->blocks[n];
-    // by size: equal sizes in decreasing offset, so the first block of a size is its highest
-    return t == BY_OFFSET ? (struct key) { b->offset, 0 } : (struct key) { b->size, ~b->offset };
-}
-
-// every key of l is below every key of r
-static int32_t treap_merge(struct galloc_dynalloc * a, int32_t l, int32_t r, enum tree t) {
-    int32_t   root = NIL;
-    int32_t * link = &root;
-    while (l != NIL && r != NIL) {
-        if (a->blocks[l].priority > a->blocks[r].priority) {
-            *link = l;
-            link  = &a->blocks[l].child[t][1];
-            l     = *link;
-        } else {
-            *link = r;
-            link  = &a->blocks[r].child[t][0];
-            r     = *link;
-        }
-    }
-    *link = l != NIL ? l : r;
-    return root;
-}
-
-// descend to where n's priority puts it, then split the subtree found there around n's key:
-// the expected work is the depth of n, not two full spines as a root split and merge would be
-static void treap_insert(struct galloc_dynalloc * a, int32_t * root, int32_t n, enum tree t) {
-    struct key k    = key_of(a, n, t);
-    int32_t *  link = root;
-    while (*link != NIL && a->blocks[*link].priority >= a->blocks[n].priority) {
-        link = &a->blocks[*link].child[t][key_less(k, key_of(a, *link, t)) ? 0 : 1];
-    }
-    int32_t * left  = &a->blocks[n].child[t][0];
-    int32_t * right = &a->blocks[n].child[t][1];
-    int32_t   cur   = *link;
-    while (cur != NIL) {
-        if (key_less(key_of(a, cur, t), k)) {
-            *left = cur;
-            left  = &a->blocks[cur].child[t][1];
-            cur   = *left;
-        } else {
-            *right = cur;
-            right  = &a->blocks[cur].child[t][0];
-            cur    = *right;
-        }
-    }
-    *left  = NIL;
-    *right = NIL;
-    *link  = n;
-}
-
-// remove node n, found by its current key; returns the new root
-static int32_t treap_erase(struct galloc_dynalloc * a, int32_t root, int32_t n, enum tree t) {
-    struct key k    = key_of(a, n, t);
-    int32_t *  link = &root;
-    while (*link != n) {
-        assert(*link != NIL && "block not in its tree");
-        if (*link == NIL) {
-            return root;
-        }
-        link = &a->blocks[*link].child[t][key_less(k, key_of(a, *link, t)) ? 0 : 1];
-    }
-    *link = treap_merge(a, a->blocks[n].child[t][0], a->blocks[n].child[t][1], t);
-    return root;
-}
-
-// the node with the smallest key >= k, or NIL
-static int32_t treap_ceil(const struct galloc_dynalloc * a, int32_t root, struct key k, enum tree t) {
-    int32_t found = NIL;
-    while (root != NIL) {
-        if (key_less(key_of(a, root, t), k)) {
-            root = a->blocks[root].child[t][1];
-        } else {
-            found = root;
-            root  = a->blocks[root].child[t][0];
-        }
-    }
-    return found;
-}
-
-// in one descent: the node with the largest key <= k and the node with the smallest key > k
-static void treap_neighbors(const struct galloc_dynalloc * a, int32_t root, struct key k, enum tree t, int32_t * below, int32_t * above) {
-    *below = *above = NIL;
-    while (root != NIL) {
-        if (key_less(k, key_of(a, root, t))) {
-            *above = root;
-            root   = a->blocks[root].child[t][0];
-        } else {
-            *below = root;
-            root   = a->blocks[root].child[t][1];
-        }
-    }
-}
-
-static int32_t treap_max(const struct galloc_dynalloc * a, int32_t root, enum tree t) {
-    while (root != NIL && a->blocks[root].child[t][1] != NIL) {
-        root = a->blocks[root].child[t][1];
-    }
-    return root;
+// equal sizes in decreasing offset, so the first block of a size is its highest
+static struct keyset_key size_key(uint64_t offset, uint64_t size) {
+    return (struct keyset_key) { size, ~offset };
 }
 
 // ---- chunk's free blocks ------------------------------------------------
 
-static void chunk_size_insert(struct galloc_dynalloc * a, struct chunk * c, int32_t n) {
-    treap_insert(a, &c->root[BY_SIZE], n, BY_SIZE);
+static bool chunk_is_last(const struct chunk * c, struct keyset_pos pos) {
+    struct keyset_pos last;
+    return keyset_last(&c->by_offset, &last) && last.bucket == pos.bucket && last.index == pos.index;
 }
 
-static void chunk_size_erase(struct galloc_dynalloc * a, struct chunk * c, int32_t n) {
-    c->root[BY_SIZE] = treap_erase(a, c->root[BY_SIZE], n, BY_SIZE);
-}
-
-// add a block that touches no other block
-static bool chunk_add_block(struct galloc_dynalloc * a, struct chunk * c, uint64_t offset, uint64_t size) {
-    int32_t n = block_new(a, offset, size);
-    if (n == NIL) {
+// add a block that touches no other block; false when out of memory
+static bool chunk_add_block(struct chunk * c, uint64_t offset, uint64_t size) {
+    struct keyset_pos last;
+    if (!keyset_last(&c->by_offset, &last)) {
+        return keyset_insert(&c->by_offset, offset_key(offset, size)); // the only block is the last
+    }
+    struct keyset_key old_last = keyset_at(&c->by_offset, last);
+    // the block that ends up not last enters the size set
+    struct keyset_key inner = offset > old_last.hi ? size_key(old_last.hi, old_last.lo) : size_key(offset, size);
+    if (!keyset_insert(&c->by_size, inner)) {
         return false;
     }
-    treap_insert(a, &c->root[BY_OFFSET], n, BY_OFFSET);
-    if (c->last == NIL) {
-        c->last = n;
-    } else if (offset > a->blocks[c->last].offset) {
-        chunk_size_insert(a, c, c->last); // the old last block becomes an inner one
-        c->last = n;
-    } else {
-        chunk_size_insert(a, c, n);
+    if (!keyset_insert(&c->by_offset, offset_key(offset, size))) {
+        keyset_erase_key(&c->by_size, inner);
+        return false;
     }
-    c->n_blocks++;
     return true;
 }
 
-// remove block n from both trees (n must not be in the size tree unless it is inner)
-static void chunk_remove_block(struct galloc_dynalloc * a, struct chunk * c, int32_t n) {
-    c->root[BY_OFFSET] = treap_erase(a, c->root[BY_OFFSET], n, BY_OFFSET);
-    if (n == c->last) {
-        c->last = treap_max(a, c->root[BY_OFFSET], BY_OFFSET);
-        if (c->last != NIL) {
-            chunk_size_erase(a, c, c->last); // the new last block leaves the size tree
-        }
-    } else {
-        chunk_size_erase(a, c, n);
+// remove the last block; the one before it (if any) becomes the last and leaves the size set
+static void chunk_remove_last(struct chunk * c) {
+    struct keyset_pos last;
+    keyset_last(&c->by_offset, &last);
+    keyset_erase(&c->by_offset, last);
+    if (keyset_last(&c->by_offset, &last)) {
+        struct keyset_key k = keyset_at(&c->by_offset, last);
+        bool erased = keyset_erase_key(&c->by_size, size_key(k.hi, k.lo));
+        assert(erased && "new last block not in the size set");
+        (void) erased;
     }
-    block_release(a, n);
-    c->n_blocks--;
+}
+
+// an inner block grew: move its size key from old_key to the larger new_key, in place when
+// no other key lies between them; false when out of memory (nothing changed)
+static bool size_key_grow(struct chunk * c, struct keyset_key old_key, struct keyset_key new_key) {
+    struct keyset_pos pos;
+    bool found = keyset_lower_bound(&c->by_size, old_key, &pos);
+    assert(found && "inner block not in the size set");
+    (void) found;
+    struct keyset_pos next = pos;
+    if (!keyset_next(&c->by_size, &next) || keyset_key_less(new_key, keyset_at(&c->by_size, next))) {
+        keyset_replace(&c->by_size, pos, new_key);
+        return true;
+    }
+    if (!keyset_reserve(&c->by_size)) {
+        return false;
+    }
+    keyset_erase(&c->by_size, pos);
+    keyset_insert(&c->by_size, new_key); // reserved: cannot fail
+    return true;
 }
 
 // ---- lifetime -----------------------------------------------------------
 
 static void chunk_clear(struct chunk * c) {
-    *c = (struct chunk) { .root = { NIL, NIL }, .last = NIL, .n_blocks = 0, .max_size = 0 };
+    keyset_clear(&c->by_offset);
+    keyset_clear(&c->by_size);
+    c->max_size = 0;
 }
 
 struct galloc_dynalloc * galloc_dynalloc_new(uint64_t alignment, uint64_t max_size) {
@@ -266,8 +125,10 @@ struct galloc_dynalloc * galloc_dynalloc_new(uint64_t alignment, uint64_t max_si
     }
     alloc->alignment      = alignment;
     alloc->max_chunk_size = max_size < GALLOC_HUGE_SIZE ? max_size : GALLOC_HUGE_SIZE;
-    alloc->free_list      = NIL;
-    alloc->rng            = 0x9e3779b9u;
+    for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
+        keyset_init(&alloc->chunks[i].by_offset);
+        keyset_init(&alloc->chunks[i].by_size);
+    }
     linear_dynalloc_init(&alloc->lin, alignment, alloc->max_chunk_size);
     galloc_dynalloc_reset(alloc);
     return alloc;
@@ -282,12 +143,10 @@ struct galloc_dynalloc * galloc_dynalloc_new_linear(uint64_t alignment, uint64_t
 }
 
 void galloc_dynalloc_reset(struct galloc_dynalloc * alloc) {
-    for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
+    for (int32_t i = 0; i < alloc->n_chunks; i++) {
         chunk_clear(&alloc->chunks[i]);
     }
-    alloc->n_chunks    = 0;
-    alloc->next_unused = 0;
-    alloc->free_list   = NIL;
+    alloc->n_chunks = 0;
     linear_dynalloc_reset(&alloc->lin);
     alloc->linear = alloc->always_linear;
 }
@@ -296,7 +155,10 @@ void galloc_dynalloc_free(struct galloc_dynalloc * alloc) {
     if (!alloc) {
         return;
     }
-    free(alloc->blocks);
+    for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
+        keyset_free(&alloc->chunks[i].by_offset);
+        keyset_free(&alloc->chunks[i].by_size);
+    }
     linear_dynalloc_free_memory(&alloc->lin);
     free(alloc);
 }
@@ -315,39 +177,65 @@ static int32_t dynalloc_new_chunk(struct galloc_dynalloc * alloc, uint64_t min_s
     if (alloc->n_chunks == GALLOC_MAX_CHUNKS - 1) {
         size = GALLOC_HUGE_SIZE;
     }
-    if (!chunk_add_block(alloc, c, 0, size)) {
+    if (!chunk_add_block(c, 0, size)) {
         return -1;
     }
     return alloc->n_chunks++;
 }
 
-// upstream's inner best fit: the smallest inner block >= size, the highest offset among equal sizes
-static int32_t chunk_best_fit(const struct galloc_dynalloc * a, const struct chunk * c, uint64_t size) {
-    // keys order sizes up and, within a size, offsets down: one descent finds it
-    return treap_ceil(a, c->root[BY_SIZE], (struct key) { size, 0 }, BY_SIZE);
-}
-
 // copy the chunks' blocks, in offset order, into the linear allocator
-static bool append_in_order(struct galloc_dynalloc * a, int32_t ci, int32_t n) {
-    if (n == NIL) {
-        return true;
-    }
-    return append_in_order(a, ci, a->blocks[n].child[BY_OFFSET][0]) &&
-           linear_dynalloc_append(&a->lin, ci, a->blocks[n].offset, a->blocks[n].size) &&
-           append_in_order(a, ci, a->blocks[n].child[BY_OFFSET][1]);
-}
-
 static bool switch_to_linear(struct galloc_dynalloc * a) {
     linear_dynalloc_reset(&a->lin);
     for (int32_t ci = 0; ci < a->n_chunks; ci++) {
-        a->lin.chunks[ci].max_size = a->chunks[ci].max_size;
-        if (!append_in_order(a, ci, a->chunks[ci].root[BY_OFFSET])) {
-            return false;
+        const struct chunk * c = &a->chunks[ci];
+        a->lin.chunks[ci].max_size = c->max_size;
+        struct keyset_pos pos;
+        for (bool more = keyset_first(&c->by_offset, &pos); more; more = keyset_next(&c->by_offset, &pos)) {
+            struct keyset_key k = keyset_at(&c->by_offset, pos);
+            if (!linear_dynalloc_append(&a->lin, ci, k.hi, k.lo)) {
+                return false;
+            }
         }
     }
     a->lin.n_chunks = a->n_chunks;
     a->linear       = true;
     return true;
+}
+
+// cut size bytes from the start of the inner block at pos in the size set; false when out of memory
+static bool cut_inner_block(struct chunk * c, struct keyset_pos size_pos, uint64_t size) {
+    struct keyset_key k          = keyset_at(&c->by_size, size_pos);
+    uint64_t          block_size = k.hi;
+    uint64_t          offset     = ~k.lo;
+    if (block_size > size && !keyset_reserve(&c->by_size)) {
+        return false;
+    }
+    keyset_erase(&c->by_size, size_pos);
+    if (block_size > size) {
+        keyset_insert(&c->by_size, size_key(offset + size, block_size - size)); // reserved: cannot fail
+    }
+    struct keyset_pos pos;
+    bool found = keyset_lower_bound(&c->by_offset, offset_key(offset, 0), &pos);
+    assert(found && keyset_at(&c->by_offset, pos).hi == offset);
+    (void) found;
+    if (block_size == size) {
+        keyset_erase(&c->by_offset, pos);
+    } else {
+        keyset_replace(&c->by_offset, pos, offset_key(offset + size, block_size - size)); // same place among the offsets
+    }
+    return true;
+}
+
+// cut size bytes from the start of the chunk's last block
+static void cut_last_block(struct chunk * c, uint64_t size) {
+    struct keyset_pos last;
+    keyset_last(&c->by_offset, &last);
+    struct keyset_key k = keyset_at(&c->by_offset, last);
+    if (k.lo == size) {
+        chunk_remove_last(c);
+    } else {
+        keyset_replace(&c->by_offset, last, offset_key(k.hi + size, k.lo - size));
+    }
 }
 
 bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
@@ -359,65 +247,64 @@ bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct
         return linear_dynalloc_alloc(&alloc->lin, size, addr, how);
     }
 
-    int32_t         best_chunk = -1;
-    int32_t         best_block = NIL;
-    enum galloc_fit fit        = GALLOC_FIT_BEST;
-
     // 1. best fit among the inner blocks; upstream's running best restarts in every chunk,
-    //    so the last chunk with a fitting inner block wins
-    for (int32_t ci = alloc->n_chunks - 1; ci >= 0 && best_block == NIL; ci--) {
-        best_block = chunk_best_fit(alloc, &alloc->chunks[ci], size);
-        best_chunk = ci;
+    //    so the last chunk with a fitting inner block wins. Keys order sizes up and, within
+    //    a size, offsets down: the first key >= (size, 0) is the block.
+    for (int32_t ci = alloc->n_chunks - 1; ci >= 0; ci--) {
+        struct chunk *    c = &alloc->chunks[ci];
+        struct keyset_pos pos;
+        if (!keyset_lower_bound(&c->by_size, (struct keyset_key) { size, 0 }, &pos)) {
+            continue;
+        }
+        uint64_t offset = ~keyset_at(&c->by_size, pos).lo;
+        if (!cut_inner_block(c, pos, size)) {
+            return false;
+        }
+        addr->chunk  = ci;
+        addr->offset = offset;
+        if (offset + size > c->max_size) {
+            c->max_size = offset + size;
+        }
+        if (how) {
+            *how = GALLOC_FIT_BEST;
+        }
+        return true;
     }
 
     // 2. the last block of a chunk, preferring memory the chunk already needs
-    if (best_block == NIL) {
-        int64_t best_reuse = INT64_MIN;
-        for (int32_t ci = 0; ci < alloc->n_chunks; ci++) {
-            const struct chunk * c = &alloc->chunks[ci];
-            if (c->last == NIL) {
-                continue;
-            }
-            const struct block * last = &alloc->blocks[c->last];
-            int64_t reuse        = (int64_t) (c->max_size - last->offset - size);
-            bool    better_grow  = best_reuse < 0 && reuse > best_reuse;
-            bool    better_reuse = reuse >= 0 && reuse < best_reuse;
-            if (last->size >= size && (better_grow || better_reuse)) {
-                best_chunk = ci;
-                best_block = c->last;
-                best_reuse = reuse;
-            }
+    int32_t best_chunk = -1;
+    int64_t best_reuse = INT64_MIN;
+    for (int32_t ci = 0; ci < alloc->n_chunks; ci++) {
+        const struct chunk * c = &alloc->chunks[ci];
+        struct keyset_pos    last;
+        if (!keyset_last(&c->by_offset, &last)) {
+            continue;
         }
-        if (best_block != NIL) {
-            fit = best_reuse >= 0 ? GALLOC_FIT_LAST_BLOCK : GALLOC_FIT_GROW;
+        struct keyset_key k            = keyset_at(&c->by_offset, last);
+        int64_t           reuse        = (int64_t) (c->max_size - k.hi - size);
+        bool              better_grow  = best_reuse < 0 && reuse > best_reuse;
+        bool              better_reuse = reuse >= 0 && reuse < best_reuse;
+        if (k.lo >= size && (better_grow || better_reuse)) {
+            best_chunk = ci;
+            best_reuse = reuse;
         }
     }
+    enum galloc_fit fit = best_reuse >= 0 ? GALLOC_FIT_LAST_BLOCK : GALLOC_FIT_GROW;
 
     // 3. a new chunk
-    if (best_block == NIL) {
+    if (best_chunk == -1) {
         best_chunk = dynalloc_new_chunk(alloc, size);
         if (best_chunk == -1) {
             return false; // out of memory: the 16th chunk takes anything up to GALLOC_HUGE_SIZE
         }
-        best_block = alloc->chunks[best_chunk].last;
-        fit        = GALLOC_FIT_NEW_CHUNK;
+        fit = GALLOC_FIT_NEW_CHUNK;
     }
 
-    // cut size bytes from the block's start; its place among the offsets does not change
-    struct chunk * c      = &alloc->chunks[best_chunk];
-    struct block * block  = &alloc->blocks[best_block];
-    uint64_t       offset = block->offset;
-    if (block->size == size) {
-        chunk_remove_block(alloc, c, best_block);
-    } else if (best_block == c->last) {
-        block->offset += size;
-        block->size   -= size;
-    } else {
-        chunk_size_erase(alloc, c, best_block);
-        block->offset += size;
-        block->size   -= size;
-        chunk_size_insert(alloc, c, best_block);
-    }
+    struct chunk *    c = &alloc->chunks[best_chunk];
+    struct keyset_pos last;
+    keyset_last(&c->by_offset, &last);
+    uint64_t offset = keyset_at(&c->by_offset, last).hi;
+    cut_last_block(c, size);
     addr->chunk  = best_chunk;
     addr->offset = offset;
     if (offset + size > c->max_size) {
@@ -443,52 +330,57 @@ bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_addre
     // upstream walks the blocks in offset order and takes the first that ends at addr or
     // starts at addr + size; free blocks never touch and none starts inside [addr, addr + size),
     // so that is the block below addr if it ends there, else the block above if it starts at the end
-    int32_t before, after;
-    treap_neighbors(alloc, c->root[BY_OFFSET], (struct key) { addr.offset, 0 }, BY_OFFSET, &before, &after);
-    if (before != NIL && alloc->blocks[before].offset + alloc->blocks[before].size == addr.offset) {
-        bool inner = before != c->last;
-        if (inner) {
-            chunk_size_erase(alloc, c, before);
+    struct keyset_pos above, below;
+    bool has_above = keyset_lower_bound(&c->by_offset, offset_key(addr.offset, 0), &above);
+    bool has_below = false;
+    if (has_above) {
+        below     = above;
+        has_below = keyset_prev(&c->by_offset, &below);
+    } else {
+        has_below = keyset_last(&c->by_offset, &below);
+    }
+    struct keyset_key b = has_below ? keyset_at(&c->by_offset, below) : offset_key(0, 0);
+    struct keyset_key a = has_above ? keyset_at(&c->by_offset, above) : offset_key(0, 0);
+
+    if (has_below && b.hi + b.lo == addr.offset) {
+        bool     below_inner = !chunk_is_last(c, below);
+        uint64_t grown       = b.lo + size;
+        bool     take_above  = has_above && a.hi == b.hi + grown;
+        bool     above_last  = take_above && chunk_is_last(c, above);
+        if (take_above) {
+            grown += a.lo;
         }
-        alloc->blocks[before].size += size;
-        uint64_t end = alloc->blocks[before].offset + alloc->blocks[before].size;
-        if (after != NIL && alloc->blocks[after].offset == end) {
-            uint64_t after_size = alloc->blocks[after].size;
-            if (after == c->last) {
-                // before takes after's place as the last block: it stays out of the size tree
-                c->root[BY_OFFSET] = treap_erase(alloc, c->root[BY_OFFSET], after, BY_OFFSET);
-                block_release(alloc, after);
-                c->n_blocks--;
-                c->last = before;
-                inner   = false;
-            } else {
-                chunk_remove_block(alloc, c, after);
-            }
-            alloc->blocks[before].size += after_size;
+        bool stays_inner = below_inner && !above_last;
+        if (stays_inner && !keyset_reserve(&c->by_size)) {
+            return false; // nothing changed yet
         }
-        if (inner) {
-            chunk_size_insert(alloc, c, before);
+        if (take_above && !above_last) {
+            keyset_erase_key(&c->by_size, size_key(a.hi, a.lo));
+        }
+        if (stays_inner) {
+            size_key_grow(c, size_key(b.hi, b.lo), size_key(b.hi, grown)); // reserved: cannot fail
+        } else if (below_inner) {
+            keyset_erase_key(&c->by_size, size_key(b.hi, b.lo)); // below takes the last block's place
+        }
+        keyset_replace(&c->by_offset, below, offset_key(b.hi, grown));
+        if (take_above) {
+            keyset_erase(&c->by_offset, above);
         }
         return true;
     }
 
-    if (after != NIL && alloc->blocks[after].offset == addr.offset + size) {
-        bool inner = after != c->last;
-        if (inner) {
-            chunk_size_erase(alloc, c, after);
-        }
-        alloc->blocks[after].offset = addr.offset; // still between the same neighbours
-        alloc->blocks[after].size  += size;
+    if (has_above && a.hi == addr.offset + size) {
         // upstream then merges with the previous block if it touches; it cannot: that block would
         // have ended at addr and been taken above (free blocks never touch)
-        if (inner) {
-            chunk_size_insert(alloc, c, after);
+        if (!chunk_is_last(c, above) && !size_key_grow(c, size_key(a.hi, a.lo), size_key(addr.offset, a.lo + size))) {
+            return false;
         }
+        keyset_replace(&c->by_offset, above, offset_key(addr.offset, a.lo + size)); // still between the same neighbours
         return true;
     }
 
     // no neighbour: a new block
-    return chunk_add_block(alloc, c, addr.offset, size);
+    return chunk_add_block(c, addr.offset, size);
 }
 
 // ---- inspection ---------------------------------------------------------
@@ -508,7 +400,7 @@ int32_t galloc_dynalloc_n_free_blocks(const struct galloc_dynalloc * alloc, int3
     if (chunk < 0 || chunk >= galloc_dynalloc_n_chunks(alloc)) {
         return 0;
     }
-    return alloc->linear ? alloc->lin.chunks[chunk].n_blocks : alloc->chunks[chunk].n_blocks;
+    return alloc->linear ? alloc->lin.chunks[chunk].n_blocks : (int32_t) alloc->chunks[chunk].by_offset.count;
 }
 
 void galloc_dynalloc_free_block(const struct galloc_dynalloc * alloc, int32_t chunk, int32_t i, uint64_t * offset, uint64_t * size) {
@@ -518,14 +410,16 @@ void galloc_dynalloc_free_block(const struct galloc_dynalloc * alloc, int32_t ch
         *size   = alloc->lin.chunks[chunk].blocks[i].size;
         return;
     }
-    // the i-th block in offset order: step from the first block through successors
-    const struct chunk * c = &alloc->chunks[chunk];
-    int32_t n = treap_ceil(alloc, c->root[BY_OFFSET], (struct key) { 0, 0 }, BY_OFFSET);
-    for (int32_t k = 0; k < i; k++) {
-        n = treap_ceil(alloc, c->root[BY_OFFSET], (struct key) { alloc->blocks[n].offset + 1, 0 }, BY_OFFSET);
+    // the i-th block in offset order: skip whole buckets, then step inside one
+    const struct keyset * set = &alloc->chunks[chunk].by_offset;
+    int32_t               b   = 0;
+    while (i >= set->pool[set->order[b]].n) {
+        i -= set->pool[set->order[b]].n;
+        b++;
     }
-    *offset = alloc->blocks[n].offset;
-    *size   = alloc->blocks[n].size;
+    struct keyset_key k = keyset_at(set, (struct keyset_pos) { b, i });
+    *offset = k.hi;
+    *size   = k.lo;
 }
 
 uint64_t galloc_dynalloc_alignment(const struct galloc_dynalloc * alloc) {

@@ -20,6 +20,7 @@ struct tensor_state {
     int32_t n_children; // node source slots still to be consumed
     int32_t n_views;    // views of this tensor still to be consumed
     bool    owned;      // memory handed out by this pass and not yet released
+    uint8_t n_src;      // source slots in use: src[n_src..] are all empty (loops stop there)
 };
 
 struct pass {
@@ -69,13 +70,19 @@ static bool is_pow2(uint64_t x) {
     return x != 0 && (x & (x - 1)) == 0;
 }
 
-static bool check_graph(const struct galloc_graph * g, char * err, size_t err_size) {
+// the counts and arrays, before anything is sized from them
+static bool check_counts(const struct galloc_graph * g, char * err, size_t err_size) {
     if (g->n_tensors < 0 || g->n_nodes < 0 || g->n_leafs < 0 || g->n_buffer_types < 1) {
         return galloc_fail(err, err_size, "graph: negative counts or no buffer type");
     }
     if ((g->n_tensors && !g->tensors) || (g->n_nodes && !g->nodes) || (g->n_leafs && !g->leafs) || !g->buffer_types) {
         return galloc_fail(err, err_size, "graph: missing array");
     }
+    return true;
+}
+
+// every index in range; records each tensor's used source slots in state
+static bool check_graph(const struct galloc_graph * g, struct tensor_state * state, char * err, size_t err_size) {
     for (int32_t b = 0; b < g->n_buffer_types; b++) {
         const struct galloc_buffer_type * bt = &g->buffer_types[b];
         if (!is_pow2(bt->alignment)) {
@@ -87,11 +94,16 @@ static bool check_graph(const struct galloc_graph * g, char * err, size_t err_si
     }
     for (int32_t i = 0; i < g->n_tensors; i++) {
         const struct galloc_tensor * t = &g->tensors[i];
+        uint8_t n_src = 0;
         for (int s = 0; s < GGML_MAX_SRC; s++) {
             if (t->src[s] < -1 || t->src[s] >= g->n_tensors) {
                 return galloc_fail(err, err_size, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
             }
+            if (t->src[s] >= 0) {
+                n_src = (uint8_t) (s + 1);
+            }
         }
+        state[i] = (struct tensor_state) { .n_src = n_src };
         if (t->view_src < -1 || t->view_src >= g->n_tensors || t->view_src == i) {
             return galloc_fail(err, err_size, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
         }
@@ -194,7 +206,7 @@ static void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
 
     // in place: the first source consumed here for the last time
     if (ggml_op_can_inplace((enum ggml_op) tensor->op)) {
-        for (int i = 0; i < GGML_MAX_SRC; i++) {
+        for (int i = 0; i < p->state[t].n_src; i++) {
             int32_t s = tensor->src[i];
             if (s < 0 || !can_take_over(p, t, s)) {
                 continue;
@@ -280,14 +292,15 @@ static void run_pass(struct pass * p) {
     // count children and views; allocate graph inputs first so nothing overwrites them
     for (int32_t i = 0; i < g->n_nodes; i++) {
         int32_t                      n    = g->nodes[i];
-        const struct galloc_tensor * node = &g->tensors[n];
+        const struct galloc_tensor * node  = &g->tensors[n];
+        int                          n_src = p->state[n].n_src;
         if (node->view_src >= 0 && node->op != GGML_OP_NONE) {
             p->state[node->view_src].n_views++;
         }
         if (node->flags & GGML_TENSOR_FLAG_INPUT) {
             allocate_tensor(p, n, node_buffer_id(g, i));
         }
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
+        for (int s = 0; s < n_src; s++) {
             int32_t src = node->src[s];
             if (src < 0) {
                 continue;
@@ -304,9 +317,10 @@ static void run_pass(struct pass * p) {
         int32_t                      n         = g->nodes[i];
         const struct galloc_tensor * node      = &g->tensors[n];
         int32_t                      buffer_id = node_buffer_id(g, i);
+        int                          n_src     = p->state[n].n_src;
         p->step = i;
 
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
+        for (int s = 0; s < n_src; s++) {
             if (node->src[s] >= 0) {
                 allocate_tensor(p, node->src[s], buffer_id);
             }
@@ -314,7 +328,7 @@ static void run_pass(struct pass * p) {
         allocate_tensor(p, n, buffer_id);
 
         // update parents
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
+        for (int s = 0; s < n_src; s++) {
             int32_t src = node->src[s];
             if (src < 0) {
                 continue;
@@ -358,13 +372,14 @@ static void finish_places(struct pass * p) {
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
         int32_t                      n    = g->nodes[i];
-        const struct galloc_tensor * node = &g->tensors[n];
+        const struct galloc_tensor * node  = &g->tensors[n];
+        int                          n_src = p->state[n].n_src;
         in_graph[n] = true;
         if (view_first[n] == -1) {
             view_first[n] = i;
         }
         view_last[n] = i;
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
+        for (int s = 0; s < n_src; s++) {
             int32_t src = node->src[s];
             if (src >= 0) {
                 in_graph[src]  = true;
@@ -484,7 +499,7 @@ static bool plan_reserve(struct galloc_plan * plan, int32_t nt, int32_t nb) {
 bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size) {
     plan->n_tensors      = 0;
     plan->n_buffer_types = 0;
-    if (!check_graph(graph, err, err_size)) {
+    if (!check_counts(graph, err, err_size)) {
         return false;
     }
     int32_t nt = graph->n_tensors;
@@ -493,6 +508,9 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
         return galloc_fail(err, err_size, "out of memory while planning %d tensors", nt);
     }
     struct galloc_plan_scratch * sc = plan->scratch;
+    if (!check_graph(graph, sc->state, err, err_size)) {
+        return false;
+    }
 
     struct pass p = { 0 };
     p.graph      = graph;
@@ -504,7 +522,6 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
     p.in_graph   = sc->in_graph;
     p.view_first = sc->view_first;
     p.view_last  = sc->view_last;
-    memset(p.state, 0, (size_t) nt * sizeof(*p.state));
     memset(p.live, 0, (size_t) nb * sizeof(uint64_t));
     memset(p.peak, 0, (size_t) nb * sizeof(uint64_t));
 

@@ -75,9 +75,13 @@ enum ggml_status ggml_tallocr_alloc(struct ggml_tallocr * talloc, struct ggml_te
 
 // ---- pointer -> index map (tensors of a graph) --------------------------
 
+struct index_slot {
+    struct ggml_tensor * key;   // NULL = empty
+    int32_t              value; // index of key
+};
+
 struct tensor_index {
-    struct ggml_tensor ** keys;     // open addressing, NULL = empty slot
-    int32_t             * values;   // index of the tensor in keys[i]
+    struct index_slot   * slots;    // open addressing; key and value share a cache line
     size_t                capacity; // slots, a power of two, at least twice count
     int32_t               count;
     struct ggml_tensor ** tensors;  // index -> tensor
@@ -99,14 +103,12 @@ static void tensor_index_clear(struct tensor_index * ti, size_t expected) {
         capacity *= 2;
     }
     if (capacity > ti->capacity) {
-        free(ti->keys);
-        free(ti->values);
-        ti->keys     = calloc(capacity, sizeof(*ti->keys));
-        ti->values   = calloc(capacity, sizeof(*ti->values));
+        free(ti->slots);
+        ti->slots    = calloc(capacity, sizeof(*ti->slots));
         ti->capacity = capacity;
-        GGML_ASSERT(ti->keys && ti->values && "out of memory indexing graph tensors");
-    } else if (ti->keys) {
-        memset(ti->keys, 0, ti->capacity * sizeof(*ti->keys));
+        GGML_ASSERT(ti->slots && "out of memory indexing graph tensors");
+    } else if (ti->slots) {
+        memset(ti->slots, 0, ti->capacity * sizeof(*ti->slots));
     }
     ti->count = 0;
 }
@@ -114,38 +116,34 @@ static void tensor_index_clear(struct tensor_index * ti, size_t expected) {
 static void tensor_index_slot_put(struct tensor_index * ti, struct ggml_tensor * t, int32_t value) {
     size_t mask = ti->capacity - 1;
     size_t i    = pointer_hash(t) & mask;
-    while (ti->keys[i] != NULL) {
+    while (ti->slots[i].key != NULL) {
         i = (i + 1) & mask;
     }
-    ti->keys[i]   = t;
-    ti->values[i] = value;
+    ti->slots[i] = (struct index_slot) { t, value };
 }
 
 static void tensor_index_grow(struct tensor_index * ti) {
-    size_t capacity = ti->capacity ? ti->capacity * 2 : 64;
-    struct ggml_tensor ** old_keys   = ti->keys;
-    int32_t             * old_values = ti->values;
-    size_t                old_cap    = ti->capacity;
-    ti->keys     = calloc(capacity, sizeof(*ti->keys));
-    ti->values   = calloc(capacity, sizeof(*ti->values));
+    size_t              capacity  = ti->capacity ? ti->capacity * 2 : 64;
+    struct index_slot * old_slots = ti->slots;
+    size_t              old_cap   = ti->capacity;
+    ti->slots    = calloc(capacity, sizeof(*ti->slots));
     ti->capacity = capacity;
-    GGML_ASSERT(ti->keys && ti->values && "out of memory indexing graph tensors");
+    GGML_ASSERT(ti->slots && "out of memory indexing graph tensors");
     for (size_t i = 0; i < old_cap; i++) {
-        if (old_keys[i]) {
-            tensor_index_slot_put(ti, old_keys[i], old_values[i]);
+        if (old_slots[i].key) {
+            tensor_index_slot_put(ti, old_slots[i].key, old_slots[i].value);
         }
     }
-    free(old_keys);
-    free(old_values);
+    free(old_slots);
 }
 
 // index of t, adding it when new
 static int32_t tensor_index_get(struct tensor_index * ti, struct ggml_tensor * t) {
     if (ti->capacity) {
         size_t mask = ti->capacity - 1;
-        for (size_t i = pointer_hash(t) & mask; ti->keys[i] != NULL; i = (i + 1) & mask) {
-            if (ti->keys[i] == t) {
-                return ti->values[i];
+        for (size_t i = pointer_hash(t) & mask; ti->slots[i].key != NULL; i = (i + 1) & mask) {
+            if (ti->slots[i].key == t) {
+                return ti->slots[i].value;
             }
         }
     }
@@ -163,8 +161,7 @@ static int32_t tensor_index_get(struct tensor_index * ti, struct ggml_tensor * t
 }
 
 static void tensor_index_free(struct tensor_index * ti) {
-    free(ti->keys);
-    free(ti->values);
+    free(ti->slots);
     free(ti->tensors);
 }
 
@@ -188,15 +185,17 @@ struct ggml_gallocr {
     struct vbuffer            ** buffers;
     int                          n_buffers;
 
-    struct tensor_alloc * node_allocs; // n_nodes * (1 + GGML_MAX_SRC): the node, then its source slots
-    int                   n_nodes;     // -1 when there is no valid assignment
-    struct tensor_alloc * leaf_allocs;
+    // the assignment of the last reserve: one entry per indexed tensor, reached through ids
+    // (upstream copies it into every node's source slots; the slots' indices say the same)
+    struct tensor_alloc * allocs;
+    int32_t               allocs_capacity;
+    int                   n_nodes; // -1 when there is no valid assignment
     int                   n_leafs;
 
     struct tensor_index   index;
     struct galloc_tensor * tensors;
     int32_t                tensors_capacity;
-    int32_t              * ids; // scratch: node then leaf buffer ids
+    int32_t              * ids; // the last reserve's node and leaf indices, buffer ids, and node source indices
     struct galloc_plan     plan; // the last plan; its memory is reused by the next
 };
 
@@ -300,8 +299,7 @@ void ggml_gallocr_free(ggml_gallocr_t galloc) {
     galloc_plan_free(&galloc->plan);
     free(galloc->tensors);
     free(galloc->ids);
-    free(galloc->node_allocs);
-    free(galloc->leaf_allocs);
+    free(galloc->allocs);
     free(galloc->bufts);
     free(galloc->types);
     free(galloc->buffers);
@@ -438,27 +436,16 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
         }
     }
 
-    // keep the assignment of every node, source slot and leaf: once per tensor, then copied
-    galloc->node_allocs = realloc(galloc->node_allocs, ((size_t) graph->n_nodes * (GGML_MAX_SRC + 1) + 1) * sizeof(struct tensor_alloc));
-    galloc->leaf_allocs = realloc(galloc->leaf_allocs, ((size_t) graph->n_leafs + 1) * sizeof(struct tensor_alloc));
-    struct tensor_alloc * per_tensor = malloc(((size_t) galloc->index.count + 1) * sizeof(struct tensor_alloc));
-    GGML_ASSERT(galloc->node_allocs && galloc->leaf_allocs && per_tensor);
+    // keep the assignment of every tensor
+    if (galloc->allocs_capacity < galloc->index.count + 1) {
+        free(galloc->allocs);
+        galloc->allocs_capacity = galloc->index.count + 1;
+        galloc->allocs          = malloc((size_t) galloc->allocs_capacity * sizeof(*galloc->allocs));
+        GGML_ASSERT(galloc->allocs && "out of memory");
+    }
     for (int32_t t = 0; t < galloc->index.count; t++) {
-        record_alloc(galloc, plan, uniform, galloc->index.tensors[t], t, &per_tensor[t]);
+        record_alloc(galloc, plan, uniform, galloc->index.tensors[t], t, &galloc->allocs[t]);
     }
-    const struct tensor_alloc none = { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
-    for (int i = 0; i < graph->n_nodes; i++) {
-        struct tensor_alloc * na = &galloc->node_allocs[(size_t) i * (GGML_MAX_SRC + 1)];
-        na[0] = per_tensor[nodes[i]];
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
-            int32_t src = srcs[(size_t) i * GGML_MAX_SRC + s];
-            na[1 + s]   = src >= 0 ? per_tensor[src] : none;
-        }
-    }
-    for (int i = 0; i < graph->n_leafs; i++) {
-        galloc->leaf_allocs[i] = per_tensor[leafs[i]];
-    }
-    free(per_tensor);
 
     bool ok = true;
     if (allocate) {
@@ -523,25 +510,40 @@ static bool tensor_alloc_valid(ggml_gallocr_t galloc, const struct ggml_tensor *
     return ta->size_max >= size;
 }
 
+// the recorded assignment of node i's source slot s (none when the slot was empty)
+static const struct tensor_alloc * source_alloc(ggml_gallocr_t galloc, int i, int s) {
+    static const struct tensor_alloc none = { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
+    const int32_t * srcs = galloc->ids + (size_t) galloc->n_nodes * 2 + (size_t) galloc->n_leafs * 2;
+    int32_t         src  = srcs[(size_t) i * GGML_MAX_SRC + s];
+    return src >= 0 ? &galloc->allocs[src] : &none;
+}
+
+static const struct tensor_alloc * node_alloc(ggml_gallocr_t galloc, int i) {
+    return &galloc->allocs[galloc->ids[i]];
+}
+
+static const struct tensor_alloc * leaf_alloc(ggml_gallocr_t galloc, int i) {
+    return &galloc->allocs[galloc->ids[galloc->n_nodes + i]];
+}
+
 static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
     if (galloc->n_nodes != graph->n_nodes || galloc->n_leafs != graph->n_leafs) {
         return true;
     }
     for (int i = 0; i < graph->n_nodes; i++) {
-        struct ggml_tensor  * node = graph->nodes[i];
-        struct tensor_alloc * na   = &galloc->node_allocs[(size_t) i * (GGML_MAX_SRC + 1)];
-        if (!tensor_alloc_valid(galloc, node, &na[0])) {
+        struct ggml_tensor * node = graph->nodes[i];
+        if (!tensor_alloc_valid(galloc, node, node_alloc(galloc, i))) {
             return true;
         }
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s] && !tensor_alloc_valid(galloc, node->src[s], &na[1 + s])) {
+            if (node->src[s] && !tensor_alloc_valid(galloc, node->src[s], source_alloc(galloc, i, s))) {
                 return true;
             }
         }
     }
     // unlike upstream, leafs too: a grown leaf that no node consumes would not fit
     for (int i = 0; i < graph->n_leafs; i++) {
-        if (!tensor_alloc_valid(galloc, graph->leafs[i], &galloc->leaf_allocs[i])) {
+        if (!tensor_alloc_valid(galloc, graph->leafs[i], leaf_alloc(galloc, i))) {
             return true;
         }
     }
@@ -591,17 +593,16 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
 
     // place leafs, then each node's sources and the node
     for (int i = 0; i < graph->n_leafs; i++) {
-        gallocr_init_tensor(galloc, graph->leafs[i], &galloc->leaf_allocs[i]);
+        gallocr_init_tensor(galloc, graph->leafs[i], leaf_alloc(galloc, i));
     }
     for (int i = 0; i < graph->n_nodes; i++) {
-        struct ggml_tensor  * node = graph->nodes[i];
-        struct tensor_alloc * na   = &galloc->node_allocs[(size_t) i * (GGML_MAX_SRC + 1)];
+        struct ggml_tensor * node = graph->nodes[i];
         for (int s = 0; s < GGML_MAX_SRC; s++) {
             if (node->src[s]) {
-                gallocr_init_tensor(galloc, node->src[s], &na[1 + s]);
+                gallocr_init_tensor(galloc, node->src[s], source_alloc(galloc, i, s));
             }
         }
-        gallocr_init_tensor(galloc, node, &na[0]);
+        gallocr_init_tensor(galloc, node, node_alloc(galloc, i));
     }
     return true;
 }
