@@ -6,6 +6,7 @@
 // As in bench-plan.c, glibc keeps freed memory so that runs measure planning, not page faults
 // (WebAssembly memory is never handed back either).
 
+#include "bench-util.h"
 #include "galloc-presets.h"
 #include "galloc-timing.h"
 
@@ -16,27 +17,6 @@
 #ifdef __GLIBC__
 #    include <malloc.h>
 #endif
-
-static char * read_file(const char * path, size_t * len) {
-    FILE * f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char * text = n >= 0 ? malloc((size_t) n + 1) : NULL;
-    if (text && fread(text, 1, (size_t) n, f) != (size_t) n) {
-        free(text);
-        text = NULL;
-    }
-    fclose(f);
-    if (text) {
-        text[n] = '\0';
-        *len    = (size_t) n;
-    }
-    return text;
-}
 
 int main(int argc, char ** argv) {
 #ifdef __GLIBC__
@@ -58,7 +38,7 @@ int main(int argc, char ** argv) {
             continue;
         }
         size_t len  = 0;
-        char * text = strcmp(kind, "preset") == 0 ? galloc_preset_document(name, &len) : read_file(name, &len);
+        char * text = strcmp(kind, "preset") == 0 ? galloc_preset_document(name, &len) : bench_read_file(name, &len);
         if (!text) {
             fprintf(stderr, "bench-docs: cannot load %s %s\n", kind, name);
             return 1;

@@ -1,4 +1,4 @@
-// bench-plan.c: planning time of ggml_gallocr on llama presets and large random graphs.
+// bench-plan.c: planning time of ggml_gallocr on llama presets, large random graphs and golden documents.
 //
 // "plan" = ggml_gallocr_reserve_n + ggml_gallocr_alloc_graph on a fresh allocator over
 // virtual buffer types (no memory), graph construction excluded, as in
@@ -8,6 +8,9 @@
 // measures planning, not the kernel handing the same pages back zeroed: without it the
 // medians of the larger graphs about double on this machine (llama-70b-pp512: 0.87 ms).
 
+#include "bench-util.h"
+#include "galloc-document-ggml.h"
+#include "galloc-document.h"
 #include "galloc-llama.h"
 #include "galloc-virtual.h"
 #include "ggml-alloc.h"
@@ -175,13 +178,35 @@ static struct result bench_random(int n_nodes, uint64_t seed, int runs) {
     return r;
 }
 
+// a golden graph document rebuilt as a ggml graph: the graphs of ../shared/bench/upstream-timings.md
+static struct result bench_golden(const char * name, int runs) {
+    char path[256];
+    snprintf(path, sizeof(path), "tests/golden/%s.graph.json", name);
+    size_t len  = 0;
+    char * text = bench_read_file(path, &len);
+    char   err[256];
+    struct galloc_document   doc;
+    struct galloc_ggml_graph g;
+    if (!text || !galloc_document_read(text, len, &doc, err, sizeof(err)) || !galloc_document_to_ggml(&doc, &g, err, sizeof(err))) {
+        fprintf(stderr, "%s: cannot load (%s)\n", path, text ? err : "unreadable");
+        exit(1);
+    }
+    free(text);
+    char label[64];
+    snprintf(label, sizeof(label), "golden %s", name);
+    struct result r = time_plan(label, g.graph, g.bufts, g.n_bufts, g.node_buffer_ids, g.leaf_buffer_ids, runs);
+    galloc_ggml_graph_free(&g);
+    galloc_document_free(&doc);
+    return r;
+}
+
 int main(int argc, char ** argv) {
 #ifdef __GLIBC__
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
 #endif
     const char * out_path = argc > 1 ? argv[1] : "build/bench-api.json";
-    struct result res[16];
+    struct result res[32];
     int n = 0;
     res[n++] = bench_llama("llama-tiny", 301);
     res[n++] = bench_llama("llama-7b-pp512", 301);
@@ -191,10 +216,16 @@ int main(int argc, char ** argv) {
     res[n++] = bench_random(10000, 2, 51);
     res[n++] = bench_random(100000, 3, 11);
     res[n++] = bench_random(1000000, 4, 3);
+    const char * golden[] = { "llama-7b-like", "llama-7b-like-2buft", "llama-7b-decode",
+                              "rand-n10000-lowleaf-s0-a8", "rand-n10000-lowleaf-s1-a32", "rand-n10000-lowleaf-s3-a8",
+                              "rand-n10000-s0-a8", "rand-n10000-s1-a32", "rand-n10000-s0-a8-chunked", "rand-n10000-s1-a32-chunked" };
+    for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
+        res[n++] = bench_golden(golden[i], strncmp(golden[i], "llama", 5) == 0 ? 301 : 101);
+    }
 
-    printf("%-18s %8s %6s %12s %12s %10s %14s\n", "graph", "nodes", "runs", "median (ms)", "min (ms)", "ns/node", "buffer bytes");
+    printf("%-38s %8s %6s %12s %12s %10s %14s\n", "graph", "nodes", "runs", "median (ms)", "min (ms)", "ns/node", "buffer bytes");
     for (int i = 0; i < n; i++) {
-        printf("%-18s %8d %6d %12.3f %12.3f %10.0f %14zu\n", res[i].name, res[i].n_nodes, res[i].runs, res[i].median_ms,
+        printf("%-38s %8d %6d %12.3f %12.3f %10.0f %14zu\n", res[i].name, res[i].n_nodes, res[i].runs, res[i].median_ms,
                res[i].min_ms, res[i].median_ms * 1e6 / res[i].n_nodes, res[i].bytes);
     }
 

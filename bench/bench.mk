@@ -2,15 +2,16 @@
 #
 # Three runs, then one table and build/bench.json (bench/report.mjs):
 #   bench-plan   ggml_gallocr on graphs built with the ggml API (llama presets, random 1k..1M nodes)
+#                and on golden documents rebuilt as ggml graphs (the graphs upstream was timed on)
 #   bench-docs   the planner on the documents of bench/documents.txt, natively
 #   bench-wasm   the same documents in the WebAssembly module under Node
 # then bench-whatif (bench/whatif.mk): offline planners vs ggml and the lower bound.
 
-build/rel/bench-plan: bench/bench-plan.c build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< build/rel/libgalloc.a -o $@
+build/rel/bench-plan: bench/bench-plan.c bench/bench-util.c bench/bench-util.h build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< bench/bench-util.c build/rel/libgalloc.a -o $@
 
-build/rel/bench-docs: bench/bench-docs.c build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< build/rel/libgalloc.a -o $@
+build/rel/bench-docs: bench/bench-docs.c bench/bench-util.c bench/bench-util.h build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< bench/bench-util.c build/rel/libgalloc.a -o $@
 
 bench: build/rel/bench-plan build/rel/bench-docs build/wasm/galloc.mjs node_modules/.package-lock.json
 	./build/rel/bench-plan build/bench-api.json > build/bench-api.txt

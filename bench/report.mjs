@@ -11,13 +11,19 @@ const api = JSON.parse(readFileSync('build/bench-api.json', 'utf8'));
 const docs = readLines('build/bench-docs.jsonl');
 const wasm = new Map(readLines('build/bench-wasm.jsonl').map((r) => [r.graph, r]));
 // upstream ggml 0.21.0, ../shared/bench/upstream-timings.md (median ms)
-const upstream = { 'llama-7b-pp512': 0.154, 'llama-7b-decode': 0.151, 'llama-70b-pp512': 0.404 };
+// (random 10k: the lowleaf graphs are within upstream's range; the other four make it abort)
+const upstream = {
+  'llama-7b-pp512': 0.154, 'llama-7b-decode': 0.151, 'llama-70b-pp512': 0.404,
+  'golden llama-7b-like': 0.154, 'golden llama-7b-like-2buft': 0.148, 'golden llama-7b-decode': 0.151,
+};
+const upstreamText = (graph) => upstream[graph] ?? (graph.startsWith('golden rand-n10000-lowleaf') ? '3.97-6.15' :
+  graph.startsWith('golden rand-n10000') ? 'aborts' : '-');
 
 const pad = (s, n) => String(s).padStart(n);
 console.log('ggml_gallocr (reserve_n + alloc_graph, fresh allocator, graph built with the ggml API)');
-console.log(`${'graph'.padEnd(22)}${pad('nodes', 8)}${pad('median ms', 12)}${pad('ns/node', 9)}${pad('upstream ms', 13)}`);
+console.log(`${'graph'.padEnd(38)}${pad('nodes', 8)}${pad('median ms', 12)}${pad('ns/node', 9)}${pad('upstream ms', 13)}`);
 for (const r of api.results) {
-  console.log(`${r.graph.padEnd(22)}${pad(r.nodes, 8)}${pad(r.median_ms.toFixed(3), 12)}${pad(Math.round((r.median_ms * 1e6) / r.nodes), 9)}${pad(upstream[r.graph] ?? '-', 13)}`);
+  console.log(`${r.graph.padEnd(38)}${pad(r.nodes, 8)}${pad(r.median_ms.toFixed(3), 12)}${pad(Math.round((r.median_ms * 1e6) / r.nodes), 9)}${pad(upstreamText(r.graph), 13)}`);
 }
 console.log('\nplanner on documents (the CLI and WASM path), native vs WebAssembly under Node');
 console.log(`${'graph'.padEnd(38)}${pad('nodes', 7)}${pad('native ms', 11)}${pad('ns/node', 9)}${pad('wasm ms', 10)}${pad('wasm/nat', 10)}${pad('heap KiB', 10)}`);

@@ -321,24 +321,45 @@ static bool gallocr_uniform_alloc_size(ggml_gallocr_t galloc) {
     return true;
 }
 
-// the planner's view of one ggml tensor; sources are filled in for nodes afterwards
+static int32_t index_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t);
+
+// the planner's view of ggml tensor t, index i; sources are filled in for nodes afterwards
 // (only a node's sources matter to the pass)
-static void describe_tensor(ggml_gallocr_t galloc, const struct ggml_tensor * t, struct galloc_tensor * d) {
+static void describe_tensor(ggml_gallocr_t galloc, const struct ggml_tensor * t, int32_t i) {
+    int32_t view_src = t->view_src ? index_tensor(galloc, t->view_src) : -1; // may grow galloc->tensors
+    struct galloc_tensor * d = &galloc->tensors[i];
     d->type = t->type;
-    for (int i = 0; i < GGML_MAX_DIMS; i++) {
-        d->ne[i] = t->ne[i];
-        d->nb[i] = t->nb[i];
+    for (int k = 0; k < GGML_MAX_DIMS; k++) {
+        d->ne[k] = t->ne[k];
+        d->nb[k] = t->nb[k];
     }
     d->op    = t->op;
     d->flags = t->flags;
     for (int s = 0; s < GGML_MAX_SRC; s++) {
         d->src[s] = -1;
     }
-    d->view_src   = t->view_src ? tensor_index_get(&galloc->index, t->view_src) : -1;
+    d->view_src   = view_src;
     d->view_offs  = t->view_offs;
     d->nbytes     = ggml_nbytes(t);
     d->alloc_size = d->nbytes; // with a per-type rule, asked through gallocr_alloc_size instead
     d->external   = t->data != NULL || t->buffer != NULL;
+}
+
+// t's index in this reserve; a tensor seen for the first time is described (with its view root)
+static int32_t index_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t) {
+    int32_t count = galloc->index.count;
+    int32_t i     = tensor_index_get(&galloc->index, t);
+    if (i == count) {
+        if (i == galloc->tensors_capacity) {
+            int32_t capacity = galloc->tensors_capacity ? galloc->tensors_capacity * 2 : 64;
+            struct galloc_tensor * tensors = realloc(galloc->tensors, (size_t) capacity * sizeof(*tensors));
+            GGML_ASSERT(tensors && "out of memory describing graph tensors");
+            galloc->tensors          = tensors;
+            galloc->tensors_capacity = capacity;
+        }
+        describe_tensor(galloc, t, i);
+    }
+    return i;
 }
 
 static void record_alloc(ggml_gallocr_t galloc, const struct galloc_plan * plan, bool uniform, struct ggml_tensor * t, int32_t index,
@@ -371,33 +392,19 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     int32_t * leaf_ids = node_ids + graph->n_nodes;
     int32_t * srcs     = leaf_ids + graph->n_leafs; // n_nodes * GGML_MAX_SRC
 
-    // index every tensor the pass can touch: leafs, nodes, their sources and view roots
+    // index and describe every tensor the pass can touch: leafs, nodes, their sources and view roots
     tensor_index_clear(&galloc->index, (size_t) graph->n_leafs + (size_t) graph->n_nodes * 2);
     for (int i = 0; i < graph->n_leafs; i++) {
-        leafs[i]    = tensor_index_get(&galloc->index, graph->leafs[i]);
+        leafs[i]    = index_tensor(galloc, graph->leafs[i]);
         leaf_ids[i] = leaf_buffer_ids ? leaf_buffer_ids[i] : 0;
     }
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
-        nodes[i]    = tensor_index_get(&galloc->index, node);
+        nodes[i]    = index_tensor(galloc, node);
         node_ids[i] = node_buffer_ids ? node_buffer_ids[i] : 0;
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            srcs[(size_t) i * GGML_MAX_SRC + s] = node->src[s] ? tensor_index_get(&galloc->index, node->src[s]) : -1;
+            srcs[(size_t) i * GGML_MAX_SRC + s] = node->src[s] ? index_tensor(galloc, node->src[s]) : -1;
         }
-    }
-    for (int32_t t = 0; t < galloc->index.count; t++) {
-        if (galloc->index.tensors[t]->view_src) {
-            tensor_index_get(&galloc->index, galloc->index.tensors[t]->view_src);
-        }
-    }
-    if (galloc->tensors_capacity < galloc->index.count) {
-        free(galloc->tensors);
-        galloc->tensors_capacity = galloc->index.count;
-        galloc->tensors          = malloc((size_t) galloc->tensors_capacity * sizeof(*galloc->tensors));
-        GGML_ASSERT(galloc->tensors && "out of memory describing graph tensors");
-    }
-    for (int32_t t = 0; t < galloc->index.count; t++) {
-        describe_tensor(galloc, galloc->index.tensors[t], &galloc->tensors[t]);
     }
     for (int i = 0; i < graph->n_nodes; i++) {
         memcpy(galloc->tensors[nodes[i]].src, &srcs[(size_t) i * GGML_MAX_SRC], sizeof(int32_t) * GGML_MAX_SRC);

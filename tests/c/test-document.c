@@ -7,15 +7,13 @@
 
 #include "galloc-document.h"
 #include "galloc-planner.h"
+#include "files.h"
 #include "json.h"
 
-#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define GOLDEN_DIR "tests/golden"
 
 static int g_cases    = 0; // cases run
 static int g_failures = 0; // failed checks
@@ -33,83 +31,6 @@ static int g_failures = 0; // failed checks
 //
 // helpers
 //
-
-static char * file_read(const char * path, size_t * len) {
-    FILE * f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    size_t cap = 1 << 16;
-    size_t n   = 0;
-    char * buf = malloc(cap);
-    while (buf != NULL) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) {
-            break;
-        }
-        char * bigger = realloc(buf, cap * 2);
-        if (bigger == NULL) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    fclose(f);
-    if (buf != NULL) {
-        *len = n;
-    }
-    return buf;
-}
-
-static int name_compare(const void * a, const void * b) {
-    return strcmp(*(char * const *) a, *(char * const *) b);
-}
-
-// the golden graph names ("llama-tiny", ...), sorted; NULL-terminated list, free with names_free
-static char ** golden_names(int * n_out) {
-    DIR * dir = opendir(GOLDEN_DIR);
-    *n_out    = 0;
-    if (dir == NULL) {
-        return NULL;
-    }
-    int     cap   = 128;
-    char ** names = calloc((size_t) cap + 1, sizeof(char *));
-    struct dirent * e;
-    while (names != NULL && (e = readdir(dir)) != NULL) {
-        const char * suffix = ".graph.json";
-        size_t       len = strlen(e->d_name), slen = strlen(suffix);
-        if (len <= slen || strcmp(e->d_name + len - slen, suffix) != 0) {
-            continue;
-        }
-        if (*n_out == cap) {
-            break;
-        }
-        names[*n_out] = calloc(len - slen + 1, 1);
-        memcpy(names[*n_out], e->d_name, len - slen);
-        (*n_out)++;
-    }
-    closedir(dir);
-    if (names != NULL) {
-        qsort(names, (size_t) *n_out, sizeof(char *), name_compare);
-    }
-    return names;
-}
-
-static void names_free(char ** names) {
-    for (int i = 0; names != NULL && names[i] != NULL; i++) {
-        free(names[i]);
-    }
-    free(names);
-}
-
-static char * golden_read(const char * name, const char * kind, size_t * len) {
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s.%s.json", GOLDEN_DIR, name, kind);
-    return file_read(path, len);
-}
 
 // parse text; NULL and the message in err on failure
 static struct json_doc * parse(const char * text, char * err, size_t err_size) {
@@ -976,7 +897,7 @@ int main(void) {
             check_golden_plan(names[i], text, len);
             free(text);
         }
-        names_free(names);
+        golden_names_free(names);
     }
 
     if (g_failures > 0) {

@@ -6,6 +6,7 @@
 // Graphs with an upstream-planned twin in tests/golden plan exactly like it (run from the repo root).
 
 #include "check.h"
+#include "files.h"
 #include "galloc-document.h"
 #include "galloc-export.h"
 #include "galloc-llama.h"
@@ -18,29 +19,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define GOLDEN_DIR "tests/golden"
-
-static char * file_read(const char * path, size_t * len) {
-    FILE * f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char * buf = n >= 0 ? malloc((size_t) n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t) n, f) != (size_t) n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len   = (size_t) n;
-    }
-    return buf;
-}
 
 // read + plan a document; false (and a message) on failure
 static bool plan_document(const char * json, size_t len, struct galloc_document * doc, struct galloc_plan * plan) {
@@ -175,7 +153,7 @@ static void check_like_golden(const char * json, size_t len, const char * golden
     char path[256];
     snprintf(path, sizeof(path), "%s/%s.graph.json", GOLDEN_DIR, golden);
     size_t glen = 0;
-    char * gjson = file_read(path, &glen);
+    char * gjson = read_whole_file(path, &glen);
     CHECK(gjson != NULL && json != NULL);
     if (!gjson || !json) {
         free(gjson);

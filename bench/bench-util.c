@@ -1,0 +1,27 @@
+// bench-util.c: what the native benchmarks share (see bench-util.h).
+
+#include "bench-util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+char * bench_read_file(const char * path, size_t * len) {
+    FILE * f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char * text = n >= 0 ? malloc((size_t) n + 1) : NULL;
+    if (text && fread(text, 1, (size_t) n, f) != (size_t) n) {
+        free(text);
+        text = NULL;
+    }
+    fclose(f);
+    if (text) {
+        text[n] = '\0';
+        *len    = (size_t) n;
+    }
+    return text;
+}

@@ -1,0 +1,18 @@
+// files.h: the test data on disk (whole files, the golden graphs), for the C tests.
+//
+// Tests run from the repository root, so paths like tests/golden are relative to it.
+
+#pragma once
+
+#include <stddef.h>
+
+#define GOLDEN_DIR "tests/golden"
+
+// the file's bytes plus a terminating NUL (malloc'd; *len excludes the NUL); NULL when unreadable
+char * read_whole_file(const char * path, size_t * len);
+
+// the golden graph names ("llama-tiny", ...), sorted, NULL-terminated; NULL when the directory is missing
+char ** golden_names(int * n_out);
+void    golden_names_free(char ** names);
+// GOLDEN_DIR/NAME.KIND.json (KIND: "graph" or "plan"), as read_whole_file
+char *  golden_read(const char * name, const char * kind, size_t * len);
