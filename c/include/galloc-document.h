@@ -52,6 +52,8 @@ struct galloc_document {
     struct galloc_tensor * tensors;                   // everything the planner needs, sizes in bytes
     char                (* tensor_names)[GGML_MAX_NAME]; // NUL-terminated, "" when absent
     int32_t *              tensor_buffer_type;        // "buffer_type" (memory allocated outside the allocator), -1 if absent
+    int32_t *              tensor_sub_op;             // "unary_op" of a UNARY tensor (enum ggml_unary_op), "glu_op" of a
+                                                      // GLU tensor (enum ggml_glu_op); -1 if absent. Not used in planning.
 
     int32_t   n_nodes;
     int32_t * nodes;            // tensor indices in execution order

@@ -663,6 +663,42 @@ static bool read_tensor_name_field(struct reader * r, const struct json_value * 
     return true;
 }
 
+// tensors[i].unary_op / .glu_op: which unary op or gated linear unit a UNARY or GLU tensor computes
+static bool read_tensor_sub_op(struct reader * r, const struct json_value * e, int32_t i) {
+    struct galloc_document * doc = r->doc;
+    doc->tensor_sub_op[i]        = -1;
+    static const char * const keys[2] = { "unary_op", "glu_op" };
+    static const enum ggml_op ops[2]  = { GGML_OP_UNARY, GGML_OP_GLU };
+    for (int k = 0; k < 2; k++) {
+        const struct json_value * v = get_optional(e, keys[k]);
+        if (v == NULL) {
+            continue;
+        }
+        struct doc_path path = path_field("tensors", i, keys[k]);
+        if (doc->tensors[i].op != (int32_t) ops[k]) {
+            return reader_fail(r, &path, "only %s tensors have one (this one is %s)", ggml_op_name(ops[k]),
+                               ggml_op_name((enum ggml_op) doc->tensors[i].op));
+        }
+        if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+            return false;
+        }
+        const char * name  = json_get_string(v, NULL);
+        int32_t      count = k == 0 ? GGML_UNARY_OP_COUNT : GGML_GLU_OP_COUNT;
+        for (int32_t id = 0; id < count && doc->tensor_sub_op[i] < 0; id++) {
+            const char * known = k == 0 ? ggml_unary_op_name((enum ggml_unary_op) id) : ggml_glu_op_name((enum ggml_glu_op) id);
+            if (known != NULL && strcmp(known, name) == 0) {
+                doc->tensor_sub_op[i] = id;
+            }
+        }
+        if (doc->tensor_sub_op[i] < 0) {
+            char what[64];
+            json_describe(v, what, sizeof(what));
+            return reader_fail(r, &path, "unknown %s %s", keys[k], what);
+        }
+    }
+    return true;
+}
+
 static bool read_tensor(struct reader * r, const struct json_value * e, int32_t i) {
     struct galloc_document *  doc  = r->doc;
     struct galloc_tensor *    t    = &doc->tensors[i];
@@ -686,7 +722,7 @@ static bool read_tensor(struct reader * r, const struct json_value * e, int32_t 
         return false;
     }
 
-    return read_tensor_shape(r, e, i, t) && read_tensor_links(r, e, i, t);
+    return read_tensor_shape(r, e, i, t) && read_tensor_links(r, e, i, t) && read_tensor_sub_op(r, e, i);
 }
 
 //
@@ -988,7 +1024,8 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     doc->tensors            = reader_alloc(r, n, sizeof(struct galloc_tensor));
     doc->tensor_names       = reader_alloc(r, n, sizeof(*doc->tensor_names));
     doc->tensor_buffer_type = reader_alloc(r, n, sizeof(int32_t));
-    if (doc->tensors == NULL || doc->tensor_names == NULL || doc->tensor_buffer_type == NULL) {
+    doc->tensor_sub_op      = reader_alloc(r, n, sizeof(int32_t));
+    if (doc->tensors == NULL || doc->tensor_names == NULL || doc->tensor_buffer_type == NULL || doc->tensor_sub_op == NULL) {
         return false;
     }
     doc->n_tensors = (int32_t) n;
@@ -1059,6 +1096,7 @@ void galloc_document_free(struct galloc_document * doc) {
     free(doc->tensors);
     free(doc->tensor_names);
     free(doc->tensor_buffer_type);
+    free(doc->tensor_sub_op);
     free(doc->nodes);
     free(doc->node_buffer_ids);
     free(doc->leafs);

@@ -58,6 +58,12 @@ static void write_graph_tensor(struct json_writer * w, const struct galloc_docum
     json_write_cstr(w, doc->tensor_names != NULL ? doc->tensor_names[i] : "");
     json_write_key(w, "op");
     json_write_cstr(w, ggml_op_name((enum ggml_op) t->op));
+    if (doc->tensor_sub_op != NULL && doc->tensor_sub_op[i] >= 0) {
+        bool unary = t->op == GGML_OP_UNARY;
+        json_write_key(w, unary ? "unary_op" : "glu_op");
+        json_write_cstr(w, unary ? ggml_unary_op_name((enum ggml_unary_op) doc->tensor_sub_op[i])
+                                 : ggml_glu_op_name((enum ggml_glu_op) doc->tensor_sub_op[i]));
+    }
     json_write_key(w, "type");
     json_write_cstr(w, ggml_type_name((enum ggml_type) t->type));
 

@@ -294,7 +294,15 @@ char * galloc_export_graph(struct ggml_cgraph * graph, const char * name, ggml_b
         struct ggml_tensor * t = l.order[i];
         out_str(&o, "    { \"name\": ");
         out_string(&o, t->name);
-        out_printf(&o, ", \"op\": \"%s\", \"type\": \"%s\", \"ne\": [", ggml_op_name(t->op), ggml_type_name(t->type));
+        out_printf(&o, ", \"op\": \"%s\"", ggml_op_name(t->op));
+        // which unary op or gated linear unit (a value ggml has no name for is left out)
+        const char * sub_op = t->op == GGML_OP_UNARY ? ggml_unary_op_name(ggml_get_unary_op(t))
+                            : t->op == GGML_OP_GLU   ? ggml_glu_op_name(ggml_get_glu_op(t))
+                                                     : NULL;
+        if (sub_op != NULL) {
+            out_printf(&o, ", \"%s\": \"%s\"", t->op == GGML_OP_UNARY ? "unary_op" : "glu_op", sub_op);
+        }
+        out_printf(&o, ", \"type\": \"%s\", \"ne\": [", ggml_type_name(t->type));
         int n_dims = GGML_MAX_DIMS;
         while (n_dims > 1 && t->ne[n_dims - 1] == 1) {
             n_dims--;

@@ -504,6 +504,14 @@ static const struct bad_document BAD_DOCUMENTS[] = {
       "tensors[0].name: expected a string, got an array", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"input\", \"weight\"]}]}",
       "tensors[0].flags[1]: unknown flag \"weight\" (known: input, output, param, loss, compute)", false },
+    { "{\"tensors\": [{\"op\": \"ADD\", \"unary_op\": \"SILU\", \"type\": \"f32\", \"ne\": [4]}]}",
+      "tensors[0].unary_op: only UNARY tensors have one (this one is ADD)", false },
+    { "{\"tensors\": [{\"op\": \"UNARY\", \"glu_op\": \"SWIGLU\", \"type\": \"f32\", \"ne\": [4]}]}",
+      "tensors[0].glu_op: only GLU tensors have one (this one is UNARY)", false },
+    { "{\"tensors\": [{\"op\": \"UNARY\", \"unary_op\": \"silu\", \"type\": \"f32\", \"ne\": [4]}]}",
+      "tensors[0].unary_op: unknown unary_op \"silu\"", false },
+    { "{\"tensors\": [{\"op\": \"GLU\", \"glu_op\": 3, \"type\": \"f32\", \"ne\": [4]}]}",
+      "tensors[0].glu_op: expected a string, got a number", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": \"input\"}]}",
       "tensors[0].flags: expected an array, got a string", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [1]}]}",
@@ -849,6 +857,31 @@ int main(void) {
             check_round_trip("good document", out, n, true);
             free(out);
             galloc_document_free(&doc);
+            galloc_document_free(&doc);
+        }
+    }
+    {
+        // which unary op / gated linear unit: read, kept, written back
+        g_cases++;
+        struct galloc_document doc;
+        bool ok = doc_read(
+            "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [8], \"flags\": [\"input\"]},"
+            " {\"op\": \"UNARY\", \"unary_op\": \"SILU\", \"type\": \"f32\", \"ne\": [8], \"src\": [0]},"
+            " {\"op\": \"GLU\", \"glu_op\": \"SWIGLU\", \"type\": \"f32\", \"ne\": [4], \"src\": [1]},"
+            " {\"op\": \"UNARY\", \"type\": \"f32\", \"ne\": [4], \"src\": [2]}], \"outputs\": [3]}",
+            &doc, err, sizeof(err));
+        CHECK(ok, "%s", err);
+        if (ok) {
+            CHECK(doc.tensor_sub_op[0] == -1 && doc.tensor_sub_op[1] == GGML_UNARY_OP_SILU && doc.tensor_sub_op[2] == GGML_GLU_OP_SWIGLU &&
+                  doc.tensor_sub_op[3] == -1, "sub ops %d %d %d %d", doc.tensor_sub_op[0], doc.tensor_sub_op[1], doc.tensor_sub_op[2],
+                  doc.tensor_sub_op[3]);
+            size_t n   = 0;
+            char * out = galloc_document_write_graph(&doc, &n);
+            CHECK(out != NULL && strstr(out, "\"op\": \"UNARY\", \"unary_op\": \"SILU\"") != NULL &&
+                  strstr(out, "\"op\": \"GLU\", \"glu_op\": \"SWIGLU\"") != NULL &&
+                  strstr(out, "\"op\": \"UNARY\", \"type\"") != NULL, "written: %s", out);
+            check_round_trip("sub ops", out, n, true);
+            free(out);
             galloc_document_free(&doc);
         }
     }

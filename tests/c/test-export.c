@@ -166,6 +166,41 @@ static void test_cast_round_trip(void) {
     ggml_free(ctx);
 }
 
+// a UNARY or GLU tensor's document says which unary op or gated linear unit it computes
+static void test_sub_ops_exported(void) {
+    struct ggml_init_params params = { 16 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context * ctx   = ggml_init(params);
+    struct ggml_cgraph  * graph = ggml_new_graph(ctx);
+    struct ggml_tensor  * x     = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+    ggml_set_input(x);
+    struct ggml_tensor * out = ggml_gelu(ctx, ggml_swiglu(ctx, ggml_silu(ctx, x)));
+    ggml_set_output(out);
+    ggml_build_forward_expand(graph, out);
+
+    struct fake_backend fb;
+    fake_backend_init(&fb, SIZE_MAX, 32);
+    ggml_backend_buffer_type_t buft = &fb.buft;
+    size_t len  = 0;
+    char * json = galloc_export_graph(graph, "sub-ops", &buft, 1, NULL, NULL, &len);
+    CHECK(json != NULL);
+    if (json) {
+        CHECK(strstr(json, "\"op\": \"UNARY\", \"unary_op\": \"SILU\"") != NULL);
+        CHECK(strstr(json, "\"op\": \"GLU\", \"glu_op\": \"SWIGLU\"") != NULL);
+        CHECK(strstr(json, "\"op\": \"UNARY\", \"unary_op\": \"GELU\"") != NULL);
+        struct galloc_document doc;
+        char err[256];
+        bool read = galloc_document_read(json, len, &doc, err, sizeof(err));
+        CHECK(read);
+        if (read) {
+            CHECK(doc.tensor_sub_op[doc.nodes[0]] == GGML_UNARY_OP_SILU && doc.tensor_sub_op[doc.nodes[1]] == GGML_GLU_OP_SWIGLU &&
+                  doc.tensor_sub_op[doc.nodes[2]] == GGML_UNARY_OP_GELU);
+            galloc_document_free(&doc);
+        }
+    }
+    free(json);
+    ggml_free(ctx);
+}
+
 static void test_export_round_trips(void) {
     for (int seed = 0; seed < 500; seed++) {
         round_trip(seed);
@@ -175,5 +210,6 @@ static void test_export_round_trips(void) {
 int main(void) {
     RUN(test_export_round_trips);
     RUN(test_cast_round_trip);
+    RUN(test_sub_ops_exported);
     return check_report("test-export");
 }

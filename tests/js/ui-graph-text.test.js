@@ -59,8 +59,9 @@ k = glu(a, a)
     expect(byName(doc, 'p').ne).toEqual([6, 4]);
     expect(byName(doc, 'm').ne).toEqual([1, 5]);
     expect(byName(doc, 'g')).toMatchObject({ ne: [4, 7], type: 'f32' });
-    expect(byName(doc, 'h')).toMatchObject({ op: 'GLU', ne: [2, 3] });
+    expect(byName(doc, 'h')).toMatchObject({ op: 'GLU', glu_op: 'SWIGLU', ne: [2, 3] });
     expect(byName(doc, 'k')).toMatchObject({ op: 'GLU', ne: [4, 3] });
+    expect(byName(doc, 'k').glu_op).toBeUndefined();
     expect(byName(doc, 'q')).toMatchObject({ op: 'PERMUTE', ne: [8, 4], nb: [16, 4, 128, 128], view_src: 2 });
     expect(byName(doc, 't')).toMatchObject({ op: 'TRANSPOSE', ne: [8, 4], nb: [16, 4, 128, 128] });
     expect(byName(doc, 'r')).toMatchObject({ op: 'RESHAPE', ne: [32], view_src: 2, view_offs: 0 });
@@ -162,6 +163,50 @@ describe('graphToText round trips every golden graph', () => {
       expect(graphToText(back)).toBe(text);
     });
   }
+});
+
+describe('which unary op or gated linear unit a tensor computes', () => {
+  const text = `x = input(f32, 8, 2)
+s = silu(x)
+g = gelu_quick(s)
+u = unary(g)
+w = swiglu(u)
+v = geglu_split(w, w)
+o = GLU(v) ne=[4, 2]
+`;
+  it('is kept in the document as unary_op / glu_op, in ggml\'s spelling', () => {
+    const doc = parse(text);
+    expect(byName(doc, 's')).toMatchObject({ op: 'UNARY', unary_op: 'SILU' });
+    expect(byName(doc, 'g')).toMatchObject({ op: 'UNARY', unary_op: 'GELU_QUICK' });
+    expect(byName(doc, 'u').unary_op).toBeUndefined();
+    expect(byName(doc, 'w')).toMatchObject({ op: 'GLU', glu_op: 'SWIGLU', ne: [4, 2] });
+    expect(byName(doc, 'v')).toMatchObject({ op: 'GLU', glu_op: 'GEGLU', src: [4, 4] });
+    expect(byName(doc, 'o').glu_op).toBeUndefined();
+    expect(Object.keys(byName(doc, 's')).slice(0, 4)).toEqual(['name', 'op', 'unary_op', 'type']);
+  });
+  it('is written back as the call that computes it', () => {
+    const back = graphToText(parse(text));
+    expect(back).toMatch(/^s = silu\(x\)$/m);
+    expect(back).toMatch(/^g = gelu_quick\(s\)$/m);
+    expect(back).toMatch(/^u = unary\(g\)$/m);
+    expect(back).toMatch(/^w = swiglu\(u\)$/m);
+    expect(back).toMatch(/^v = geglu_split\(w, w\)$/m);
+    expect(graphToText(parse(back))).toBe(back);
+  });
+  it('comes from imported documents, and bad ones are refused at their place', () => {
+    const doc = {
+      tensors: [
+        { name: 'x', op: 'NONE', type: 'f32', ne: [8], flags: ['input'] },
+        { name: 'y', op: 'UNARY', unary_op: 'RELU', type: 'f32', ne: [8], src: [0] },
+      ],
+      outputs: [1],
+    };
+    expect(graphToText(doc)).toMatch(/^y = relu\(x\)( nocompute)?$/m);
+    expect(parse(graphToText(doc)).tensors[1].unary_op).toBe('RELU');
+    const bad = (t) => () => graphToText({ ...doc, tensors: [doc.tensors[0], { ...doc.tensors[1], ...t }] });
+    expect(bad({ unary_op: 'relu' })).toThrow('tensors[1].unary_op: unknown unary_op "relu"');
+    expect(bad({ unary_op: undefined, glu_op: 'SWIGLU' })).toThrow('tensors[1].glu_op: only GLU tensors have one (this one is UNARY)');
+  });
 });
 
 describe('graphToText writes what a ggml developer would', () => {

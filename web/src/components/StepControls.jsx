@@ -1,6 +1,7 @@
 // StepControls.jsx: step slider, play/pause, and what happens at the current step.
 import { model, step, playing, stepInfo, setStep, stepBy, play, pause, select, showViews, setShowViews } from '../state.js';
 import { formatBytes } from '../core/format.js';
+import { opDesc } from '../core/op-rules.js';
 
 function names(m, list, max = 6) {
   const n = list.map((i) => m.doc.tensors[i].name);
@@ -25,7 +26,7 @@ export function StepControls() {
       <div class="stepinfo" data-testid="step-info">
         {info ? (
           <>
-            <b>step {s}</b>{node >= 0 ? <> · <a href="#" onClick={(e) => { e.preventDefault(); select(node); }}>{m.doc.tensors[node].name}</a> ({m.doc.tensors[node].op})</> : ' · before the first node (leafs and inputs)'}
+            <b>step {s}</b>{node >= 0 ? <> · <a href="#" onClick={(e) => { e.preventDefault(); select(node); }}>{m.doc.tensors[node].name}</a> ({opDesc(m.doc.tensors[node])})</> : ' · before the first node (leafs and inputs)'}
             {' · live '}{info.live.length} tensors, {info.liveBytes.map((b, k) => `${m.buffers[k].name} ${formatBytes(b)}`).join(', ')}
             {' · '}<span class="placed">placed: {names(m, info.placed)}</span>
             {' · '}<span class="freed">freed: {names(m, info.freed)}</span>

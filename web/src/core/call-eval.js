@@ -23,6 +23,7 @@ import { contiguousNb, isOp, isType } from './ggml-types.js';
  * @property {bigint} [offs]
  * @typedef {object} Evaluated
  * @property {string} op
+ * @property {string|null} sub  which unary op / GLU a named call computes (ggml's name), null when unsaid
  * @property {string} type
  * @property {bigint[]} ne
  * @property {bigint[]} nb
@@ -128,5 +129,5 @@ export function evaluateCall(call, mods = {}) {
     viewOffs = mods.offs;
   }
   if (viewSrc < 0) viewOffs = 0n;
-  return { op: rule.op, type, ne, nb, src, viewSrc, viewOffs };
+  return { op: rule.op, sub: rule.raw ? null : rule.sub ?? null, type, ne, nb, src, viewSrc, viewOffs };
 }

@@ -7,6 +7,7 @@
 // views need (strides, byte sizes, roots, consumers, node positions).
 
 import { FLAGS, big, contiguousNb, isType, ne4, nbytes, trimNe } from './ggml-types.js';
+import { GLU_NAMES, UNARY_NAMES } from './op-rules.js';
 
 /** the buffer type a document without `buffer_types` gets */
 export const DEFAULT_BUFFER_TYPE = Object.freeze({ name: 'host', alignment: 32, max_size: null });
@@ -63,6 +64,13 @@ export function checkGraph(input) {
     if (t.view_offs !== undefined && !isSize(t.view_offs)) throw new Error(`${at}.view_offs: must be a byte count`);
     if (t.flags !== undefined && (!Array.isArray(t.flags) || !t.flags.every((f) => FLAGS.includes(f)))) throw new Error(`${at}.flags: expected a subset of ${FLAGS.join(', ')}`);
     if (t.alloc_size !== undefined && !isSize(t.alloc_size)) throw new Error(`${at}.alloc_size: must be a byte count`);
+    for (const [op, key, names] of [['UNARY', 'unary_op', UNARY_NAMES], ['GLU', 'glu_op', GLU_NAMES]]) {
+      if (t[key] === undefined || t[key] === null) continue;
+      if (t.op !== op) throw new Error(`${at}.${key}: only ${op} tensors have one (this one is ${t.op})`);
+      if (typeof t[key] !== 'string' || t[key] !== t[key].toUpperCase() || !names.slice(1).includes(t[key].toLowerCase())) {
+        throw new Error(`${at}.${key}: unknown ${key} ${JSON.stringify(t[key])}`);
+      }
+    }
     if (t.buffer_type !== undefined && t.buffer_type !== null && (!isIndex(t.buffer_type) || t.buffer_type >= bts.length)) {
       throw new Error(`${at}.buffer_type: ${JSON.stringify(t.buffer_type)} is not a buffer type index`);
     }

@@ -13,10 +13,9 @@
 // every field that matters for planning. References are names (the latest
 // tensor of that name above) or $N (tensor index N) where a name is ambiguous.
 
-import { ShapeError } from './op-rules.js';
 import { evaluateCall, ruleFor, argSlots } from './call-eval.js';
 import { idiomFor } from './op-idioms.js';
-import { FUNCS } from './op-rules.js';
+import { FUNCS, SUB_OP_KEY, ShapeError } from './op-rules.js';
 import { FLAGS, OPS, big, contiguousNb, docNum, isType, ne4, trimNe } from './ggml-types.js';
 import { checkGraph, normalizeGraph, tensorInfo, DEFAULT_BUFFER_TYPE } from './graph-model.js';
 import { sizeLiteral } from './format.js';
@@ -434,7 +433,7 @@ export function parseGraphText(text) {
       const mods = { type: st.mods.type, ne: st.mods.ne, nb: st.mods.nb, offs: st.mods.offs };
       if (st.mods.view !== undefined) mods.view = st.mods.view === 'none' ? null : src(st.mods.view);
       const e = evaluateCall({ fn: st.fn, args: st.args.map(src), params: st.params, type: st.typeArg }, mods);
-      evaluated[i] = { index: i, name: st.name, type: e.type, ne: e.ne, nb: e.nb, viewSrc: e.viewSrc, viewOffs: e.viewOffs, op: e.op, src: e.src };
+      evaluated[i] = { index: i, name: st.name, type: e.type, ne: e.ne, nb: e.nb, viewSrc: e.viewSrc, viewOffs: e.viewOffs, op: e.op, sub: e.sub, src: e.src };
     } catch (e) {
       if (!(e instanceof ShapeError)) throw e;
       err(st.line, e.message);
@@ -480,7 +479,9 @@ function buildDoc(docName, buffers, stmts, ev, outputs, dirs) {
     const flags = new Set([...(st.rule.flags || []), ...st.mods.flags]);
     if (outFlag[i]) flags.add('output');
     if (isNode[i] && !flags.has('nocompute')) flags.add('compute');
-    const t = { name: st.name, op: e.op, type: e.type, ne: trimNe(e.ne).map(docNum) };
+    const t = { name: st.name, op: e.op };
+    if (e.sub) t[SUB_OP_KEY[e.op]] = e.sub;
+    Object.assign(t, { type: e.type, ne: trimNe(e.ne).map(docNum) });
     const cont = contiguousNb(e.type, e.ne);
     if (!e.nb.every((v, k) => v === cont[k])) t.nb = e.nb.map(docNum);
     const src = e.src.slice();
@@ -565,7 +566,7 @@ export function graphToText(input) {
     const src = (t.src || []).slice();
     while (src.length && (src[src.length - 1] === null || src[src.length - 1] === undefined)) src.pop();
     const srcs = src.map((j) => (j === null || j === undefined ? null : srcObj(j)));
-    const want = { op: t.op, type: t.type, ne: info.ne[i], nb: info.nb[i], src: src.map((j) => j ?? null), viewSrc: self.viewSrc, viewOffs: self.viewOffs };
+    const want = { op: t.op, sub: (SUB_OP_KEY[t.op] && t[SUB_OP_KEY[t.op]]) || null, type: t.type, ne: info.ne[i], nb: info.nb[i], src: src.map((j) => j ?? null), viewSrc: self.viewSrc, viewOffs: self.viewOffs };
     const call = printCall(t, self, srcs, want, srcObj);
     const parts = [`${nameToken(t.name)} = ${call.fn}(${call.argText(ref)})`, ...call.mods(ref)];
     const flags = new Set(t.flags || []);
@@ -607,11 +608,12 @@ function sameEval(e, w) {
 
 /** the call for one tensor and the modifiers that make it exact */
 function printCall(t, self, srcs, want, srcObj) {
-  const attempt = (fn, args, params, type) => {
+  const attempt = (fn, args, params, type, anySub = false) => {
     const call = { fn, args: args.map((j) => (j === null ? null : srcObj(j))), params, type };
     let e;
     try { e = evaluateCall(call, {}); } catch { return null; }
     if (e.op !== want.op || e.src.length !== want.src.length || !e.src.every((v, k) => v === want.src[k])) return null;
+    if (!anySub && e.sub !== want.sub) return null;
     const mods = {};
     const text = [];
     const add = () => {
@@ -640,7 +642,7 @@ function printCall(t, self, srcs, want, srcObj) {
     const r = attempt(idiom.fn, idiom.args, idiom.params, idiom.type);
     if (r) return r;
   }
-  const raw = attempt(t.op, want.src, [], undefined);
+  const raw = attempt(t.op, want.src, [], undefined, true); // the op by name (a sub-op no call has is not kept)
   if (raw) return raw;
   throw new Error(`cannot write tensor ${self.index} (${t.name}) as text`);
 }

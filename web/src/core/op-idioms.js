@@ -45,8 +45,16 @@ export function idiomFor(t, self, s) {
   }
   if (holes || n === 0) return null;
   switch (t.op) {
-    case 'UNARY': return n === 1 ? { fn: 'unary', args: ix(0), params: [] } : null;
-    case 'GLU': return { fn: 'glu', args: ix(...s.keys()), params: [] };
+    case 'UNARY': {
+      if (n !== 1) return null;
+      const fn = typeof t.unary_op === 'string' ? t.unary_op.toLowerCase() : 'unary';
+      return { fn: Object.hasOwn(FUNCS, fn) ? fn : 'unary', args: ix(0), params: [] };
+    }
+    case 'GLU': {
+      const base = typeof t.glu_op === 'string' ? t.glu_op.toLowerCase() : 'glu';
+      const fn = n === 2 && base !== 'glu' ? `${base}_split` : base;
+      return { fn: Object.hasOwn(FUNCS, fn) ? fn : 'glu', args: ix(...s.keys()), params: [] };
+    }
     case 'SOFT_MAX': return { fn: n === 1 ? 'soft_max' : 'soft_max_ext', args: ix(...s.keys()), params: [] };
     case 'ROPE': return { fn: 'rope', args: ix(...s.keys()), params: [] };
     case 'CONCAT': {

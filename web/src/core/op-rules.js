@@ -279,11 +279,26 @@ export const UNARY_NAMES = ['unary', 'abs', 'sgn', 'neg', 'step', 'tanh', 'elu',
   'gelu_quick', 'silu', 'hardswish', 'hardsigmoid', 'exp', 'gelu_erf'];
 export const GLU_NAMES = ['glu', 'reglu', 'geglu', 'swiglu', 'swiglu_oai', 'geglu_erf', 'geglu_quick'];
 
-for (const n of UNARY_NAMES) FUNCS[n] = unary('UNARY');
+// each named one records which unary op / GLU it is (ggml's name: silu -> SILU), as documents keep it
+// in "unary_op" / "glu_op"; the bare unary() and glu() leave it open
+for (const n of UNARY_NAMES) FUNCS[n] = { ...unary('UNARY'), sub: n === 'unary' ? null : n.toUpperCase() };
 for (const n of GLU_NAMES) {
-  const rule = { op: 'GLU', min: 1, max: 2, pmax: 2, infer: glu };
-  FUNCS[n] = rule;
-  if (n !== 'glu') FUNCS[`${n}_split`] = { op: 'GLU', min: 2, max: 2, pmax: 2, infer: glu };
+  const sub = n === 'glu' ? null : n.toUpperCase();
+  FUNCS[n] = { op: 'GLU', min: 1, max: 2, pmax: 2, infer: glu, sub };
+  if (n !== 'glu') FUNCS[`${n}_split`] = { op: 'GLU', min: 2, max: 2, pmax: 2, infer: glu, sub };
+}
+
+/** the document field that names a tensor's sub-op, for the ops that have one */
+export const SUB_OP_KEY = { UNARY: 'unary_op', GLU: 'glu_op' };
+
+/**
+ * The op as ggml_op_desc() names it: the unary op or GLU when the document says which, else the op.
+ * @param {{op: string, unary_op?: string, glu_op?: string}} t
+ * @returns {string}
+ */
+export function opDesc(t) {
+  const key = SUB_OP_KEY[t.op];
+  return (key && typeof t[key] === 'string' && t[key]) || t.op;
 }
 
 function glu(t) {
