@@ -128,12 +128,21 @@ try {
     await page.screenshot({ path: path.join(OUT, '02-max-size.png'), fullPage: true });
   });
 
-  await check('edit a line of graph text: the plan updates to the CLI plan of the new text', async () => {
+  await check('edit a line of graph text: the plan updates to the CLI plan of the new text, the step zoom stays', async () => {
+    const zoomK = () => page.getAttribute('[data-testid=timeline]', 'data-zoom-steps').then(Number);
+    const tl = await page.locator('[data-testid=timeline]').boundingBox();
+    await page.mouse.move(tl.x + tl.width / 2, tl.y + tl.height / 2);
+    await page.mouse.wheel(0, -400);
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]').dataset.zoomSteps) > 1.5, null, { timeout: 5000 });
+    const zoomed = await zoomK();
     await replaceLine('x4 = pad(x0, 2)', 'x4 = pad(x0, 10)');
     const r = parseGraphText(await editorText());
     assert(!r.errors, `the edited text does not parse: ${JSON.stringify(r.errors)}`);
     const want = cliPlan(r.doc);
     await waitTotal(0, want.buffers[0].size, 'edited text');
+    assert(await zoomK() === zoomed, `the step zoom went from ${zoomed} to ${await zoomK()} on a new plan of as many steps`);
+    await page.click('[data-testid=reset-zoom]');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]').dataset.zoomSteps) === 1, null, { timeout: 5000 });
     await page.screenshot({ path: path.join(OUT, '03-edited.png'), fullPage: true });
   });
 

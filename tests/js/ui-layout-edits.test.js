@@ -6,7 +6,7 @@ import { loadGalloc } from '../../web/src/core/galloc.js';
 import { normalizeGraph, graphIndex, removeTensors, removeBufferType, checkGraph } from '../../web/src/core/graph-model.js';
 import { buildModel } from '../../web/src/core/plan-model.js';
 import {
-  timelineLayout, rectBox, hitTest, zoomXBy, zoomYBy, baseX, stepAtBaseX, IDENTITY_X, IDENTITY_Y,
+  timelineLayout, rectBox, hitTest, zoomXBy, zoomYBy, baseX, stepAtBaseX, carryZoom, IDENTITY_X, IDENTITY_Y,
 } from '../../web/src/core/timeline-layout.js';
 import { timelineSvg } from '../../web/src/core/timeline-svg.js';
 import { dagSubset, layoutDag } from '../../web/src/core/dag-layout.js';
@@ -55,6 +55,24 @@ describe('timeline layout', () => {
     const lane = L.lanes[0];
     expect(zoomYBy(IDENTITY_Y, 1, 50, lane)).toEqual({ k: 1, t: 0 });
     expect(zoomYBy(IDENTITY_Y, 3, 0, lane).k).toBe(3);
+  });
+  it('keeps the zoom across a new plan where it still means the same steps and bytes', () => {
+    const doc = g.preset('test_max_size_too_many_tensors');
+    const L = timelineLayout(modelOf(doc), { width: 800 });
+    const zoom = { zx: zoomXBy(IDENTITY_X, 2, -400, L), zys: L.lanes.map((l) => zoomYBy(IDENTITY_Y, 2, -(l.top + l.height), l)) };
+    expect(carryZoom(null, L, zoom)).toEqual({ zx: IDENTITY_X, zys: [] });
+    // the same plan redrawn (e.g. the views switch): everything kept
+    const again = timelineLayout(modelOf(doc), { width: 800 });
+    expect(carryZoom(L, again, zoom)).toEqual(zoom);
+    // another max size: the steps stay, the chunks change, so the byte zoom starts over
+    const bigger = { ...doc, buffer_types: doc.buffer_types.map((b) => ({ ...b, max_size: null })) };
+    const L2 = timelineLayout(modelOf(bigger), { width: 800 });
+    expect(L2.lanes.length).not.toBe(L.lanes.length);
+    const kept = carryZoom(L, L2, zoom);
+    expect(kept.zx).toEqual(zoom.zx);
+    expect(kept.zys.every((z) => z === IDENTITY_Y)).toBe(true);
+    // another width or number of steps: the step zoom starts over too
+    expect(carryZoom(L, timelineLayout(modelOf(doc), { width: 900 }), zoom).zx).toEqual(IDENTITY_X);
   });
   it('exports SVG with names escaped', () => {
     const doc = { tensors: [{ name: '<b>&"x"', op: 'NONE', type: 'f32', ne: [4], flags: ['input'] },

@@ -21,7 +21,7 @@ import { showViews, step, selected, hovered, hover, select, setStep, picking, pi
 import { timelineSource, timelineStepInfo, rowHovered, rowSelected, hoverRow, selectRow } from '../whatif-state.js';
 import {
   timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt,
-  zoomXBy, zoomYBy, IDENTITY_X, IDENTITY_Y,
+  zoomXBy, zoomYBy, carryZoom, IDENTITY_X, IDENTITY_Y,
 } from '../core/timeline-layout.js';
 import { fillColor, strokeColor, COLORS } from '../core/colors.js';
 import { formatBytes } from '../core/format.js';
@@ -54,8 +54,13 @@ export function Timeline() {
   const nRects = layout ? layout.lanes.reduce((a, l) => a + l.rects.length, 0) : 0;
   const mode = nRects > RECT_LIMIT ? 'canvas' : 'svg';
 
-  // a new graph (or width) starts unzoomed
-  useEffect(() => { setZoom({ zx: IDENTITY_X, zys: [] }); }, [layout]);
+  // a redrawn plan keeps the zoom that still means the same steps and bytes (carryZoom)
+  const prevLayout = useRef(null);
+  useEffect(() => {
+    if (!layout) return;
+    setZoom(carryZoom(prevLayout.current, layout, zref.current));
+    prevLayout.current = layout;
+  }, [layout]);
 
   // d3-zoom: we use only the step between two transforms, as s' = f*s + c
   const layoutRef = useRef(layout);
@@ -167,7 +172,7 @@ export function Timeline() {
         <button class="small" onClick={() => setZoom({ zx: IDENTITY_X, zys: [] })} data-testid="reset-zoom">reset zoom</button>
       </div>
       <div class="timeline" ref={box} style={{ height: `${layout.height}px` }} data-testid="timeline" data-mode={mode} data-source={m.kind}
-        data-planner={m.planner} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}>
+        data-planner={m.planner} data-zoom-steps={zoom.zx.k.toFixed(3)} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}>
         {mode === 'canvas' ? <canvas ref={canvas} class="layer" /> : <SvgRects layout={layout} zoom={zoom} info={info} />}
         <Overlay layout={layout} zoom={zoom} m={m} info={info} />
         <Tooltip pointer={pointer} width={layout.width} source={m} />

@@ -235,3 +235,25 @@ export function zoomYBy(zy, f, c, lane) {
   t = Math.max(t, lane.height - k * lane.height);
   return { k, t };
 }
+
+/**
+ * The zoom to keep when the layout is redrawn (a new plan of the same graph, the views
+ * switch, a limit changed): the step range when the steps and the plot's width are
+ * the same, and each lane's byte range when that lane (buffer type and chunk) is
+ * still drawn at the same place with the same byte domain; the rest starts unzoomed.
+ * @param {Layout|null} prev
+ * @param {Layout} next
+ * @param {{zx: ZoomX, zys: ZoomY[]}} zoom
+ * @returns {{zx: ZoomX, zys: ZoomY[]}}
+ */
+export function carryZoom(prev, next, zoom) {
+  if (!prev) return { zx: IDENTITY_X, zys: [] };
+  const sameX = prev.steps === next.steps && prev.left === next.left && prev.right === next.right;
+  const zys = next.lanes.map((l, k) => {
+    const p = prev.lanes[k];
+    const same = p && zoom.zys[k] && p.buffer === l.buffer && p.chunk === l.chunk && p.domain === l.domain
+      && p.top === l.top && p.height === l.height;
+    return same ? zoom.zys[k] : IDENTITY_Y;
+  });
+  return { zx: sameX ? zoom.zx : IDENTITY_X, zys };
+}
