@@ -150,14 +150,21 @@ build/fuzz/fuzz-csv: tests/fuzz/fuzz-csv.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
 
+build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
+
 # libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
-# then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv)
-fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv
-	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv
+# then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv),
+# then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc)
+fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc
+	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc
 	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
 	  -dict=tests/fuzz/fuzz-document.dict tests/fuzz/corpus tests/golden
 	./build/fuzz/fuzz-csv -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
 	  tests/fuzz/corpus-csv tests/fixtures/minimalloc
+	./build/fuzz/fuzz-dynalloc -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
+	  tests/fuzz/corpus-dynalloc
 
 clean:
 	rm -rf build
