@@ -4,6 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseGraphText, graphToText } from '../../web/src/core/graph-text.js';
 import { planningKey } from '../../web/src/core/graph-model.js';
+import { leafKind, opDesc } from '../../web/src/core/op-rules.js';
 
 const GOLDEN = new URL('../golden/', import.meta.url);
 const goldenGraphs = readdirSync(GOLDEN).filter((f) => f.endsWith('.graph.json')).sort();
@@ -192,6 +193,13 @@ o = GLU(v) ne=[4, 2]
     expect(back).toMatch(/^w = swiglu\(u\)$/m);
     expect(back).toMatch(/^v = geglu_split\(w, w\)$/m);
     expect(graphToText(parse(back))).toBe(back);
+  });
+  it('names the op as ggml_op_desc does, and what a tensor without an op is', () => {
+    const doc = parse(text);
+    expect(['s', 'u', 'w', 'o', 'x'].map((n) => opDesc(byName(doc, n)))).toEqual(['SILU', 'UNARY', 'SWIGLU', 'GLU', 'NONE']);
+    expect(leafKind(byName(doc, 'x'))).toBe('input');
+    expect(leafKind({ op: 'NONE', buffer_type: 0, flags: ['input'] })).toBe('weight');
+    expect(leafKind({ op: 'NONE' })).toBe('leaf');
   });
   it('comes from imported documents, and bad ones are refused at their place', () => {
     const doc = {

@@ -9,7 +9,7 @@ import { graphIndex } from '../core/graph-model.js';
 import { dagSubset, layoutDag } from '../core/dag-layout.js';
 import { formatShape } from '../core/format.js';
 import { fillColor } from '../core/colors.js';
-import { opDesc } from '../core/op-rules.js';
+import { leafKind, opDesc } from '../core/op-rules.js';
 
 const NW = 150;
 const NH = 40;
@@ -95,7 +95,7 @@ export function DagView() {
                 onPointerEnter={() => hover(n.i)} onPointerLeave={() => hover(-1)} data-node={n.i}>
                 <rect width={NW} height={NH} rx={5} fill={fill} />
                 <text x={6} y={15} class="n-name">{clip(tt.name, 24)}</text>
-                <text x={6} y={31} class="n-op">{clip(`${tt.op === 'NONE' ? (ext ? 'weight' : 'leaf') : opDesc(tt)} ${formatShape(tt.ne)}`, 26)}</text>
+                <text x={6} y={31} class="n-op">{clip(`${tt.op === 'NONE' ? leafKind(tt) : opDesc(tt)} ${formatShape(tt.ne)}`, 26)}</text>
               </g>
             );
           })}

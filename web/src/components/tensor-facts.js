@@ -1,7 +1,7 @@
 // tensor-facts.js: the lines the tooltip and the inspector show for a tensor.
 import { formatBytes, formatShape } from '../core/format.js';
 import { placementReason } from '../core/reasons.js';
-import { opDesc } from '../core/op-rules.js';
+import { leafKind, opDesc } from '../core/op-rules.js';
 
 /**
  * @param {object} m model
@@ -21,7 +21,8 @@ export function tensorFacts(m, i) {
     steps = `memory from ${from} to step ${r.last}`;
     if (r.heir >= 0) steps += `, then handed to ${m.doc.tensors[r.heir].name} in place`;
   }
-  const opName = t.op === 'NONE' ? (t.buffer_type !== undefined && t.buffer_type !== null ? 'weight / external' : (t.flags || []).includes('input') ? 'input' : 'leaf')
+  const kind = leafKind(t);
+  const opName = t.op === 'NONE' ? (kind === 'weight' ? 'weight / external' : kind)
     : opDesc(t) === t.op ? t.op : `${t.op} (${opDesc(t)})`;
   return {
     name: t.name || `#${i}`, op: opName, type: t.type, shape: formatShape(t.ne), bytes: formatBytes(bytes),

@@ -292,6 +292,16 @@ for (const n of GLU_NAMES) {
 export const SUB_OP_KEY = { UNARY: 'unary_op', GLU: 'glu_op' };
 
 /**
+ * What a tensor without an op is: weight (memory allocated outside the allocator), input or leaf.
+ * @param {{buffer_type?: number|null, flags?: string[]}} t
+ * @returns {'weight'|'input'|'leaf'}
+ */
+export function leafKind(t) {
+  if (t.buffer_type !== undefined && t.buffer_type !== null) return 'weight';
+  return (t.flags || []).includes('input') ? 'input' : 'leaf';
+}
+
+/**
  * The op as ggml_op_desc() names it: the unary op or GLU when the document says which, else the op.
  * @param {{op: string, unary_op?: string, glu_op?: string}} t
  * @returns {string}
