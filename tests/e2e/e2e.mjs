@@ -164,6 +164,44 @@ try {
     assert((await page.textContent('[data-testid=inspector]')).includes('x5'), 'click did not select x5');
   });
 
+  await check('rewire in the graph view: drag a tensor onto another, pick the slot; cycles are refused', async () => {
+    const names = () => editorText().then((t) => parseGraphText(t).doc.tensors.map((x) => x.name));
+    const centre = async (name) => {
+      const i = (await names()).indexOf(name);
+      const box = await page.locator(`[data-testid=dag] [data-node="${i}"]`).boundingBox();
+      assert(box, `no graph node for ${name}`);
+      return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    };
+    const dragOnto = async (from, to) => {
+      await page.evaluate(() => document.querySelector('[data-testid=dag]').scrollIntoView({ block: 'center' }));
+      const a = await centre(from);
+      const b = await centre(to);
+      await page.mouse.move(a.x, a.y);
+      await page.mouse.down();
+      await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 4 });
+      await page.mouse.move(b.x, b.y, { steps: 4 });
+      await page.mouse.up();
+    };
+    // x3 = add(x1, x2): x2 onto x3, then src[0] in the menu
+    await dragOnto('x2', 'x3');
+    await page.waitForSelector('[data-testid=slot-menu]', { timeout: 5000 });
+    await page.click('[data-testid=slot-menu] button[data-slot="0"]');
+    await page.waitForFunction(() => [...document.querySelectorAll('.cm-content .cm-line')].some((l) => l.textContent === 'x3 = add(x2, x2)'), null, { timeout: 5000 });
+    const r = parseGraphText(await editorText());
+    assert(!r.errors, `the rewired text does not parse: ${JSON.stringify(r.errors)}`);
+    await waitTotal(0, cliPlan(r.doc).buffers[0].size, 'rewired');
+    // x8 depends on x3: making it x3's source would be a cycle
+    await dragOnto('x8', 'x3');
+    await page.waitForSelector('[data-testid=slot-menu]', { timeout: 5000 });
+    await page.click('[data-testid=slot-menu] button[data-slot="1"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=notice]')?.textContent.includes('cycle'), null, { timeout: 5000 });
+    assert((await editorText()).includes('x3 = add(x2, x2)'), 'a refused rewire changed the text');
+    // and back
+    await dragOnto('x1', 'x3');
+    await page.click('[data-testid=slot-menu] button[data-slot="0"]');
+    await page.waitForFunction(() => [...document.querySelectorAll('.cm-content .cm-line')].some((l) => l.textContent === 'x3 = add(x1, x2)'), null, { timeout: 5000 });
+  });
+
   await check('step through: the step shows live, placed and freed tensors', async () => {
     await page.fill('[data-testid=step-slider]', '2');
     await page.waitForFunction(() => document.querySelector('[data-testid=step-info]')?.textContent.includes('step 2'), null, { timeout: 5000 });

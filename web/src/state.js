@@ -357,6 +357,11 @@ function refTo(i, at) {
  */
 export function rewire(i, slot, j) {
   if (i === j) { setNotice('a tensor cannot be its own source', 'error'); return false; }
+  const d = graph.value;
+  if (d && dependents(d, i).includes(j)) {
+    setNotice(`${d.tensors[j].name} depends on ${d.tensors[i].name}: it cannot also be its source (that would be a cycle)`, 'error');
+    return false;
+  }
   try {
     return replaceText(rewireSource(text.value, meta.value, i, slot, refTo(j, i)));
   } catch (e) {

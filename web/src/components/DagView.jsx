@@ -1,10 +1,12 @@
 // DagView.jsx: the graph as a DAG (d3-dag layout), sources above consumers.
-// Click selects (or completes a rewire the inspector started); the whole
-// graph is shown when small, else the neighbourhood of the selection.
+// Click selects (or completes a rewire the inspector started); dragging a
+// node onto another makes it a source of that one (which slot: asked when
+// there are several); the whole graph is shown when small, else the
+// neighbourhood of the selection.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
-import { graph, model, selected, hovered, select, hover, picking, pickSource, cancelPick, removeTensor, addTensor } from '../state.js';
+import { graph, model, selected, hovered, select, hover, picking, pickSource, cancelPick, removeTensor, addTensor, rewire, setNotice } from '../state.js';
 import { graphIndex } from '../core/graph-model.js';
 import { dagSubset, layoutDag } from '../core/dag-layout.js';
 import { formatShape } from '../core/format.js';
@@ -14,6 +16,13 @@ import { leafKind, opDesc } from '../core/op-rules.js';
 const NW = 150;
 const NH = 40;
 const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const DRAG_START_PX = 5;
+
+/** the tensor node under a point of the page, or -1 */
+function nodeAt(clientX, clientY) {
+  const el = document.elementFromPoint(clientX, clientY)?.closest('[data-node]');
+  return el ? Number(el.getAttribute('data-node')) : -1;
+}
 
 export function DagView() {
   const g = graph.value;
@@ -21,6 +30,9 @@ export function DagView() {
   const sel = selected.value;
   const svgRef = useRef(null);
   const [t, setT] = useState(zoomIdentity);
+  const [drag, setDrag] = useState(null);   // {from, x, y} in graph coordinates while a node is dragged
+  const [choose, setChoose] = useState(null); // {from, to, left, top}: which source slot of `to` takes `from`
+  const dragged = useRef(false);             // the click that ends a drag must not select
   const index = useMemo(() => (g ? graphIndex(g) : null), [g]);
   const full = g ? g.tensors.length <= 160 : true;
   const center = full ? null : sel;
@@ -47,11 +59,53 @@ export function DagView() {
   const pos = new Map(dag.nodes.map((n) => [n.i, n]));
   const onNode = (i, e) => {
     e.stopPropagation();
+    if (dragged.current) return;
     if (picking.value) pickSource(i); else select(i);
   };
   const onKey = (e) => {
     if ((e.key === 'Delete' || e.key === 'Backspace') && sel >= 0) removeTensor(sel, e.shiftKey);
     if (e.key === 'Escape') cancelPick();
+  };
+  // drag a node onto another: it becomes one of that node's sources
+  const dropOn = (from, to, e) => {
+    const tt = g.tensors[to];
+    const slots = (tt.src || []).map((j, k) => ({ k, j })).filter((x) => x.j !== null && x.j !== undefined);
+    if (!slots.length) {
+      setNotice(`${tt.name} has no sources to replace (it is a ${tt.op === 'NONE' ? leafKind(tt) : opDesc(tt)}); add a consumer of ${g.tensors[from].name} from the inspector instead`, 'error');
+    } else if (slots.length === 1) {
+      rewire(to, slots[0].k, from);
+    } else {
+      const r = svgRef.current.parentElement.getBoundingClientRect();
+      setChoose({ from, to, slots, left: e.clientX - r.left, top: e.clientY - r.top });
+    }
+  };
+  const onNodeDown = (i, e) => {
+    if (e.button !== 0 || picking.value) return;
+    e.stopPropagation(); // a drag that starts on a node rewires; on the background it pans
+    const svg = svgRef.current;
+    const start = { x: e.clientX, y: e.clientY };
+    let moved = false;
+    const toGraph = (ev) => {
+      const r = svg.getBoundingClientRect();
+      return { x: (ev.clientX - r.left - t.x) / t.k, y: (ev.clientY - r.top - t.y) / t.k };
+    };
+    const move = (ev) => {
+      if (!moved && Math.hypot(ev.clientX - start.x, ev.clientY - start.y) < DRAG_START_PX) return;
+      moved = true;
+      setDrag({ from: i, ...toGraph(ev) });
+    };
+    const up = (ev) => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+      setDrag(null);
+      if (!moved) return;
+      dragged.current = true;
+      setTimeout(() => { dragged.current = false; }, 0);
+      const to = nodeAt(ev.clientX, ev.clientY);
+      if (to >= 0 && to !== i) dropOn(i, to, ev);
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
   };
   const focusName = sel >= 0 ? g.tensors[sel]?.name : g.tensors[dag.ids[0]]?.name;
   return (
@@ -60,13 +114,24 @@ export function DagView() {
         Graph{' '}
         <span class="hint">
           {dag.mode === 'full' ? `${g.tensors.length} tensors` : `neighbourhood of ${focusName} (${dag.ids.length} of ${g.tensors.length.toLocaleString()} tensors; select another to move)`}
-          {' · click: select · Del: remove (shift: with dependents)'}
+          {' · click: select · drag onto another: make it a source · Del: remove (shift: with dependents)'}
         </span>
         <button class="small" onClick={() => addTensor('input', [], 'f32, 1024')} data-testid="add-input">+ input</button>
         {sel >= 0 && <button class="small" onClick={() => addTensor('scale', [sel])}>+ scale({clip(g.tensors[sel].name, 12)})</button>}
       </div>
       {picking.value && <div class="picking">pick the new source {picking.value.slot} of {g.tensors[picking.value.tensor]?.name}: click a tensor (Esc cancels)</div>}
-      <svg ref={svgRef} class="dag" tabIndex={0} onKeyDown={onKey} data-testid="dag" onClick={() => !picking.value && select(-1)}>
+      {choose && (
+        <div class="slot-menu" style={{ left: `${choose.left}px`, top: `${choose.top}px` }} data-testid="slot-menu">
+          <div class="hint">{g.tensors[choose.from].name} becomes which source of {g.tensors[choose.to].name}?</div>
+          {choose.slots.map(({ k, j }) => (
+            <button class="small" data-slot={k} onClick={() => { setChoose(null); rewire(choose.to, k, choose.from); }}>
+              src[{k}] (now {g.tensors[j]?.name ?? `#${j}`})
+            </button>
+          ))}
+          <button class="small" onClick={() => setChoose(null)}>cancel</button>
+        </div>
+      )}
+      <svg ref={svgRef} class="dag" tabIndex={0} onKeyDown={onKey} data-testid="dag" onClick={() => !picking.value && !dragged.current && select(-1)}>
         <defs>
           <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
             <path d="M 0 0 L 10 5 L 0 10 z" fill="#9ca3af" />
@@ -92,6 +157,7 @@ export function DagView() {
             const cls = `node ${n.i === sel ? 'sel' : ''} ${n.i === hovered.value ? 'hov' : ''} ${isView ? 'view' : ''}`;
             return (
               <g class={cls} transform={`translate(${n.x - NW / 2} ${n.y - NH / 2})`} onClick={(e) => onNode(n.i, e)}
+                onPointerDown={(e) => onNodeDown(n.i, e)} onMouseDown={(e) => e.stopPropagation()}
                 onPointerEnter={() => hover(n.i)} onPointerLeave={() => hover(-1)} data-node={n.i}>
                 <rect width={NW} height={NH} rx={5} fill={fill} />
                 <text x={6} y={15} class="n-name">{clip(tt.name, 24)}</text>
@@ -99,6 +165,9 @@ export function DagView() {
               </g>
             );
           })}
+          {drag && pos.get(drag.from) && (
+            <line class="drag-line" x1={pos.get(drag.from).x} y1={pos.get(drag.from).y} x2={drag.x} y2={drag.y} marker-end="url(#arrow)" />
+          )}
         </g>
       </svg>
       {pos.size === 0 && <div class="hint">empty graph</div>}
