@@ -1,7 +1,7 @@
 // galloc-dynalloc-linear.c: the dynamic allocator as upstream scans it, for exactness and tests.
 //
 // Free blocks in an array sorted by offset, found by linear scans in exactly
-// upstream's order. The tree allocator (galloc-dynalloc.c) hands over to this
+// upstream's order. The key-set allocator (galloc-dynalloc.c) hands over to this
 // one when a zero-byte allocation makes free blocks overlap (a state only a
 // literal scan reproduces), and tests use it as the reference.
 

@@ -166,7 +166,7 @@ static void test_many_free_blocks(void) {
     galloc_dynalloc_free(a);
 }
 
-// the tree-based allocator against the linear scan (upstream's algorithm), on random alloc/release sequences
+// the key-set allocator against the linear scan (upstream's algorithm), on random alloc/release sequences
 // (whole releases, tail releases as in-place reuse does, zero sizes, small and unlimited max sizes)
 static void test_matches_reference(void) {
     uint64_t rng = 12345;
