@@ -188,6 +188,7 @@ struct ggml_gallocr {
     // the assignment of the last reserve: one entry per indexed tensor, reached through ids
     // (upstream copies it into every node's source slots; the slots' indices say the same)
     struct tensor_alloc * allocs;
+    uint8_t             * checked; // scratch of alloc_graph: allocs[i] already found to still hold its tensor
     int32_t               allocs_capacity;
     int                   n_nodes; // -1 when there is no valid assignment
     int                   n_leafs;
@@ -300,6 +301,7 @@ void ggml_gallocr_free(ggml_gallocr_t galloc) {
     free(galloc->tensors);
     free(galloc->ids);
     free(galloc->allocs);
+    free(galloc->checked);
     free(galloc->bufts);
     free(galloc->types);
     free(galloc->buffers);
@@ -446,9 +448,11 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     // keep the assignment of every tensor
     if (galloc->allocs_capacity < galloc->index.count + 1) {
         free(galloc->allocs);
+        free(galloc->checked);
         galloc->allocs_capacity = galloc->index.count + 1;
         galloc->allocs          = malloc((size_t) galloc->allocs_capacity * sizeof(*galloc->allocs));
-        GGML_ASSERT(galloc->allocs && "out of memory");
+        galloc->checked         = malloc((size_t) galloc->allocs_capacity);
+        GGML_ASSERT(galloc->allocs && galloc->checked && "out of memory");
     }
     for (int32_t t = 0; t < galloc->index.count; t++) {
         record_alloc(galloc, plan, uniform, galloc->index.tensors[t], t, &galloc->allocs[t]);
@@ -517,11 +521,16 @@ static bool tensor_alloc_valid(ggml_gallocr_t galloc, const struct ggml_tensor *
     return ta->size_max >= size;
 }
 
+// the index the last reserve gave node i's source slot s (-1: the slot was empty)
+static int32_t galloc_source_index(ggml_gallocr_t galloc, int i, int s) {
+    const int32_t * srcs = galloc->ids + (size_t) galloc->n_nodes * 2 + (size_t) galloc->n_leafs * 2;
+    return srcs[(size_t) i * GGML_MAX_SRC + s];
+}
+
 // the recorded assignment of node i's source slot s (none when the slot was empty)
 static const struct tensor_alloc * source_alloc(ggml_gallocr_t galloc, int i, int s) {
     static const struct tensor_alloc none = { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
-    const int32_t * srcs = galloc->ids + (size_t) galloc->n_nodes * 2 + (size_t) galloc->n_leafs * 2;
-    int32_t         src  = srcs[(size_t) i * GGML_MAX_SRC + s];
+    int32_t src = galloc_source_index(galloc, i, s);
     return src >= 0 ? &galloc->allocs[src] : &none;
 }
 
@@ -533,24 +542,41 @@ static const struct tensor_alloc * leaf_alloc(ggml_gallocr_t galloc, int i) {
     return &galloc->allocs[galloc->ids[galloc->n_nodes + i]];
 }
 
+// does the assignment recorded for tensor index idx still hold t? A tensor met again (as a
+// node and in several source slots) is checked once.
+static bool recorded_still_valid(ggml_gallocr_t galloc, const struct ggml_tensor * t, int32_t idx, const struct tensor_alloc * ta) {
+    bool same = idx >= 0 && galloc->index.tensors[idx] == t;
+    if (same && galloc->checked[idx]) {
+        return true;
+    }
+    if (!tensor_alloc_valid(galloc, t, ta)) {
+        return false;
+    }
+    if (same) {
+        galloc->checked[idx] = 1;
+    }
+    return true;
+}
+
 static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
     if (galloc->n_nodes != graph->n_nodes || galloc->n_leafs != graph->n_leafs) {
         return true;
     }
+    memset(galloc->checked, 0, (size_t) galloc->index.count);
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
-        if (!tensor_alloc_valid(galloc, node, node_alloc(galloc, i))) {
+        if (!recorded_still_valid(galloc, node, galloc->ids[i], node_alloc(galloc, i))) {
             return true;
         }
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s] && !tensor_alloc_valid(galloc, node->src[s], source_alloc(galloc, i, s))) {
+            if (node->src[s] && !recorded_still_valid(galloc, node->src[s], galloc_source_index(galloc, i, s), source_alloc(galloc, i, s))) {
                 return true;
             }
         }
     }
     // unlike upstream, leafs too: a grown leaf that no node consumes would not fit
     for (int i = 0; i < graph->n_leafs; i++) {
-        if (!tensor_alloc_valid(galloc, graph->leafs[i], leaf_alloc(galloc, i))) {
+        if (!recorded_still_valid(galloc, graph->leafs[i], galloc->ids[galloc->n_nodes + i], leaf_alloc(galloc, i))) {
             return true;
         }
     }
