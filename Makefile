@@ -142,9 +142,9 @@ test-golden: build/san/galloc
 # ---- fuzzing ---------------------------------------------------------------------
 
 FUZZ_SECONDS ?= 60
-build/fuzz/fuzz-document: tests/fuzz/fuzz-document.c $(LIB_SRC) $(HEADERS)
+build/fuzz/fuzz-document: tests/fuzz/fuzz-document.c tests/c/support/gallocr-compare.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) -Itests/c/support $< tests/c/support/gallocr-compare.c $(LIB_SRC) -o $@
 
 build/fuzz/fuzz-csv: tests/fuzz/fuzz-csv.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)

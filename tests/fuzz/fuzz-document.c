@@ -1,18 +1,22 @@
-// fuzz-document.c: libFuzzer target for the document reader, the planner and both writers.
+// fuzz-document.c: libFuzzer target for the document reader, the planner, both writers and ggml_gallocr.
 //
 // Each input is read as a graph document; one that reads is planned, its plan and
-// graph are written, the graph must read back, and everything is freed. Findings:
-// crashes, sanitizer reports, leaks, multi-line errors, a graph that does not read back.
+// graph are written, the graph must read back, the same graph rebuilt as ggml
+// objects must be placed by ggml_gallocr exactly where the planner put it, and
+// everything is freed. Findings: crashes, asserts, sanitizer reports, leaks,
+// multi-line errors, a graph that does not read back, ggml_gallocr and the planner disagreeing.
 //
 // Build and run: new inputs go to the first directory (keep it out of tests/golden),
 // the golden graphs are seeds, the dictionary helps:
 //
-//   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ic/include -Ic/src tests/fuzz/fuzz-document.c c/src/*.c -o build/fuzz/fuzz-document
+//   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ic/include -Ic/src -Itests/c/support tests/fuzz/fuzz-document.c \
+//         tests/c/support/gallocr-compare.c c/src/*.c -o build/fuzz/fuzz-document
 //   mkdir -p build/fuzz/corpus
 //   ./build/fuzz/fuzz-document -max_len=65536 -dict=tests/fuzz/fuzz-document.dict build/fuzz/corpus tests/golden
 
 #include "galloc-document.h"
 #include "galloc-planner.h"
+#include "gallocr-compare.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,6 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
             abort();
         }
         free(text);
+        // -1: not expressible as ggml buffer types (a per-tensor alloc_size), which is fine
+        if (gallocr_compare_plan(&doc, &plan, "fuzz input", err, sizeof(err)) > 0) {
+            abort(); // ggml_gallocr and the planner must agree
+        }
         galloc_plan_free(&plan);
     }
 
