@@ -31,6 +31,8 @@ export const presetText = signal(null);
 /** the editor's text, and a counter bumped whenever it is replaced from outside the editor */
 export const text = signal('');
 export const textRevision = signal(0);
+/** bumped when another graph is loaded (preset, import), not when the graph is edited: views start over */
+export const graphSource = signal(0);
 /** [{line, message}] from the parser, or from the planner mapped to a line */
 export const textErrors = signal([]);
 /** last good graph (normalized document), the text meta that produced it, and its plan */
@@ -202,6 +204,7 @@ export function loadPreset(name, bufferLines) {
   batch(() => {
     presetName.value = name;
     presetText.value = t;
+    graphSource.value++;
     notice.value = null;
     selected.value = -1;
     step.value = null;
@@ -248,6 +251,7 @@ export function importGraph(input, source = 'the input') {
   batch(() => {
     presetName.value = null;
     presetText.value = null;
+    graphSource.value++;
     selected.value = -1;
     step.value = null;
     notice.value = { kind: 'info', message: `imported ${source}: ${graph.value.tensors.length} tensors, ${graph.value.nodes.length} nodes` };

@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
-import { graph, model, selected, hovered, select, hover, picking, pickSource, cancelPick, removeTensor, addTensor, rewire, setNotice } from '../state.js';
+import { graph, graphSource, model, selected, hovered, select, hover, picking, pickSource, cancelPick, removeTensor, addTensor, rewire, setNotice } from '../state.js';
 import { graphIndex } from '../core/graph-model.js';
 import { dagSubset, layoutDag } from '../core/dag-layout.js';
 import { formatShape } from '../core/format.js';
@@ -17,6 +17,12 @@ const NW = 150;
 const NH = 40;
 const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const DRAG_START_PX = 5;
+const MIN_FIT_SCALE = 0.6;
+
+/** the same graph, edited, in the same kind of view: keep the zoom (edits keep most of a layout in place) */
+function sameView(a, b) {
+  return a !== null && a.source === b.source && a.mode === b.mode && a.center === b.center && Math.abs(a.n - b.n) <= Math.max(2, a.n * 0.2);
+}
 
 /** the tensor node under a point of the page, or -1 */
 function nodeAt(clientX, clientY) {
@@ -42,18 +48,48 @@ export function DagView() {
     return { ...sub, ...layoutDag(g, sub.ids, { nodeWidth: NW, nodeHeight: NH }) };
   }, [g, index, center]);
 
+  // one d3-zoom for the pane's life; the view is fitted again only for another graph (see
+  // sameView), so editing a tensor keeps what the user zoomed to
+  const zoomRef = useRef(null);
+  const shown = useRef(null);
+  const hasSvg = Boolean(g && dag);
   useEffect(() => {
     const el = svgRef.current;
     if (!el) return undefined;
     const z = d3zoom().scaleExtent([0.05, 4]).on('zoom', (e) => setT(e.transform));
     d3select(el).call(z).on('dblclick.zoom', null);
+    zoomRef.current = z;
+    shown.current = null; // a new svg starts fitted
+    return () => { d3select(el).on('.zoom', null); zoomRef.current = null; };
+  }, [hasSvg]);
+  useEffect(() => {
+    const el = svgRef.current;
+    if (!el || !dag || !dag.width || !zoomRef.current) return;
+    const prev = shown.current;
+    shown.current = { source: graphSource.peek(), mode: dag.mode, center, n: dag.ids.length };
+    if (sameView(prev, shown.current)) return;
     const r = el.getBoundingClientRect();
-    if (dag && dag.width) {
-      const k = Math.min(1, r.width / (dag.width + 20), Math.max(0.35, r.height / (dag.height + 20)));
-      d3select(el).call(z.transform, zoomIdentity.translate(Math.max(10, (r.width - dag.width * k) / 2), 10).scale(k));
+    const fit = Math.min(1, r.width / (dag.width + 20), r.height / (dag.height + 20));
+    if (fit >= MIN_FIT_SCALE) {
+      d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(Math.max(10, (r.width - dag.width * fit) / 2), 10).scale(fit));
+      return;
     }
-    return () => d3select(el).on('.zoom', null);
+    // below MIN_FIT_SCALE the names cannot be read: show the top of the graph at that scale,
+    // centred on its first node (the wheel and drag reach the rest)
+    const k = MIN_FIT_SCALE;
+    const top = dag.nodes.reduce((a, b) => (b.y < a.y || (b.y === a.y && Math.abs(b.x - dag.width / 2) < Math.abs(a.x - dag.width / 2)) ? b : a));
+    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(r.width / 2 - top.x * k, 10 + (NH / 2) * k - top.y * k + 10).scale(k));
   }, [dag]);
+  // a tensor selected elsewhere (text, timeline) is brought into view
+  useEffect(() => {
+    const el = svgRef.current;
+    const n = dag?.nodes.find((x) => x.i === sel);
+    if (!el || !n || !zoomRef.current) return;
+    const r = el.getBoundingClientRect();
+    const [x, y] = t.apply([n.x, n.y]);
+    if (x >= NW * t.k / 2 && x <= r.width - NW * t.k / 2 && y >= NH * t.k / 2 && y <= r.height - NH * t.k / 2) return;
+    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(r.width / 2 - n.x * t.k, r.height / 2 - n.y * t.k).scale(t.k));
+  }, [sel, dag]);
 
   if (!g || !dag) return <div class="dag-pane" />;
   const pos = new Map(dag.nodes.map((n) => [n.i, n]));

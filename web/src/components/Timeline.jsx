@@ -17,7 +17,7 @@ import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { scaleLinear } from 'd3-scale';
 import { axisTop, axisLeft } from 'd3-axis';
-import { showViews, step, selected, hovered, hover, select, setStep, picking, pickSource } from '../state.js';
+import { graphSource, showViews, step, selected, hovered, hover, select, setStep, picking, pickSource } from '../state.js';
 import { timelineSource, timelineStepInfo, rowHovered, rowSelected, hoverRow, selectRow } from '../whatif-state.js';
 import {
   timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt,
@@ -56,10 +56,13 @@ export function Timeline() {
 
   // a redrawn plan keeps the zoom that still means the same steps and bytes (carryZoom)
   const prevLayout = useRef(null);
+  const prevSource = useRef(null);
   useEffect(() => {
     if (!layout) return;
-    setZoom(carryZoom(prevLayout.current, layout, zref.current));
+    const sameGraph = prevSource.current === graphSource.peek(); // another graph starts unzoomed
+    setZoom(carryZoom(sameGraph ? prevLayout.current : null, layout, zref.current));
     prevLayout.current = layout;
+    prevSource.current = graphSource.peek();
   }, [layout]);
 
   // d3-zoom: we use only the step between two transforms, as s' = f*s + c
