@@ -219,6 +219,22 @@ try {
     assert((await page.textContent('[data-testid=notice]')).includes('imported'), 'no import notice');
     assert((await editorText()).includes('Kcur-0 = mul_mat(blk.0.attn_k.weight, attn_norm-0)'), 'the text does not show ggml calls');
     await page.screenshot({ path: path.join(OUT, '06-llama-tiny.png'), fullPage: true });
+    // a tensor at the bottom of the graph, selected in the timeline, is brought into the graph view
+    const names = parseGraphText(await editorText()).doc.tensors.map((t) => t.name);
+    const last = names.lastIndexOf('result_output');
+    assert(last >= 0, 'no result_output tensor');
+    const inView = () => page.evaluate((i) => {
+      const svg = document.querySelector('[data-testid=dag]').getBoundingClientRect();
+      const n = document.querySelector(`[data-testid=dag] [data-node="${i}"]`)?.getBoundingClientRect();
+      return Boolean(n) && n.left >= svg.left && n.right <= svg.right && n.top >= svg.top && n.bottom <= svg.bottom;
+    }, last);
+    assert(!(await inView()), 'result_output is already in view: the check proves nothing');
+    await page.click(`[data-testid=timeline-svg] rect[data-t="${last}"]`);
+    await page.waitForFunction((i) => {
+      const svg = document.querySelector('[data-testid=dag]').getBoundingClientRect();
+      const n = document.querySelector(`[data-testid=dag] [data-node="${i}"]`)?.getBoundingClientRect();
+      return Boolean(n) && n.left >= svg.left && n.right <= svg.right && n.top >= svg.top && n.bottom <= svg.bottom;
+    }, last, { timeout: 5000 });
   });
 
   await check('bad input: a broken document and a broken line show errors and keep the last good plan', async () => {
