@@ -3,9 +3,11 @@
 // The dynamic allocator keeps each chunk's free blocks in two of these (by
 // offset, and by size). Keys live in buckets of at most KEYSET_BUCKET entries,
 // in order; a top-level array holds the buckets in order with each one's
-// smallest key. Finding a key is two binary searches, inserting or erasing
-// moves at most one bucket's entries: fast on a few hundred keys (the common
-// case) and still logarithmic plus a small constant on hundreds of thousands.
+// smallest key. Finding a key searches the smallest keys (halving, when there
+// are more than a bucket's worth) and then counts inside one bucket; inserting
+// or erasing moves at most one bucket's entries (a split or merge also moves
+// the top level, once per half a bucket of changes): fast on a few hundred
+// keys (the common case) and still near-logarithmic on hundreds of thousands.
 // Private to the library.
 
 #pragma once
