@@ -28,7 +28,7 @@ static void print_row(FILE * out, const struct galloc_document * doc, const stru
     describe_how(how, sizeof(how), doc, p);
     snprintf(steps, sizeof(steps), "%d..%d", p->first_step, p->last_step);
     fprintf(out, "%6d  %-32.32s %-10.10s %-11s %3d %5d %14llu %14llu  %s\n", t, doc->tensor_names[t],
-            ggml_op_name((enum ggml_op) doc->tensors[t].op), steps, p->buffer, p->chunk,
+            galloc_document_op_desc(doc, t), steps, p->buffer, p->chunk,
             (unsigned long long) p->offset, (unsigned long long) p->size, how);
 }
 

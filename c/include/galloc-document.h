@@ -72,6 +72,10 @@ bool galloc_document_read(const char * json, size_t len, struct galloc_document 
 // release everything; safe on a zeroed or failed doc, and twice
 void galloc_document_free(struct galloc_document * doc);
 
+// tensor t's op as ggml_op_desc() names it: the unary op or GLU when the document says which
+// ("SILU", "SWIGLU"), else the op ("UNARY", "MUL_MAT")
+const char * galloc_document_op_desc(const struct galloc_document * doc, int32_t t);
+
 // the document as a "galloc-graph" document (reads back to an equal document): malloc'd,
 // NUL-terminated, length in *len (may be NULL). NULL when out of memory.
 char * galloc_document_write_graph(const struct galloc_document * doc, size_t * len);

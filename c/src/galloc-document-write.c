@@ -46,6 +46,18 @@ static char * write_finish(struct json_writer * w, size_t * len) {
     return json_writer_finish(w, len);
 }
 
+const char * galloc_document_op_desc(const struct galloc_document * doc, int32_t t) {
+    const struct galloc_tensor * tensor = &doc->tensors[t];
+    int32_t sub = doc->tensor_sub_op != NULL ? doc->tensor_sub_op[t] : -1;
+    const char * name = NULL;
+    if (sub >= 0 && tensor->op == GGML_OP_UNARY) {
+        name = ggml_unary_op_name((enum ggml_unary_op) sub);
+    } else if (sub >= 0 && tensor->op == GGML_OP_GLU) {
+        name = ggml_glu_op_name((enum ggml_glu_op) sub);
+    }
+    return name != NULL ? name : ggml_op_name((enum ggml_op) tensor->op);
+}
+
 //
 // graph document
 //

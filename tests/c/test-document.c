@@ -875,6 +875,9 @@ int main(void) {
             CHECK(doc.tensor_sub_op[0] == -1 && doc.tensor_sub_op[1] == GGML_UNARY_OP_SILU && doc.tensor_sub_op[2] == GGML_GLU_OP_SWIGLU &&
                   doc.tensor_sub_op[3] == -1, "sub ops %d %d %d %d", doc.tensor_sub_op[0], doc.tensor_sub_op[1], doc.tensor_sub_op[2],
                   doc.tensor_sub_op[3]);
+            CHECK(strcmp(galloc_document_op_desc(&doc, 0), "NONE") == 0 && strcmp(galloc_document_op_desc(&doc, 1), "SILU") == 0 &&
+                  strcmp(galloc_document_op_desc(&doc, 2), "SWIGLU") == 0 && strcmp(galloc_document_op_desc(&doc, 3), "UNARY") == 0,
+                  "op descriptions");
             size_t n   = 0;
             char * out = galloc_document_write_graph(&doc, &n);
             CHECK(out != NULL && strstr(out, "\"op\": \"UNARY\", \"unary_op\": \"SILU\"") != NULL &&
