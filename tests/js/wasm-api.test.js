@@ -87,6 +87,23 @@ describe('calls', () => {
     expect(galloc.plan(doc)).toEqual(galloc.plan(small()));
   });
 
+  it('normalize() keeps which unary op or GLU a tensor computes, and refuses an unknown one at its path', () => {
+    const doc = {
+      tensors: [
+        { name: 'x', op: 'NONE', type: 'f32', ne: [8], flags: ['input'] },
+        { name: 's', op: 'UNARY', unary_op: 'SILU', type: 'f32', ne: [8], src: [0] },
+        { name: 'g', op: 'GLU', glu_op: 'SWIGLU', type: 'f32', ne: [4], src: [1] },
+      ],
+      outputs: [2],
+    };
+    const out = galloc.normalize(doc);
+    expect(out.tensors[1]).toMatchObject({ op: 'UNARY', unary_op: 'SILU' });
+    expect(out.tensors[2]).toMatchObject({ op: 'GLU', glu_op: 'SWIGLU' });
+    expect(() => galloc.normalize({ ...doc, tensors: [doc.tensors[0], { ...doc.tensors[1], unary_op: 'SILLY' }, doc.tensors[2]] }))
+      .toThrow('tensors[1].unary_op: unknown unary_op "SILLY"');
+    expect(galloc.plan(doc).buffers[0].size).toBe(galloc.plan(out).buffers[0].size);
+  });
+
   it('BigInt numbers in a document object are written as decimal strings', () => {
     const doc = { ...small(), buffer_types: [{ name: 'host', alignment: 32n, max_size: 64n }] };
     expect(galloc.plan(doc).buffers[0].max_size).toBe(64);
