@@ -3,6 +3,7 @@
 // Times the planner path the CLI and the WASM module use (galloc_time_plan:
 // document read once, then planned on a fresh plan per run) and writes the
 // results as JSON lines for bench/report.mjs to set beside the WASM figures.
+// Each document is planned runs/3 + 3 times before the measured runs, as in bench-wasm.mjs.
 // As in bench-plan.c, glibc keeps freed memory so that runs measure planning, not page faults
 // (WebAssembly memory is never handed back either).
 
@@ -45,7 +46,8 @@ int main(int argc, char ** argv) {
         }
         struct galloc_timing t;
         char err[256];
-        if (!galloc_time_plan(text, len, runs, &t, err, sizeof(err))) {
+        // the same warm-up as bench-wasm.mjs (there it lets the engine optimise the code)
+        if (!galloc_time_plan(text, len, runs / 3 + 3, &t, err, sizeof(err)) || !galloc_time_plan(text, len, runs, &t, err, sizeof(err))) {
             fprintf(stderr, "bench-docs: %s: %s\n", name, err);
             return 1;
         }
