@@ -15,15 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef __GLIBC__
-#    include <malloc.h>
-#endif
 
 int main(int argc, char ** argv) {
-#ifdef __GLIBC__
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-#endif
+    bench_keep_freed_memory();
     const char * list = argc > 1 ? argv[1] : "bench/documents.txt";
     FILE *       out  = argc > 2 ? fopen(argv[2], "w") : stdout;
     FILE *       in   = fopen(list, "r");

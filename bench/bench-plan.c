@@ -24,9 +24,6 @@
 #include <string.h>
 #include <time.h>
 
-#ifdef __GLIBC__
-#    include <malloc.h>
-#endif
 
 static double now_ms(void) {
     struct timespec ts;
@@ -201,10 +198,7 @@ static struct result bench_golden(const char * name, int runs) {
 }
 
 int main(int argc, char ** argv) {
-#ifdef __GLIBC__
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-#endif
+    bench_keep_freed_memory();
     const char * out_path = argc > 1 ? argv[1] : "build/bench-api.json";
     struct result res[32];
     int n = 0;

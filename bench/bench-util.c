@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifdef __GLIBC__
+#    include <malloc.h>
+#endif
+
 char * bench_read_file(const char * path, size_t * len) {
     FILE * f = fopen(path, "rb");
     if (!f) {
@@ -24,4 +28,11 @@ char * bench_read_file(const char * path, size_t * len) {
         *len    = (size_t) n;
     }
     return text;
+}
+
+void bench_keep_freed_memory(void) {
+#ifdef __GLIBC__
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+#endif
 }

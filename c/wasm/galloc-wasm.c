@@ -328,24 +328,24 @@ GALLOC_WASM_EXPORT int32_t galloc_wasm_preset_count(void) {
     return (int32_t) galloc_preset_count();
 }
 
-// name of preset i (static), or NULL when i is out of range
-GALLOC_WASM_EXPORT const char * galloc_wasm_preset_name(int32_t i) {
+// true for a preset index in range; else records the failure
+static bool preset_index_ok(int32_t i) {
     if (i < 0 || i >= (int32_t) galloc_preset_count()) {
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "preset index %d out of range (%d presets)", (int) i,
-                                (int) galloc_preset_count());
+        galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "preset index %d out of range (%d presets)", (int) i, (int) galloc_preset_count());
+        return false;
     }
     galloc_wasm_ok();
-    return galloc_preset_name(i);
+    return true;
+}
+
+// name of preset i (static), or NULL when i is out of range
+GALLOC_WASM_EXPORT const char * galloc_wasm_preset_name(int32_t i) {
+    return preset_index_ok(i) ? galloc_preset_name(i) : NULL;
 }
 
 // one-line description of preset i (static), or NULL when i is out of range
 GALLOC_WASM_EXPORT const char * galloc_wasm_preset_description(int32_t i) {
-    if (i < 0 || i >= (int32_t) galloc_preset_count()) {
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "preset index %d out of range (%d presets)", (int) i,
-                                (int) galloc_preset_count());
-    }
-    galloc_wasm_ok();
-    return galloc_preset_description(i);
+    return preset_index_ok(i) ? galloc_preset_description(i) : NULL;
 }
 
 // the graph document of the preset named by the NUL-terminated name, as galloc_wasm_plan

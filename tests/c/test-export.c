@@ -6,6 +6,7 @@
 // put every tensor in the same buffer type, chunk and offset.
 
 #include "check.h"
+#include "rng.h"
 #include "fake-backend.h"
 #include "galloc-document.h"
 #include "galloc-export.h"
@@ -15,12 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state;
-
-static int rng_below(int n) {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (int) ((uint32_t) (rng_state >> 33) % (uint32_t) n);
-}
 
 static struct ggml_tensor * random_node(struct ggml_context * ctx, struct ggml_tensor ** pool, int n_pool) {
     struct ggml_tensor * a = pool[rng_below(n_pool)];
@@ -41,7 +36,7 @@ static struct ggml_tensor * random_node(struct ggml_context * ctx, struct ggml_t
 }
 
 static void round_trip(int seed) {
-    rng_state = (uint64_t) seed * 2654435761u + 3;
+    rng_seed((uint64_t) seed * 2654435761u + 3);
     struct ggml_init_params params = { 256 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
     struct ggml_context * ctx   = ggml_init(params);
     struct ggml_cgraph  * graph = ggml_new_graph(ctx);

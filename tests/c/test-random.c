@@ -8,6 +8,7 @@
 // planner's lifetimes agree with the placement.
 
 #include "check.h"
+#include "rng.h"
 #include "fake-backend.h"
 #include "galloc-planner.h"
 #include "ggml-alloc.h"
@@ -15,16 +16,6 @@
 
 #include <string.h>
 
-static uint64_t rng_state;
-
-static uint32_t rng_next(void) {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t) (rng_state >> 33);
-}
-
-static int rng_below(int n) {
-    return (int) (rng_next() % (uint32_t) n);
-}
 
 #define MAX_TENSORS 48
 
@@ -134,7 +125,7 @@ static void check_chunk_sizes(const struct fake_backend * fb, struct ggml_cgraph
 static void test_random_graphs(void) {
     const int n_graphs = 3000;
     for (int seed = 0; seed < n_graphs; seed++) {
-        rng_state = (uint64_t) seed * 7919 + 1;
+        rng_seed((uint64_t) seed * 7919 + 1);
         struct random_graph rg;
         build_random_graph(&rg);
 
@@ -181,7 +172,7 @@ static void test_random_graphs(void) {
 // planner level: any two tensors whose lifetimes overlap in the same chunk use disjoint bytes
 static void test_random_plan_lifetimes(void) {
     for (int seed = 0; seed < 2000; seed++) {
-        rng_state = (uint64_t) seed * 104729 + 7;
+        rng_seed((uint64_t) seed * 104729 + 7);
         int n = 2 + rng_below(60);
         struct galloc_tensor tensors[64];
         int32_t nodes[64], leafs[64], node_ids[64], leaf_ids[64];

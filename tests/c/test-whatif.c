@@ -7,6 +7,7 @@
 // bad-input table, shrinking in-place chains, and the JSON output.
 
 #include "check.h"
+#include "rng.h"
 #include "galloc-document.h"
 #include "galloc-planner.h"
 #include "galloc-presets.h"
@@ -17,16 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state;
-
-static uint32_t rng_next(void) {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t) (rng_state >> 33);
-}
-
-static int rng_below(int n) {
-    return (int) (rng_next() % (uint32_t) n);
-}
 
 // invariants of every result: plans checked, best <= ggml, bound <= plans, exact consistent
 static void check_result(const struct galloc_whatif_result * r, const char * what, int seed) {
@@ -131,7 +122,7 @@ static void build_random_graph(struct random_graph * rg) {
 static void test_random_graphs(void) {
     int n_better = 0, n_cases = 0;
     for (int seed = 0; seed < 2500; seed++) {
-        rng_state = (uint64_t) seed * 7919 + 11;
+        rng_seed((uint64_t) seed * 7919 + 11);
         struct random_graph rg;
         build_random_graph(&rg);
         struct galloc_graph g = { .n_tensors = rg.n, .tensors = rg.tensors, .n_nodes = rg.n_nodes, .nodes = rg.nodes,
@@ -274,7 +265,7 @@ static void random_problem(struct galloc_whatif_problem * p, struct galloc_whati
 static void test_brute_force(void) {
     int n_proved = 0;
     for (int seed = 0; seed < 600; seed++) {
-        rng_state = (uint64_t) seed * 104729 + 3;
+        rng_seed((uint64_t) seed * 104729 + 3);
         bool                         chunked = seed % 3 == 2;
         int32_t                      n       = chunked ? 2 + rng_below(3) : 2 + rng_below(5);
         struct galloc_whatif_item    items[8];
@@ -329,7 +320,7 @@ static void test_brute_force(void) {
 static void test_exact_search(void) {
     int n_proved = 0, n_cases = 0;
     for (int seed = 0; seed < 800; seed++) {
-        rng_state = (uint64_t) seed * 86028121 + 13;
+        rng_seed((uint64_t) seed * 86028121 + 13);
         bool                         chunked = seed % 4 == 3;
         int32_t                      n       = chunked ? 2 + rng_below(3) : 2 + rng_below(5);
         struct galloc_whatif_item    items[8];
@@ -387,7 +378,7 @@ static void test_exact_search(void) {
 
 static void test_random_problems(void) {
     for (int seed = 0; seed < 1500; seed++) {
-        rng_state = (uint64_t) seed * 15485863 + 5;
+        rng_seed((uint64_t) seed * 15485863 + 5);
         int32_t                      n = 1 + rng_below(60);
         struct galloc_whatif_item    items[64];
         struct galloc_whatif_problem p;

@@ -5,7 +5,9 @@
 // the totals the native CLI computes for the same graph, edit a line of the
 // graph text, hover a tensor and read its chunk/offset, import a golden
 // graph through the file input, feed bad input and keep the last good plan,
-// step through, share a link. Also times the timeline of the largest preset
+// step through, share a link, rewire by dragging in the graph view, keep the
+// timeline zoom across an edit, bring a tensor selected in the timeline into
+// the graph view. Also times the timeline of the largest preset
 // and of a 12,000-tensor import. The What-if panel: its numbers against the
 // CLI's `plan --compare`, another planner's plan on the timeline, a MiniMalloc
 // CSV problem solved in the worker (timed), bad CSV input, a long search that
