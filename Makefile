@@ -123,8 +123,9 @@ test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 test-e2e: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 	npm run --silent e2e
 
-test-c: $(TESTS) build/san/galloc
+test-c: $(TESTS) build/san/galloc build/san/replay-gguf
 	@set -e; for t in $(TESTS); do ASAN_OPTIONS=detect_leaks=1 ./$$t; done
+	@ASAN_OPTIONS=detect_leaks=1 ./build/san/replay-gguf tests/fuzz/corpus-gguf tests/fixtures/gguf
 
 test-conformance:
 	@if [ -f "$(CONFORMANCE)" ]; then \
@@ -150,21 +151,32 @@ build/fuzz/fuzz-csv: tests/fuzz/fuzz-csv.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
 
+build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
+
+# a fuzz target's corpus replayed without libFuzzer, under ASan+UBSan (part of test-c)
+build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c build/san/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(INC) $< tests/fuzz/replay.c build/san/libgalloc.a -o $@
+
 build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
 
 # libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
 # then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv),
-# then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc)
-fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc
-	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc
+# then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc),
+# then the GGUF header reader (tests/fuzz/corpus-gguf, seeded with tests/fixtures/gguf)
+fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc build/fuzz/fuzz-gguf
+	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc tests/fuzz/corpus-gguf
 	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
 	  -dict=tests/fuzz/fuzz-document.dict tests/fuzz/corpus tests/golden
 	./build/fuzz/fuzz-csv -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
 	  tests/fuzz/corpus-csv tests/fixtures/minimalloc
 	./build/fuzz/fuzz-dynalloc -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
 	  tests/fuzz/corpus-dynalloc
+	./build/fuzz/fuzz-gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+	  -dict=tests/fuzz/fuzz-gguf.dict tests/fuzz/corpus-gguf tests/fixtures/gguf
 
 clean:
 	rm -rf build
