@@ -138,6 +138,7 @@ test-conformance:
 test-golden: build/san/galloc
 	@./scripts/check-golden.sh build/san/galloc tests/golden
 	@./scripts/check-cli.sh build/san/galloc
+	@./scripts/check-hostile.sh build/san/galloc
 
 # ---- fuzzing ---------------------------------------------------------------------
 
