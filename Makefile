@@ -14,17 +14,17 @@ CLANG   ?= clang
 # warnings: everything common, plus what catches allocator bugs (sign/shadow/format)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
-INC     := -Ic/include -Ic/src
+include c/layers.mk  # INC_<layer>, INC (CLI, WASM glue), TEST_INC, layer_inc
 OPT_REL := -O2 -g
 # sanitizers: one switch away (make SAN=...)
 SAN     ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 OPT_SAN := -O1 -g $(SAN)
 
-LIB_SRC  := $(sort $(wildcard c/src/*.c))
+LIB_SRC  := $(sort $(wildcard c/src/*/*.c))
 CLI_SRC  := $(sort $(wildcard c/cli/*.c))
 TEST_SUP := $(sort $(wildcard tests/c/support/*.c))
 TEST_SRC := $(sort $(wildcard tests/c/test-*.c))
-HEADERS  := $(wildcard c/include/*.h c/src/*.h c/cli/*.h tests/c/support/*.h)
+HEADERS  := $(wildcard c/include/*.h c/src/*/*.h c/cli/*.h tests/c/support/*.h)
 
 REL_OBJ  := $(LIB_SRC:c/src/%.c=build/rel/obj/%.o)
 SAN_OBJ  := $(LIB_SRC:c/src/%.c=build/san/obj/%.o)
@@ -47,7 +47,7 @@ cli: build/rel/galloc
 
 build/rel/obj/%.o: c/src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) -c $< -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(layer_inc) -c $< -o $@
 
 build/rel/libgalloc.a: $(REL_OBJ)
 	@mkdir -p $(dir $@)
@@ -58,24 +58,24 @@ build/rel/galloc: $(CLI_SRC) build/rel/libgalloc.a $(HEADERS)
 
 build/san/obj/%.o: c/src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(INC) -c $< -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(layer_inc) -c $< -o $@
 
 build/san/libgalloc.a: $(SAN_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 build/san/sup/%.o: tests/c/support/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(INC) -Itests/c/support -c $< -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -c $< -o $@
 
 build/san/test-%: tests/c/test-%.c $(SUP_OBJ) build/san/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(INC) -Itests/c/support $< $(SUP_OBJ) build/san/libgalloc.a -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a -o $@
 
 build/san/galloc: $(CLI_SRC) build/san/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(INC) -Ic/cli $(CLI_SRC) build/san/libgalloc.a -o $@
 
 # the original C++ test, compiled unmodified against our headers
 build/san/test-alloc-conformance: $(CONFORMANCE) build/san/libgalloc.a $(HEADERS)
-	$(CXX) -std=c++17 -Wall -Wextra -Werror $(OPT_SAN) -I c/include $(CONFORMANCE) build/san/libgalloc.a -o $@
+	$(CXX) -std=c++17 -Wall -Wextra -Werror $(OPT_SAN) -Ic/include -Ic/src/ggml $(CONFORMANCE) build/san/libgalloc.a -o $@
 
 # ---- dependencies --------------------------------------------------------------
 
@@ -143,17 +143,18 @@ test-golden: build/san/galloc
 # ---- fuzzing ---------------------------------------------------------------------
 
 FUZZ_SECONDS ?= 60
-build/fuzz/fuzz-document: tests/fuzz/fuzz-document.c tests/c/support/gallocr-compare.c $(LIB_SRC) $(HEADERS)
+FUZZ_SUP := tests/c/support/gallocr-compare.c tests/c/support/galloc-document-ggml.c
+build/fuzz/fuzz-document: tests/fuzz/fuzz-document.c $(FUZZ_SUP) $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) -Itests/c/support $< tests/c/support/gallocr-compare.c $(LIB_SRC) -o $@
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(FUZZ_SUP) $(LIB_SRC) -o $@
 
 build/fuzz/fuzz-csv: tests/fuzz/fuzz-csv.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
 build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(INC) $< $(LIB_SRC) -o $@
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
 # libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
 # then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv),
