@@ -47,5 +47,5 @@ awk -v NBT=100 -v PER=200 -v W=30 -f scripts/gen-many-buffer-types.awk > "$tmp/m
 expect 0 20 ""                                -- "$galloc" plan "$tmp/many-bt.json" --compare --budget-ms 3000
 expect_out "buffer 99 (b99)"
 
-echo "hostile: $pass passed, $fail failed"
+echo "hostile: $pass cases passed, $fail failed"
 [ "$fail" -eq 0 ]
