@@ -30,6 +30,7 @@ REL_OBJ  := $(LIB_SRC:c/src/%.c=build/rel/obj/%.o)
 SAN_OBJ  := $(LIB_SRC:c/src/%.c=build/san/obj/%.o)
 SUP_OBJ  := $(TEST_SUP:tests/c/support/%.c=build/san/sup/%.o)
 TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
+REPLAYS  := build/san/replay-gguf
 
 SHARED   ?= ../shared
 comma    := ,
@@ -171,8 +172,7 @@ build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
-# a fuzz target's corpus (and seeds) replayed without libFuzzer under ASan+UBSan, as a test-c program
-REPLAYS := build/san/replay-gguf
+# a fuzz target's corpus (and seeds) replayed without libFuzzer under ASan+UBSan, as a test-c program (REPLAYS)
 REPLAY_DIRS_gguf := tests/fuzz/corpus-gguf tests/fixtures/gguf
 build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c build/san/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(REPLAY_DIRS_$*)"' $< tests/fuzz/replay.c build/san/libgalloc.a -o $@
