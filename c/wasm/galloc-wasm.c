@@ -14,10 +14,12 @@
 //   M._galloc_wasm_free(r);
 
 #include "galloc-document.h"
+#include "galloc-gguf.h"
 #include "galloc-planner.h"
 #include "galloc-presets.h"
 #include "galloc-timing.h"
 #include "galloc-whatif.h"
+#include "json.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,6 +50,7 @@ enum galloc_wasm_status {
     GALLOC_WASM_STATUS_ARGUMENT    = 5, // a NULL pointer or a size out of range
     GALLOC_WASM_STATUS_CSV         = 6, // the CSV problem was rejected (message starts with "line N: ")
     GALLOC_WASM_STATUS_WHATIF      = 7, // the what-if analysis refused the problem (too many conflicts, ...)
+    GALLOC_WASM_STATUS_GGUF        = 8, // not a GGUF file llama.cpp reads (message starts with "offset N: ")
 };
 
 //
@@ -79,6 +82,9 @@ GALLOC_WASM_EXPORT int32_t      galloc_wasm_preset_count      (void);
 GALLOC_WASM_EXPORT const char * galloc_wasm_preset_name       (int32_t i);          // static; NULL out of range
 GALLOC_WASM_EXPORT const char * galloc_wasm_preset_description(int32_t i);          // static; NULL out of range
 GALLOC_WASM_EXPORT char *       galloc_wasm_preset_document   (const char * name);  // malloc'd graph document or NULL
+
+// GGUF headers: the first len bytes of a file of file_size bytes (< 0: unknown)
+GALLOC_WASM_EXPORT char *       galloc_wasm_gguf_summary      (const uint8_t * data, size_t len, double file_size, int32_t max_items);
 
 #define GALLOC_WASM_ERROR_SIZE 1024 // bytes of the last error message, NUL included
 
@@ -367,5 +373,48 @@ GALLOC_WASM_EXPORT char * galloc_wasm_preset_document(const char * name) {
     }
     size_t out_len = 0;
     char * out = galloc_preset_document(name, &out_len);
+    return galloc_wasm_result(out, out_len);
+}
+
+//
+// GGUF headers
+//
+
+// The header read from the first len bytes of a GGUF file of file_size bytes (< 0 or above 2^53:
+// unknown): the "galloc-gguf-summary" JSON (galloc_gguf_write_summary, arrays cut to max_items
+// elements), or, when the prefix ends too early, {"need_bytes": N, "message": "..."} (read at least
+// N bytes and call again). NULL with status GGUF and a message naming the byte offset and the key
+// or tensor when the file is not one llama.cpp reads.
+GALLOC_WASM_EXPORT char * galloc_wasm_gguf_summary(const uint8_t * data, size_t len, double file_size, int32_t max_items) {
+    if (data == NULL) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no GGUF bytes (NULL pointer)");
+    }
+    if (max_items < 0) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "max_items %d is negative", (int) max_items);
+    }
+    const uint64_t size = file_size >= 0 && file_size <= 9007199254740992.0 ? (uint64_t) file_size : GALLOC_GGUF_SIZE_UNKNOWN;
+    struct galloc_gguf g;
+    uint64_t need = 0;
+    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    enum galloc_gguf_status st = galloc_gguf_read_prefix(data, len, size, &g, &need, err, sizeof(err));
+    if (st == GALLOC_GGUF_NEED_MORE) {
+        struct json_writer w;
+        json_writer_init(&w);
+        json_write_begin_object(&w);
+        json_write_key(&w, "need_bytes");
+        json_write_u64(&w, need);
+        json_write_key(&w, "message");
+        json_write_cstr(&w, err);
+        json_write_end_object(&w);
+        size_t out_len = 0;
+        char * out = json_writer_finish(&w, &out_len);
+        return galloc_wasm_result(out, out_len);
+    }
+    if (st != GALLOC_GGUF_OK) {
+        return galloc_wasm_fail(st == GALLOC_GGUF_NO_MEMORY ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_GGUF, "%s", err);
+    }
+    size_t out_len = 0;
+    char * out = galloc_gguf_write_summary(&g, (uint64_t) max_items, &out_len);
+    galloc_gguf_free(&g);
     return galloc_wasm_result(out, out_len);
 }

@@ -422,6 +422,28 @@ static void test_all_value_types(void) {
         CHECK(kv->value.items[1].elem_type == GALLOC_GGUF_TYPE_STRING && strcmp(kv->value.items[1].strs[0], "x") == 0);
     }
     CHECK(g.kv[0].offset == 24 && strcmp(g.kv[0].key, "u8") == 0);
+    // the JSON summary: numbers exact (past 2^53 as strings), floats shortest, arrays cut to 2 items
+    size_t json_len = 0;
+    char * json = galloc_gguf_write_summary(&g, 2, &json_len);
+    CHECK(json && strlen(json) == json_len);
+    const char * expected[] = {
+        "\"key\": \"u8\", \"type\": \"u8\", \"offset\": 24, \"value\": 200 }",
+        "\"key\": \"i8\", \"type\": \"i8\", \"offset\": 39, \"value\": -128 }",
+        "\"value\": 1.5 }", "\"value\": true }", "\"value\": \"hello\" }",
+        "\"value\": \"18446744073709551615\" }", "\"value\": \"-9223372036854775808\" }", "\"value\": -2.5 }",
+        "\"value\": { \"elem_type\": \"i32\", \"n\": 3, \"items\": [7, -7] } }",
+        "\"value\": { \"elem_type\": \"str\", \"n\": 3, \"items\": [\"<s>\", \"\"] } }",
+        "\"items\": [ { \"elem_type\": \"u16\", \"n\": 2, \"items\": [1, 2] }, { \"elem_type\": \"str\", \"n\": 1, \"items\": [\"x\"] } ]",
+        "{ \"name\": \"a\", \"type\": \"q8_0\", \"ne\": [64, 3], \"nbytes\": 204, \"offset\": 0 }",
+        "{ \"type\": \"q8_0\", \"count\": 1, \"bytes\": 204 }",
+    };
+    for (size_t k = 0; json && k < sizeof(expected) / sizeof(expected[0]); k++) {
+        if (!strstr(json, expected[k])) {
+            check_failures++;
+            fprintf(stderr, "  summary lacks %s\n", expected[k]);
+        }
+    }
+    free(json);
     const struct galloc_gguf_tensor_info * t = galloc_gguf_find_tensor(&g, "b");
     CHECK(t && t->offset == 256 && t->ne[0] == 5 && t->ne[1] == 1 && t->n_dims == 1 && t->type == GGML_TYPE_F32);
     galloc_gguf_free(&g);

@@ -1378,6 +1378,22 @@ bool json_write_i64(struct json_writer * w, int64_t v) {
     return writer_before_value(w, false) && writer_integer(w, v < 0, mag, mag > JSON_EXACT_LIMIT);
 }
 
+bool json_write_f64(struct json_writer * w, double v, int max_digits) {
+    if (v != v || v - v != 0) { // NaN or infinite: JSON has no such numbers
+        return json_write_cstr(w, v != v ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+    }
+    const bool is_float = max_digits <= 9;
+    char text[40];
+    int n = 0;
+    for (int digits = 1; digits <= (is_float ? 9 : 17); digits++) { // the shortest text that reads back the same
+        n = snprintf(text, sizeof(text), "%.*g", digits, v);
+        if (is_float ? (float) strtod(text, NULL) == (float) v : strtod(text, NULL) == v) {
+            break;
+        }
+    }
+    return writer_before_value(w, false) && writer_put(w, text, (size_t) n);
+}
+
 bool json_write_bool(struct json_writer * w, bool v) {
     return writer_before_value(w, false) && (v ? writer_put(w, "true", 4) : writer_put(w, "false", 5));
 }

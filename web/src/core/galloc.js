@@ -29,7 +29,29 @@
  */
 
 /**
- * @typedef {'invalid-document'|'plan-failed'|'out-of-memory'|'not-found'|'bad-argument'|'invalid-csv'|'whatif-failed'|'module-aborted'} GallocErrorCode
+ * @typedef {'invalid-document'|'plan-failed'|'out-of-memory'|'not-found'|'bad-argument'|'invalid-csv'|'whatif-failed'|'invalid-gguf'|'module-aborted'} GallocErrorCode
+ */
+
+/**
+ * A GGUF file's header as galloc_gguf_write_summary writes it (c/include/galloc-gguf.h). Byte
+ * counts past 2^53 stay decimal strings.
+ * @typedef {object} GgufSummary
+ * @property {'galloc-gguf-summary'} format
+ * @property {number} version            2 or 3
+ * @property {string|null} architecture  general.architecture
+ * @property {string|null} name          general.name
+ * @property {number} n_kv
+ * @property {number} n_tensors
+ * @property {number} alignment          bytes
+ * @property {number} header_size        bytes of magic, counts, KV pairs and tensor infos
+ * @property {number} data_offset        where the tensor data starts
+ * @property {number|string} data_size   bytes of tensor data the infos claim
+ * @property {number|string} file_size   data_offset + data_size: the length llama.cpp expects
+ * @property {string} llama_refusal      '' when llama.cpp's gguf.cpp reads the file, else why not
+ * @property {Array<{type: string, count: number, bytes: number|string}>} tensor_types
+ * @property {Array<{key: string, type: string, offset: number, value: any}>} kv  arrays as
+ *   {elem_type, n, items: the first maxItems}
+ * @property {Array<{name: string, type: string, ne: number[], nbytes: number|string, offset: number|string}>} tensors
  */
 
 /**
@@ -69,7 +91,8 @@
  */
 
 // galloc_wasm_last_status() values (enum galloc_wasm_status in c/wasm/galloc-wasm.c)
-const STATUS_CODES = ['ok', 'invalid-document', 'plan-failed', 'out-of-memory', 'not-found', 'bad-argument', 'invalid-csv', 'whatif-failed'];
+const STATUS_CODES = ['ok', 'invalid-document', 'plan-failed', 'out-of-memory', 'not-found', 'bad-argument', 'invalid-csv', 'whatif-failed',
+  'invalid-gguf'];
 
 /** the longest exact search a call may ask for, ms (the module's argument is a uint32) */
 export const MAX_BUDGET_MS = 600000;
@@ -244,6 +267,26 @@ export class Galloc {
   }
 
   /**
+   * Read a GGUF file's header (metadata and tensor infos, never tensor data) from a prefix of it.
+   * When the prefix ends too early the answer is `{needBytes, message}`: read at least needBytes
+   * bytes from the start of the file and call again (readGgufHeader in gguf-file.js does).
+   * @param {Uint8Array} bytes the first bytes of the file
+   * @param {{fileSize?: number, maxItems?: number}} [options] fileSize: the file's length in bytes
+   *   (what would run past it is an error instead of a request for more); maxItems: array elements
+   *   kept per array (default 8)
+   * @returns {GgufSummary | {needBytes: number, message: string}}
+   * @throws {GallocError} 'invalid-gguf' with a message naming the byte offset and the key or tensor
+   *   ("offset 4: GGUF version 1 is no longer supported"), 'bad-argument' for bad options
+   */
+  ggufSummary(bytes, { fileSize = -1, maxItems = 8 } = {}) {
+    if (!(bytes instanceof Uint8Array)) throw gallocError('bytes: not a Uint8Array', 'bad-argument', 5);
+    const size = fileSize === -1 ? -1 : checkInteger(fileSize, 0, Number.MAX_SAFE_INTEGER, 'fileSize');
+    const items = checkInteger(maxItems, 0, 0x7fffffff, 'maxItems');
+    const r = JSON.parse(this.withBytes(bytes, (ptr, len) => this.m._galloc_wasm_gguf_summary(ptr, len, size, items)));
+    return r.need_bytes !== undefined ? { needBytes: Number(r.need_bytes), message: r.message } : r;
+  }
+
+  /**
    * The built-in example graphs.
    * @returns {GallocPreset[]}
    */
@@ -359,6 +402,27 @@ export class Galloc {
       const heap = this.m.HEAPU8;
       heap.set(bytes, ptr);
       heap[ptr + bytes.length] = 0;
+      const result = this.call(() => fn(ptr, bytes.length)) >>> 0;
+      if (result === 0) throw this.lastError();
+      return this.takeString(result);
+    } finally {
+      if (this.dead === null) this.m._galloc_wasm_free(ptr);
+    }
+  }
+
+  /**
+   * @private copy bytes into a module buffer, call fn(ptr, byteLength), take the string it
+   * returns; the buffer and the result are freed on every path
+   * @param {Uint8Array} bytes
+   * @param {(ptr: number, len: number) => number} fn
+   * @returns {string}
+   */
+  withBytes(bytes, fn) {
+    this.alive();
+    const ptr = this.call(() => this.m._galloc_wasm_alloc(bytes.length)) >>> 0;
+    if (ptr === 0) throw this.lastError();
+    try {
+      this.m.HEAPU8.set(bytes, ptr);
       const result = this.call(() => fn(ptr, bytes.length)) >>> 0;
       if (result === 0) throw this.lastError();
       return this.takeString(result);
