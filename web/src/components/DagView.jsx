@@ -11,10 +11,12 @@ import { graphIndex } from '../core/graph-model.js';
 import { dagSubset, layoutDag } from '../core/dag-layout.js';
 import { formatShape } from '../core/format.js';
 import { fillColor } from '../core/colors.js';
-import { leafKind, opDesc } from '../core/op-rules.js';
+import { leafKind, isExternal, opDesc } from '../core/op-rules.js';
 
 const NW = 150;
 const NH = 40;
+/** an input whose memory comes from outside the graph says so; a weight always does */
+const leafLabel = (t) => (leafKind(t) === 'input' && isExternal(t) ? 'input extern' : leafKind(t));
 const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const DRAG_START_PX = 5;
 const MIN_FIT_SCALE = 0.6;
@@ -197,7 +199,7 @@ export function DagView() {
                 onPointerEnter={() => hover(n.i)} onPointerLeave={() => hover(-1)} data-node={n.i}>
                 <rect width={NW} height={NH} rx={5} fill={fill} />
                 <text x={6} y={15} class="n-name">{clip(tt.name, 24)}</text>
-                <text x={6} y={31} class="n-op">{clip(`${tt.op === 'NONE' ? leafKind(tt) : opDesc(tt)} ${formatShape(tt.ne)}`, 26)}</text>
+                <text x={6} y={31} class="n-op">{clip(`${tt.op === 'NONE' ? leafLabel(tt) : opDesc(tt)} ${formatShape(tt.ne)}`, 26)}</text>
               </g>
             );
           })}
