@@ -8,7 +8,7 @@ import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { graph, graphSource, model, selected, hovered, select, hover, picking, pickSource, cancelPick, removeTensor, addTensor, rewire, setNotice } from '../state.js';
 import { graphIndex } from '../core/graph-model.js';
-import { dagSubset, layoutDag } from '../core/dag-layout.js';
+import { dagSubset, layoutDag, frameView } from '../core/dag-layout.js';
 import { formatShape } from '../core/format.js';
 import { fillColor } from '../core/colors.js';
 import { leafKind, isExternal, opDesc } from '../core/op-rules.js';
@@ -71,16 +71,14 @@ export function DagView() {
     shown.current = { source: graphSource.peek(), mode: dag.mode, center, n: dag.ids.length };
     if (sameView(prev, shown.current)) return;
     const r = el.getBoundingClientRect();
-    const fit = Math.min(1, r.width / (dag.width + 20), r.height / (dag.height + 20));
-    if (fit >= MIN_FIT_SCALE) {
-      d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(Math.max(10, (r.width - dag.width * fit) / 2), 10).scale(fit));
-      return;
-    }
-    // below MIN_FIT_SCALE the names cannot be read: show the top of the graph at that scale,
-    // centred on its first node (the wheel and drag reach the rest)
-    const k = MIN_FIT_SCALE;
+    // below MIN_FIT_SCALE the names cannot be read: show the top of the graph, around its
+    // first node, at a readable scale where no box is cut by the edges (the wheel and drag reach the rest)
     const top = dag.nodes.reduce((a, b) => (b.y < a.y || (b.y === a.y && Math.abs(b.x - dag.width / 2) < Math.abs(a.x - dag.width / 2)) ? b : a));
-    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(r.width / 2 - top.x * k, 10 + (NH / 2) * k - top.y * k + 10).scale(k));
+    const v = frameView(dag.nodes, {
+      nodeWidth: NW, nodeHeight: NH, width: dag.width, height: dag.height, viewWidth: r.width, viewHeight: r.height,
+      minScale: MIN_FIT_SCALE, focus: top, top: true,
+    });
+    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(v.x, v.y).scale(v.k));
   }, [dag]);
   // a tensor selected elsewhere (text, timeline) is brought into view
   useEffect(() => {
@@ -90,7 +88,12 @@ export function DagView() {
     const r = el.getBoundingClientRect();
     const [x, y] = t.apply([n.x, n.y]);
     if (x >= NW * t.k / 2 && x <= r.width - NW * t.k / 2 && y >= NH * t.k / 2 && y <= r.height - NH * t.k / 2) return;
-    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(r.width / 2 - n.x * t.k, r.height / 2 - n.y * t.k).scale(t.k));
+    // around it, at the same scale, with no box cut by the edges when there is such a place
+    const v = frameView(dag.nodes, {
+      nodeWidth: NW, nodeHeight: NH, width: dag.width, height: dag.height, viewWidth: r.width, viewHeight: r.height,
+      minScale: t.k, scale: t.k, focus: n,
+    });
+    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(v.x, v.y).scale(v.k));
   }, [sel, dag]);
 
   if (!g || !dag) return <div class="dag-pane" />;
