@@ -10,7 +10,8 @@
 // tensors are called inputs; the test_multiple_buffer_types lesson says what the plan
 // shows; an empty max size says "none" once; hover on the 70B preset and a 12k-tensor
 // import names the tensor under the pointer (frame times measured and printed, never
-// asserted). Screenshots: build/e2e/ux-*.png.
+// asserted); the search box finds a tensor by name, selects it in the text, the graph view
+// and the timeline, which pans to it. Screenshots: build/e2e/ux-*.png.
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 
@@ -345,6 +346,45 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     const d12k = JSON.parse(readFileSync(f12k, 'utf8'));
     await measureHover('rand-n10000-s1-a32-chunked import (12,099 tensors)', 'canvas', cliPlan(d12k), d12k);
     await shot('12k-hover');
+  });
+  await check('ux: the search box finds a tensor by name and selects it everywhere; the timeline pans to it', async () => {
+    await preset('llama-70b-pp512');
+    const doc = cliPreset('llama-70b-pp512');
+    const want = 'kq_soft_max-61';
+    const i = doc.tensors.findIndex((t) => t.name === want);
+    assert(i >= 0, `no ${want} in the preset`);
+    // zoom the timeline into its first steps, so the tensor is out of view
+    const tl = page.locator('[data-testid=timeline]');
+    await tl.scrollIntoViewIfNeeded();
+    const box = await tl.boundingBox();
+    await page.mouse.move(box.x + 100, box.y + box.height / 2);
+    for (let k = 0; k < 6; k++) await page.mouse.wheel(0, -600);
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]').dataset.zoomSteps) > 4, null, { timeout: 5000 });
+    // the step axis still has ticks once zoomed in
+    const stepTicks = await page.$$eval('[data-testid=timeline] .overlay > .axis .tick', (ts) => ts.filter((t) => t.style.display !== 'none' && t.textContent !== '').length);
+    assert(stepTicks >= 5, `${stepTicks} step ticks on the zoomed timeline`);
+    await page.fill('[data-testid=tensor-search]', 'soft_max-61');
+    await page.waitForSelector('[data-testid=search-results] li[data-t]', { timeout: 5000 });
+    const listed = await page.$$eval('[data-testid=search-results] li[data-t]', (li) => li.map((l) => Number(l.dataset.t)));
+    assert(listed[0] === i, `first match #${listed[0]}, want #${i} ${want}`);
+    await shot('search');
+    await page.press('[data-testid=tensor-search]', 'Enter');
+    await page.waitForFunction((n) => document.querySelector('[data-testid=inspector]')?.textContent.includes(n), want, { timeout: 5000 });
+    // in the text, and in view in the graph view and the timeline
+    await page.waitForFunction((n) => [...document.querySelectorAll('.cm-selected-tensor')].some((l) => l.textContent.startsWith(`${n} =`)), want, { timeout: 5000 });
+    await page.waitForFunction((t) => Boolean(document.querySelector(`[data-testid=dag] .node.sel[data-node="${t}"]`)), i, { timeout: 5000 });
+    const inPlot = await page.evaluate(() => {
+      const sel = document.querySelector('[data-testid=timeline] .overlay rect.selected')?.getBoundingClientRect();
+      const frame = document.querySelector('[data-testid=timeline] .lane-frame').getBoundingClientRect();
+      return sel ? { sel: [sel.left, sel.right], frame: [frame.left, frame.right] } : null;
+    });
+    assert(inPlot, 'no selection outline on the timeline');
+    assert(inPlot.sel[1] > inPlot.frame[0] && inPlot.sel[0] < inPlot.frame[1], `the selected tensor is outside the plot: ${JSON.stringify(inPlot)}`);
+    assert(Number(await tl.getAttribute('data-zoom-steps')) > 4, 'the timeline lost its zoom');
+    const none = await (async () => { await page.fill('[data-testid=tensor-search]', 'no such tensor here'); return page.textContent('[data-testid=search-count]'); })();
+    assert(/no tensor/.test(none), `no-match text: ${none}`);
+    await page.fill('[data-testid=tensor-search]', '');
+    await page.click('[data-testid=reset-zoom]');
   });
   return times;
 }

@@ -1,7 +1,7 @@
 // ui-readability.test.js: what keeps the views readable: round binary byte ticks written
 // exactly, lanes that share the height available, log and piecewise byte scales (every
 // rectangle still hit where it is drawn), graph views that cut no box at their edges,
-// tooltips inside the viewport.
+// tooltips inside the viewport; finding a tensor by name, zooming to a range of steps.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { loadGalloc } from '../../web/src/core/galloc.js';
@@ -9,8 +9,10 @@ import { normalizeGraph, graphIndex } from '../../web/src/core/graph-model.js';
 import { buildModel } from '../../web/src/core/plan-model.js';
 import { binaryTicks, spacedBinaryTicks, formatTickBytes } from '../../web/src/core/byte-ticks.js';
 import {
-  timelineLayout, rectBox, hitTest, laneV, laneBytes, byteY, MIN_LANE_HEIGHT, IDENTITY_X, IDENTITY_Y,
+  timelineLayout, rectBox, hitTest, laneV, laneBytes, byteY, zoomToSteps, panToSteps, stepAtBaseX, unzoomX,
+  MIN_LANE_HEIGHT, IDENTITY_X, IDENTITY_Y,
 } from '../../web/src/core/timeline-layout.js';
+import { findTensors } from '../../web/src/core/tensor-search.js';
 import { dagSubset, layoutDag, frameView } from '../../web/src/core/dag-layout.js';
 import { tooltipPlace } from '../../web/src/core/tooltip-place.js';
 
@@ -168,5 +170,31 @@ describe('tooltip placement', () => {
     }
     expect(tooltipPlace(100, 100, 330, 120, 1600, 1000)).toEqual({ left: 114, top: 114 }); // right of and below
     expect(tooltipPlace(1500, 950, 330, 120, 1600, 1000)).toEqual({ left: 1156, top: 816 }); // left of and above
+  });
+});
+
+describe('finding and showing tensors', () => {
+  it('finds by name: the whole name, then prefixes, then the rest, case-insensitive', () => {
+    const names = ['kq-1', 'kq_soft_max-1', 'KQ-10', 'attn_norm-1', 'x', 'kq'];
+    expect(findTensors(names, 'kq').matches).toEqual([5, 0, 1, 2]);
+    expect(findTensors(names, 'KQ-1')).toEqual({ matches: [0, 2], total: 2 });
+    expect(findTensors(names, 'norm').matches).toEqual([3]);
+    expect(findTensors(names, '  ')).toEqual({ matches: [], total: 0 });
+    expect(findTensors(names, 'k', 2)).toEqual({ matches: [0, 1], total: 4 });
+    expect(findTensors(names, 'nothing').total).toBe(0);
+  });
+  it('zooms the timeline to a range of steps, and pans a tensor into view', () => {
+    const m = modelOf(g.preset('llama-70b-pp512'));
+    const L = timelineLayout(m, { width: 1200, height: 600 });
+    const zx = zoomToSteps(L, 100, 132);
+    expect(stepAtBaseX(L, unzoomX(zx, L.left + 0.5))).toBe(100);
+    expect(stepAtBaseX(L, unzoomX(zx, L.right - 0.5))).toBe(132);
+    expect(zoomToSteps(L, -1, L.steps - 1)).toEqual({ k: 1, x: 0 });
+    // in view: unchanged; out of view: centred, same zoom
+    expect(panToSteps(L, zx, 110, 111)).toBe(zx);
+    const far = panToSteps(L, zx, 2000, 2001);
+    expect(far.k).toBe(zx.k);
+    const mid = stepAtBaseX(L, unzoomX(far, (L.left + L.right) / 2));
+    expect(mid >= 1999 && mid <= 2002).toBe(true);
   });
 });

@@ -12,16 +12,16 @@
 // x zoom (wheel, drag) and a y zoom per lane (shift+wheel). Hit testing is
 // geometric (core/timeline-layout.js), the same for both renderers.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { useSignal } from '@preact/signals';
+import { useSignal, useSignalEffect } from '@preact/signals';
 import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { scaleLinear } from 'd3-scale';
 import { axisTop } from 'd3-axis';
-import { graphSource, showViews, step, selected, hovered, hover, select, setStep, picking, pickSource } from '../state.js';
+import { graphSource, showViews, step, selected, hovered, hover, select, setStep, picking, pickSource, timelineRange } from '../state.js';
 import { timelineSource, timelineStepInfo, rowHovered, rowSelected, hoverRow, selectRow } from '../whatif-state.js';
 import {
   timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt, laneV,
-  zoomXBy, zoomYBy, carryZoom, IDENTITY_X, IDENTITY_Y,
+  zoomXBy, zoomYBy, carryZoom, zoomToSteps, panToSteps, IDENTITY_X, IDENTITY_Y,
 } from '../core/timeline-layout.js';
 import { binaryTicks, spacedBinaryTicks, formatTickBytes } from '../core/byte-ticks.js';
 import { fillColor, strokeColor, COLORS } from '../core/colors.js';
@@ -124,6 +124,29 @@ export function Timeline() {
     d3select(el).call(z).on('dblclick.zoom', null);
     return () => d3select(el).on('.zoom', null);
   }, []);
+
+  // asked from outside (a layer, a range of steps): show those steps; a tensor selected
+  // elsewhere (search, text, graph) is panned into view. Signal effects: no re-render of the rects
+  useSignalEffect(() => {
+    const r = timelineRange.value;
+    const L = layoutRef.current;
+    if (!r || !L) return;
+    const next = { zx: zoomToSteps(L, r.first, r.last), zys: zref.current.zys };
+    zref.current = next;
+    setZoom(next);
+  });
+  useSignalEffect(() => {
+    const i = selected.value;
+    const L = layoutRef.current;
+    const src = timelineSource.peek();
+    const r = src && src.tensors && i >= 0 ? src.byTensor[i] : null;
+    if (!r || !L) return;
+    const zx = panToSteps(L, zref.current.zx, r.first, r.view ? r.last : r.end);
+    if (zx === zref.current.zx) return;
+    const next = { zx, zys: zref.current.zys };
+    zref.current = next;
+    setZoom(next);
+  });
 
   // canvas renderer
   const info = timelineStepInfo.value;
@@ -246,9 +269,11 @@ function Overlay({ layout, zoom, m, info }) {
   const s = m.stepped ? step.value : null;
   const x = (st) => zoomX(zoom.zx, baseX(layout, st));
   useEffect(() => {
-    const xs = scaleLinear().domain([-1, layout.steps]).range([x(-1), x(layout.steps)]);
+    // ticks over the steps in view (zoomed in, the whole range would leave none on screen)
+    const all = scaleLinear().domain([-1, layout.steps]).range([x(-1), x(layout.steps)]);
+    const xs = all.copy().domain([all.invert(layout.left), all.invert(layout.right)]).range([layout.left, layout.right]);
     const ticks = Math.max(2, Math.floor((layout.right - layout.left) / 70));
-    const ax = axisTop(xs).ticks(ticks).tickFormat((v) => (Number.isInteger(v) ? String(v) : ''));
+    const ax = axisTop(xs).tickValues(xs.ticks(ticks).filter(Number.isInteger)).tickFormat(String);
     const g = d3select(axisRef.current).call(ax);
     g.selectAll('.tick').style('display', (v) => (xs(v) < layout.left - 1 || xs(v) > layout.right + 1 ? 'none' : null));
   });

@@ -308,6 +308,37 @@ export function zoomXBy(zx, f, c, layout) {
 }
 
 /**
+ * The x transform that shows steps first..last across the plot (never zoomed out past the whole).
+ * @param {Layout} layout
+ * @param {number} first
+ * @param {number} last
+ * @returns {ZoomX}
+ */
+export function zoomToSteps(layout, first, last) {
+  const a = baseX(layout, Math.max(-1, first));
+  const b = baseX(layout, Math.min(layout.steps - 1, last) + 1);
+  const k = Math.min(Math.max((layout.right - layout.left) / Math.max(b - a, 1e-9), 1), 1e7);
+  return zoomXBy({ k, x: layout.left - k * a }, 1, 0, layout);
+}
+
+/**
+ * The x transform that brings steps first..last into view: unchanged when they are already
+ * in view, else panned (at the same zoom) to centre them.
+ * @param {Layout} layout
+ * @param {ZoomX} zx
+ * @param {number} first
+ * @param {number} last
+ * @returns {ZoomX}
+ */
+export function panToSteps(layout, zx, first, last) {
+  const a = zoomX(zx, baseX(layout, first));
+  const b = zoomX(zx, baseX(layout, last + 1));
+  if (b > layout.left && a < layout.right) return zx;
+  const mid = (baseX(layout, first) + baseX(layout, last + 1)) / 2;
+  return zoomXBy({ k: zx.k, x: (layout.left + layout.right) / 2 - zx.k * mid }, 1, 0, layout);
+}
+
+/**
  * The same for one lane's y transform (py' = f*py + c), kept so the lane
  * never shows below offset 0 nor past its top.
  * @param {ZoomY} zy
@@ -335,8 +366,8 @@ export function zoomYBy(zy, f, c, lane) {
 
 /**
  * The zoom to keep when the layout is redrawn (a new plan of the same graph, the views
- * switch, a limit changed): the step range when the steps and the plot's width are
- * the same, and each lane's byte range when that lane (buffer type and chunk) is
+ * switch, a limit changed, the pane resized): the step range when the steps are the
+ * same, and each lane's byte range when that lane (buffer type and chunk) is
  * still drawn at the same place with the same byte domain; the rest starts unzoomed.
  * @param {Layout|null} prev
  * @param {Layout} next
@@ -345,12 +376,19 @@ export function zoomYBy(zy, f, c, lane) {
  */
 export function carryZoom(prev, next, zoom) {
   if (!prev) return { zx: IDENTITY_X, zys: [] };
-  const sameX = prev.steps === next.steps && prev.left === next.left && prev.right === next.right;
+  let zx = IDENTITY_X;
+  if (prev.steps === next.steps && prev.left === next.left && prev.right === next.right) zx = zoom.zx;
+  else if (prev.steps === next.steps) {
+    // another width (the pane was resized, a scroll bar came): the same steps in view
+    const frac = (L, bx) => (bx - L.left) / (L.right - L.left);
+    const f0 = frac(prev, unzoomX(zoom.zx, prev.left));
+    zx = { k: zoom.zx.k, x: next.left - zoom.zx.k * (next.left + f0 * (next.right - next.left)) };
+  }
   const zys = next.lanes.map((l, k) => {
     const p = prev.lanes[k];
     const same = p && zoom.zys[k] && p.buffer === l.buffer && p.chunk === l.chunk && p.domain === l.domain
       && p.top === l.top && p.height === l.height && p.scale === l.scale;
     return same ? zoom.zys[k] : IDENTITY_Y;
   });
-  return { zx: sameX ? zoom.zx : IDENTITY_X, zys };
+  return { zx, zys };
 }
