@@ -392,6 +392,7 @@ try {
     assert((await page.textContent('[data-testid=timeline-caption]')).includes('exact plan'), 'the caption does not name the exact plan');
     const section = await page.textContent('[data-testid=timeline] .overlay .section');
     assert(section.includes('exact plan'), `section title: ${section}`);
+    await page.locator('[data-testid=timeline-svg] rect[data-t]').first().scrollIntoViewIfNeeded();
     const box = await page.locator('[data-testid=timeline-svg] rect[data-t]').first().boundingBox();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.waitForSelector('[data-testid=tooltip]', { timeout: 5000 });
