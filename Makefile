@@ -2,6 +2,7 @@
 #
 #   make        library + CLI (release)          make test   every suite (installs what it needs)
 #   make run    serve the web UI on localhost     make wasm   the WebAssembly module
+#               (PORT=8081 for another port; also builds the CLI)
 #   make fuzz   libFuzzer on reader + planner     make bench  planning-time benchmarks
 #   make clean
 #
@@ -108,10 +109,13 @@ node_modules/.package-lock.json: package.json package-lock.json
 build/web/index.html: $(shell find web -type f 2>/dev/null) build/wasm/galloc.mjs node_modules/.package-lock.json
 	npm run --silent build
 
+# make run PORT=8081 serves on another port; a port in use is said before anything is served
+PORT ?= 8080
 run: deps
-	@$(MAKE) --no-print-directory build/wasm/galloc.mjs build/web/index.html
-	@echo "galloc: serving the web UI at http://127.0.0.1:8080/ (Ctrl-C to stop)"
-	npx vite preview --host 127.0.0.1 --port 8080 --strictPort
+	@$(MAKE) --no-print-directory cli build/wasm/galloc.mjs build/web/index.html
+	@node scripts/port-free.mjs 127.0.0.1 $(PORT)
+	@echo "galloc: serving the web UI at http://127.0.0.1:$(PORT)/ (Ctrl-C to stop); the CLI is build/rel/galloc"
+	@npx vite preview --host 127.0.0.1 --port $(PORT) --strictPort
 
 # ---- tests -------------------------------------------------------------------
 
