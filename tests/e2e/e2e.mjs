@@ -11,7 +11,9 @@
 // and of a 12,000-tensor import. The What-if panel: its numbers against the
 // CLI's `plan --compare`, another planner's plan on the timeline, a MiniMalloc
 // CSV problem solved in the worker (timed), bad CSV input, a long search that
-// leaves the page responsive and can be stopped. Screenshots go to build/e2e/.
+// leaves the page responsive and can be stopped. The model page (model.mjs): a dropped GGUF's
+// compute buffer size against llama.cpp's, cards, the sweep plot against the CLI, an 8 GiB
+// file read by its header. Screenshots go to build/e2e/.
 // Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build; E2E_MINIMALLOC_ALL=1
 // also times every CSV of ../shared/bench/minimalloc, when present)
 import { chromium } from 'playwright-core';
@@ -24,6 +26,7 @@ import { serve } from './static-server.mjs';
 import { parseGraphText } from '../../web/src/core/graph-text.js';
 import { cliCompare } from '../js/whatif-helpers.js';
 import { readabilityChecks } from './readability.mjs';
+import { modelChecks } from './model.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = path.join(ROOT, 'build/e2e');
@@ -523,6 +526,7 @@ try {
   });
 
   const hoverTimes = await readabilityChecks({ page, check, assert, OUT, cliPlan, cliPreset, serverUrl: server.url, context, ROOT });
+  const modelTimes = await modelChecks({ page, check, assert, OUT, ROOT, CLI });
 
   await check('no console errors', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join(' | '));
@@ -532,6 +536,8 @@ try {
   for (const t of timings) console.log(`  ${t}`);
   console.log('\nhover times (in the browser, performance marks):');
   for (const t of hoverTimes) console.log(`  ${t}`);
+  console.log('\nmodel page times (in the browser):');
+  for (const t of modelTimes) console.log(`  ${t}`);
   console.log('\nwhat-if times (in the browser):');
   for (const t of whatifTimes) console.log(`  ${t}`);
 } finally {

@@ -189,6 +189,28 @@ function applyDocument(doc, m) {
 // ---- presets, import, sharing ----------------------------------------------------
 
 /**
+ * Show a graph document made elsewhere (a model's graph, model-state.js): planned like a preset.
+ * @param {object} doc a "galloc-graph" document
+ * @param {{newSource?: boolean}} [options] newSource: another model (the views start over),
+ *   else the same model at other settings
+ * @returns {boolean} whether it planned
+ */
+export function loadGeneratedGraph(doc, { newSource = false } = {}) {
+  const t = graphToText(doc);
+  batch(() => {
+    presetName.value = null;
+    presetText.value = null;
+    if (newSource) {
+      graphSource.value++;
+      selected.value = -1;
+      step.value = null;
+      playing.value = false;
+    }
+  });
+  return replaceText(t);
+}
+
+/**
  * Load a preset of the library (optionally with other @buffer lines, from a link).
  * @param {string} name
  * @param {string[]} [bufferLines]

@@ -9,6 +9,7 @@ import { StepControls } from './StepControls.jsx';
 import { Timeline } from './Timeline.jsx';
 import { Inspector } from './Inspector.jsx';
 import { WhatIf } from './WhatIf.jsx';
+import { ModelPanel } from './ModelPanel.jsx';
 import { status } from '../state.js';
 
 export function App() {
@@ -21,6 +22,7 @@ export function App() {
         <section class="left">
           <Editor />
           <DagView />
+          <ModelPanel />
         </section>
         <section class="right">
           <BufferTable />

@@ -2,6 +2,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { presets, presetName, loadPreset, importGraph, graph, plan, text, shareFragment, setNotice, galloc } from '../state.js';
 import { download, exportTimeline } from './io.js';
+import { cards, modelSource, openCard } from '../model-state.js';
 import { TensorSearch } from './TensorSearch.jsx';
 
 export function Header() {
@@ -9,10 +10,18 @@ export function Header() {
   const [paste, setPaste] = useState(false);
   const list = presets.value;
   const cur = list.find((p) => p.name === presetName.value);
+  // a model card is offered as the card (its settings on the model page), not as a fixed preset
+  const cardNames = new Set(cards.value.map((c) => c.name));
+  const isCard = (name) => cardNames.has(name) || cardNames.has(name.replace(/-decode$/, ''));
   const groups = [
     ['Conformance scenarios', list.filter((p) => /^(test_|realloc)/.test(p.name))],
-    ['Models and others', list.filter((p) => !/^(test_|realloc)/.test(p.name))],
+    ['Teaching and others', list.filter((p) => !/^(test_|realloc)/.test(p.name) && !isCard(p.name))],
   ].filter(([, l]) => l.length);
+  const cardValue = presetName.value === null && modelSource.value?.kind === 'card' ? `card:${modelSource.value.cardName}` : null;
+  const onPreset = (v) => {
+    if (v.startsWith('card:')) openCard(v.slice(5));
+    else if (v) loadPreset(v);
+  };
   const onFile = async (e) => {
     const f = e.target.files[0];
     e.target.value = '';
@@ -42,8 +51,13 @@ export function Header() {
       <h1>galloc <span class="sub">ggml graph allocator, visualized{galloc.value ? ` · v${galloc.value.version()}` : ''}</span></h1>
       <label class="preset">
         preset{' '}
-        <select data-testid="preset" value={presetName.value ?? ''} onChange={(e) => e.target.value && loadPreset(e.target.value)}>
-          <option value="">{presetName.value ? '—' : '(imported graph)'}</option>
+        <select data-testid="preset" value={cardValue ?? presetName.value ?? ''} onChange={(e) => onPreset(e.target.value)}>
+          <option value="">{presetName.value || cardValue ? '—' : '(imported graph)'}</option>
+          {cards.value.length > 0 && (
+            <optgroup label="Model cards (llama.cpp's graphs)">
+              {cards.value.map((c) => <option value={`card:${c.name}`}>{c.name}</option>)}
+            </optgroup>
+          )}
           {groups.map(([label, l]) => (
             <optgroup label={label}>
               {l.map((p) => <option value={p.name}>{p.name}</option>)}

@@ -29,7 +29,7 @@
  */
 
 /**
- * @typedef {'invalid-document'|'plan-failed'|'out-of-memory'|'not-found'|'bad-argument'|'invalid-csv'|'whatif-failed'|'invalid-gguf'|'module-aborted'} GallocErrorCode
+ * @typedef {'invalid-document'|'plan-failed'|'out-of-memory'|'not-found'|'bad-argument'|'invalid-csv'|'whatif-failed'|'invalid-gguf'|'model-failed'|'module-aborted'} GallocErrorCode
  */
 
 /**
@@ -52,6 +52,32 @@
  * @property {Array<{key: string, type: string, offset: number, value: any}>} kv  arrays as
  *   {elem_type, n, items: the first maxItems}
  * @property {Array<{name: string, type: string, ne: number[], nbytes: number|string, offset: number|string}>} tensors
+ */
+
+/**
+ * llama.cpp's context settings, by their flags (galloc_model_settings in galloc-model.h).
+ * @typedef {object} ModelSettings
+ * @property {number} n_ctx      -c: context length in tokens (0: the model's training context)
+ * @property {number} n_batch    -b
+ * @property {number} n_ubatch   -ub: tokens per graph
+ * @property {number} flash_attn -fa: 0 off, 1 on
+ * @property {string} type_k     -ctk: "f16", "q8_0", ...
+ * @property {string} type_v     -ctv
+ * @property {number} n_seq      -np
+ * @property {'prompt'|'decode'} graph which graph llama.cpp reserves
+ */
+
+/**
+ * What llama.cpp logs after creating the context (galloc_model_sizes).
+ * @typedef {object} ModelSizes
+ * @property {Array<{name: string, compute: number}>} buffer_types  compute buffer bytes per buffer type
+ * @property {number} n_ctx       the context after llama.cpp's rounding
+ * @property {number} n_ctx_seq   cells per sequence stream
+ * @property {number} n_ctx_swa   cells of the sliding-window cache (0: none)
+ * @property {number} n_tokens    tokens in the graph
+ * @property {number} n_nodes
+ * @property {number} n_leafs
+ * @property {number} kv_bytes    K and V caches
  */
 
 /**
@@ -92,7 +118,7 @@
 
 // galloc_wasm_last_status() values (enum galloc_wasm_status in c/wasm/galloc-wasm.c)
 const STATUS_CODES = ['ok', 'invalid-document', 'plan-failed', 'out-of-memory', 'not-found', 'bad-argument', 'invalid-csv', 'whatif-failed',
-  'invalid-gguf'];
+  'invalid-gguf', 'model-failed'];
 
 /** the longest exact search a call may ask for, ms (the module's argument is a uint32) */
 export const MAX_BUDGET_MS = 600000;
@@ -287,6 +313,52 @@ export class Galloc {
   }
 
   /**
+   * The built-in model cards (well-known models' hyperparameters; no file needed).
+   * @returns {Array<{name: string, description: string}>}
+   */
+  modelCards() {
+    this.alive();
+    const n = this.call(() => this.m._galloc_wasm_model_card_count());
+    const list = [];
+    for (let i = 0; i < n; i++) {
+      list.push({
+        name: this.cString(this.call(() => this.m._galloc_wasm_model_card_name(i))),
+        description: this.cString(this.call(() => this.m._galloc_wasm_model_card_description(i))),
+      });
+    }
+    return list;
+  }
+
+  /**
+   * llama.cpp's default settings (galloc_model_settings_default).
+   * @returns {ModelSettings}
+   */
+  modelDefaults() {
+    return JSON.parse(this.withInput('', () => this.m._galloc_wasm_model_defaults()));
+  }
+
+  /**
+   * Open a model, from a GGUF header (the file's first summary.header_size bytes or more) or a
+   * card. Close it when done (it holds a little memory in the module).
+   * @param {{gguf: Uint8Array} | {card: string}} source
+   * @returns {GallocModel}
+   * @throws {GallocError} 'invalid-gguf' for a bad header, 'model-failed' for a model the builders
+   *   refuse (an architecture they do not know, a missing hyperparameter), 'not-found' for a card
+   */
+  openModel(source) {
+    let handle;
+    if (source && source.gguf instanceof Uint8Array) {
+      handle = this.withBytesNumber(source.gguf, (ptr, len) => this.m._galloc_wasm_model_open_gguf(ptr, len));
+    } else if (source && typeof source.card === 'string') {
+      handle = this.withInputNumber(source.card, (ptr) => this.m._galloc_wasm_model_open_card(ptr));
+    } else {
+      throw gallocError('openModel: give {gguf: Uint8Array} or {card: name}', 'bad-argument', 5);
+    }
+    const info = JSON.parse(this.withInput('', () => this.m._galloc_wasm_model_info(handle)));
+    return new GallocModel(this, handle, info);
+  }
+
+  /**
    * The built-in example graphs.
    * @returns {GallocPreset[]}
    */
@@ -432,6 +504,36 @@ export class Galloc {
   }
 
   /**
+   * @private like withBytes, for an export that returns a positive number (0: failure)
+   * @param {Uint8Array} bytes
+   * @param {(ptr: number, len: number) => number} fn
+   * @returns {number}
+   */
+  withBytesNumber(bytes, fn) {
+    this.alive();
+    const ptr = this.call(() => this.m._galloc_wasm_alloc(bytes.length)) >>> 0;
+    if (ptr === 0) throw this.lastError();
+    try {
+      this.m.HEAPU8.set(bytes, ptr);
+      const result = this.call(() => fn(ptr, bytes.length));
+      if (result <= 0) throw this.lastError();
+      return result;
+    } finally {
+      if (this.dead === null) this.m._galloc_wasm_free(ptr);
+    }
+  }
+
+  /**
+   * @private like withInput, for an export that returns a positive number (0: failure)
+   * @param {string} text
+   * @param {(ptr: number, len: number) => number} fn
+   * @returns {number}
+   */
+  withInputNumber(text, fn) {
+    return this.withBytesNumber(encoder.encode(`${text}\0`), (ptr, len) => fn(ptr, len - 1));
+  }
+
+  /**
    * @private decode and free a string returned by an export (length from result_length)
    * @param {number} ptr
    * @returns {string}
@@ -456,6 +558,66 @@ export class Galloc {
     const heap = this.m.HEAPU8;
     const end = heap.indexOf(0, ptr);
     return decoder.decode(heap.subarray(ptr, end < 0 ? heap.length : end));
+  }
+}
+
+/**
+ * A model opened in the module (Galloc.openModel): llama.cpp's graphs and compute buffer sizes
+ * for any settings.
+ */
+export class GallocModel {
+  /**
+   * @param {Galloc} galloc
+   * @param {number} handle
+   * @param {{architecture: string, name: string}} info
+   */
+  constructor(galloc, handle, info) {
+    /** @private */ this.g = galloc;
+    /** @private */ this.handle = handle;
+    /** @type {string} "llama", "gemma3", "gpt-oss", ... */
+    this.architecture = info.architecture;
+    /** @type {string} general.name or the card's name */
+    this.name = info.name;
+  }
+
+  /**
+   * The compute graph llama.cpp reserves for these settings, as a graph document.
+   * @param {Partial<ModelSettings>} settings missing ones take llama.cpp's defaults
+   * @returns {object} the "galloc-graph" document
+   * @throws {GallocError} 'bad-argument' naming the setting, 'model-failed'
+   */
+  document(settings) {
+    return JSON.parse(this.documentText(settings));
+  }
+
+  /**
+   * @param {Partial<ModelSettings>} settings
+   * @returns {string} the graph document as JSON text
+   */
+  documentText(settings) {
+    return this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_document(this.open(), ptr, len));
+  }
+
+  /**
+   * The compute buffer sizes llama.cpp logs for these settings (it reserves the prompt graph,
+   * the one-token graph and the prompt graph again; a buffer only grows).
+   * @param {Partial<ModelSettings>} settings
+   * @returns {ModelSizes}
+   */
+  sizes(settings) {
+    return JSON.parse(this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_sizes(this.open(), ptr, len)));
+  }
+
+  /** Free the model in the module; later calls throw. */
+  close() {
+    if (this.handle !== 0 && this.g.dead === null) this.g.m._galloc_wasm_model_close(this.handle);
+    this.handle = 0;
+  }
+
+  /** @private */
+  open() {
+    if (this.handle === 0) throw gallocError('the model was closed', 'bad-argument', 5);
+    return this.handle;
   }
 }
 

@@ -1,0 +1,148 @@
+// ModelPanel.jsx: the model page: drop or pick a .gguf (only its header is read, in the page) or
+// pick a card; llama.cpp's settings as controls; the compute buffer sizes as llama.cpp logs them;
+// the sweep plot. Reads model-state.js and calls its mutators.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { galloc } from '../state.js';
+import { cards, modelSource, settings, sizes, modelError, sweep, openGgufFile, openCard, setSetting, runSweep, cancelSweep, loadCards } from '../model-state.js';
+import { CACHE_TYPES, CONTEXTS, UBATCHES, commandLine, computeLogLine } from '../core/model-settings.js';
+import { formatBytes } from '../core/format.js';
+import { SweepPlot } from './SweepPlot.jsx';
+
+// the hyperparameters worth a line: the architecture's own keys
+function hyperparameters(summary) {
+  const arch = summary.architecture;
+  if (!arch) return [];
+  return summary.kv.filter((k) => k.key.startsWith(`${arch}.`) && typeof k.value !== 'object')
+    .map((k) => [k.key.slice(arch.length + 1), k.value]);
+}
+
+function Source() {
+  const fileRef = useRef(null);
+  const [over, setOver] = useState(false);
+  const onDrop = (e) => {
+    e.preventDefault();
+    setOver(false);
+    const f = e.dataTransfer?.files?.[0];
+    if (f) openGgufFile(f);
+  };
+  const src = modelSource.value;
+  return (
+    <div class={`model-drop${over ? ' over' : ''}`} data-testid="model-drop"
+      onDragOver={(e) => { e.preventDefault(); setOver(true); }} onDragLeave={() => setOver(false)} onDrop={onDrop}>
+      <span>Drop a <b>.gguf</b> here (only its header is read, in this page: the file never leaves your machine), or</span>
+      <button onClick={() => fileRef.current.click()} data-testid="gguf-pick">pick a file…</button>
+      <input ref={fileRef} type="file" accept=".gguf" hidden data-testid="gguf-input"
+        onChange={(e) => { const f = e.target.files[0]; e.target.value = ''; if (f) openGgufFile(f); }} />
+      <label>or a card{' '}
+        <select data-testid="card" value={src?.kind === 'card' ? src.cardName : ''} onChange={(e) => e.target.value && openCard(e.target.value)}>
+          <option value="">—</option>
+          {cards.value.map((c) => <option value={c.name} title={c.description}>{c.name}</option>)}
+        </select>
+      </label>
+    </div>
+  );
+}
+
+function Summary() {
+  const src = modelSource.value;
+  if (!src) return null;
+  if (src.kind === 'card') {
+    return <p class="model-summary" data-testid="model-summary"><b>{src.name}</b> ({src.architecture}, card): {src.description}</p>;
+  }
+  const s = src.summary;
+  const hp = hyperparameters(s);
+  return (
+    <div class="model-summary" data-testid="model-summary">
+      <p>
+        <b>{s.name ?? src.fileName}</b> · {s.architecture ?? 'no general.architecture'} · GGUF v{s.version} · {s.n_tensors} tensors
+        ({formatBytes(s.data_size)} of weights) · header {formatBytes(s.header_size)}, read {formatBytes(src.bytesRead)} of
+        {' '}{formatBytes(src.fileSize)} in <span data-testid="gguf-read-ms">{src.readMs.toFixed(0)}</span> ms
+      </p>
+      {s.llama_refusal && <p class="wi-bad">llama.cpp would refuse this file: {s.llama_refusal}</p>}
+      {hp.length > 0 && (
+        <details>
+          <summary>hyperparameters ({hp.length})</summary>
+          <table class="model-hp" data-testid="model-hp">
+            {hp.map(([k, v]) => <tr><td>{k}</td><td>{String(v)}</td></tr>)}
+          </table>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function Select({ label, k, options, title }) {
+  const v = settings.value[k];
+  return (
+    <label title={title}>{label}{' '}
+      <select data-testid={`set-${k}`} value={String(v)} onChange={(e) => setSetting(k, e.target.value)}>
+        {options.map(([val, text]) => <option value={String(val)}>{text}</option>)}
+      </select>
+    </label>
+  );
+}
+
+function Settings() {
+  const s = settings.value;
+  const ctxs = CONTEXTS.includes(s.n_ctx) ? CONTEXTS : [...CONTEXTS, s.n_ctx].sort((a, b) => a - b);
+  return (
+    <div class="model-settings" data-testid="model-settings">
+      <Select label="-c" k="n_ctx" title="context length (tokens)" options={ctxs.map((c) => [c, String(c)])} />
+      <Select label="-b" k="n_batch" title="logical batch" options={[...new Set([...UBATCHES, 4096, s.n_batch])].sort((a, b) => a - b).map((c) => [c, String(c)])} />
+      <Select label="-ub" k="n_ubatch" title="micro-batch: tokens per graph" options={UBATCHES.map((c) => [c, String(c)])} />
+      <Select label="-fa" k="flash_attn" title="flash attention" options={[[0, 'off'], [1, 'on']]} />
+      <Select label="-ctk" k="type_k" title="K cache type" options={CACHE_TYPES.map((t) => [t, t])} />
+      <Select label="-ctv" k="type_v" title="V cache type" options={CACHE_TYPES.map((t) => [t, t])} />
+      <Select label="-np" k="n_seq" title="parallel sequences" options={[1, 2, 4, 8].map((n) => [n, String(n)])} />
+      <Select label="graph" k="graph" title="the prompt graph of a full micro-batch, or the one-token decode graph" options={[['prompt', 'prompt'], ['decode', 'decode']]} />
+      <code class="model-cmd" data-testid="model-cmd">{commandLine(s)}</code>
+    </div>
+  );
+}
+
+function Sizes() {
+  const z = sizes.value;
+  if (!z) return null;
+  return (
+    <div class="model-sizes">
+      <pre data-testid="compute-sizes">{z.buffer_types.map(computeLogLine).join('\n')}</pre>
+      <p class="hint">
+        n_ctx {z.n_ctx} ({z.n_ctx_seq} cells per sequence{z.n_ctx_swa ? `, ${z.n_ctx_swa} in the sliding-window cache` : ''}),
+        {' '}{z.n_tokens} tokens in the graph, {z.n_nodes} nodes; KV cache {formatBytes(z.kv_bytes)}
+      </p>
+    </div>
+  );
+}
+
+function Sweep() {
+  const sw = sweep.value;
+  const [withUb, setWithUb] = useState(false);
+  const start = () => runSweep({ ubatches: withUb ? [128, 512, 2048] : [settings.value.n_ubatch] });
+  return (
+    <div class="model-sweep">
+      <div class="wi-controls">
+        <button data-testid="sweep-run" onClick={start} disabled={sw.status === 'running'}>Sweep context length</button>
+        <label><input type="checkbox" checked={withUb} onChange={(e) => setWithUb(e.target.checked)} data-testid="sweep-ub" /> at -ub 128, 512, 2048</label>
+        {sw.status === 'running' && <span data-testid="sweep-progress">{sw.done} / {sw.total} <button onClick={cancelSweep}>Stop</button></span>}
+        {sw.status === 'failed' && <span class="wi-bad">{sw.error}</span>}
+      </div>
+      {sw.status === 'done' && <SweepPlot points={sw.points} />}
+    </div>
+  );
+}
+
+export function ModelPanel() {
+  const g = galloc.value;
+  useEffect(() => { if (g) loadCards(); }, [g]);
+  return (
+    <section class="model-panel" data-testid="model-panel">
+      <div class="pane-title">Model <span class="hint">llama.cpp's own graph, from a GGUF header or a card</span></div>
+      <Source />
+      {modelError.value && <p class="wi-bad" data-testid="model-error">{modelError.value}</p>}
+      <Summary />
+      {modelSource.value && !modelSource.value.unsupported && <Settings />}
+      <Sizes />
+      {modelSource.value && !modelSource.value.unsupported && <Sweep />}
+    </section>
+  );
+}

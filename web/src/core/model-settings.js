@@ -1,0 +1,75 @@
+// model-settings.js: llama.cpp's context settings as the model page shows and edits them.
+//
+// Pure data: the controls (flag, label, choices), a settings object checked against them, the
+// contexts a sweep runs over, and the line llama.cpp logs for a compute buffer.
+
+/** cache types llama.cpp accepts for -ctk / -ctv */
+export const CACHE_TYPES = ['f16', 'bf16', 'f32', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl', 'q5_0', 'q5_1'];
+
+/** context lengths offered in the -c menu and swept over (powers of two, 512 .. 128K) */
+export const CONTEXTS = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
+/** micro-batches offered in the -ub menu and swept over */
+export const UBATCHES = [32, 64, 128, 256, 512, 1024, 2048];
+
+/** the page's starting settings: llama.cpp's defaults except an explicit 4096-token context */
+export const START_SETTINGS = Object.freeze({
+  n_ctx: 4096, n_batch: 2048, n_ubatch: 512, flash_attn: 1, type_k: 'f16', type_v: 'f16', n_seq: 1, graph: 'prompt',
+});
+
+/**
+ * Settings with one change, coerced to the types the module takes.
+ * @param {typeof START_SETTINGS} settings
+ * @param {string} key
+ * @param {string|number} value
+ * @returns {typeof START_SETTINGS}
+ */
+export function withSetting(settings, key, value) {
+  const next = { ...settings };
+  if (key === 'type_k' || key === 'type_v' || key === 'graph') next[key] = String(value);
+  else next[key] = Number(value);
+  if (key === 'n_ubatch' && next.n_batch < next.n_ubatch) next.n_batch = next.n_ubatch; // llama.cpp: -b >= -ub
+  return next;
+}
+
+/**
+ * The llama.cpp command line these settings stand for (what to type to check them).
+ * @param {typeof START_SETTINGS} s
+ * @returns {string}
+ */
+export function commandLine(s) {
+  const parts = [`-c ${s.n_ctx}`, `-b ${s.n_batch}`, `-ub ${s.n_ubatch}`, `-fa ${s.flash_attn ? 'on' : 'off'}`];
+  if (s.type_k !== 'f16') parts.push(`-ctk ${s.type_k}`);
+  if (s.type_v !== 'f16') parts.push(`-ctv ${s.type_v}`);
+  if (s.n_seq !== 1) parts.push(`-np ${s.n_seq}`);
+  if (s.graph === 'decode') parts.push('--graph decode');
+  return parts.join(' ');
+}
+
+/**
+ * One compute buffer as llama.cpp logs it: "CPU compute buffer size = 572.01 MiB".
+ * @param {{name: string, compute: number}} b
+ * @returns {string}
+ */
+export function computeLogLine(b) {
+  return `${b.name} compute buffer size = ${(Number(b.compute) / 1048576).toFixed(2)} MiB`;
+}
+
+/**
+ * The points of a sweep: every context of CONTEXTS up to maxCtx (all when 0), at each
+ * micro-batch of ubatches, flash attention off and on.
+ * @param {typeof START_SETTINGS} base
+ * @param {{maxCtx?: number, ubatches?: number[]}} [options]
+ * @returns {Array<typeof START_SETTINGS>}
+ */
+export function sweepPoints(base, { maxCtx = 0, ubatches = [base.n_ubatch] } = {}) {
+  const points = [];
+  for (const fa of [0, 1]) {
+    for (const ub of ubatches) {
+      for (const c of CONTEXTS) {
+        if (maxCtx && c > maxCtx) continue;
+        points.push({ ...base, n_ctx: c, n_ubatch: ub, n_batch: Math.max(base.n_batch, ub), flash_attn: fa });
+      }
+    }
+  }
+  return points;
+}

@@ -1,0 +1,30 @@
+// sweep-worker.js: a Web Worker that computes a model's compute buffer sizes at many settings on
+// its own module instance, so a sweep never blocks the page. See sweep-client.js.
+//
+// Request: {id, source: {gguf: Uint8Array} | {card: string}, points: ModelSettings[]}.
+// Answers: {id, progress: {done, total}} after each point, then {id, ok: true, results} (per
+// point its ModelSizes, or {error}), or {id, ok: false, error: {message, code}}.
+import { loadGalloc } from './galloc.js';
+
+self.onmessage = async (event) => {
+  const { id, source, points } = event.data;
+  let model = null;
+  try {
+    const galloc = await loadGalloc();
+    model = galloc.openModel(source);
+    const results = [];
+    for (let i = 0; i < points.length; i++) {
+      try {
+        results.push(model.sizes(points[i]));
+      } catch (e) {
+        results.push({ error: e.message });
+      }
+      self.postMessage({ id, progress: { done: i + 1, total: points.length } });
+    }
+    self.postMessage({ id, ok: true, results });
+  } catch (e) {
+    self.postMessage({ id, ok: false, error: { message: e.message, code: e.code ?? 'module-aborted' } });
+  } finally {
+    if (model) model.close();
+  }
+};

@@ -1,0 +1,162 @@
+// model-state.js: the model page's state: which model (a dropped GGUF header or a card), its
+// settings, what llama.cpp would log for them, and the sweep. The graph itself goes through
+// state.js (loadGeneratedGraph), so the plan, the timeline and every panel follow each change.
+
+import { signal, batch } from '@preact/signals';
+import { galloc, loadGeneratedGraph, setNotice } from './state.js';
+import { readGgufHeader } from './core/gguf-file.js';
+import { START_SETTINGS, withSetting, sweepPoints } from './core/model-settings.js';
+import { createSweepRunner } from './core/sweep-client.js';
+
+/** [{name, description}] of the built-in cards */
+export const cards = signal([]);
+/**
+ * the open model: {kind: 'gguf', fileName, fileSize, summary, header, bytesRead, readMs}
+ * or {kind: 'card', name, description}; with architecture and name; null when none
+ */
+export const modelSource = signal(null);
+/** the settings (model-settings.js START_SETTINGS shape) */
+export const settings = signal(START_SETTINGS);
+/** what llama.cpp logs for the open model at these settings (ModelSizes), or null */
+export const sizes = signal(null);
+/** the last error of the model page ('' when none) */
+export const modelError = signal('');
+/** the sweep: {status: 'idle'|'running'|'done'|'failed', done, total, points: [{settings, sizes|error}], ubatches} */
+export const sweep = signal({ status: 'idle', done: 0, total: 0, points: [], ubatches: [] });
+
+let model = null; // the GallocModel of modelSource
+let source = null; // what opened it ({gguf} or {card}), for the sweep worker
+const runner = createSweepRunner();
+
+/** fill the card list once the module is loaded */
+export function loadCards() {
+  if (!galloc.value || cards.value.length) return;
+  try {
+    cards.value = galloc.value.modelCards();
+  } catch (e) {
+    modelError.value = `model cards: ${e.message}`;
+  }
+}
+
+function replaceModel(next, nextSource, info) {
+  if (model) model.close();
+  model = next;
+  source = nextSource;
+  runner.cancel();
+  batch(() => {
+    modelSource.value = { ...info, architecture: next.architecture, name: next.name };
+    sweep.value = { status: 'idle', done: 0, total: 0, points: [], ubatches: [] };
+    modelError.value = '';
+  });
+  rebuild(true);
+}
+
+/**
+ * Open a GGUF file: only its header is read (slices of the File), in the page.
+ * @param {File|Blob & {name?: string}} file
+ * @returns {Promise<boolean>}
+ */
+export async function openGgufFile(file) {
+  const g = galloc.value;
+  if (!g) return false;
+  const t0 = performance.now();
+  let r;
+  try {
+    r = await readGgufHeader(g, file);
+  } catch (e) {
+    batch(() => {
+      modelError.value = `${file.name ?? 'the file'}: ${e.message}`;
+      setNotice(`could not read ${file.name ?? 'the file'}: ${e.message}`, 'error');
+    });
+    return false;
+  }
+  const readMs = performance.now() - t0;
+  let m;
+  try {
+    m = g.openModel({ gguf: r.header });
+  } catch (e) {
+    batch(() => {
+      modelSource.value = { kind: 'gguf', fileName: file.name ?? '', fileSize: file.size, summary: r.summary, bytesRead: r.bytesRead, readMs, architecture: r.summary.architecture, name: r.summary.name, unsupported: true };
+      modelError.value = `${file.name ?? 'the file'}: ${e.message}`;
+    });
+    return false;
+  }
+  replaceModel(m, { gguf: r.header }, { kind: 'gguf', fileName: file.name ?? '', fileSize: file.size, summary: r.summary, bytesRead: r.bytesRead, readMs });
+  return true;
+}
+
+/**
+ * Open a built-in card.
+ * @param {string} name
+ * @returns {boolean}
+ */
+export function openCard(name) {
+  const g = galloc.value;
+  if (!g) return false;
+  let m;
+  try {
+    m = g.openModel({ card: name });
+  } catch (e) {
+    modelError.value = `card ${name}: ${e.message}`;
+    return false;
+  }
+  const description = cards.value.find((c) => c.name === name)?.description ?? '';
+  replaceModel(m, { card: name }, { kind: 'card', cardName: name, description });
+  return true;
+}
+
+/**
+ * Change one setting; the graph, the plan and the sizes follow.
+ * @param {string} key
+ * @param {string|number} value
+ */
+export function setSetting(key, value) {
+  settings.value = withSetting(settings.value, key, value);
+  rebuild(false);
+}
+
+// the graph and the sizes of the open model at the current settings
+function rebuild(newSource) {
+  if (!model) return;
+  try {
+    const s = settings.value;
+    const z = model.sizes(s);
+    const doc = model.document(s);
+    batch(() => {
+      sizes.value = z;
+      modelError.value = '';
+    });
+    loadGeneratedGraph(doc, { newSource });
+  } catch (e) {
+    batch(() => {
+      sizes.value = null;
+      modelError.value = e.message;
+    });
+  }
+}
+
+/**
+ * Sweep the context length (and the micro-batches given) for flash attention off and on, in a
+ * worker; the plot fills in when it ends.
+ * @param {{ubatches?: number[], maxCtx?: number}} [options]
+ */
+export async function runSweep({ ubatches = [settings.value.n_ubatch], maxCtx = 0 } = {}) {
+  if (!source) return;
+  const points = sweepPoints(settings.value, { ubatches, maxCtx });
+  sweep.value = { status: 'running', done: 0, total: points.length, points: [], ubatches };
+  try {
+    const results = await runner.run(source, points, (done, total) => {
+      sweep.value = { ...sweep.value, done, total };
+    });
+    sweep.value = { status: 'done', done: points.length, total: points.length, ubatches,
+      points: points.map((p, i) => ({ settings: p, sizes: results[i].error ? null : results[i], error: results[i].error ?? '' })) };
+  } catch (e) {
+    if (e.code === 'cancelled') return;
+    sweep.value = { status: 'failed', done: 0, total: 0, points: [], ubatches, error: e.message };
+  }
+}
+
+export function cancelSweep() {
+  runner.cancel();
+  sweep.value = { status: 'idle', done: 0, total: 0, points: [], ubatches: [] };
+}
