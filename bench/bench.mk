@@ -7,11 +7,13 @@
 #   bench-wasm   the same documents in the WebAssembly module under Node
 # then bench-whatif (bench/whatif.mk): offline planners vs ggml and the lower bound.
 
-build/rel/bench-plan: bench/bench-plan.c bench/bench-util.c bench/bench-util.h build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< bench/bench-util.c build/rel/libgalloc.a -o $@
+# graph documents rebuilt as ggml graphs: test support, shared with the benchmarks
+BENCH_PLAN_SRC := bench/bench-util.c tests/c/support/galloc-document-ggml.c
+build/rel/bench-plan: bench/bench-plan.c $(BENCH_PLAN_SRC) bench/bench-util.h build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< $(BENCH_PLAN_SRC) build/rel/libgalloc.a -o $@
 
-build/rel/bench-docs: bench/bench-docs.c bench/bench-util.c bench/bench-util.h build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< bench/bench-util.c build/rel/libgalloc.a -o $@
+build/rel/bench-docs: bench/bench-docs.c bench/bench-util.c bench/galloc-timing.c bench/*.h build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< bench/bench-util.c bench/galloc-timing.c build/rel/libgalloc.a -o $@
 
 bench: build/rel/bench-plan build/rel/bench-docs build/wasm/galloc.mjs node_modules/.package-lock.json
 	./build/rel/bench-plan build/bench-api.json > build/bench-api.txt
