@@ -181,10 +181,13 @@ bool ml_has_key(struct model_loader * ml, const char * key) {
 
 const char * ml_get_str(struct model_loader * ml, const char * key) {
     if (ml->card) {
-        return NULL;
+        const struct model_card_kv * kv = card_find(ml->card, key);
+        return kv ? kv->str : NULL;
     }
-    const struct galloc_gguf_kv * kv = galloc_gguf_find(ml->gguf, key);
-    return kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_STRING ? galloc_gguf_get_str(ml->gguf, key) : NULL;
+    char full[128];
+    ml_key(ml, key, full, sizeof(full));
+    const struct galloc_gguf_kv * kv = galloc_gguf_find(ml->gguf, full);
+    return kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_STRING ? galloc_gguf_get_str(ml->gguf, full) : NULL;
 }
 
 bool ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required) {
@@ -307,19 +310,15 @@ bool model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
         return false;
     }
     hp->rope_scaling_type_train = MODEL_ROPE_SCALING_LINEAR;
-    if (!ml->card) {
-        char key[128];
-        snprintf(key, sizeof(key), "%s.rope.scaling.type", ml->arch);
-        const char * scaling = ml_get_str(ml, key);
-        if (scaling) {
-            bool ok;
-            hp->rope_scaling_type_train = rope_scaling_from_name(scaling, &ok);
-            if (!ok) {
-                return ml_fail(ml, "%s: unknown rope scaling type '%s'", key, scaling);
-            }
+    const char * scaling = ml_get_str(ml, ".rope.scaling.type");
+    if (scaling) {
+        bool ok;
+        hp->rope_scaling_type_train = rope_scaling_from_name(scaling, &ok);
+        if (!ok) {
+            return ml_fail(ml, "%s.rope.scaling.type: unknown rope scaling type '%.32s'", ml->arch, scaling);
         }
-    } else if (ml_has_key(ml, ".rope.scaling.yarn")) {
-        hp->rope_scaling_type_train = MODEL_ROPE_SCALING_YARN;
+    } else if (ml_has_key(ml, ".rope.scaling.type")) {
+        return ml_fail(ml, "key %s.rope.scaling.type has wrong type but expected type str", ml->arch);
     }
     float ropescale = 0.0f;
     if (!ml_get_f32(ml, ".rope.scaling.factor", &ropescale, false)) {

@@ -81,7 +81,10 @@ struct ggml_tensor * model_weight(struct model_graph * g, int flags, int n_dims,
             return t;
         }
     }
-    enum ggml_type type = n_dims == 1 || strstr(name, "ffn_gate_inp") ? GGML_TYPE_F32 : GGML_TYPE_F16;
+    // a card's tensors are typed as convert_hf_to_gguf.py writes an F16 model: F32 for vectors, biases and the router
+    const size_t n_len = strlen(name);
+    const bool   bias  = n_len > 5 && strcmp(name + n_len - 5, ".bias") == 0;
+    enum ggml_type type = n_dims == 1 || bias || strstr(name, "ffn_gate_inp") ? GGML_TYPE_F32 : GGML_TYPE_F16;
     if (g->m->card) {
         if ((flags & MODEL_TENSOR_OPTIONAL) && !card_has(g->m->card, name)) {
             return NULL;

@@ -66,6 +66,7 @@ void     hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern);
 struct model_card_kv {
     const char * key;   // without the "ARCH." prefix when it starts with '.': ".block_count"
     double       num;
+    const char * str;   // a string value (NULL for numbers)
 };
 
 struct model_tensor_info {
@@ -110,7 +111,7 @@ bool ml_get_bool (struct model_loader * ml, const char * key, bool * out, bool r
 bool ml_has_key  (struct model_loader * ml, const char * key);
 // a number, or an array of n_layer numbers (llama.cpp's get_key_or_arr)
 bool ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required);
-const char * ml_get_str(struct model_loader * ml, const char * key); // full key (no prefix), NULL if absent
+const char * ml_get_str(struct model_loader * ml, const char * key); // a string value, NULL if absent or not a string
 
 //
 // context parameters (llama_cparams) and KV caches
@@ -271,8 +272,6 @@ const struct model_arch_def * model_arch_find(const char * name); // NULL: unsup
 
 // cards (galloc-model-cards.c)
 const struct model_card * model_card_find(const char * name);
-int                       model_card_total(void);
-const struct model_card * model_card_at(int i);
 
 // loads hyperparameters into m with ml (llama_model::load_hparams): generic keys, then the arch's
 bool model_load_hparams(struct galloc_model * m, struct model_loader * ml);
