@@ -19,7 +19,6 @@ OPT_REL := -O2 -g
 # sanitizers: one switch away (make SAN=...)
 SAN     ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 OPT_SAN := -O1 -g $(SAN)
-LDLIBS  ?= -lm  # the model builders' sqrtf/logf
 
 LIB_SRC  := $(sort $(wildcard c/src/*/*.c))
 CLI_SRC  := $(sort $(wildcard c/cli/*.c))
@@ -56,7 +55,7 @@ build/rel/libgalloc.a: $(REL_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 build/rel/galloc: $(CLI_SRC) build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) -Ic/cli $(CLI_SRC) build/rel/libgalloc.a $(LDLIBS) -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) -Ic/cli $(CLI_SRC) build/rel/libgalloc.a -o $@
 
 build/san/obj/%.o: c/src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -70,10 +69,10 @@ build/san/sup/%.o: tests/c/support/%.c $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -c $< -o $@
 
 build/san/test-%: tests/c/test-%.c $(SUP_OBJ) build/san/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a $(LDLIBS) -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a -o $@
 
 build/san/galloc: $(CLI_SRC) build/san/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(INC) -Ic/cli $(CLI_SRC) build/san/libgalloc.a $(LDLIBS) -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(INC) -Ic/cli $(CLI_SRC) build/san/libgalloc.a -o $@
 
 # the original C++ test, compiled unmodified against our headers
 build/san/test-alloc-conformance: $(CONFORMANCE) build/san/libgalloc.a $(HEADERS)
@@ -163,15 +162,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_SUP := tests/c/support/gallocr-compare.c tests/c/support/galloc-document-ggml.c
 build/fuzz/fuzz-document: tests/fuzz/fuzz-document.c $(FUZZ_SUP) $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(FUZZ_SUP) $(LIB_SRC) $(LDLIBS) -o $@
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(FUZZ_SUP) $(LIB_SRC) -o $@
 
 build/fuzz/fuzz-csv: tests/fuzz/fuzz-csv.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) $(LDLIBS) -o $@
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
 build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) $(LDLIBS) -o $@
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
 # libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
 # then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv),

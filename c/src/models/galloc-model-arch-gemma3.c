@@ -7,7 +7,6 @@
 
 #include "galloc-model-impl.h"
 
-#include <math.h>
 
 static bool gemma3_hparams(struct model_loader * ml, struct model_hparams * hp) {
     const bool found_swa = ml_has_key(ml, ".attention.sliding_window");
@@ -33,8 +32,8 @@ static bool gemma3_hparams(struct model_loader * ml, struct model_hparams * hp) 
         return false;
     }
     // the 27B scales queries by 1/sqrt(n_embd / n_head), the others by 1/sqrt(head size)
-    hp->f_attention_scale = hp->n_layer == 62 ? 1.0f / sqrtf((float) (hp->n_embd / hp->n_head[0]))
-                                              : 1.0f / sqrtf((float) hp->n_embd_head_k_full);
+    hp->f_attention_scale = hp->n_layer == 62 ? 1.0f / model_sqrtf((float) (hp->n_embd / hp->n_head[0]))
+                                              : 1.0f / model_sqrtf((float) hp->n_embd_head_k_full);
     return true;
 }
 
@@ -72,7 +71,7 @@ static bool gemma3_graph(struct model_graph * g) {
     const int64_t n_embd_head = hp_n_embd_head_k(hp, 0);
 
     struct ggml_tensor * inpL = model_inp_embd(g, g->tok_embd);
-    inpL = ggml_scale(g->ctx, inpL, sqrtf((float) hp->n_embd)); // token embeddings (not raw ones) are scaled
+    inpL = ggml_scale(g->ctx, inpL, model_sqrtf((float) hp->n_embd)); // token embeddings (not raw ones) are scaled
     model_cb(g, inpL, "inp_scaled", -1);
     struct ggml_tensor * inp_pos = model_inp_pos(g);
     struct model_attn_input attn;

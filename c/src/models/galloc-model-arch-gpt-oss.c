@@ -8,7 +8,6 @@
 
 #include "galloc-model-impl.h"
 
-#include <math.h>
 
 static bool gpt_oss_hparams(struct model_loader * ml, struct model_hparams * hp) {
     if (!ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true) ||
@@ -77,7 +76,7 @@ static bool gpt_oss_graph(struct model_graph * g) {
         model_cb(g, q, "Qcur", il);
         model_cb(g, k, "Kcur", il);
         model_cb(g, v, "Vcur", il);
-        cur = model_attn(g, &attn, l->wo, l->wo_b, q, k, v, l->attn_sinks, 1.0f / sqrtf((float) n_rot), il);
+        cur = model_attn(g, &attn, l->wo, l->wo_b, q, k, v, l->attn_sinks, 1.0f / model_sqrtf((float) n_rot), il);
         if (!cur) {
             break;
         }

@@ -6,7 +6,6 @@
 
 #include "galloc-model-impl.h"
 
-#include <math.h>
 
 static bool llama_hparams(struct model_loader * ml, struct model_hparams * hp) {
     return ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
@@ -65,7 +64,7 @@ static bool llama_graph(struct model_graph * g) {
     struct ggml_tensor * inp_pos = model_inp_pos(g);
     struct model_attn_input attn;
     model_attn_inp(g, &attn);
-    const float kq_scale = hp->f_attention_scale == 0.0f ? 1.0f / sqrtf((float) n_embd_head) : hp->f_attention_scale;
+    const float kq_scale = hp->f_attention_scale == 0.0f ? 1.0f / model_sqrtf((float) n_embd_head) : hp->f_attention_scale;
     struct ggml_tensor * inp_out_ids = model_inp_out_ids(g);
 
     for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {

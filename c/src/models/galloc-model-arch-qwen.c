@@ -7,7 +7,6 @@
 
 #include "galloc-model-impl.h"
 
-#include <math.h>
 
 static bool qwen_hparams(struct model_loader * ml, struct model_hparams * hp) {
     return ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
@@ -107,7 +106,7 @@ static bool qwen_graph(struct model_graph * g) {
     struct model_attn_input attn;
     model_attn_inp(g, &attn);
     struct ggml_tensor * inp_out_ids = model_inp_out_ids(g);
-    const float kq_scale = 1.0f / sqrtf((float) n_embd_head);
+    const float kq_scale = 1.0f / model_sqrtf((float) n_embd_head);
 
     for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {
         const struct model_layer * l = &g->layers[il];

@@ -13,7 +13,6 @@
 #include "ggml-alloc.h"
 #include "ggml-impl.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,14 +147,14 @@ bool model_cparams_init(const struct galloc_model * m, const struct galloc_model
     }
     if (cp->yarn_ext_factor != 0.0f) {
         const float factor = 1.0f / cp->rope_freq_scale;
-        const float mscale = factor <= 1.0f ? 1.0f : 0.1f * logf(factor) + 1.0f;
+        const float mscale = factor <= 1.0f ? 1.0f : 0.1f * model_logf(factor) + 1.0f;
         if (hp->rope_yarn_log_mul != 0.0f) {
-            const float mscale_all = factor <= 1.0f ? 1.0f : 0.1f * hp->rope_yarn_log_mul * logf(factor) + 1.0f;
+            const float mscale_all = factor <= 1.0f ? 1.0f : 0.1f * hp->rope_yarn_log_mul * model_logf(factor) + 1.0f;
             cp->yarn_attn_factor = mscale / mscale_all;
         } else {
             cp->yarn_attn_factor = mscale;
         }
-        cp->yarn_attn_factor *= 1.0f / (1.0f + 0.1f * logf(factor));
+        cp->yarn_attn_factor *= 1.0f / (1.0f + 0.1f * model_logf(factor));
     }
     cp->yarn_attn_factor *= hp->rope_attn_factor;
 

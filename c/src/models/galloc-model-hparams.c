@@ -8,7 +8,6 @@
 #include "galloc-gguf.h"
 #include "galloc-model-impl.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

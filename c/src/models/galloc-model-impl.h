@@ -273,5 +273,9 @@ const struct model_arch_def * model_arch_find(const char * name); // NULL: unsup
 // cards (galloc-model-cards.c)
 const struct model_card * model_card_find(const char * name);
 
+// sqrt and ln without libm (galloc-model-math.c): op parameters only
+float model_sqrtf(float x);
+float model_logf (float x);
+
 // loads hyperparameters into m with ml (llama_model::load_hparams): generic keys, then the arch's
 bool model_load_hparams(struct galloc_model * m, struct model_loader * ml);
