@@ -15,6 +15,7 @@
 
 #include "galloc-document.h"
 #include "galloc-gguf.h"
+#include "galloc-model.h"
 #include "galloc-planner.h"
 #include "galloc-presets.h"
 #include "galloc-timing.h"
@@ -51,6 +52,7 @@ enum galloc_wasm_status {
     GALLOC_WASM_STATUS_CSV         = 6, // the CSV problem was rejected (message starts with "line N: ")
     GALLOC_WASM_STATUS_WHATIF      = 7, // the what-if analysis refused the problem (too many conflicts, ...)
     GALLOC_WASM_STATUS_GGUF        = 8, // not a GGUF file llama.cpp reads (message starts with "offset N: ")
+    GALLOC_WASM_STATUS_MODEL       = 9, // the model builders refuse the model or the settings
 };
 
 //
@@ -85,6 +87,18 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_preset_document   (const char * name
 
 // GGUF headers: the first len bytes of a file of file_size bytes (< 0: unknown)
 GALLOC_WASM_EXPORT char *       galloc_wasm_gguf_summary      (const uint8_t * data, size_t len, double file_size, int32_t max_items);
+
+// models (galloc-model.h): handles 1..16; settings cross as a JSON object (galloc_wasm_settings)
+GALLOC_WASM_EXPORT int32_t      galloc_wasm_model_open_gguf   (const uint8_t * data, size_t len); // 0 on failure
+GALLOC_WASM_EXPORT int32_t      galloc_wasm_model_open_card   (const char * name);               // 0 on failure
+GALLOC_WASM_EXPORT void         galloc_wasm_model_close       (int32_t handle);
+GALLOC_WASM_EXPORT char *       galloc_wasm_model_info        (int32_t handle);                  // {architecture, name}
+GALLOC_WASM_EXPORT char *       galloc_wasm_model_defaults    (void);                            // llama.cpp's settings
+GALLOC_WASM_EXPORT char *       galloc_wasm_model_document    (int32_t handle, const char * settings, size_t len);
+GALLOC_WASM_EXPORT char *       galloc_wasm_model_sizes       (int32_t handle, const char * settings, size_t len);
+GALLOC_WASM_EXPORT int32_t      galloc_wasm_model_card_count  (void);
+GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_name   (int32_t i);                       // static; NULL out of range
+GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_description(int32_t i);
 
 #define GALLOC_WASM_ERROR_SIZE 1024 // bytes of the last error message, NUL included
 
@@ -417,4 +431,249 @@ GALLOC_WASM_EXPORT char * galloc_wasm_gguf_summary(const uint8_t * data, size_t 
     char * out = galloc_gguf_write_summary(&g, (uint64_t) max_items, &out_len);
     galloc_gguf_free(&g);
     return galloc_wasm_result(out, out_len);
+}
+
+//
+// models: llama.cpp's graphs from a GGUF header or a card (galloc-model.h)
+//
+
+#define GALLOC_WASM_MAX_MODELS 16 // models open at once
+
+static struct galloc_model * galloc_wasm_models[GALLOC_WASM_MAX_MODELS + 1]; // by handle; 0 unused
+
+// the model of a handle, or NULL with status ARGUMENT
+static const struct galloc_model * galloc_wasm_model_at(int32_t handle) {
+    if (handle < 1 || handle > GALLOC_WASM_MAX_MODELS || galloc_wasm_models[handle] == NULL) {
+        galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no open model with handle %d", (int) handle);
+        return NULL;
+    }
+    return galloc_wasm_models[handle];
+}
+
+// keep a model under a free handle (> 0), or free it and return 0 with status ARGUMENT
+static int32_t galloc_wasm_model_keep(struct galloc_model * m) {
+    for (int32_t h = 1; h <= GALLOC_WASM_MAX_MODELS; h++) {
+        if (galloc_wasm_models[h] == NULL) {
+            galloc_wasm_models[h] = m;
+            galloc_wasm_ok();
+            return h;
+        }
+    }
+    galloc_model_free(m);
+    galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "%d models are open already: close one first", GALLOC_WASM_MAX_MODELS);
+    return 0;
+}
+
+// a model from a GGUF header (the first len bytes of the file, at least through the tensor infos):
+// its handle, or 0 with status GGUF (the header; message "offset N: ...") or MODEL (the builders refuse it)
+GALLOC_WASM_EXPORT int32_t galloc_wasm_model_open_gguf(const uint8_t * data, size_t len) {
+    if (data == NULL) {
+        galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no GGUF bytes (NULL pointer)");
+        return 0;
+    }
+    struct galloc_gguf g;
+    uint64_t need = 0;
+    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    enum galloc_gguf_status st = galloc_gguf_read(data, len, &g, &need, err, sizeof(err));
+    if (st != GALLOC_GGUF_OK) {
+        galloc_wasm_fail(st == GALLOC_GGUF_NO_MEMORY ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_GGUF, "%s", err);
+        return 0;
+    }
+    struct galloc_model * m = NULL;
+    bool ok = galloc_model_from_gguf(&g, &m, err, sizeof(err));
+    galloc_gguf_free(&g);
+    if (!ok) {
+        galloc_wasm_fail(GALLOC_WASM_STATUS_MODEL, "%s", err[0] ? err : "the model could not be built");
+        return 0;
+    }
+    return galloc_wasm_model_keep(m);
+}
+
+// a model from a built-in card (NUL-terminated name): its handle, or 0 with status NOT_FOUND
+GALLOC_WASM_EXPORT int32_t galloc_wasm_model_open_card(const char * name) {
+    if (name == NULL) {
+        galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no card name (NULL pointer)");
+        return 0;
+    }
+    struct galloc_model * m = NULL;
+    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    if (!galloc_model_from_card(name, &m, err, sizeof(err))) {
+        galloc_wasm_fail(GALLOC_WASM_STATUS_NOT_FOUND, "%s", err[0] ? err : "no such card");
+        return 0;
+    }
+    return galloc_wasm_model_keep(m);
+}
+
+GALLOC_WASM_EXPORT void galloc_wasm_model_close(int32_t handle) {
+    if (handle >= 1 && handle <= GALLOC_WASM_MAX_MODELS) {
+        galloc_model_free(galloc_wasm_models[handle]);
+        galloc_wasm_models[handle] = NULL;
+    }
+}
+
+// {"architecture": ..., "name": ...} of an open model
+GALLOC_WASM_EXPORT char * galloc_wasm_model_info(int32_t handle) {
+    const struct galloc_model * m = galloc_wasm_model_at(handle);
+    if (m == NULL) {
+        return NULL;
+    }
+    struct json_writer w;
+    json_writer_init(&w);
+    json_write_begin_object(&w);
+    json_write_key(&w, "architecture");
+    json_write_cstr(&w, galloc_model_arch_name(m));
+    json_write_key(&w, "name");
+    json_write_cstr(&w, galloc_model_name(m));
+    json_write_end_object(&w);
+    size_t out_len = 0;
+    char * out = json_writer_finish(&w, &out_len);
+    return galloc_wasm_result(out, out_len);
+}
+
+// settings from a JSON object {n_ctx, n_batch, n_ubatch, flash_attn, type_k, type_v, n_seq, graph};
+// absent keys keep llama.cpp's defaults. false with status ARGUMENT naming the key.
+static bool galloc_wasm_settings(const char * json, size_t len, struct galloc_model_settings * s) {
+    galloc_model_settings_default(s);
+    char err[256] = "";
+    struct json_doc * doc = json_parse(json, len, err, sizeof(err));
+    if (doc == NULL) {
+        galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "settings: %s", err);
+        return false;
+    }
+    const struct json_value * root = json_doc_root(doc);
+    bool ok = json_type_of(root) == JSON_TYPE_OBJECT;
+    if (!ok) {
+        galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "settings: not an object");
+    }
+    for (size_t i = 0; ok && i < json_object_size(root); i++) {
+        size_t klen;
+        const char * key = json_object_key_at(root, i, &klen);
+        const struct json_value * v = json_object_value_at(root, i);
+        int64_t n = 0;
+        const char * str = NULL;
+        const bool is_int = json_get_i64(v, &n) == JSON_INT_OK;
+        if (json_type_of(v) == JSON_TYPE_STRING) {
+            str = json_get_string(v, NULL);
+        }
+        const bool small = is_int && n >= INT32_MIN && n <= INT32_MAX;
+#define KEY(k) (klen == strlen(k) && memcmp(key, k, klen) == 0)
+        if (KEY("n_ctx") && is_int)           { s->n_ctx = n; }
+        else if (KEY("n_batch") && is_int)    { s->n_batch = n; }
+        else if (KEY("n_ubatch") && is_int)   { s->n_ubatch = n; }
+        else if (KEY("flash_attn") && small)  { s->flash_attn = (int32_t) n; }
+        else if (KEY("n_seq") && small)       { s->n_seq = (int32_t) n; }
+        else if (KEY("type_k") && str)        { ok = galloc_model_cache_type_from_name(str, &s->type_k); }
+        else if (KEY("type_v") && str)        { ok = galloc_model_cache_type_from_name(str, &s->type_v); }
+        else if (KEY("graph") && str && strcmp(str, "prompt") == 0) { s->graph = GALLOC_MODEL_GRAPH_PROMPT; }
+        else if (KEY("graph") && str && strcmp(str, "decode") == 0) { s->graph = GALLOC_MODEL_GRAPH_DECODE; }
+        else { ok = false; }
+#undef KEY
+        if (!ok) {
+            char shown[160];
+            json_describe(v, shown, sizeof(shown));
+            galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "settings.%.*s: %s is not a valid value", (int) (klen < 64 ? klen : 64), key, shown);
+        }
+    }
+    json_doc_free(doc);
+    return ok;
+}
+
+// the settings llama.cpp starts from, as the JSON object galloc_wasm_model_document takes
+GALLOC_WASM_EXPORT char * galloc_wasm_model_defaults(void) {
+    struct galloc_model_settings s;
+    galloc_model_settings_default(&s);
+    struct json_writer w;
+    json_writer_init(&w);
+    json_write_begin_object(&w);
+    json_write_key(&w, "n_ctx");      json_write_i64(&w, s.n_ctx);
+    json_write_key(&w, "n_batch");    json_write_i64(&w, s.n_batch);
+    json_write_key(&w, "n_ubatch");   json_write_i64(&w, s.n_ubatch);
+    json_write_key(&w, "flash_attn"); json_write_i64(&w, s.flash_attn);
+    json_write_key(&w, "type_k");     json_write_cstr(&w, ggml_type_name(s.type_k));
+    json_write_key(&w, "type_v");     json_write_cstr(&w, ggml_type_name(s.type_v));
+    json_write_key(&w, "n_seq");      json_write_i64(&w, s.n_seq);
+    json_write_key(&w, "graph");      json_write_cstr(&w, s.graph == GALLOC_MODEL_GRAPH_DECODE ? "decode" : "prompt");
+    json_write_end_object(&w);
+    size_t out_len = 0;
+    char * out = json_writer_finish(&w, &out_len);
+    return galloc_wasm_result(out, out_len);
+}
+
+// the graph document llama.cpp reserves for a model and settings (JSON, see galloc_wasm_settings)
+GALLOC_WASM_EXPORT char * galloc_wasm_model_document(int32_t handle, const char * settings, size_t len) {
+    const struct galloc_model * m = galloc_wasm_model_at(handle);
+    struct galloc_model_settings s;
+    if (m == NULL || settings == NULL || !galloc_wasm_settings(settings, len, &s)) {
+        return m == NULL || settings != NULL ? NULL : galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no settings (NULL pointer)");
+    }
+    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    size_t out_len = 0;
+    char * out = galloc_model_document(m, &s, &out_len, err, sizeof(err));
+    if (out == NULL) {
+        return galloc_wasm_fail(strstr(err, "out of memory") ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_MODEL, "%s",
+                                err[0] ? err : "the graph could not be built");
+    }
+    return galloc_wasm_result(out, out_len);
+}
+
+// the compute buffer sizes llama.cpp logs for a model and settings, as JSON
+// {buffer_types: [{name, compute}], n_ctx, n_ctx_seq, n_ctx_swa, n_tokens, n_nodes, n_leafs, kv_bytes}
+GALLOC_WASM_EXPORT char * galloc_wasm_model_sizes(int32_t handle, const char * settings, size_t len) {
+    const struct galloc_model * m = galloc_wasm_model_at(handle);
+    struct galloc_model_settings s;
+    if (m == NULL || settings == NULL || !galloc_wasm_settings(settings, len, &s)) {
+        return m == NULL || settings != NULL ? NULL : galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no settings (NULL pointer)");
+    }
+    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    struct galloc_model_sizes z;
+    if (!galloc_model_compute_sizes(m, &s, &z, err, sizeof(err))) {
+        return galloc_wasm_fail(strstr(err, "out of memory") ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_MODEL, "%s",
+                                err[0] ? err : "the graph could not be planned");
+    }
+    struct json_writer w;
+    json_writer_init(&w);
+    json_write_begin_object(&w);
+    json_write_key(&w, "buffer_types");
+    json_write_begin_array(&w);
+    for (int b = 0; b < z.n_bufts; b++) {
+        json_write_begin_object(&w);
+        json_write_key(&w, "name");    json_write_cstr(&w, z.names[b]);
+        json_write_key(&w, "compute"); json_write_u64(&w, z.compute[b]);
+        json_write_end_object(&w);
+    }
+    json_write_end_array(&w);
+    json_write_key(&w, "n_ctx");     json_write_i64(&w, z.n_ctx);
+    json_write_key(&w, "n_ctx_seq"); json_write_i64(&w, z.n_ctx_seq);
+    json_write_key(&w, "n_ctx_swa"); json_write_i64(&w, z.n_ctx_swa);
+    json_write_key(&w, "n_tokens");  json_write_i64(&w, z.n_tokens);
+    json_write_key(&w, "n_nodes");   json_write_i64(&w, z.n_nodes);
+    json_write_key(&w, "n_leafs");   json_write_i64(&w, z.n_leafs);
+    json_write_key(&w, "kv_bytes");  json_write_u64(&w, z.kv_bytes);
+    json_write_end_object(&w);
+    size_t out_len = 0;
+    char * out = json_writer_finish(&w, &out_len);
+    return galloc_wasm_result(out, out_len);
+}
+
+GALLOC_WASM_EXPORT int32_t galloc_wasm_model_card_count(void) {
+    return (int32_t) galloc_model_card_count();
+}
+
+// name / description of card i (static), or NULL with status ARGUMENT when out of range
+GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_name(int32_t i) {
+    const char * s = galloc_model_card_name(i);
+    if (s == NULL) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "card index %d out of range (%d cards)", (int) i, galloc_model_card_count());
+    }
+    galloc_wasm_ok();
+    return s;
+}
+
+GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_description(int32_t i) {
+    const char * s = galloc_model_card_description(i);
+    if (s == NULL) {
+        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "card index %d out of range (%d cards)", (int) i, galloc_model_card_count());
+    }
+    galloc_wasm_ok();
+    return s;
 }

@@ -43,7 +43,7 @@ export async function modelChecks({ page, check, assert, OUT, ROOT, CLI }) {
     const row = rows.find((r) => r.model === model && r.fa === fa && r.graph_kind === 'prompt' && r.type_k === 'f16' && r.n_seq === '1');
     await check(`drop ${model}.meta.gguf, -c ${row.n_ctx} -ub ${row.n_ubatch} -fa ${fa === '1' ? 'on' : 'off'}: the page reports llama.cpp's ${row.llamacpp_compute_mib} MiB`, async () => {
       await page.setInputFiles('[data-testid=gguf-input]', path.join(ROOT, GGUF_DIR, `${model}.meta.gguf`));
-      await page.waitForFunction((m) => document.querySelector('[data-testid=model-summary]')?.textContent.includes(m), model, { timeout: 20000 });
+      await page.waitForSelector(`[data-testid=model-summary][data-file="${model}.meta.gguf"]`, { timeout: 20000 });
       await setFlag('n_ctx', row.n_ctx);
       await setFlag('n_ubatch', row.n_ubatch);
       await setFlag('n_batch', row.n_batch);
@@ -71,7 +71,7 @@ export async function modelChecks({ page, check, assert, OUT, ROOT, CLI }) {
 
   await check('sweep: one point per context and fa setting, each equal to the CLI\'s size', async () => {
     await page.setInputFiles('[data-testid=gguf-input]', path.join(ROOT, GGUF_DIR, 'qwen3-tiny.meta.gguf'));
-    await page.waitForFunction(() => document.querySelector('[data-testid=model-summary]')?.textContent.includes('qwen3-tiny'), null, { timeout: 20000 });
+    await page.waitForSelector('[data-testid=model-summary][data-file="qwen3-tiny.meta.gguf"]', { timeout: 20000 });
     await setFlag('n_ubatch', 512);
     await setFlag('n_batch', 512);
     const t0 = performance.now();
@@ -96,11 +96,11 @@ export async function modelChecks({ page, check, assert, OUT, ROOT, CLI }) {
       truncateSync(f, 8 * 2 ** 30);
       const t0 = performance.now();
       await page.setInputFiles('[data-testid=gguf-input]', f);
-      await page.waitForFunction(() => document.querySelector('[data-testid=model-summary]')?.textContent.includes('gpt-oss-20b'), null, { timeout: 20000 });
+      await page.waitForSelector('[data-testid=model-summary][data-file="gpt-oss-20b-sparse.gguf"]', { timeout: 20000 });
       const total = performance.now() - t0;
-      const summary = await page.textContent('[data-testid=model-summary]');
-      const read = /read ([\d.]+ [KMG]?i?B) of/.exec(summary);
-      assert(read && /KiB|^[\d.]+ B/.test(read[1]), `read ${read?.[1]} of the file`);
+      const read = Number(await page.getAttribute('[data-testid=model-summary]', 'data-bytes-read'));
+      assert(read > 0 && read <= 1 << 20, `read ${read} bytes of the file`);
+      assert((await page.textContent('[data-testid=model-summary]')).includes('gpt-oss'), 'not the gpt-oss header');
       times.push(`8 GiB sparse gpt-oss-20b: header read in ${await page.textContent('[data-testid=gguf-read-ms]')} ms (page), shown after ${total.toFixed(0)} ms (including the graph and plan)`);
       await page.screenshot({ path: path.join(OUT, 'model-gpt-oss-sparse.png'), fullPage: true });
     } finally {

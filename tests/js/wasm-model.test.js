@@ -92,7 +92,9 @@ describe('bad input to the model exports', () => {
     expectError(() => tiny.document({ graph: 'both' }), 'bad-argument', /^settings\.graph: /);
   });
   it('settings llama.cpp refuses fail with a message', () => {
-    expectError(() => tiny.sizes({ n_ubatch: 0 }), 'model-failed', /./);
+    expectError(() => tiny.sizes({ n_seq: 0 }), 'model-failed', /^-np: 0 sequences/);
+    expectError(() => tiny.document({ n_ctx: -5 }), 'model-failed', /^-c: context -5 out of range/);
+    expectError(() => tiny.sizes({ flash_attn: 7 }), 'model-failed', /^-fa: 7/);
   });
   it('a bad header, an unknown card, an unknown architecture', () => {
     expectError(() => galloc.openModel({ gguf: gguf('llama3-tiny').subarray(0, 500) }), 'invalid-gguf', /^offset \d+: /);

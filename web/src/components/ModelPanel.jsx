@@ -52,7 +52,7 @@ function Summary() {
   const s = src.summary;
   const hp = hyperparameters(s);
   return (
-    <div class="model-summary" data-testid="model-summary">
+    <div class="model-summary" data-testid="model-summary" data-file={src.fileName} data-bytes-read={src.bytesRead}>
       <p>
         <b>{s.name ?? src.fileName}</b> · {s.architecture ?? 'no general.architecture'} · GGUF v{s.version} · {s.n_tensors} tensors
         ({formatBytes(s.data_size)} of weights) · header {formatBytes(s.header_size)}, read {formatBytes(src.bytesRead)} of

@@ -595,7 +595,8 @@ export class GallocModel {
    * @returns {string} the graph document as JSON text
    */
   documentText(settings) {
-    return this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_document(this.open(), ptr, len));
+    const h = this.open();
+    return this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_document(h, ptr, len));
   }
 
   /**
@@ -605,7 +606,8 @@ export class GallocModel {
    * @returns {ModelSizes}
    */
   sizes(settings) {
-    return JSON.parse(this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_sizes(this.open(), ptr, len)));
+    const h = this.open();
+    return JSON.parse(this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_sizes(h, ptr, len)));
   }
 
   /** Free the model in the module; later calls throw. */
