@@ -178,7 +178,7 @@ build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
 # a fuzz target's corpus (and seeds) replayed without libFuzzer under ASan+UBSan, as a test-c program (REPLAYS)
-REPLAY_DIRS_gguf := tests/fuzz/corpus-gguf tests/fixtures/gguf
+REPLAY_DIRS_gguf := tests/fuzz/corpus-gguf tests/models-real/gguf
 build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c build/san/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(REPLAY_DIRS_$*)"' $< tests/fuzz/replay.c build/san/libgalloc.a -o $@
 
@@ -189,7 +189,7 @@ build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
 # libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
 # then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv),
 # then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc),
-# then the GGUF header reader (tests/fuzz/corpus-gguf, seeded with tests/fixtures/gguf)
+# then the GGUF header reader (tests/fuzz/corpus-gguf, seeded with tests/models-real/gguf)
 fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc build/fuzz/fuzz-gguf
 	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc tests/fuzz/corpus-gguf
 	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
@@ -199,7 +199,7 @@ fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc buil
 	./build/fuzz/fuzz-dynalloc -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
 	  tests/fuzz/corpus-dynalloc
 	./build/fuzz/fuzz-gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
-	  -dict=tests/fuzz/fuzz-gguf.dict tests/fuzz/corpus-gguf tests/fixtures/gguf
+	  -dict=tests/fuzz/fuzz-gguf.dict tests/fuzz/corpus-gguf tests/models-real/gguf
 
 clean:
 	rm -rf build

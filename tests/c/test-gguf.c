@@ -1,6 +1,6 @@
 // test-gguf.c: the GGUF header reader on real files and on hand-built good and bad ones.
 //
-// Real files (tests/fixtures/gguf, copied from ../shared/models-real/gguf) must read with the tensor
+// Real files (tests/models-real/gguf, a copy of ../shared/models-real/gguf) must read with the tensor
 // count and full length their index.tsv gives, from every prefix (short prefixes ask for more bytes
 // and name an offset; asking again with what they ask for ends in the same reading). Hand-built files
 // (written by the small GGUF writer below, not by the reader's code) cover every value type and each
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIXTURES "tests/fixtures/gguf"
+#define FIXTURES "tests/models-real/gguf"
 
 //
 // heap accounting through the sanitizer's hooks (ASan builds only)

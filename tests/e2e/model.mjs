@@ -1,6 +1,6 @@
 // model.mjs: e2e checks of the model page (called by e2e.mjs with its page).
 //
-// Drop a real metadata-only GGUF (tests/fixtures/gguf) through the file input, set llama.cpp's
+// Drop a real metadata-only GGUF (tests/models-real/gguf) through the file input, set llama.cpp's
 // flags as the manifest row says, and read the compute buffer size the page reports: it must be
 // the one llama.cpp logged (manifest.tsv); the graph, the plan and the timeline follow (the
 // buffer table's total is the plan's). Pick a card. The sweep plot: one point per context and
@@ -12,11 +12,11 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-const GGUF_DIR = 'tests/fixtures/gguf';
+const GGUF_DIR = 'tests/models-real/gguf';
 
 /** the manifest rows (llama.cpp's logged sizes), by column name */
 function manifest(ROOT) {
-  const [head, ...rows] = readFileSync(path.join(ROOT, GGUF_DIR, 'manifest.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+  const [head, ...rows] = readFileSync(path.join(ROOT, 'tests/models-real/manifest.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
   return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
 }
 

@@ -1,6 +1,6 @@
 // wasm-gguf.test.js: the GGUF header reader through the WebAssembly module and gguf-file.js.
 //
-// Real files (tests/fixtures/gguf) must give the tensor counts and full lengths of their
+// Real files (tests/models-real/gguf) must give the tensor counts and full lengths of their
 // index.tsv and the hyperparameters of the models-real README; a prefix asks for more bytes and
 // readGgufHeader reads only about the header, even of a file of 8 GiB; bad files (built here
 // byte by byte) throw an Error with code 'invalid-gguf' whose message starts with the byte
@@ -14,7 +14,7 @@ import { readGgufHeader } from '../../web/src/core/gguf-file.js';
 import { ROOT, loadWasm } from './wasm-helpers.js';
 
 const galloc = await loadWasm();
-const FIXTURES = path.join(ROOT, 'tests/fixtures/gguf');
+const FIXTURES = path.join(ROOT, 'tests/models-real/gguf');
 
 const index = readFileSync(path.join(FIXTURES, 'index.tsv'), 'utf8').trim().split('\n').slice(1)
   .map((line) => line.split('\t'))

@@ -1,6 +1,6 @@
 // wasm-model.test.js: llama.cpp's graphs and compute buffer sizes through the WebAssembly module.
 //
-// For the published rows of tests/fixtures/gguf/manifest.tsv, the model opened from the GGUF
+// For every row of tests/models-real/manifest.tsv (../shared/models-real), the model opened from the GGUF
 // header reports llama.cpp's logged compute buffer size and a graph of the manifest's node
 // count; cards open and agree with the native CLI; bad settings, headers, cards and handles
 // throw errors with a code and a message naming the place, and the instance stays intact with
@@ -14,8 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { CLI, ROOT, loadWasm, requireCli } from './wasm-helpers.js';
 
 const galloc = await loadWasm();
-const DIR = path.join(ROOT, 'tests/fixtures/gguf');
-const [head, ...lines] = readFileSync(path.join(DIR, 'manifest.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+const DIR = path.join(ROOT, 'tests/models-real/gguf');
+const [head, ...lines] = readFileSync(path.join(ROOT, 'tests/models-real/manifest.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
 const rows = lines.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
 const gguf = (model) => new Uint8Array(readFileSync(path.join(DIR, `${model}.meta.gguf`)));
 const settingsOf = (r) => ({
