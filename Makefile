@@ -41,6 +41,7 @@ all: lib cli
 include c/wasm/wasm.mk
 include bench/bench.mk
 include bench/whatif.mk
+include c/capture/capture.mk
 
 lib: build/rel/libgalloc.a
 cli: build/rel/galloc
@@ -114,7 +115,7 @@ run: deps
 # ---- tests -------------------------------------------------------------------
 
 test: deps
-	@$(MAKE) --no-print-directory test-c test-conformance test-golden test-js test-e2e
+	@$(MAKE) --no-print-directory test-c test-conformance test-golden test-capture test-js test-e2e
 	@echo "make test: all suites passed"
 
 test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
