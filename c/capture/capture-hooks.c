@@ -87,6 +87,8 @@ static _Thread_local struct capture_alloc * reserving;
 static _Thread_local struct capture_alloc * in_alloc_graph;
 static _Thread_local bool                   auto_reserve_written;
 static _Thread_local bool                   auto_reserve_seen;
+// where that alloc_graph keeps the tensors as they were before it placed them
+static _Thread_local struct capture_before * alloc_graph_before;
 
 static void sizes_from_buffers(const struct capture_alloc * ca, struct capture_sizes * sizes) {
     sizes->n = ca->n_bufts < 64 ? ca->n_bufts : 64;
@@ -146,6 +148,9 @@ static bool reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int
             capture_warn_once(2, "ggml_gallocr_alloc_graph re-reserved a graph the replay of ggml_gallocr_needs_realloc "
                                  "said still fits (another ggml version?); written anyway");
             auto_reserve_written = true;
+        }
+        if (nested && !alloc_graph_before->order) {
+            capture_before_take(alloc_graph_before, ca, graph); // for the placement, after alloc_graph
         }
         struct capture_sizes sizes;
         sizes_from_buffers(ca, &sizes);
@@ -240,15 +245,19 @@ CAPTURE_API bool HOOK(ggml_gallocr_alloc_graph)(ggml_gallocr_t galloc, struct gg
         ca->placement_pending = false; // a smaller graph placed by an earlier plan: no document of its own
     }
     struct capture_before before  = { 0 };
-    bool                  placing = ca->placement_pending && capture_before_take(&before, ca, graph);
+    if (ca->placement_pending) {
+        capture_before_take(&before, ca, graph);
+    }
 
     struct capture_alloc * outer = reserving;
     reserving            = auto_reserve ? ca : outer;
     in_alloc_graph       = ca;
     auto_reserve_written = auto_reserve;
     auto_reserve_seen    = false;
+    alloc_graph_before   = &before;
     bool ok              = REAL(ggml_gallocr_alloc_graph)(galloc, graph);
     in_alloc_graph       = NULL;
+    alloc_graph_before   = NULL;
     reserving            = outer;
 
     if (auto_reserve) {
@@ -265,7 +274,7 @@ CAPTURE_API bool HOOK(ggml_gallocr_alloc_graph)(ggml_gallocr_t galloc, struct gg
             capture_print_summary(ca, &sizes, is_new, "alloc_graph");
         }
     }
-    if (ok && placing && ca->placement_pending) {
+    if (ok && before.order != NULL && ca->placement_pending) {
         capture_write_placement(ca, graph, &before);
     }
     capture_before_free(&before);

@@ -10,6 +10,8 @@
 //      chunk: reserve_n + alloc_graph; a larger graph: alloc_graph refuses it, then
 //      reserve_n + alloc_graph, as ggml's scheduler does
 //   C  two buffer types: reserve_n_size only (a memory estimate, nothing allocated)
+//   D  "gpu" alone: a node flagged as an input is placed before the nodes listed
+//      before it, so the chunks are not met in chunk order in the document
 // Graphs have inputs, in-place ops, views, outputs and a weight allocated before the
 // graph allocator runs. The program checks only that ggml's calls succeed; the
 // script checks what the capture library wrote.
@@ -177,7 +179,23 @@ int main(void) {
     ggml_gallocr_reserve_n_size(c, g5, node_ids5, NULL, sizes);
     check(sizes[0] > 0 && sizes[1] > 0, "C reserve_n_size");
 
+    // D: chunks out of document order: a in chunk 0, n2 (an input, placed first) in 1, n1 in 2
+    ggml_gallocr_t d = ggml_gallocr_new(&gpu.buft);
+    struct ggml_context * ctx6 = new_context();
+    struct ggml_tensor  * in   = ggml_new_tensor_1d(ctx6, GGML_TYPE_F32, 768);
+    ggml_set_input(in);
+    struct ggml_tensor * n1 = ggml_add(ctx6, in, in);
+    struct ggml_tensor * n2 = ggml_mul(ctx6, n1, in);
+    ggml_set_input(n2);
+    ggml_set_output(n2);
+    struct ggml_cgraph * g6 = ggml_new_graph(ctx6);
+    ggml_build_forward_expand(g6, n2);
+    check(ggml_gallocr_reserve(d, g6), "D reserve g6");
+    check(ggml_gallocr_alloc_graph(d, g6), "D alloc g6");
+    check(ggml_backend_buffer_get_base(in->buffer) != ggml_backend_buffer_get_base(n2->buffer), "D: several chunks");
+
     ggml_gallocr_free(a);
+    ggml_gallocr_free(d);
     ggml_gallocr_free(b);
     ggml_gallocr_free(c);
     ggml_backend_buffer_free(weights);
@@ -186,7 +204,7 @@ int main(void) {
     free(node_ids4);
     free(leaf_ids4);
     free(node_ids5);
-    struct ggml_context * contexts[] = { weights_ctx, ctx1, ctx2, ctx1b, ctx3, ctx4, ctx5 };
+    struct ggml_context * contexts[] = { weights_ctx, ctx1, ctx2, ctx1b, ctx3, ctx4, ctx5, ctx6 };
     for (size_t i = 0; i < sizeof(contexts) / sizeof(contexts[0]); i++) {
         ggml_free(contexts[i]);
     }
