@@ -11,7 +11,7 @@
 # without ggml starts even under LD_BIND_NOW.
 
 GGML ?=
-CAPTURE_GGML_INC = $(if $(GGML),$(if $(wildcard $(GGML)/ggml/include/ggml.h),-I$(GGML)/ggml/include -I$(GGML)/ggml/src,-I$(GGML)/include -I$(GGML)/src),$(INC))
+CAPTURE_GGML_INC = $(if $(GGML),$(if $(wildcard $(GGML)/ggml/include/ggml.h),-I$(GGML)/ggml/include -I$(GGML)/ggml/src,-I$(GGML)/include -I$(GGML)/src),$(INC_ggml))
 # the project's exporter writes the graph documents
 CAPTURE_SRC  = $(sort $(wildcard c/capture/*.c)) $(filter %/galloc-export.c,$(LIB_SRC))
 CAPTURE_HDR  = $(wildcard c/capture/*.h) $(HEADERS)
@@ -43,28 +43,30 @@ build/capture/libgalloc-capture.so: $(CAPTURE_SRC) $(CAPTURE_HDR) $(CAPTURE_CONF
 # ---- the test: per compiler, the project's ggml subset as a shared library, the library, the program
 
 CAPTURE_COMPILERS := gcc clang
+# the whole library in one compiler call: every layer's private headers
+CAPTURE_LIB_INC    = $(INC) $(foreach l,$(GALLOC_LAYERS),-Ic/src/$(l))
 CAPTURE_TEST_SRC  := tests/capture/capture-demo.c
 
 define capture_test_rules
 build/capture-test/$(1)/libggml-subset.so: $$(LIB_SRC) $$(HEADERS)
 	@mkdir -p $$(@D)
-	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) -fPIC -shared $$(INC) $$(LIB_SRC) -o $$@
+	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) -fPIC -shared $$(CAPTURE_LIB_INC) $$(LIB_SRC) -o $$@
 
 build/capture-test/$(1)/libgalloc-capture.so: $$(CAPTURE_SRC) $$(CAPTURE_HDR)
-	$$(call capture_link,$(2),$$(INC),$$(WARN))
+	$$(call capture_link,$(2),$$(INC_ggml),$$(WARN))
 
 build/capture-test/$(1)/capture-demo: $$(CAPTURE_TEST_SRC) build/capture-test/$(1)/libggml-subset.so $$(HEADERS)
-	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(INC) $$(CAPTURE_TEST_SRC) -Lbuild/capture-test/$(1) -lggml-subset \
+	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(INC_ggml) $$(CAPTURE_TEST_SRC) -Lbuild/capture-test/$(1) -lggml-subset \
 	  -Wl,-rpath,'$$$$ORIGIN' -o $$@
 
 # the same program with ggml linked in, and beside a ggml linked with -Bsymbolic: both hide calls
 build/capture-test/$(1)/capture-demo-static: $$(CAPTURE_TEST_SRC) $$(LIB_SRC) $$(HEADERS)
-	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(INC) $$(CAPTURE_TEST_SRC) $$(LIB_SRC) -o $$@
+	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(CAPTURE_LIB_INC) $$(CAPTURE_TEST_SRC) $$(LIB_SRC) -o $$@
 
 build/capture-test/$(1)/symbolic/capture-demo: $$(CAPTURE_TEST_SRC) $$(LIB_SRC) $$(HEADERS)
 	@mkdir -p $$(@D)
-	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) -fPIC -shared -Wl,-Bsymbolic $$(INC) $$(LIB_SRC) -o $$(@D)/libggml-subset.so
-	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(INC) $$(CAPTURE_TEST_SRC) -L$$(@D) -lggml-subset -Wl,-rpath,'$$$$ORIGIN' -o $$@
+	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) -fPIC -shared -Wl,-Bsymbolic $$(CAPTURE_LIB_INC) $$(LIB_SRC) -o $$(@D)/libggml-subset.so
+	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(INC_ggml) $$(CAPTURE_TEST_SRC) -L$$(@D) -lggml-subset -Wl,-rpath,'$$$$ORIGIN' -o $$@
 
 build/capture-test/$(1)/ready: build/capture-test/$(1)/capture-demo build/capture-test/$(1)/capture-demo-static \
                                build/capture-test/$(1)/symbolic/capture-demo build/capture-test/$(1)/libgalloc-capture.so
@@ -73,4 +75,4 @@ endef
 $(foreach c,$(CAPTURE_COMPILERS),$(eval $(call capture_test_rules,$(c),$(if $(filter clang,$(c)),$(CLANG),gcc))))
 
 test-capture: build/san/galloc $(foreach c,$(CAPTURE_COMPILERS),build/capture-test/$(c)/ready)
-	@node tests/capture/check-capture.mjs build/san/galloc $(foreach c,$(CAPTURE_COMPILERS),build/capture-test/$(c))
+	@$(call suite,capture,capture) node tests/capture/check-capture.mjs build/san/galloc $(foreach c,$(CAPTURE_COMPILERS),build/capture-test/$(c))
