@@ -44,7 +44,7 @@ build/capture/libgalloc-capture.so: $(CAPTURE_SRC) $(CAPTURE_HDR) $(CAPTURE_CONF
 
 CAPTURE_COMPILERS := gcc clang
 # the whole library in one compiler call: every layer's private headers
-CAPTURE_LIB_INC    = $(INC) $(foreach l,$(GALLOC_LAYERS),-Ic/src/$(l))
+CAPTURE_LIB_INC    = -Ic/include $(foreach l,$(GALLOC_LAYERS),-Ic/src/$(l))
 CAPTURE_TEST_SRC  := tests/capture/capture-demo.c
 
 define capture_test_rules
