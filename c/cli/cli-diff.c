@@ -4,6 +4,7 @@
 // exactly the fields that define plan equality; extra fields are ignored.
 
 #include "cli-diff.h"
+#include "galloc-error.h"
 #include "json.h"
 
 #include <inttypes.h>
@@ -15,35 +16,35 @@ static bool get_u64(const struct json_value * obj, const char * key, uint64_t * 
     return v && json_get_u64(v, out) == JSON_INT_OK;
 }
 
-static bool check_plan(const struct json_doc * doc, const char * which, char * err, size_t err_size) {
+static bool check_plan(const struct json_doc * doc, const char * which, struct galloc_error * err) {
     const struct json_value * root = json_doc_root(doc);
     const struct json_value * fmt  = json_object_get(root, "format");
     const char * s = fmt ? json_get_string(fmt, NULL) : NULL;
     if (!s || strcmp(s, "galloc-plan") != 0) {
-        snprintf(err, err_size, "%s: not a galloc-plan document", which);
+        galloc_fail(err, GALLOC_STATUS_INVALID, "%s: not a galloc-plan document", which);
         return false;
     }
     if (json_type_of(json_object_get(root, "buffers")) != JSON_TYPE_ARRAY || json_type_of(json_object_get(root, "tensors")) != JSON_TYPE_ARRAY) {
-        snprintf(err, err_size, "%s: buffers and tensors must be arrays", which);
+        galloc_fail(err, GALLOC_STATUS_INVALID, "%s: buffers and tensors must be arrays", which);
         return false;
     }
     return true;
 }
 
-int cli_diff_plans(const char * a, size_t a_len, const char * b, size_t b_len, FILE * out, int max_report, char * err, size_t err_size) {
-    char sub[256];
-    struct json_doc * da = json_parse(a, a_len, sub, sizeof(sub));
+int cli_diff_plans(const char * a, size_t a_len, const char * b, size_t b_len, FILE * out, int max_report, struct galloc_error * err) {
+    struct galloc_error sub;
+    struct json_doc * da = json_parse(a, a_len, &sub);
     if (!da) {
-        snprintf(err, err_size, "first plan: %s", sub);
+        galloc_fail(err, sub.status, "first plan: %s", sub.message);
         return -1;
     }
-    struct json_doc * db = json_parse(b, b_len, sub, sizeof(sub));
+    struct json_doc * db = json_parse(b, b_len, &sub);
     if (!db) {
-        snprintf(err, err_size, "second plan: %s", sub);
+        galloc_fail(err, sub.status, "second plan: %s", sub.message);
         json_doc_free(da);
         return -1;
     }
-    if (!check_plan(da, "first plan", err, err_size) || !check_plan(db, "second plan", err, err_size)) {
+    if (!check_plan(da, "first plan", err) || !check_plan(db, "second plan", err)) {
         json_doc_free(da);
         json_doc_free(db);
         return -1;

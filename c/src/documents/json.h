@@ -7,8 +7,8 @@
 //
 // Example usage:
 //
-//   char err[256];
-//   struct json_doc * doc = json_parse(text, len, err, sizeof(err));
+//   struct galloc_error err;
+//   struct json_doc * doc = json_parse(text, len, &err);
 //   if (!doc) { puts(err); return; }
 //   const struct json_value * ne = json_object_get(json_doc_root(doc), "ne");
 //   uint64_t n0;
@@ -24,6 +24,8 @@
 //   free(text);
 
 #pragma once
+
+#include "galloc-status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,7 +65,7 @@ struct json_value; // one value inside a json_doc
 // parse len bytes (need not be NUL-terminated). NULL on failure, with a one-line
 // message in err: "line L, column C: ..." (columns count bytes from 1), or "out of memory".
 // A leading UTF-8 byte order mark is skipped.
-struct json_doc *         json_parse   (const char * text, size_t len, char * err, size_t err_size);
+struct json_doc *         json_parse   (const char * text, size_t len, struct galloc_error * err);
 void                      json_doc_free(struct json_doc * doc); // NULL is fine
 const struct json_value * json_doc_root(const struct json_doc * doc);
 
