@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLAN_MAX_BYTES ((size_t) 256 << 20) // plan documents can be larger than graph documents
 
 static const char * usage_main =
     "usage: galloc <command> [options]\n"
@@ -53,7 +52,8 @@ static const char * usage_plan =
     "byte offsets across, every live tensor drawn with its own symbol.\n"
     "With --compare, prints instead per buffer type ggml's total, the totals and times\n"
     "of offline planners (greedy by size, greedy by breadth, an exact search of at most\n"
-    "N ms, default 2000), the lower bound and how far each is above it.\n"
+    "N ms in all, default 2000, shared by the buffer types), the lower bound and how far\n"
+    "each is above it.\n"
     "Errors name the JSON path of the culprit, on stderr; exit 3.\n";
 
 static const char * usage_compare =
@@ -190,26 +190,33 @@ static int cmd_diff(int argc, char ** argv) {
     if (argc != 2) {
         return usage_error(usage_diff, "diff needs two plan documents");
     }
-    struct galloc_error err;
-    size_t a_len = 0, b_len = 0;
-    char * a = cli_read_file(argv[0], PLAN_MAX_BYTES, &a_len, &err);
-    if (!a) {
-        fprintf(stderr, "galloc: %s\n", err.message);
-        return cli_exit_code(err.status);
+    // one text at a time: each is read into a compact plan and dropped before the next
+    struct galloc_plan_document plans[2];
+    static const char *         which[2] = { "first plan", "second plan" };
+    for (int k = 0; k < 2; k++) {
+        struct galloc_error err;
+        size_t len  = 0;
+        char * text = cli_read_file(argv[k], GALLOC_PLAN_DOCUMENT_MAX_BYTES, &len, &err);
+        if (!text) {
+            fprintf(stderr, "galloc: %s\n", err.message);
+            if (k == 1) {
+                galloc_plan_document_free(&plans[0]);
+            }
+            return cli_exit_code(err.status);
+        }
+        bool ok = galloc_plan_document_read(text, len, &plans[k], &err);
+        free(text);
+        if (!ok) {
+            fprintf(stderr, "galloc: %s: %s: %s\n", argv[k], which[k], err.message);
+            if (k == 1) {
+                galloc_plan_document_free(&plans[0]);
+            }
+            return cli_exit_code(err.status);
+        }
     }
-    char * b = cli_read_file(argv[1], PLAN_MAX_BYTES, &b_len, &err);
-    if (!b) {
-        fprintf(stderr, "galloc: %s\n", err.message);
-        free(a);
-        return cli_exit_code(err.status);
-    }
-    int result = cli_diff_plans(a, a_len, b, b_len, stdout, 20, &err);
-    free(a);
-    free(b);
-    if (result < 0) {
-        fprintf(stderr, "galloc: %s\n", err.message);
-        return cli_exit_code(err.status);
-    }
+    int result = cli_diff_plans(&plans[0], &plans[1], stdout, 20);
+    galloc_plan_document_free(&plans[0]);
+    galloc_plan_document_free(&plans[1]);
     return result ? EXIT_DIFFER : EXIT_OK;
 }
 
