@@ -91,6 +91,9 @@ const char * galloc_model_card_description(int i); // what the model is and wher
 // model llama.cpp would refuse.
 char * galloc_model_document(const struct galloc_model * m, const struct galloc_model_settings * s,
                              size_t * len, char * err, size_t err_size);
+// the same with the document's "name" given (NULL: the model and settings, as above)
+char * galloc_model_document_named(const struct galloc_model * m, const struct galloc_model_settings * s, const char * name,
+                                   size_t * len, char * err, size_t err_size);
 
 #define GALLOC_MODEL_MAX_BUFTS 4
 

@@ -61,7 +61,7 @@ describe('sweep runner', () => {
     expect(workers[1].terminated).toBe(true);
   });
   it('an error answer rejects with its code', async () => {
-    const r = createSweepRunner(() => fakeWorker((w, m) => w.onmessage({ data: { id: m.id, ok: false, error: { message: 'no', code: 'model-failed' } } })));
-    await expect(r.run({ card: 'x' }, [{}])).rejects.toMatchObject({ code: 'model-failed', message: 'no' });
+    const r = createSweepRunner(() => fakeWorker((w, m) => w.onmessage({ data: { id: m.id, ok: false, error: { message: 'no', code: 'invalid-input' } } })));
+    await expect(r.run({ card: 'x' }, [{}])).rejects.toMatchObject({ code: 'invalid-input', message: 'no' });
   });
 });

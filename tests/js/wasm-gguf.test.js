@@ -3,7 +3,7 @@
 // Real files (tests/models-real/gguf) must give the tensor counts and full lengths of their
 // index.tsv and the hyperparameters of the models-real README; a prefix asks for more bytes and
 // readGgufHeader reads only about the header, even of a file of 8 GiB; bad files (built here
-// byte by byte) throw an Error with code 'invalid-gguf' whose message starts with the byte
+// byte by byte) throw an Error with code 'invalid-input' whose message starts with the byte
 // offset, and the instance keeps working with nothing left allocated.
 
 import { readFileSync } from 'node:fs';
@@ -137,12 +137,12 @@ describe('bad GGUF files', () => {
     ['removed tensor type', new Writer().header(3, 1, 0).str('w').u32(1).u64(32).u32(4).u64(0).done(), /^offset 45: tensor 0 'w': .*type 4 \(removed\)/],
   ];
   for (const [what, bytes, message] of cases) {
-    it(`${what}: invalid-gguf with the offset, instance intact`, () => {
+    it(`${what}: invalid-input with the offset, instance intact`, () => {
       const before = galloc.heapUsed();
       let error = null;
       try { galloc.ggufSummary(bytes, { fileSize: bytes.length }); } catch (e) { error = e; }
       expect(error).toBeInstanceOf(Error);
-      expect(error.code).toBe('invalid-gguf');
+      expect(error.code).toBe('invalid-input');
       expect(error.message).toMatch(message);
       expect(galloc.heapUsed()).toBe(before);
       expect(galloc.ggufSummary(fixture('llama3-tiny.meta.gguf')).n_tensors).toBe(21);

@@ -92,18 +92,18 @@ describe('bad input to the model exports', () => {
     expectError(() => tiny.document({ graph: 'both' }), 'bad-argument', /^settings\.graph: /);
   });
   it('settings llama.cpp refuses fail with a message', () => {
-    expectError(() => tiny.sizes({ n_seq: 0 }), 'model-failed', /^-np: 0 sequences/);
-    expectError(() => tiny.document({ n_ctx: -5 }), 'model-failed', /^-c: context -5 out of range/);
-    expectError(() => tiny.sizes({ flash_attn: 7 }), 'model-failed', /^-fa: 7/);
+    expectError(() => tiny.sizes({ n_seq: 0 }), 'invalid-input', /^-np: 0 sequences/);
+    expectError(() => tiny.document({ n_ctx: -5 }), 'invalid-input', /^-c: context -5 out of range/);
+    expectError(() => tiny.sizes({ flash_attn: 7 }), 'invalid-input', /^-fa: 7/);
   });
   it('a bad header, an unknown card, an unknown architecture', () => {
-    expectError(() => galloc.openModel({ gguf: gguf('llama3-tiny').subarray(0, 500) }), 'invalid-gguf', /^offset \d+: /);
+    expectError(() => galloc.openModel({ gguf: gguf('llama3-tiny').subarray(0, 500) }), 'invalid-input', /^offset \d+: /);
     expectError(() => galloc.openModel({ card: 'no-such-model' }), 'not-found', /no-such-model/);
     const bytes = gguf('llama3-tiny');
     const patched = bytes.slice();
     const at = Buffer.from(patched).indexOf('llama', 24); // general.architecture's value
     patched.set(new TextEncoder().encode('lamma'), at);
-    expectError(() => galloc.openModel({ gguf: patched }), 'model-failed', /lamma/);
+    expectError(() => galloc.openModel({ gguf: patched }), 'invalid-input', /lamma/);
     expectError(() => galloc.openModel({}), 'bad-argument', /openModel/);
   });
   it('a closed model', () => {

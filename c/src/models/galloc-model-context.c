@@ -344,6 +344,11 @@ static void copy_err(char * err, size_t err_size, const char * msg) {
 
 char * galloc_model_document(const struct galloc_model * m, const struct galloc_model_settings * s, size_t * len, char * err,
                              size_t err_size) {
+    return galloc_model_document_named(m, s, NULL, len, err, err_size);
+}
+
+char * galloc_model_document_named(const struct galloc_model * m, const struct galloc_model_settings * s, const char * doc_title,
+                                   size_t * len, char * err, size_t err_size) {
     char msg[256] = "";
     struct model_cparams cp;
     if (!m || !s) {
@@ -364,7 +369,7 @@ char * galloc_model_document(const struct galloc_model * m, const struct galloc_
     if (b) {
         char name[256];
         doc_name(m, &cp, s, name, sizeof(name));
-        doc = galloc_export_graph(b->g.gf, name, &buft, 1, NULL, NULL, len);
+        doc = galloc_export_graph(b->g.gf, doc_title ? doc_title : name, &buft, 1, NULL, NULL, len);
         if (!doc) {
             snprintf(msg, sizeof(msg), "out of memory writing the graph document");
         }

@@ -303,7 +303,7 @@ static char * model_preset_document(const struct model_preset * p, size_t * len)
     galloc_model_settings_default(&s);
     s.n_ctx = p->n_ctx;
     s.graph = p->graph;
-    char * doc = galloc_model_document(m, &s, len, NULL, 0);
+    char * doc = galloc_model_document_named(m, &s, p->name, len, NULL, 0);
     galloc_model_free(m);
     return doc;
 }

@@ -15,7 +15,7 @@ export const FIRST_SLICE = 1 << 20;
  * @returns {Promise<{summary: import('./galloc.js').GgufSummary, header: Uint8Array, bytesRead: number, reads: number}>}
  *   header: the file's first summary.header_size bytes (what a model is built from); bytesRead:
  *   how many bytes of the file were read in all
- * @throws {import('./galloc.js').GallocError} 'invalid-gguf' naming the byte offset and the key
+ * @throws {import('./galloc.js').GallocError} 'invalid-input' naming the byte offset and the key
  */
 export async function readGgufHeader(galloc, blob, { firstSlice = FIRST_SLICE, maxItems = 8 } = {}) {
   let have = new Uint8Array(await blob.slice(0, Math.min(blob.size, firstSlice)).arrayBuffer());
