@@ -513,10 +513,11 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_info(int32_t handle) {
 // absent keys keep llama.cpp's defaults. false with status ARGUMENT naming the key.
 static bool galloc_wasm_settings(const char * json, size_t len, struct galloc_model_settings * s) {
     galloc_model_settings_default(s);
-    char err[256] = "";
-    struct json_doc * doc = json_parse(json, len, err, sizeof(err));
+    struct galloc_error err;
+    galloc_error_clear(&err);
+    struct json_doc * doc = json_parse(json, len, &err);
     if (doc == NULL) {
-        galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "settings: %s", err);
+        galloc_wasm_fail(err.status == GALLOC_STATUS_NO_MEMORY ? GALLOC_STATUS_NO_MEMORY : GALLOC_STATUS_ARGUMENT, "settings: %s", err.message);
         return false;
     }
     const struct json_value * root = json_doc_root(doc);
