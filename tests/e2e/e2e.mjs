@@ -315,7 +315,7 @@ try {
   }
 
   await check('time the timeline of the largest preset', async () => {
-    const sizes = await page.evaluate(() => [...document.querySelectorAll('[data-testid=preset] option')].map((o) => o.value).filter(Boolean));
+    const sizes = await page.evaluate(() => [...document.querySelectorAll('[data-testid=preset] option')].map((o) => o.value).filter((v) => v && !v.startsWith('card:')));
     let best = null;
     let bestN = -1;
     for (const name of sizes) {

@@ -10,12 +10,10 @@ export function Header() {
   const [paste, setPaste] = useState(false);
   const list = presets.value;
   const cur = list.find((p) => p.name === presetName.value);
-  // a model card is offered as the card (its settings on the model page), not as a fixed preset
-  const cardNames = new Set(cards.value.map((c) => c.name));
-  const isCard = (name) => cardNames.has(name) || cardNames.has(name.replace(/-decode$/, ''));
+  // model cards first (each opens the model page with its settings), then the library's presets
   const groups = [
     ['Conformance scenarios', list.filter((p) => /^(test_|realloc)/.test(p.name))],
-    ['Teaching and others', list.filter((p) => !/^(test_|realloc)/.test(p.name) && !isCard(p.name))],
+    ['Models at fixed settings, teaching graphs', list.filter((p) => !/^(test_|realloc)/.test(p.name))],
   ].filter(([, l]) => l.length);
   const cardValue = presetName.value === null && modelSource.value?.kind === 'card' ? `card:${modelSource.value.cardName}` : null;
   const onPreset = (v) => {
