@@ -134,19 +134,6 @@ static bool hash_with_ids(const struct capture_alloc * ca, struct ggml_cgraph * 
     return true;
 }
 
-bool capture_graph_hash(const struct capture_alloc * ca, struct ggml_cgraph * graph, uint64_t * hash, size_t * len) {
-    return hash_with_ids(ca, graph, ca->node_ids, ca->leaf_ids, hash, len);
-}
-
-bool capture_same_as_reserved(const struct capture_alloc * ca, struct ggml_cgraph * graph) {
-    if (ca->graph < 0 || written[ca->graph].n_nodes != graph->n_nodes || written[ca->graph].n_leafs != graph->n_leafs) {
-        return false;
-    }
-    uint64_t hash = 0;
-    size_t   len  = 0;
-    return capture_graph_hash(ca, graph, &hash, &len) && hash == written[ca->graph].hash && len == written[ca->graph].len;
-}
-
 // create dir/stem.graph.json, never replacing a file (another run's): the next number instead
 static FILE * create_graph_file(const struct capture_alloc * ca, const struct ggml_cgraph * graph, char * stem, int * number) {
     for (int tries = 0; tries < 100000; tries++) {

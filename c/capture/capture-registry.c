@@ -27,6 +27,7 @@ static void alloc_free(struct capture_alloc * ca) {
     free(ca->leader);
     free(ca->chunks);
     free(ca->replay.slots);
+    capture_layout_free(&ca->layout);
     free(ca->node_ids);
     free(ca->leaf_ids);
     free(ca);

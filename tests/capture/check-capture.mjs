@@ -37,8 +37,8 @@ function run(cmd, args, env = {}) {
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
-// what capture-demo.c does, written down by hand: six distinct graphs (A's first graph is
-// reserved twice), five of them allocated
+// what capture-demo.c does, written down by hand: seven distinct graphs (A's first graph is
+// reserved twice), six of them placed
 const expected = [
   { stem: 'capture-demo-001-14n-CPU', nodes: 14, types: [['CPU', 32, null]], placed: true },
   { stem: 'capture-demo-002-22n-CPU', nodes: 22, types: [['CPU', 32, null]], placed: true },
@@ -46,6 +46,8 @@ const expected = [
   { stem: 'capture-demo-004-24n-gpu+pinned', nodes: 24, types: [['gpu', 64, 4096], ['pinned', 32, null], ['gpu', 64, 4096], ['CPU', 32, null]], placed: true, ids: 3 },
   { stem: 'capture-demo-005-9n-CPU+pinned', nodes: 9, types: [['CPU', 32, null], ['pinned', 32, null]], placed: false, ids: 2 },
   { stem: 'capture-demo-006-2n-gpu', nodes: 2, types: [['gpu', 64, 4096]], placed: true, chunks: 3 },
+  // placed through a smaller graph of the same shape
+  { stem: 'capture-demo-007-10n-CPU', nodes: 10, types: [['CPU', 32, null]], placed: true },
 ];
 
 for (const dir of builds) {
