@@ -94,6 +94,7 @@ static void sizes_from_buffers(const struct capture_alloc * ca, struct capture_s
     sizes->n = ca->n_bufts < 64 ? ca->n_bufts : 64;
     for (int i = 0; i < sizes->n; i++) {
         sizes->bytes[i] = ggml_gallocr_get_buffer_size(ca->galloc, i);
+        sizes->kept[i]  = ca->chunks[ca->leader[i]].known && ca->chunks[ca->leader[i]].epoch != ca->epoch;
     }
 }
 
@@ -215,7 +216,7 @@ CAPTURE_API void HOOK(ggml_gallocr_reserve_n_size)(ggml_gallocr_t galloc, struct
     struct capture_alloc * ca = known_allocator(galloc);
     REAL(ggml_gallocr_reserve_n_size)(galloc, graph, node_buffer_ids, leaf_buffer_ids, sizes);
     if (ca) {
-        struct capture_sizes reported = { .n = ca->n_bufts < 64 ? ca->n_bufts : 64 };
+        struct capture_sizes reported = { .n = ca->n_bufts < 64 ? ca->n_bufts : 64 }; // what ggml planned
         for (int i = 0; i < reported.n; i++) {
             reported.bytes[i] = sizes[i];
         }

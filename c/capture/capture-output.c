@@ -239,6 +239,13 @@ void capture_print_summary(const struct capture_alloc * ca, const struct capture
         if (ca->leader[i] == i) {
             n += snprintf(line + n, sizeof(line) - (size_t) n, ", %s %.2f MiB", ggml_backend_buft_name(ca->bufts[i]),
                           sizes->bytes[i] / 1024.0 / 1024.0);
+            if (n > 0 && (size_t) n < sizeof(line) && capture_verbose()) {
+                n += snprintf(line + n, sizeof(line) - (size_t) n, " (%zu bytes)", sizes->bytes[i]);
+            }
+            if (n > 0 && (size_t) n < sizeof(line) && sizes->kept[i]) {
+                // ggml never shrinks: the buffer is that of an earlier, larger reserve
+                n += snprintf(line + n, sizeof(line) - (size_t) n, " (the buffer of an earlier reserve)");
+            }
         }
     }
     char path[4096];

@@ -111,6 +111,7 @@ bool capture_replay_needs_realloc(const struct capture_alloc * ca, const struct 
 
 struct capture_sizes {
     size_t bytes[64]; // per buffer type as ggml reports them (0 for a type listed before)
+    bool   kept[64];  // the reserve kept the type's buffers of an earlier, larger one
     int    n;
 };
 
