@@ -114,7 +114,6 @@ static bool after_reserve(struct capture_alloc * ca, struct ggml_cgraph * graph,
                           const struct capture_sizes * sizes, const char * via, bool * is_new) {
     capture_stats.reserves++;
     capture_replay_record(ca, graph);
-    capture_alloc_keep_ids(ca, graph, node_ids, leaf_ids);
     capture_layout_record(ca, graph, node_ids, leaf_ids);
     ca->graph             = -1;
     ca->placement_pending = false;

@@ -77,8 +77,6 @@ struct capture_alloc {
     unsigned                     epoch;  // reserves so far
     struct capture_replay        replay;
     struct capture_layout        layout;
-    int                        * node_ids; // buffer ids of the last reserve (copies; NULL = all 0)
-    int                        * leaf_ids;
     int                          graph;              // written-graph index of the last reserve, -1 none
     bool                         placement_pending;  // that graph's placement is still to be written
     struct capture_alloc       * next;
@@ -95,8 +93,6 @@ void capture_alloc_begin_reserve(struct capture_alloc * ca);
 void capture_alloc_record_buffer(struct capture_alloc * ca, ggml_backend_buffer_type_t buft, ggml_backend_buffer_t buffer);
 // after a no_alloc reserve: forget chunk lists of buffers ggml freed
 void capture_alloc_forget_freed(struct capture_alloc * ca);
-// keep the buffer ids of the reserve (for placement labels)
-bool capture_alloc_keep_ids(struct capture_alloc * ca, const struct ggml_cgraph * graph, const int * node_ids, const int * leaf_ids);
 // find the leader type and chunk of a backend buffer; false when it is none of ca's chunks
 bool capture_alloc_locate(const struct capture_alloc * ca, ggml_backend_buffer_t buffer, int * type, int * chunk);
 

@@ -20,7 +20,8 @@ CAPTURE_HDR  = $(wildcard c/capture/*.h) $(HEADERS)
 # unknown ggml headers may warn where the project's do not: -Werror only on the project's own
 # (upstream's ggml-impl.h defines static helpers each file uses a few of)
 CAPTURE_WARN = $(if $(GGML),$(filter-out -Werror -Wmissing-prototypes -Wstrict-prototypes,$(WARN)) -Wno-unused-function,$(WARN))
-CAPTURE_OPT  = -std=c11 -O2 -g -fPIC -fvisibility=hidden
+# hidden: only the hooks are exported (the exporter inside must not stand in for a program's own copy)
+CAPTURE_OPT  = -std=c11 -O2 -g -fPIC -fvisibility=hidden -DGALLOC_EXPORT_API=extern
 
 # $(call capture_link,CC,INCLUDES,WARNINGS): compile, weaken ggml's symbols, link $@
 define capture_link

@@ -100,6 +100,11 @@ for (const dir of builds) {
   // no strong undefined ggml symbol: a process without ggml starts even when binding everything at once
   const nm = run('nm', ['-D', '--undefined-only', lib]);
   check(nm.status === 0 && !/ U ggml_/.test(nm.stdout), `${cc}: no strong ggml references in the library`);
+  // it exports the hooks and nothing else (its copy of the exporter must not stand in for a program's own)
+  const hooks = ['ggml_backend_buft_alloc_buffer', 'ggml_gallocr_alloc_graph', 'ggml_gallocr_free', 'ggml_gallocr_new',
+                 'ggml_gallocr_new_n', 'ggml_gallocr_reserve', 'ggml_gallocr_reserve_n', 'ggml_gallocr_reserve_n_size'];
+  const defined = run('nm', ['-D', '--defined-only', lib]).stdout.split('\n').map((l) => l.split(' ').pop()).filter((n) => n && !n.startsWith('_'));
+  check(JSON.stringify(defined.sort()) === JSON.stringify(hooks), `${cc}: the library exports the hooks only (${defined.join(' ')})`);
   const bindNow = run('/bin/true', [], { LD_PRELOAD: lib, LD_BIND_NOW: '1' });
   check(bindNow.status === 0 && bindNow.stderr === '', `${cc}: LD_BIND_NOW=1 LD_PRELOAD=... /bin/true (${bindNow.status}: ${bindNow.stderr})`);
 
