@@ -322,10 +322,10 @@ static bool read_header(struct reader * r, const struct json_value * root) {
 
     if ((v = json_object_get(root, "format")) != NULL) {
         path = path_top("format");
-        if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        const char * format = read_name(r, v, &path, 0);
+        if (format == NULL) {
             return false;
         }
-        const char * format = json_get_string(v, NULL);
         if (strcmp(format, "galloc-graph") != 0) {
             char what[64];
             json_describe(v, what, sizeof(what));
@@ -652,10 +652,11 @@ static bool read_tensor_name_field(struct reader * r, const struct json_value * 
         return reader_fail(r, &path, "missing \"%s\"", key);
     }
     path = path_field("tensors", i, key);
-    if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+    const char * name = read_name(r, v, &path, 0); // "ADD\u0000XYZ" is no op, not ADD
+    if (name == NULL) {
         return false;
     }
-    if ((*out = name_find(names, n, json_get_string(v, NULL))) < 0) {
+    if ((*out = name_find(names, n, name)) < 0) {
         char what[64];
         json_describe(v, what, sizeof(what));
         return reader_fail(r, &path, "unknown %s %s", key, what);
@@ -679,11 +680,11 @@ static bool read_tensor_sub_op(struct reader * r, const struct json_value * e, i
             return reader_fail(r, &path, "only %s tensors have one (this one is %s)", ggml_op_name(ops[k]),
                                ggml_op_name((enum ggml_op) doc->tensors[i].op));
         }
-        if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        const char * name = read_name(r, v, &path, 0);
+        if (name == NULL) {
             return false;
         }
-        const char * name  = json_get_string(v, NULL);
-        int32_t      count = k == 0 ? GGML_UNARY_OP_COUNT : GGML_GLU_OP_COUNT;
+        int32_t count = k == 0 ? GGML_UNARY_OP_COUNT : GGML_GLU_OP_COUNT;
         for (int32_t id = 0; id < count && doc->tensor_sub_op[i] < 0; id++) {
             const char * known = k == 0 ? ggml_unary_op_name((enum ggml_unary_op) id) : ggml_glu_op_name((enum ggml_glu_op) id);
             if (known != NULL && strcmp(known, name) == 0) {
@@ -938,6 +939,11 @@ static bool check_graph(struct reader * r) {
             } else if (node_pos[src] > k) {
                 ok = reader_fail(r, &path, "tensors[%d].src[%d] = %d is nodes[%d], which comes later", t, s, src, node_pos[src]);
             }
+        }
+        int32_t vs = node->view_src;
+        if (ok && vs >= 0 && node_pos[vs] < 0 && leaf_pos[vs] < 0 && !doc->tensors[vs].external) {
+            // ggml_gallocr would find the view's memory nowhere (upstream asserts view_src->buffer)
+            ok = reader_fail(r, &path, "tensors[%d].view_src = %d is neither a node, a leaf, nor external (tensors missing)", t, vs);
         }
         if (ok && node->view_src >= 0 && node_pos[node->view_src] > k) {
             ok = reader_fail(r, &path, "tensors[%d].view_src = %d is nodes[%d], which comes later", t, node->view_src,
