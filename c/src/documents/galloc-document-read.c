@@ -1008,6 +1008,34 @@ static bool read_graph(struct reader * r, const struct json_value * root) {
 // the whole document
 //
 
+// the per-tensor arrays grow with the entries read (doubling, zeroed), never sized from the count
+// alone: 4,194,304 entries of `0` are refused at tensors[0] before ~1 GB is set aside for them
+static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
+    struct galloc_document * doc = r->doc;
+    size_t old = *cap, want = old ? 2 * old : 1024;
+    if (want > n) {
+        want = n;
+    }
+    void * t  = realloc(doc->tensors, want * sizeof(*doc->tensors));
+    doc->tensors = t ? t : doc->tensors;
+    void * nm = t ? realloc(doc->tensor_names, want * sizeof(*doc->tensor_names)) : NULL;
+    doc->tensor_names = nm ? nm : doc->tensor_names;
+    void * bt = nm ? realloc(doc->tensor_buffer_type, want * sizeof(int32_t)) : NULL;
+    doc->tensor_buffer_type = bt ? bt : doc->tensor_buffer_type;
+    void * so = bt ? realloc(doc->tensor_sub_op, want * sizeof(int32_t)) : NULL;
+    doc->tensor_sub_op = so ? so : doc->tensor_sub_op;
+    if (!so) {
+        reader_oom(r);
+        return false;
+    }
+    memset(doc->tensors + old, 0, (want - old) * sizeof(*doc->tensors));
+    memset(doc->tensor_names + old, 0, (want - old) * sizeof(*doc->tensor_names));
+    memset(doc->tensor_buffer_type + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_sub_op + old, 0, (want - old) * sizeof(int32_t));
+    *cap = want;
+    return true;
+}
+
 static bool read_document(struct reader * r, const struct json_value * root) {
     struct galloc_document * doc  = r->doc;
     struct doc_path          path = path_top("document");
@@ -1027,19 +1055,19 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     if (n > GALLOC_DOCUMENT_MAX_TENSORS) {
         return reader_fail(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
     }
-    doc->tensors            = reader_alloc(r, n, sizeof(struct galloc_tensor));
-    doc->tensor_names       = reader_alloc(r, n, sizeof(*doc->tensor_names));
-    doc->tensor_buffer_type = reader_alloc(r, n, sizeof(int32_t));
-    doc->tensor_sub_op      = reader_alloc(r, n, sizeof(int32_t));
-    if (doc->tensors == NULL || doc->tensor_names == NULL || doc->tensor_buffer_type == NULL || doc->tensor_sub_op == NULL) {
-        return false;
-    }
     doc->n_tensors = (int32_t) n;
     reader_build_names(r);
+    size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
+        if (i == cap && !grow_tensor_arrays(r, &cap, n)) {
+            return false;
+        }
         if (!read_tensor(r, json_array_at(tensors, i), (int32_t) i)) {
             return false;
         }
+    }
+    if (n == 0 && !grow_tensor_arrays(r, &cap, 1)) {
+        return false; // the arrays are never NULL
     }
     if (!check_views(r) || !check_cycles(r) || !read_graph(r, root)) {
         return false;
