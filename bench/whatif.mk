@@ -6,7 +6,7 @@
 # build/bench-whatif.json. The exact search gets 2 s per llama buffer, 10 s per CSV.
 
 build/rel/bench-whatif: bench/bench-whatif.c build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) $< build/rel/libgalloc.a -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< build/rel/libgalloc.a -o $@
 
 .PHONY: bench-whatif
 bench-whatif: build/rel/bench-whatif

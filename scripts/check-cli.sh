@@ -4,6 +4,11 @@
 # usage: scripts/check-cli.sh GALLOC_BINARY
 # Each case runs one command and checks its exit status, that errors go to
 # stderr (stdout empty) and name the place, and that every command has --help.
+# --table, --draw and --compare are checked for content on scenarios whose answer is known:
+# upstream's golden plan of test_reuse_and_free (every tensor's chunk, offset and size, the
+# chunk sizes), its timeline drawn by hand, and a CSV problem solved by hand where ggml's
+# allocator needs 48 bytes and the optimum is the lower bound, 32.
+# Every command runs under a timeout (a hang fails the case).
 set -uo pipefail
 galloc=$1
 tmp=$(mktemp -d)
@@ -15,7 +20,7 @@ fail=0
 expect() {
     local status=$1 pattern=$2
     shift 3
-    "$@" > "$tmp/out" 2> "$tmp/err"
+    timeout 60 "$@" > "$tmp/out" 2> "$tmp/err"
     local got=$?
     local ok=1
     [ "$got" -eq "$status" ] || ok=0
@@ -30,6 +35,18 @@ expect() {
     else
         fail=$((fail + 1))
         echo "cli: FAILED: $* (exit $got, expected $status; stderr: $(head -c 200 "$tmp/err"))"
+    fi
+}
+
+# same_out DESCRIPTION EXPECTED_FILE -- command...: exit 0, stdout equal to the file
+same_out() {
+    local what=$1 expected=$2
+    shift 3
+    if timeout 60 "$@" > "$tmp/out" 2> "$tmp/err" && diff -u "$expected" "$tmp/out" > "$tmp/diff"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "cli: FAILED: $what: $* (stderr: $(head -c 200 "$tmp/err"))"; head -20 "$tmp/diff" 2>/dev/null
     fi
 }
 
@@ -63,6 +80,64 @@ expect 3 "line 3"                             -- "$galloc" compare "$tmp/bad.csv
 expect 0 ""                                   -- "$galloc" presets
 expect 0 ""                                   -- "$galloc" preset llama-tiny
 expect 2 "no preset named"                    -- "$galloc" preset nope
+
+# --table: one row per tensor, its chunk, offset and size as in upstream's plan, then the totals
+r=test_reuse_and_free
+timeout 60 node -e '
+    const p = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    p.tensors.forEach((t, i) => console.log([i, t.buffer, t.chunk, t.offset, t.size].join(" ")));
+    const b = p.buffers[0];
+    console.log("buffer 0 (dummy): " + b.chunk_sizes.length + " chunks [" + b.chunk_sizes.join(", ") + "], total " + b.size + " bytes");
+' "$g/$r.plan.json" > "$tmp/table.expected"
+timeout 60 "$galloc" plan "$g/$r.graph.json" --table > "$tmp/table.txt" 2>&1
+{ awk '$1 ~ /^[0-9]+$/ { print $1, $5, $6, $7, $8 }' "$tmp/table.txt"; grep '^buffer 0' "$tmp/table.txt" | sed 's/, peak live.*//'; } > "$tmp/table.got"
+same_out "--table rows equal upstream's plan" "$tmp/table.expected" -- cat "$tmp/table.got"
+
+# --draw: derived by hand from the golden plan and the tensors' steps (x1..x8 drawn A..I)
+cat > "$tmp/draw.expected" <<'DRAW'
+buffer 0 (dummy) chunk 0: 40 bytes, 40 columns of 1.0 bytes; step down
+    -1 |AAAAAAAABBBBBBBBCCCCCCCCCCCCCCCCCCCCCCCC|
+     0 |DDDDDDDDBBBBBBBBCCCCCCCCCCCCCCCCCCCCCCCC|
+     1 |DDDDDDDD........CCCCCCCCCCCCCCCCCCCCCCCC|
+     2 |DDDDDDDDFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF|
+     3 |DDDDDDDDFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF|
+     4 |DDDDDDDD................................|
+     5 |IIIIIIII................................|
+buffer 0 (dummy) chunk 1: 32 bytes, 32 columns of 1.0 bytes; step down
+    -1 |................................|
+     0 |................................|
+     1 |EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE|
+     2 |EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE|
+     3 |GGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGG|
+     4 |GGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGG|
+     5 |GGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGG|
+DRAW
+timeout 60 "$galloc" plan "$g/$r.graph.json" --draw > "$tmp/draw.txt" 2>&1
+same_out "--draw grid drawn by hand" "$tmp/draw.expected" -- grep -v '^symbols:' "$tmp/draw.txt"
+
+# --compare on the graph: live bytes peak at steps 2-3 (x3 8 + x5 32 + x4/x6 32 = 72), ggml's 72 is optimal
+timeout 60 "$galloc" plan "$g/$r.graph.json" --compare --budget-ms 1000 > "$tmp/cmp.txt" 2>&1
+awk 'NR == 1 { sub(/^.*: /, ""); print } $1 ~ /^(ggml|exact)$/ { print $1, $2, $5, $6 } /best:/ { print }' "$tmp/cmp.txt" > "$tmp/cmp.got"
+printf '%s
+' "5 items, lower bound 72 bytes (0.0 MiB), alignment 8, max size 40" "ggml 72 0.00% 2" "exact 72 0.00% 2" \
+    "  best: ggml, 72 bytes" > "$tmp/cmp.expected"
+same_out "--compare on the graph, solved by hand" "$tmp/cmp.expected" -- cat "$tmp/cmp.got"
+
+# compare on a CSV problem solved by hand: items 0 [0,2) 16 B, 1 [0,4) 8 B, 2 [2,4) 24 B.
+# ggml in time order puts 0 at 0 and 1 at 16; 2 does not fit the 16 bytes 0 frees: 24 + 24 = 48.
+# The bound is 8 + 24 = 32 (steps 2-3), reached by 1 at 0, 0 and 2 at 8.
+printf 'id,lower,upper,size
+0,0,2,16
+1,0,4,8
+2,2,4,24
+' > "$tmp/hand.csv"
+timeout 60 "$galloc" compare "$tmp/hand.csv" --budget-ms 1000 > "$tmp/cmp.txt" 2>&1
+awk 'NR == 1 { sub(/^.*: /, ""); print } $1 ~ /^(ggml|exact)$/ { print $1, $2, $4, $5 } /best:/ { print }' "$tmp/cmp.txt" > "$tmp/cmp.got"
+printf '%s
+' "3 items, lower bound 32 bytes (0.0 MiB), alignment 1" "ggml 48 16 50.00%" "exact 32 0 0.00%" \
+    "  best: greedy-by-size, 32 bytes, 16 bytes (33.33 %) less than ggml" > "$tmp/cmp.expected"
+same_out "compare on a CSV problem solved by hand" "$tmp/cmp.expected" -- cat "$tmp/cmp.got"
+grep -q 'exact .*proved optimal' "$tmp/cmp.txt"; [ $? -eq 0 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "cli: FAILED: the exact search does not prove 32 optimal"; }
 
 echo "cli: $pass cases passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,24 +5,33 @@
 # For each NAME.graph.json: `galloc plan` must equal NAME.plan.json (`galloc diff`),
 # and its total bytes and peak of live bytes must match expected-totals.tsv.
 # Every preset with a golden twin must plan to that same golden plan.
+# The counts are asserted: as many graphs as expected-totals.tsv has rows (each graph with
+# its row), and EXPECTED_PRESET_TWINS presets with a golden twin. Every CLI call has a timeout.
 set -euo pipefail
 galloc=$1
 dir=$2
+EXPECTED_PRESET_TWINS=${EXPECTED_PRESET_TWINS:-19}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+g() { timeout 60 "$galloc" "$@"; }
 
 pass=0
 fail=0
+graphs=0
 for graph in "$dir"/*.graph.json; do
     name=$(basename "$graph" .graph.json)
-    if ! "$galloc" plan "$graph" -o "$tmp/$name.plan.json"; then
+    graphs=$((graphs + 1))
+    if ! g plan "$graph" -o "$tmp/$name.plan.json"; then
         echo "golden: $name: planning failed"; fail=$((fail + 1)); continue
     fi
-    if ! "$galloc" diff "$tmp/$name.plan.json" "$dir/$name.plan.json" > "$tmp/diff.txt"; then
+    if ! g diff "$tmp/$name.plan.json" "$dir/$name.plan.json" > "$tmp/diff.txt"; then
         echo "golden: $name: plan differs from upstream:"; head -5 "$tmp/diff.txt"; fail=$((fail + 1)); continue
     fi
     expected=$(awk -F'\t' -v n="$name" '$1 == n { print $2 " " $3 }' "$dir/expected-totals.tsv")
-    actual=$(node -e '
+    if [ -z "$expected" ]; then
+        echo "golden: $name: no row in expected-totals.tsv"; fail=$((fail + 1)); continue
+    fi
+    actual=$(timeout 60 node -e '
         const p = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
         const total = p.buffers.reduce((s, b) => s + Number(b.size), 0);
         console.log(total + " " + p.buffers.map(b => b.peak_live).join(","));' "$tmp/$name.plan.json")
@@ -31,17 +40,29 @@ for graph in "$dir"/*.graph.json; do
     fi
     pass=$((pass + 1))
 done
+rows=$(grep -vc '^#' "$dir/expected-totals.tsv")
+if [ "$graphs" -ne "$rows" ]; then
+    echo "golden: $graphs graphs in $dir, expected-totals.tsv has $rows rows"; fail=$((fail + 1))
+fi
 
+# the preset list first (a failing `presets` fails here, under set -e), then each preset
+if ! g presets > "$tmp/presets.txt"; then
+    echo "golden: galloc presets failed"; exit 1
+fi
 presets=0
 while read -r name _; do
     [ -f "$dir/$name.plan.json" ] || continue
-    "$galloc" preset "$name" > "$tmp/preset.graph.json"
-    "$galloc" plan "$tmp/preset.graph.json" -o "$tmp/preset.plan.json"
-    if ! "$galloc" diff "$tmp/preset.plan.json" "$dir/$name.plan.json" > "$tmp/diff.txt"; then
+    if ! g preset "$name" > "$tmp/preset.graph.json" || ! g plan "$tmp/preset.graph.json" -o "$tmp/preset.plan.json"; then
+        echo "golden: preset $name: failed"; fail=$((fail + 1)); continue
+    fi
+    if ! g diff "$tmp/preset.plan.json" "$dir/$name.plan.json" > "$tmp/diff.txt"; then
         echo "golden: preset $name: plan differs from upstream:"; head -5 "$tmp/diff.txt"; fail=$((fail + 1)); continue
     fi
     presets=$((presets + 1))
-done < <("$galloc" presets)
+done < "$tmp/presets.txt"
+if [ "$presets" -ne "$EXPECTED_PRESET_TWINS" ]; then
+    echo "golden: $presets presets equal their golden twin, expected $EXPECTED_PRESET_TWINS"; fail=$((fail + 1))
+fi
 
 echo "golden: $pass graphs equal to upstream's plans, $presets presets equal, $fail failed"
-[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+[ "$fail" -eq 0 ] && [ "$pass" -eq "$rows" ]

@@ -77,13 +77,19 @@ void cli_print_whatif(FILE * out, const char * title, const struct galloc_whatif
 
 bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const struct galloc_plan * plan, uint32_t budget_ms, char * err,
                       size_t err_size) {
+    int32_t n_allocators = 0;
+    for (int32_t b = 0; b < doc->n_buffer_types; b++) {
+        n_allocators += doc->buffer_types[b].allocator == b;
+    }
+    struct galloc_whatif_budget budget; // for the whole analysis, not per allocator
+    galloc_whatif_budget_start(&budget, budget_ms, n_allocators);
     for (int32_t b = 0; b < doc->n_buffer_types; b++) {
         if (doc->buffer_types[b].allocator != b) {
             fprintf(out, "buffer %d (%s): shares the allocator of buffer %d\n", b, doc->buffer_type_names[b], doc->buffer_types[b].allocator);
             continue;
         }
         struct galloc_whatif_result r;
-        if (!galloc_whatif_from_plan(&doc->graph, plan, b, budget_ms, &r, err, err_size)) {
+        if (!galloc_whatif_from_plan(&doc->graph, plan, b, galloc_whatif_budget_next(&budget), &r, err, err_size)) {
             return false;
         }
         char title[160];

@@ -12,10 +12,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CLI_COMPARE_BUDGET_MS 2000 // default time for the exact search, per problem
+#define CLI_COMPARE_BUDGET_MS 2000 // default time for the exact search, for the whole analysis
 
 // one table per allocator of the plan: ggml's total, each planner's total, chunks and time,
 // the lower bound, bytes and % above it, whether the exact search proved optimality.
+// The exact searches share budget_ms (galloc_whatif_budget).
 // false with a message in err (out of memory, inconsistent plan).
 bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const struct galloc_plan * plan, uint32_t budget_ms,
                       char * err, size_t err_size);

@@ -61,7 +61,8 @@ static const char * usage_plan =
     "byte offsets across, every live tensor drawn with its own symbol.\n"
     "With --compare, prints instead per buffer type ggml's total, the totals and times\n"
     "of offline planners (greedy by size, greedy by breadth, an exact search of at most\n"
-    "N ms, default 2000), the lower bound and how far each is above it.\n"
+    "N ms in all, default 2000, shared by the buffer types), the lower bound and how far\n"
+    "each is above it.\n"
     "Errors name the JSON path of the culprit, on stderr; exit 3.\n";
 
 static const char * usage_compare =

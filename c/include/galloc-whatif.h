@@ -168,6 +168,17 @@ bool galloc_whatif_from_problem(const struct galloc_whatif_problem * problem, ui
 // release everything; safe on a zeroed or failed result, and twice
 void galloc_whatif_free(struct galloc_whatif_result * result);
 
+// one time budget for an analysis of several problems (every allocator of a plan): each
+// problem gets an equal share of what is left, so time an easy one does not use passes on
+// and the whole analysis searches for at most total_ms (plus the heuristics' own time).
+struct galloc_whatif_budget {
+    double  deadline_ms; // on whatif's monotonic clock
+    int32_t n_left;      // problems still to come
+};
+void     galloc_whatif_budget_start(struct galloc_whatif_budget * budget, uint32_t total_ms, int32_t n_problems);
+// the exact-search budget of the next problem, milliseconds (0 once the time is up)
+uint32_t galloc_whatif_budget_next (struct galloc_whatif_budget * budget);
+
 //
 // checking and bounding
 //

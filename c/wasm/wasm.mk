@@ -2,13 +2,19 @@
 #
 # Included from the top Makefile (`make wasm`), or on its own from the repository root:
 #   make -f c/wasm/wasm.mk wasm
-# Needs only emcc. The sources are the whole library (c/src/*.c) plus the glue
-# c/wasm/galloc-wasm.c; the exports come from c/wasm/exports.txt.
+# Needs only emcc. The sources are the whole library (c/src/*/*.c, each compiled with its
+# layer's include path, c/layers.mk) plus the glue c/wasm/galloc-wasm.c; the exports come
+# from c/wasm/exports.txt.
+
+ifndef GALLOC_LAYERS
+include c/layers.mk
+endif
 
 WASM_EMCC      ?= emcc
 WASM_DIR       := build/wasm
-WASM_SRC       := $(sort $(wildcard c/src/*.c)) c/wasm/galloc-wasm.c
-WASM_DEPS      := $(WASM_SRC) $(wildcard c/include/*.h c/src/*.h) c/wasm/exports.txt c/wasm/wasm.mk
+WASM_LIB_SRC   := $(sort $(wildcard c/src/*/*.c))
+WASM_LIB_OBJ   := $(WASM_LIB_SRC:c/src/%.c=$(WASM_DIR)/obj/%.o)
+WASM_HEADERS   := $(wildcard c/include/*.h c/src/*/*.h c/wasm/*.h)
 # emscripten's JS optimizer runs in node and needs Debian's acorn (/usr/share/nodejs)
 WASM_NODE_PATH ?= /usr/share/nodejs
 
@@ -16,7 +22,6 @@ WASM_NODE_PATH ?= /usr/share/nodejs
 WASM_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L                # the C dialect of the native build
 WASM_CFLAGS += -Wall -Wextra -Werror -Wshadow -Wpointer-arith     # warnings as in the native build
 WASM_CFLAGS += -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes # ... all of them
-WASM_CFLAGS += -Ic/include -Ic/src                                # public and private headers
 WASM_CFLAGS += -O2                                                # optimize code and JS (no closure: it needs java)
 
 # linking: one flag per line
@@ -42,11 +47,25 @@ $(WASM_DIR)/exports.json: c/wasm/exports.txt c/wasm/wasm.mk
 	@mkdir -p $(WASM_DIR)
 	sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$$/d' -e 's/.*/"_&"/' c/wasm/exports.txt | paste -sd, - | sed -e 's/^/[/' -e 's/$$/]/' > $@
 
+# the library, each object with its layer's include path
+$(WASM_DIR)/obj/%.o: c/src/%.c $(WASM_HEADERS) c/wasm/wasm.mk
+	@mkdir -p $(dir $@)
+	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(layer_inc) -c $< -o $@
+
+# the glue sees every layer
+$(WASM_DIR)/obj/galloc-wasm.o: c/wasm/galloc-wasm.c $(WASM_HEADERS) c/wasm/wasm.mk
+	@mkdir -p $(dir $@)
+	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(INC) -Ibench -c $< -o $@
+
+$(WASM_DIR)/obj/galloc-timing.o: bench/galloc-timing.c $(WASM_HEADERS) c/wasm/wasm.mk
+	@mkdir -p $(dir $@)
+	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(INC) -c $< -o $@
+
 # emcc writes galloc.wasm next to galloc.mjs
-$(WASM_DIR)/galloc.mjs: $(WASM_DEPS) $(WASM_DIR)/exports.json
+$(WASM_DIR)/galloc.mjs: $(WASM_LIB_OBJ) $(WASM_DIR)/obj/galloc-wasm.o $(WASM_DIR)/obj/galloc-timing.o $(WASM_DIR)/exports.json
 	@mkdir -p $(WASM_DIR)
 	NODE_PATH="$(WASM_NODE_PATH)$${NODE_PATH:+:$$NODE_PATH}" \
-	  $(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(WASM_SRC) $(strip $(WASM_LDFLAGS)) -o $@
+	  $(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(WASM_LIB_OBJ) $(WASM_DIR)/obj/galloc-wasm.o $(WASM_DIR)/obj/galloc-timing.o $(strip $(WASM_LDFLAGS)) -o $@
 	@wc -c $(WASM_DIR)/galloc.wasm $(WASM_DIR)/galloc.mjs | sed -e 's/^/wasm: /'
 
 $(WASM_DIR)/galloc.wasm: $(WASM_DIR)/galloc.mjs

@@ -1,4 +1,4 @@
-// test-ggml.c: tests of the ggml core (c/src/ggml.c, ggml-ops.c, ggml-hash.c).
+// test-ggml.c: tests of the ggml core (c/src/ggml: ggml.c, ggml-ops.c, ggml-hash.c).
 //
 // Checks what allocation plans depend on: type traits and nbytes, strides,
 // view roots and offsets, op shapes/sources/params, graph build order with the

@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 // invariants of every result: plans checked, best <= ggml, bound <= plans, exact consistent
@@ -583,6 +584,63 @@ static void test_inplace_chains(void) {
     }
 }
 
+
+// a long chain of in-place ADDs is one item, found in linear time: before, every member walked
+// the chain back to its first tensor (quadratic: a 200k chain took minutes; the alarm fails it)
+static void test_long_inplace_chain(void) {
+    enum { N = 200000 };
+    struct galloc_tensor * t     = calloc(N, sizeof(*t));
+    int32_t *              nodes = calloc(N, sizeof(int32_t));
+    CHECK(t && nodes);
+    if (!t || !nodes) {
+        free(t);
+        free(nodes);
+        return;
+    }
+    for (int32_t i = 0; i < N; i++) {
+        t[i].type  = GGML_TYPE_F32;
+        t[i].ne[0] = 8;
+        t[i].ne[1] = t[i].ne[2] = t[i].ne[3] = 1;
+        t[i].nb[0] = 4;
+        t[i].nb[1] = t[i].nb[2] = t[i].nb[3] = 32;
+        t[i].nbytes = t[i].alloc_size = 32;
+        t[i].view_src = -1;
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            t[i].src[s] = -1;
+        }
+        if (i > 0) {
+            t[i].op     = GGML_OP_ADD;
+            t[i].src[0] = i - 1;
+            t[i].src[1] = 0;
+            nodes[i - 1] = i;
+        }
+    }
+    t[0].flags     = GGML_TENSOR_FLAG_INPUT;
+    t[N - 1].flags = GGML_TENSOR_FLAG_OUTPUT;
+    int32_t                   leafs[1] = { 0 };
+    struct galloc_buffer_type bt       = { 32, GALLOC_NO_MAX_SIZE, 0 };
+    struct galloc_graph       g        = { .n_tensors = N, .tensors = t, .n_nodes = N - 1, .nodes = nodes, .n_leafs = 1,
+                                           .leafs = leafs, .n_buffer_types = 1, .buffer_types = &bt };
+    struct galloc_plan plan;
+    char               err[256];
+    CHECK(galloc_plan_graph(&g, &plan, err, sizeof(err)));
+    alarm(60); // linear: well under a second even with sanitizers
+    struct galloc_whatif_result r;
+    CHECK(galloc_whatif_from_plan(&g, &plan, 0, 10, &r, err, sizeof(err)));
+    alarm(0);
+    // tensor 1 is placed on its own (its parent 0 is an input, kept); 2 .. N-1 each in place over the one before
+    CHECK(r.problem.n_items == 2);
+    CHECK(r.tensor_item[N - 1] == r.tensor_item[1] && r.tensor_item[1] >= 0);
+    const struct galloc_whatif_item * chain = &r.problem.items[r.tensor_item[1]];
+    CHECK(chain->n_tensors == N - 1);
+    CHECK(chain->first == 0 && chain->last == N - 2);
+    CHECK_EQ_U64(r.plans[r.best].total, 64);
+    galloc_whatif_free(&r);
+    galloc_plan_free(&plan);
+    free(t);
+    free(nodes);
+}
+
 //
 // presets: llama graphs, with and without a max size
 //
@@ -804,6 +862,7 @@ int main(void) {
     RUN(test_chunks);
     RUN(test_sixteen_chunks);
     RUN(test_inplace_chains);
+    RUN(test_long_inplace_chain);
     RUN(test_json);
     RUN(test_brute_force);
     RUN(test_exact_search);

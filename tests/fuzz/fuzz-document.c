@@ -9,8 +9,8 @@
 // Build and run: new inputs go to the first directory (keep it out of tests/golden),
 // the golden graphs are seeds, the dictionary helps:
 //
-//   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ic/include -Ic/src -Itests/c/support tests/fuzz/fuzz-document.c \
-//         tests/c/support/gallocr-compare.c c/src/*.c -o build/fuzz/fuzz-document
+//   make build/fuzz/fuzz-document        (clang -fsanitize=fuzzer,address,undefined over c/src/*/*.c and the
+//                                          gallocr comparison of tests/c/support)
 //   mkdir -p build/fuzz/corpus
 //   ./build/fuzz/fuzz-document -max_len=65536 -dict=tests/fuzz/fuzz-document.dict build/fuzz/corpus tests/golden
 

@@ -25,6 +25,20 @@ void galloc_whatif_free(struct galloc_whatif_result * r) {
     memset(r, 0, sizeof(*r));
 }
 
+void galloc_whatif_budget_start(struct galloc_whatif_budget * budget, uint32_t total_ms, int32_t n_problems) {
+    budget->deadline_ms = whatif_now_ms() + (double) total_ms;
+    budget->n_left      = n_problems > 0 ? n_problems : 1;
+}
+
+uint32_t galloc_whatif_budget_next(struct galloc_whatif_budget * budget) {
+    double left = budget->deadline_ms - whatif_now_ms();
+    int32_t n   = budget->n_left > 1 ? budget->n_left : 1;
+    if (budget->n_left > 1) {
+        budget->n_left--;
+    }
+    return left <= 0 ? 0 : (uint32_t) (left / n);
+}
+
 // every planner after ggml's (which the caller set, or nobody: then it is replayed)
 static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budget_ms, char * err, size_t err_size) {
     const struct galloc_whatif_problem * p = &r->problem;

@@ -390,6 +390,33 @@ static bool is_root_how(int32_t how) {
     return how == GALLOC_HOW_BEST_FIT || how == GALLOC_HOW_LAST_BLOCK || how == GALLOC_HOW_GROW || how == GALLOC_HOW_NEW_CHUNK;
 }
 
+#define CHAIN_ROOT_UNKNOWN (-2)
+
+// the first tensor of t's in-place chain (a tensor not placed in place), -1 when the chain leaves
+// the tensors or loops. memo (per tensor, CHAIN_ROOT_UNKNOWN until known) keeps every answer found,
+// so each tensor is walked over once in all; path has room for n_tensors + 1 entries.
+static int32_t find_chain_root(const struct galloc_plan * plan, int32_t t, int32_t * memo, int32_t * path) {
+    int32_t nt = plan->n_tensors, n_path = 0, r = t;
+    while (r >= 0 && r < nt && plan->places[r].how == GALLOC_HOW_INPLACE && memo[r] == CHAIN_ROOT_UNKNOWN && n_path <= nt) {
+        path[n_path++] = r;
+        r = plan->places[r].parent;
+    }
+    int32_t root;
+    if (r < 0 || r >= nt) {
+        root = -1; // a parent outside the tensors
+    } else if (plan->places[r].how != GALLOC_HOW_INPLACE) {
+        root = r;
+    } else if (memo[r] != CHAIN_ROOT_UNKNOWN) {
+        root = memo[r];
+    } else {
+        root = -1; // more hops than tensors: a loop
+    }
+    for (int32_t k = 0; k < n_path; k++) {
+        memo[path[k]] = root;
+    }
+    return root;
+}
+
 // items of allocator a: every tensor placed on its own starts an item; in-place tensors join
 // the item of the parent they took over (resolved along the chain)
 bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc_plan * plan, int32_t a,
@@ -445,20 +472,23 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
             ggml_plan->offsets[tensor_item[t]] = pl->offset;
         }
     }
-    // in-place tensors: follow parents to the chain's first tensor
+    // in-place tensors: follow parents to the chain's first tensor, each tensor's answer kept
+    // so that a chain is walked once in all (linear in the tensors, not quadratic in a chain)
+    int32_t * chain_root = malloc(((size_t) nt + 1) * sizeof(int32_t));
+    int32_t * path       = malloc(((size_t) nt + 1) * sizeof(int32_t));
+    if (ok && (!chain_root || !path)) {
+        ok = galloc_fail(err, err_size, "out of memory extracting %d items", n);
+    }
+    for (int32_t t = 0; t < nt && ok; t++) {
+        chain_root[t] = CHAIN_ROOT_UNKNOWN;
+    }
     for (int32_t t = 0; t < nt && ok; t++) {
         const struct galloc_place * pl = &plan->places[t];
         if (pl->how != GALLOC_HOW_INPLACE || pl->buffer < 0 || pl->buffer >= g->n_buffer_types ||
             g->buffer_types[pl->buffer].allocator != a) {
             continue;
         }
-        int32_t root = t;
-        for (int32_t hops = 0; hops <= nt && root >= 0 && plan->places[root].how == GALLOC_HOW_INPLACE; hops++) {
-            root = plan->places[root].parent;
-            if (root < -1 || root >= nt) {
-                root = -1;
-            }
-        }
+        int32_t root = find_chain_root(plan, t, chain_root, path);
         if (root < 0 || tensor_item[root] < 0) {
             ok = galloc_fail(err, err_size, "tensor %d: in place over a chain without a placed first tensor", t);
             break;
@@ -484,6 +514,8 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
         *n_shrinking += shrinks[i] ? 1 : 0;
     }
     free(shrinks);
+    free(chain_root);
+    free(path);
     if (!ok) {
         free(prob->items);
         prob->items   = NULL;
