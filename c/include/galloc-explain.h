@@ -50,6 +50,17 @@ struct galloc_explain_live {
     uint64_t bytes;  // rounded alloc size it holds
 };
 
+// the tensors live at the peak that share a layer-folded name ("kq_soft_max-*"; a name without
+// a layer is its own group)
+struct galloc_explain_group {
+    char     name[GGML_MAX_NAME + 8]; // folded name; "#12" for an unnamed tensor 12
+    int32_t  count;       // tensors
+    uint64_t bytes;       // their bytes, summed
+    int32_t  tensor;      // the largest of them (ties: lowest index)
+    int32_t  first_layer; // lowest and highest layer among them, -1 when the name carries none
+    int32_t  last_layer;
+};
+
 struct galloc_explain_buffer {
     int32_t  buffer_type;  // index in the document
     int32_t  shared_with;  // earlier buffer type whose allocator this one uses (its numbers are there), or -1
@@ -63,6 +74,10 @@ struct galloc_explain_buffer {
     uint64_t chunk_sizes[GALLOC_MAX_CHUNKS];  // bytes, as the plan says
     int32_t  chunk_raiser[GALLOC_MAX_CHUNKS]; // tensor whose placement last raised the chunk's highest end, -1: none
     int32_t  chunk_raiser_step[GALLOC_MAX_CHUNKS]; // the step it was placed at
+    uint64_t chunk_raiser_offset[GALLOC_MAX_CHUNKS]; // its offset in the chunk, bytes
+    uint64_t chunk_raiser_bytes[GALLOC_MAX_CHUNKS];  // its rounded size: offset + bytes = the chunk's size for ggml's plans
+    int32_t  n_groups;     // the live set folded by layer (galloc_layer_fold), most bytes first (ties: by name)
+    struct galloc_explain_group * groups;
     uint64_t * live_bytes; // n_steps + 1 entries (see above); NULL when shared
     uint64_t * high_water; // n_steps + 1 entries; NULL when shared
 };
@@ -92,6 +107,14 @@ void galloc_explain_free(struct galloc_explain * ex);
 // (a buffer type sharing an earlier one's allocator has nothing of its own: 0)
 int32_t galloc_explain_live_at(const struct galloc_explain * ex, int32_t b, int32_t step,
                                struct galloc_explain_live * out, int32_t max);
+
+// part as a percentage of whole (0 when whole is 0): the one rounding-free way the CLI and UI show shares
+double galloc_explain_percent(uint64_t part, uint64_t whole);
+
+// the analysis as JSON for the web UI ("galloc-explain": per buffer type size, peak, live set with
+// name, op, type, ne, bytes, percent, layer; groups, chunks with their raisers, live_bytes,
+// high_water; per tensor layer and hold_*). malloc'd, NUL-terminated; NULL when out of memory.
+char * galloc_explain_write_json(const struct galloc_document * doc, const struct galloc_explain * ex, size_t * len);
 
 //
 // comparing two analyses
@@ -135,6 +158,9 @@ bool galloc_explain_compare(const struct galloc_document * doc_a, const struct g
                             const struct galloc_document * doc_b, const struct galloc_explain * b, bool fold,
                             struct galloc_explain_diff * out, char * err, size_t err_size);
 void galloc_explain_diff_free(struct galloc_explain_diff * diff);
+
+// the comparison as JSON ("galloc-explain-diff"); malloc'd, NULL when out of memory
+char * galloc_explain_diff_write_json(const struct galloc_explain_diff * diff, size_t * len);
 
 #ifdef __cplusplus
 }

@@ -87,6 +87,10 @@ static void test_chain(void) {
     // layers: inp -, x-0 0, y-0 0, x-1 1, out -
     CHECK(p.ex.layer[0] == -1 && p.ex.layer[1] == 0 && p.ex.layer[2] == 0 && p.ex.layer[3] == 1 && p.ex.layer[4] == -1);
     CHECK(p.ex.n_layers == 2);
+    // folded: y-* (64, layer 0), x-* (32, layer 0)
+    CHECK(b->n_groups == 2);
+    CHECK(strcmp(b->groups[0].name, "y-*") == 0 && b->groups[0].bytes == 64 && b->groups[0].tensor == 2);
+    CHECK(strcmp(b->groups[1].name, "x-*") == 0 && b->groups[1].count == 1 && b->groups[1].first_layer == 0 && b->groups[1].last_layer == 0);
     // live at step 2: x-1 16 and y-0 64 (y-0 is freed after step 2's node ran)
     struct galloc_explain_live live[4];
     CHECK(galloc_explain_live_at(&p.ex, 0, 2, live, 4) == 2);
@@ -231,6 +235,28 @@ static void test_compare_buffer_names(void) {
     planned_free(&b);
 }
 
+// Folding: a-0 (32 B) and a-1 (64 B) are both live at step 1 (a-0 freed after it): live
+// [16 (w), 48, 96, 80]; at the peak one group a-* of 2 tensors, 96 B, layers 0..1, largest a-1.
+static void test_fold_group(void) {
+    static const char * json =
+        "{\"buffer_types\": [{\"name\": \"dev\", \"alignment\": 16, \"max_size\": null}],"
+        " \"tensors\": ["
+        "{\"name\": \"w\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]},"
+        "{\"name\": \"a-0\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [8], \"src\": [0, 0]},"
+        "{\"name\": \"a-1\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [16], \"src\": [1, 1]},"
+        "{\"name\": \"b\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [2, 2]}],"
+        " \"leafs\": [0], \"nodes\": [1, 2, 3]}";
+    struct planned p;
+    if (!plan_and_explain(json, &p)) { CHECK(false); return; }
+    const struct galloc_explain_buffer * b = &p.ex.buffers[0];
+    check_series(b->live_bytes, (uint64_t[]) { 16, 48, 96, 80 }, 4);
+    CHECK(b->n_live == 2 && b->n_groups == 1);
+    CHECK(strcmp(b->groups[0].name, "a-*") == 0);
+    CHECK(b->groups[0].count == 2 && b->groups[0].bytes == 96 && b->groups[0].tensor == 2);
+    CHECK(b->groups[0].first_layer == 0 && b->groups[0].last_layer == 1);
+    planned_free(&p);
+}
+
 static void test_plan_mismatch(void) {
     struct planned a, b;
     if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
@@ -317,6 +343,16 @@ static void test_golden_invariants(void) {
                 CHECK(i == 0 || eb->live[i].bytes <= eb->live[i - 1].bytes);
             }
             CHECK_EQ_U64(sum, eb->peak_live);
+            uint64_t group_sum = 0;
+            int32_t  members   = 0;
+            for (int32_t i = 0; i < eb->n_groups; i++) {
+                group_sum += eb->groups[i].bytes;
+                members += eb->groups[i].count;
+                CHECK(i == 0 || eb->groups[i].bytes <= eb->groups[i - 1].bytes);
+                CHECK(eb->groups[i].first_layer <= eb->groups[i].last_layer);
+            }
+            CHECK_EQ_U64(group_sum, eb->peak_live);
+            CHECK(members == eb->n_live);
             for (int32_t c = 0; c < eb->n_chunks; c++) {
                 int32_t t = eb->chunk_raiser[c];
                 CHECK(t >= 0);
@@ -355,6 +391,7 @@ int main(void) {
     RUN(test_chunks);
     RUN(test_compare);
     RUN(test_compare_buffer_names);
+    RUN(test_fold_group);
     RUN(test_plan_mismatch);
     RUN(test_layer_names);
     RUN(test_golden_invariants);

@@ -9,6 +9,7 @@
 #include "galloc-explain.h"
 #include "galloc-layer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,7 +195,9 @@ static void high_water_series(const struct galloc_document * doc, const struct g
                 eb->high_water[i] += end - *ce;
                 *ce = end;
                 eb->chunk_raiser[p->chunk]      = t;
-                eb->chunk_raiser_step[p->chunk] = i - 1;
+                eb->chunk_raiser_step[p->chunk]   = i - 1;
+                eb->chunk_raiser_offset[p->chunk] = p->offset;
+                eb->chunk_raiser_bytes[p->chunk]  = end - p->offset;
             }
         }
     }
@@ -216,6 +219,70 @@ static bool find_peak(struct galloc_explain * ex, struct galloc_explain_buffer *
         return false;
     }
     eb->n_live = galloc_explain_live_at(ex, eb->buffer_type, eb->peak_step, eb->live, count);
+    return true;
+}
+
+double galloc_explain_percent(uint64_t part, uint64_t whole) {
+    return whole ? 100.0 * (double) part / (double) whole : 0.0;
+}
+
+static int compare_groups_by_name(const void * x, const void * y) {
+    const struct galloc_explain_group * a = x, * b = y;
+    return strcmp(a->name, b->name);
+}
+
+static int compare_groups_by_bytes(const void * x, const void * y) {
+    const struct galloc_explain_group * a = x, * b = y;
+    if (a->bytes != b->bytes) {
+        return a->bytes > b->bytes ? -1 : 1;
+    }
+    return strcmp(a->name, b->name);
+}
+
+// the live set at the peak folded by layer: one entry per tensor, sorted by name, merged
+static bool fold_live(const struct galloc_document * doc, struct galloc_explain * ex, struct galloc_explain_buffer * eb) {
+    eb->groups = malloc((size_t) (eb->n_live > 0 ? eb->n_live : 1) * sizeof(*eb->groups));
+    if (!eb->groups) {
+        return false;
+    }
+    for (int32_t i = 0; i < eb->n_live; i++) { // live is largest first: a group's first member is its largest
+        struct galloc_explain_group * g = &eb->groups[i];
+        int32_t t = eb->live[i].tensor;
+        if (doc->tensor_names[t][0] == '\0') {
+            snprintf(g->name, sizeof(g->name), "#%d", t);
+        } else {
+            galloc_layer_fold(doc->tensor_names[t], g->name, sizeof(g->name));
+        }
+        g->count       = 1;
+        g->bytes       = eb->live[i].bytes;
+        g->tensor      = t;
+        g->first_layer = g->last_layer = ex->layer[t];
+    }
+    // stable merge: qsort is not stable, so members keep "largest first" by taking the max below
+    qsort(eb->groups, (size_t) eb->n_live, sizeof(*eb->groups), compare_groups_by_name);
+    int32_t n = 0;
+    for (int32_t i = 0; i < eb->n_live; i++) {
+        struct galloc_explain_group * g = &eb->groups[i];
+        if (n > 0 && strcmp(eb->groups[n - 1].name, g->name) == 0) {
+            struct galloc_explain_group * m = &eb->groups[n - 1];
+            uint64_t mb = ex->hold_bytes[m->tensor], gb = ex->hold_bytes[g->tensor];
+            if (gb > mb || (gb == mb && g->tensor < m->tensor)) {
+                m->tensor = g->tensor;
+            }
+            m->count += 1;
+            m->bytes += g->bytes;
+            if (g->first_layer >= 0 && (m->first_layer < 0 || g->first_layer < m->first_layer)) {
+                m->first_layer = g->first_layer;
+            }
+            if (g->last_layer > m->last_layer) {
+                m->last_layer = g->last_layer;
+            }
+        } else {
+            eb->groups[n++] = *g;
+        }
+    }
+    qsort(eb->groups, (size_t) n, sizeof(*eb->groups), compare_groups_by_bytes);
+    eb->n_groups = n;
     return true;
 }
 
@@ -280,7 +347,7 @@ bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc
             struct galloc_explain_buffer * eb = &out->buffers[b];
             if (eb->shared_with < 0) {
                 live_series(out, (int32_t) b, delta, eb->live_bytes);
-                ok = find_peak(out, eb);
+                ok = find_peak(out, eb) && fold_live(doc, out, eb);
             }
         }
     }
@@ -303,6 +370,7 @@ void galloc_explain_free(struct galloc_explain * ex) {
     }
     for (int32_t b = 0; ex->buffers && b < ex->n_buffers; b++) {
         free(ex->buffers[b].live);
+        free(ex->buffers[b].groups);
         free(ex->buffers[b].live_bytes);
         free(ex->buffers[b].high_water);
     }
