@@ -30,6 +30,7 @@ REL_OBJ  := $(LIB_SRC:c/src/%.c=build/rel/obj/%.o)
 SAN_OBJ  := $(LIB_SRC:c/src/%.c=build/san/obj/%.o)
 SUP_OBJ  := $(TEST_SUP:tests/c/support/%.c=build/san/sup/%.o)
 TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
+REPLAYS  := build/san/replay-gguf
 
 SHARED   ?= ../shared
 comma    := ,
@@ -132,8 +133,8 @@ test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 test-e2e: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 	@$(call suite,e2e,e2e) npm run --silent e2e
 
-test-c: $(TESTS) build/san/galloc
-	@$(call suite,c,c) ./scripts/test-c.sh $(TESTS)
+test-c: $(TESTS) build/san/galloc $(REPLAYS)
+	@$(call suite,c,c) ./scripts/test-c.sh $(TESTS) $(REPLAYS)
 
 # upstream's own test, from $(SHARED) (the reference data beside the checkout); skipped when
 # it is absent, except under CI (CI=true), where a missing reference is a failure
@@ -151,9 +152,9 @@ test-conformance:
 	  echo "conformance: $$n/13 PASSED"; [ "$$n" -eq 13 ]'
 
 # the golden plans, the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
-test-golden: build/san/galloc
+test-golden: build/san/galloc build/rel/galloc
 	@$(call suite,golden,golden$(comma)cli$(comma)harness$(comma)hostile) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
-	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc'
+	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc'
 
 # ---- fuzzing ---------------------------------------------------------------------
 
@@ -167,21 +168,33 @@ build/fuzz/fuzz-csv: tests/fuzz/fuzz-csv.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
+build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
+
+# a fuzz target's corpus (and seeds) replayed without libFuzzer under ASan+UBSan, as a test-c program (REPLAYS)
+REPLAY_DIRS_gguf := tests/fuzz/corpus-gguf tests/fixtures/gguf
+build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c build/san/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(REPLAY_DIRS_$*)"' $< tests/fuzz/replay.c build/san/libgalloc.a -o $@
+
 build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
 # libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
 # then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv),
-# then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc)
-fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc
-	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc
+# then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc),
+# then the GGUF header reader (tests/fuzz/corpus-gguf, seeded with tests/fixtures/gguf)
+fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc build/fuzz/fuzz-gguf
+	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc tests/fuzz/corpus-gguf
 	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
 	  -dict=tests/fuzz/fuzz-document.dict tests/fuzz/corpus tests/golden
 	./build/fuzz/fuzz-csv -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
 	  tests/fuzz/corpus-csv tests/fixtures/minimalloc
 	./build/fuzz/fuzz-dynalloc -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
 	  tests/fuzz/corpus-dynalloc
+	./build/fuzz/fuzz-gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+	  -dict=tests/fuzz/fuzz-gguf.dict tests/fuzz/corpus-gguf tests/fixtures/gguf
 
 clean:
 	rm -rf build
