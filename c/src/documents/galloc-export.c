@@ -220,26 +220,46 @@ static void write_ids(struct out * o, const char * key, const int * ids, int n) 
     out_str(o, "]");
 }
 
+// every tensor of graph in document order; false when out of memory (l is then partly filled)
+static bool listing_build(struct listing * l, struct ggml_cgraph * graph) {
+    int32_t max_tensors = graph->n_leafs + graph->n_nodes * (GGML_MAX_SRC + 2) + 1;
+    l->seen  = ggml_hash_set_new((size_t) max_tensors);
+    l->index = malloc(l->seen.size * sizeof(int32_t));
+    l->order = malloc((size_t) max_tensors * sizeof(*l->order));
+    l->cap   = max_tensors;
+    bool ok  = l->index && l->order && l->seen.keys;
+    for (int i = 0; ok && i < graph->n_leafs; i++) {
+        ok = listing_add(l, graph->leafs[i]);
+    }
+    for (int i = 0; ok && i < graph->n_nodes; i++) {
+        ok = listing_add(l, graph->nodes[i]);
+    }
+    return ok;
+}
+
+struct ggml_tensor ** galloc_export_tensor_order(struct ggml_cgraph * graph, int32_t * n_tensors) {
+    struct listing l = { 0 };
+    bool ok = listing_build(&l, graph);
+    ggml_hash_set_free(&l.seen);
+    free(l.index);
+    if (!ok) {
+        free(l.order);
+        return NULL;
+    }
+    *n_tensors = l.count;
+    return l.order;
+}
+
 char * galloc_export_graph(struct ggml_cgraph * graph, const char * name, ggml_backend_buffer_type_t * bufts, int n_bufts,
                            const int * node_buffer_ids, const int * leaf_buffer_ids, size_t * len) {
-    int32_t max_tensors = graph->n_leafs + graph->n_nodes * (GGML_MAX_SRC + 2) + 1;
     struct listing l = { 0 };
-    l.seen  = ggml_hash_set_new((size_t) max_tensors);
-    l.index = malloc(l.seen.size * sizeof(int32_t));
-    l.order = malloc((size_t) max_tensors * sizeof(*l.order));
-    l.cap   = max_tensors;
+    bool listed = listing_build(&l, graph);
+    int32_t max_tensors = l.cap;
     int32_t * tensor_buft = malloc((size_t) max_tensors * sizeof(int32_t));
     int32_t * buft_of     = malloc((size_t) max_tensors * sizeof(int32_t));
     ggml_backend_buffer_type_t * types = malloc(((size_t) n_bufts + (size_t) max_tensors) * sizeof(*types));
     struct out o = { 0 };
-    bool ok = l.index && l.order && tensor_buft && buft_of && types && l.seen.keys;
-
-    for (int i = 0; ok && i < graph->n_leafs; i++) {
-        ok = listing_add(&l, graph->leafs[i]);
-    }
-    for (int i = 0; ok && i < graph->n_nodes; i++) {
-        ok = listing_add(&l, graph->nodes[i]);
-    }
+    bool ok = listed && tensor_buft && buft_of && types;
     if (!ok) {
         goto done;
     }
