@@ -38,7 +38,7 @@ static const char * human_bytes(uint64_t bytes, char * buf, size_t size) {
 }
 
 static const char * human_diff(int64_t diff, char * buf, size_t size) {
-    char h[32];
+    char h[24]; // "18446744073709551615 B" fits; with the sign, the callers' 32 bytes hold it
     uint64_t mag = diff < 0 ? (uint64_t) 0 - (uint64_t) diff : (uint64_t) diff;
     snprintf(buf, size, "%s%s", diff < 0 ? "-" : diff > 0 ? "+" : "", human_bytes(mag, h, sizeof(h)));
     return buf;
