@@ -5,6 +5,7 @@
 // last raised each chunk. Two graphs: both sizes, the difference, and the names whose bytes
 // at the peak account for it. Every number comes from the analysis; this file only formats.
 
+#include "cli-exit.h"
 #include "cli-explain.h"
 #include "cli-io.h"
 #include "galloc-document.h"
@@ -15,8 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_FILE = 4, EXIT_MEMORY = 5 };
 
 #define DEFAULT_TOP 20
 
@@ -227,24 +226,24 @@ static void loaded_free(struct loaded * l) {
 
 // read, plan and explain path; on failure prints the error and returns the exit status
 static int load(const char * path, struct loaded * l) {
-    char   err[512];
+    struct galloc_error err;
     size_t len = 0;
     memset(l, 0, sizeof(*l));
-    char * text = cli_read_file(path, GALLOC_DOCUMENT_MAX_BYTES, &len, err, sizeof(err));
+    char * text = cli_read_file(path, GALLOC_DOCUMENT_MAX_BYTES, &len, &err);
     if (!text) {
-        fprintf(stderr, "galloc: %s\n", err);
-        return strstr(err, "limit") ? EXIT_INPUT : EXIT_FILE;
+        fprintf(stderr, "galloc: %s\n", err.message);
+        return cli_exit_code(err.status);
     }
-    bool ok = galloc_document_read(text, len, &l->doc, err, sizeof(err));
+    bool ok = galloc_document_read(text, len, &l->doc, &err);
     free(text);
     if (!ok) {
-        fprintf(stderr, "galloc: %s: %s\n", path, err);
-        return EXIT_INPUT;
+        fprintf(stderr, "galloc: %s: %s\n", path, err.message);
+        return cli_exit_code(err.status);
     }
-    if (!galloc_plan_graph(&l->doc.graph, &l->plan, err, sizeof(err)) || !galloc_explain_plan(&l->doc, &l->plan, &l->ex, err, sizeof(err))) {
-        fprintf(stderr, "galloc: %s: %s\n", path, err);
+    if (!galloc_plan_graph(&l->doc.graph, &l->plan, &err) || !galloc_explain_plan(&l->doc, &l->plan, &l->ex, &err)) {
+        fprintf(stderr, "galloc: %s: %s\n", path, err.message);
         loaded_free(l);
-        return strstr(err, "out of memory") ? EXIT_MEMORY : EXIT_INPUT;
+        return cli_exit_code(err.status);
     }
     return EXIT_OK;
 }
@@ -300,11 +299,11 @@ int cli_explain_command(int argc, char ** argv, const char * usage) {
         return code;
     }
     struct galloc_explain_diff d;
-    char err[256];
+    struct galloc_error        err;
     bool use_fold = fold < 0 ? (a.ex.n_layers > 0 || b.ex.n_layers > 0) : fold == 1;
-    if (!galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, use_fold, &d, err, sizeof(err))) {
-        fprintf(stderr, "galloc: %s\n", err);
-        code = EXIT_MEMORY;
+    if (!galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, use_fold, &d, &err)) {
+        fprintf(stderr, "galloc: %s\n", err.message);
+        code = cli_exit_code(err.status);
     } else {
         print_compare(stdout, paths[0], paths[1], &a.doc, &b.doc, &d, (int32_t) top);
         galloc_explain_diff_free(&d);

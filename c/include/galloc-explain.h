@@ -11,8 +11,8 @@
 // Example usage:
 //
 //   struct galloc_explain ex;
-//   char err[256];
-//   if (galloc_explain_plan(&doc, &plan, &ex, err, sizeof(err))) {
+//   struct galloc_error err;
+//   if (galloc_explain_plan(&doc, &plan, &ex, &err)) {
 //       const struct galloc_explain_buffer * b = &ex.buffers[0];
 //       printf("peak %llu at step %d: %s\n", b->peak_live, b->peak_step, doc.tensor_names[b->live[0].tensor]);
 //       galloc_explain_free(&ex);
@@ -35,6 +35,7 @@
 
 #include "galloc-document.h"
 #include "galloc-planner.h"
+#include "galloc-status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -96,9 +97,9 @@ struct galloc_explain {
 };
 
 // analyse plan (made for doc->graph, or any plan of its tensors with places and lifetimes).
-// false with a one-line message in err when the plan does not fit the document or out of memory.
+// false with err set: GALLOC_STATUS_ARGUMENT when the plan does not fit the document, NO_MEMORY.
 bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc_plan * plan,
-                         struct galloc_explain * out, char * err, size_t err_size);
+                         struct galloc_explain * out, struct galloc_error * err);
 // release everything; safe on a zeroed or failed result, and twice
 void galloc_explain_free(struct galloc_explain * ex);
 
@@ -153,10 +154,10 @@ struct galloc_explain_diff {
 };
 
 // compare analysis a (of doc_a) with b (of doc_b); fold: group names by galloc_layer_fold.
-// false with a message in err when out of memory.
+// false with err set (GALLOC_STATUS_NO_MEMORY) when out of memory.
 bool galloc_explain_compare(const struct galloc_document * doc_a, const struct galloc_explain * a,
                             const struct galloc_document * doc_b, const struct galloc_explain * b, bool fold,
-                            struct galloc_explain_diff * out, char * err, size_t err_size);
+                            struct galloc_explain_diff * out, struct galloc_error * err);
 void galloc_explain_diff_free(struct galloc_explain_diff * diff);
 
 // the comparison as JSON ("galloc-explain-diff"); malloc'd, NULL when out of memory

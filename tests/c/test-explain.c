@@ -23,12 +23,12 @@ struct planned {
 };
 
 static bool plan_and_explain(const char * json, struct planned * p) {
-    char err[256];
+    struct galloc_error err;
     memset(p, 0, sizeof(*p));
-    if (!galloc_document_read(json, strlen(json), &p->doc, err, sizeof(err)) ||
-        !galloc_plan_graph(&p->doc.graph, &p->plan, err, sizeof(err)) ||
-        !galloc_explain_plan(&p->doc, &p->plan, &p->ex, err, sizeof(err))) {
-        fprintf(stderr, "plan_and_explain: %s\n", err);
+    if (!galloc_document_read(json, strlen(json), &p->doc, &err) ||
+        !galloc_plan_graph(&p->doc.graph, &p->plan, &err) ||
+        !galloc_explain_plan(&p->doc, &p->plan, &p->ex, &err)) {
+        fprintf(stderr, "plan_and_explain: %s\n", err.message);
         galloc_plan_free(&p->plan);
         galloc_document_free(&p->doc);
         return false;
@@ -173,8 +173,8 @@ static void test_compare(void) {
     if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
     if (!plan_and_explain(chain_json(8), &b)) { CHECK(false); return; }
     struct galloc_explain_diff d;
-    char err[256];
-    CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, false, &d, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, false, &d, &err));
     CHECK(d.n_buffers == 1);
     CHECK_EQ_U64(d.total_a, 112);
     CHECK_EQ_U64(d.total_b, 80);
@@ -190,7 +190,7 @@ static void test_compare(void) {
     galloc_explain_diff_free(&d);
 
     // folded: the rows group x-0/x-1 as "x-*"; still only y-* differs
-    CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, true, &d, err, sizeof(err)));
+    CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, true, &d, &err));
     CHECK(d.n_buffers == 1 && d.buffers[0].n_rows == 1 && strcmp(d.buffers[0].rows[0].name, "y-*") == 0);
     galloc_explain_diff_free(&d);
 
@@ -198,7 +198,7 @@ static void test_compare(void) {
     // a-0 0 -> 32, b-0 0 -> 64; largest difference first, then by name
     struct planned c;
     if (!plan_and_explain(chunks_json, &c)) { CHECK(false); return; }
-    CHECK(galloc_explain_compare(&a.doc, &a.ex, &c.doc, &c.ex, false, &d, err, sizeof(err)));
+    CHECK(galloc_explain_compare(&a.doc, &a.ex, &c.doc, &c.ex, false, &d, &err));
     db = &d.buffers[0];
     CHECK(db->n_rows == 4);
     CHECK(strcmp(db->rows[0].name, "b-0") == 0 && strcmp(db->rows[1].name, "y-0") == 0);
@@ -224,8 +224,8 @@ static void test_compare_buffer_names(void) {
     memcpy(strstr(renamed, "\"dev\""), "\"gpu\"", 5);
     if (!plan_and_explain(renamed, &b)) { CHECK(false); return; }
     struct galloc_explain_diff d;
-    char err[256];
-    CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, false, &d, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, false, &d, &err));
     CHECK(d.n_buffers == 2);
     CHECK(strcmp(d.buffers[0].name, "dev") == 0 && d.buffers[0].buffer_b == -1 && d.buffers[0].size_diff == -112);
     CHECK(strcmp(d.buffers[1].name, "gpu") == 0 && d.buffers[1].buffer_a == -1 && d.buffers[1].size_diff == 112);
@@ -262,9 +262,10 @@ static void test_plan_mismatch(void) {
     if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
     if (!plan_and_explain(chunks_json, &b)) { CHECK(false); return; }
     struct galloc_explain ex;
-    char err[256];
-    CHECK(!galloc_explain_plan(&a.doc, &b.plan, &ex, err, sizeof(err)));
-    CHECK(strstr(err, "plan: 3 tensors") != NULL);
+    struct galloc_error err;
+    CHECK(!galloc_explain_plan(&a.doc, &b.plan, &ex, &err));
+    CHECK(err.status == GALLOC_STATUS_ARGUMENT);
+    CHECK(strstr(err.message, "plan: 3 tensors") != NULL);
     galloc_explain_free(&ex); // zeroed on failure: safe
     planned_free(&a);
     planned_free(&b);

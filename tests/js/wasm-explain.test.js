@@ -99,7 +99,7 @@ describe('explainCompare', () => {
     const before = galloc.heapUsed();
     expect(() => galloc.explain('{')).toThrow(/line 1/);
     try { galloc.explainCompare(chain, '{"tensors": 3}'); expect.unreachable(); } catch (e) {
-      expect(e.code).toBe('invalid-document');
+      expect(e.code).toBe('invalid-input');
       expect(e.message).toMatch(/^B: tensors/);
     }
     try { galloc.explainCompare('[]', chain); expect.unreachable(); } catch (e) { expect(e.message).toMatch(/^A: /); }

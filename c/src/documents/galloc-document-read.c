@@ -121,8 +121,7 @@ struct name_id {
 
 struct reader {
     struct galloc_document * doc;
-    char *                   err;
-    size_t                   err_size;
+    struct galloc_error *    err;
     bool                     failed;
     struct name_id           ops[GGML_OP_COUNT];     // sorted by name
     int32_t                  n_ops;
@@ -136,40 +135,69 @@ struct reader {
 #    define DOC_PRINTF(a, b)
 #endif
 
-// record the first error only
-DOC_PRINTF(3, 4)
-static bool reader_fail(struct reader * r, const struct doc_path * path, const char * fmt, ...) {
+// record the first error only: its status, the path, then the message
+DOC_PRINTF(4, 0)
+static bool reader_vfail(struct reader * r, enum galloc_status status, const struct doc_path * path, const char * fmt, va_list ap) {
     if (r->failed) {
         return false;
     }
     r->failed = true;
-    if (r->err == NULL || r->err_size == 0) {
+    if (r->err == NULL) {
         return false;
     }
-    int n = 0;
+    r->err->status = status;
+    char * out  = r->err->message;
+    size_t size = sizeof(r->err->message);
+    int    n    = 0;
     if (path != NULL) {
         if (path->index >= 0 && path->field != NULL && path->sub >= 0) {
-            n = snprintf(r->err, r->err_size, "%s[%lld].%s[%lld]: ", path->array, (long long) path->index, path->field,
+            n = snprintf(out, size, "%s[%lld].%s[%lld]: ", path->array, (long long) path->index, path->field,
                          (long long) path->sub);
         } else if (path->index >= 0 && path->field != NULL) {
-            n = snprintf(r->err, r->err_size, "%s[%lld].%s: ", path->array, (long long) path->index, path->field);
+            n = snprintf(out, size, "%s[%lld].%s: ", path->array, (long long) path->index, path->field);
         } else if (path->index >= 0) {
-            n = snprintf(r->err, r->err_size, "%s[%lld]: ", path->array, (long long) path->index);
+            n = snprintf(out, size, "%s[%lld]: ", path->array, (long long) path->index);
         } else {
-            n = snprintf(r->err, r->err_size, "%s: ", path->array);
+            n = snprintf(out, size, "%s: ", path->array);
         }
     }
-    if (n >= 0 && (size_t) n < r->err_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(r->err + n, r->err_size - (size_t) n, fmt, ap);
-        va_end(ap);
+    if (n >= 0 && (size_t) n < size) {
+        vsnprintf(out + n, size - (size_t) n, fmt, ap);
     }
     return false;
 }
 
+// the document breaks the format (GALLOC_STATUS_INVALID)
+DOC_PRINTF(3, 4)
+static bool reader_fail(struct reader * r, const struct doc_path * path, const char * fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    reader_vfail(r, GALLOC_STATUS_INVALID, path, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+// the document is well formed but past a limit of the reader (GALLOC_STATUS_LIMIT)
+DOC_PRINTF(3, 4)
+static bool reader_limit(struct reader * r, const struct doc_path * path, const char * fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    reader_vfail(r, GALLOC_STATUS_LIMIT, path, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+DOC_PRINTF(2, 3)
+static bool reader_nomem(struct reader * r, const char * fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    reader_vfail(r, GALLOC_STATUS_NO_MEMORY, NULL, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
 static bool reader_oom(struct reader * r) {
-    return reader_fail(r, NULL, "out of memory");
+    return reader_nomem(r, "out of memory");
 }
 
 // malloc of n elements of size bytes; at least one element, so that empty arrays are not NULL
@@ -263,7 +291,7 @@ static const char * read_name(struct reader * r, const struct json_value * v, co
         return NULL;
     }
     if (max_len > 0 && len > max_len) {
-        reader_fail(r, path, "%zu bytes, longer than %zu", len, max_len);
+        reader_limit(r, path, "%zu bytes, longer than %zu", len, max_len);
         return NULL;
     }
     return s;
@@ -372,7 +400,7 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
             return reader_fail(r, &path, "empty (at least one buffer type is needed)");
         }
         if (n > DOCUMENT_MAX_BUFFER_TYPES) {
-            return reader_fail(r, &path, "%zu entries, more than %d", n, DOCUMENT_MAX_BUFFER_TYPES);
+            return reader_limit(r, &path, "%zu entries, more than %d", n, DOCUMENT_MAX_BUFFER_TYPES);
         }
     }
     doc->buffer_types      = reader_alloc(r, n, sizeof(struct galloc_buffer_type));
@@ -414,7 +442,7 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
                 return reader_fail(r, &path, "%llu is not a power of two", (unsigned long long) bt->alignment);
             }
             if (bt->alignment > GALLOC_DOCUMENT_MAX_ALIGNMENT) {
-                return reader_fail(r, &path, "%llu is over the limit of %llu (2^30)", (unsigned long long) bt->alignment,
+                return reader_limit(r, &path, "%llu is over the limit of %llu (2^30)", (unsigned long long) bt->alignment,
                                    (unsigned long long) GALLOC_DOCUMENT_MAX_ALIGNMENT);
             }
             if ((v = get_optional(e, "max_size")) != NULL) {
@@ -457,11 +485,11 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
 
 static bool read_tensor_size_limit(struct reader * r, const struct doc_path * path, bool ok, uint64_t bytes, const char * what) {
     if (!ok) {
-        return reader_fail(r, path, "%soverflows 64 bits (the limit of one tensor is %llu bytes, 2^40)", what,
+        return reader_limit(r, path, "%soverflows 64 bits (the limit of one tensor is %llu bytes, 2^40)", what,
                            (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
     }
     if (bytes > GALLOC_DOCUMENT_MAX_TENSOR_BYTES) {
-        return reader_fail(r, path, "%s%llu is over the limit of one tensor, %llu bytes (2^40)", what,
+        return reader_limit(r, path, "%s%llu is over the limit of one tensor, %llu bytes (2^40)", what,
                            (unsigned long long) bytes, (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
     }
     return true;
@@ -562,7 +590,7 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
         }
         size_t n = json_array_size(v);
         if (n > GGML_MAX_SRC) {
-            return reader_fail(r, &path, "%zu sources, more than %d (GGML_MAX_SRC)", n, GGML_MAX_SRC);
+            return reader_limit(r, &path, "%zu sources, more than %d (GGML_MAX_SRC)", n, GGML_MAX_SRC);
         }
         for (size_t s = 0; s < n; s++) {
             const struct json_value * sv = json_array_at(v, s);
@@ -818,7 +846,7 @@ static bool read_index_list(struct reader * r, const struct json_value * arr, co
     }
     size_t n = json_array_size(arr);
     if (n > (size_t) INT32_MAX) {
-        return reader_fail(r, &path, "too many entries");
+        return reader_limit(r, &path, "too many entries");
     }
     *out = reader_alloc(r, n, sizeof(int32_t));
     if (*out == NULL) {
@@ -1019,7 +1047,7 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     }
     size_t n = json_array_size(tensors);
     if (n > GALLOC_DOCUMENT_MAX_TENSORS) {
-        return reader_fail(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
+        return reader_limit(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
     }
     doc->tensors            = reader_alloc(r, n, sizeof(struct galloc_tensor));
     doc->tensor_names       = reader_alloc(r, n, sizeof(*doc->tensor_names));
@@ -1055,21 +1083,18 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     return true;
 }
 
-bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, char * err, size_t err_size) {
+bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err) {
     memset(doc, 0, sizeof(*doc));
-    if (err != NULL && err_size > 0) {
-        err[0] = '\0';
-    }
+    galloc_error_clear(err);
     struct reader r;
     memset(&r, 0, sizeof(r));
-    r.doc      = doc;
-    r.err      = err;
-    r.err_size = err_size;
+    r.doc = doc;
+    r.err = err;
     if (len > GALLOC_DOCUMENT_MAX_BYTES) {
-        reader_fail(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
+        reader_limit(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
         return false;
     }
-    struct json_doc * parsed = json_parse(json, len, err, err_size);
+    struct json_doc * parsed = json_parse(json, len, err);
     if (parsed == NULL) {
         return false;
     }

@@ -122,7 +122,7 @@ static void fill_side(const struct galloc_explain * ex, int32_t b, uint64_t * si
 
 bool galloc_explain_compare(const struct galloc_document * doc_a, const struct galloc_explain * a,
                             const struct galloc_document * doc_b, const struct galloc_explain * b, bool fold,
-                            struct galloc_explain_diff * out, char * err, size_t err_size) {
+                            struct galloc_explain_diff * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     out->folded  = fold;
     out->buffers = calloc((size_t) (a->n_buffers + b->n_buffers), sizeof(*out->buffers));
@@ -130,7 +130,7 @@ bool galloc_explain_compare(const struct galloc_document * doc_a, const struct g
     if (!out->buffers || !used) {
         free(used);
         galloc_explain_diff_free(out);
-        return galloc_fail(err, err_size, "out of memory comparing plans");
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory comparing plans");
     }
     // A's buffer types in order, each with B's of the same name; then B's left over
     for (int32_t side = 0; side < 2; side++) {
@@ -163,7 +163,7 @@ bool galloc_explain_compare(const struct galloc_document * doc_a, const struct g
             if (!diff_rows(doc_a, a, ba, doc_b, b, bb, fold, d)) {
                 free(used);
                 galloc_explain_diff_free(out);
-                return galloc_fail(err, err_size, "out of memory comparing plans");
+                return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory comparing plans");
             }
         }
     }

@@ -23,9 +23,9 @@ static bool is_own_allocation(const struct galloc_place * p) {
            p->how == GALLOC_HOW_NEW_CHUNK;
 }
 
-static bool check_plan(const struct galloc_document * doc, const struct galloc_plan * plan, char * err, size_t err_size) {
+static bool check_plan(const struct galloc_document * doc, const struct galloc_plan * plan, struct galloc_error * err) {
     if (plan->n_tensors != doc->n_tensors || plan->n_buffer_types != doc->n_buffer_types || plan->n_steps != doc->n_nodes) {
-        return galloc_fail(err, err_size, "plan: %d tensors, %d buffer types, %d steps for a graph of %d, %d, %d",
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: %d tensors, %d buffer types, %d steps for a graph of %d, %d, %d",
                            plan->n_tensors, plan->n_buffer_types, plan->n_steps, doc->n_tensors, doc->n_buffer_types, doc->n_nodes);
     }
     for (int32_t t = 0; t < plan->n_tensors; t++) {
@@ -34,14 +34,14 @@ static bool check_plan(const struct galloc_document * doc, const struct galloc_p
             continue;
         }
         if (p->buffer < 0 || p->buffer >= plan->n_buffer_types) {
-            return galloc_fail(err, err_size, "plan: tensors[%d].buffer: %d out of range", t, p->buffer);
+            return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: tensors[%d].buffer: %d out of range", t, p->buffer);
         }
         const struct galloc_buffer_plan * bp = &plan->buffers[doc->buffer_types[p->buffer].allocator];
         if (p->chunk < 0 || p->chunk >= bp->n_chunks) {
-            return galloc_fail(err, err_size, "plan: tensors[%d].chunk: %d out of range", t, p->chunk);
+            return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: tensors[%d].chunk: %d out of range", t, p->chunk);
         }
         if (p->first_step < -1 || p->last_step < p->first_step || p->last_step >= plan->n_steps) {
-            return galloc_fail(err, err_size, "plan: tensors[%d]: steps %d..%d out of range", t, p->first_step, p->last_step);
+            return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: tensors[%d]: steps %d..%d out of range", t, p->first_step, p->last_step);
         }
     }
     return true;
@@ -293,9 +293,9 @@ static void * alloc_array(size_t n, size_t size, bool * ok) {
 }
 
 bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc_plan * plan,
-                         struct galloc_explain * out, char * err, size_t err_size) {
+                         struct galloc_explain * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
-    if (!check_plan(doc, plan, err, err_size)) {
+    if (!check_plan(doc, plan, err)) {
         return false;
     }
     size_t nt = (size_t) doc->n_tensors, ns = (size_t) doc->n_nodes + 1, nb = (size_t) doc->n_buffer_types;
@@ -359,7 +359,7 @@ bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc
     free(chunk_end);
     if (!ok) {
         galloc_explain_free(out);
-        return galloc_fail(err, err_size, "out of memory explaining %d tensors", doc->n_tensors);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory explaining %d tensors", doc->n_tensors);
     }
     return true;
 }
