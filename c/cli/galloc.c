@@ -5,6 +5,7 @@
 //   galloc diff PLAN_A.json PLAN_B.json
 //   galloc explain GRAPH.json [GRAPH_B.json] [--top N] [--fold|--no-fold]
 //   galloc presets | galloc preset NAME
+//   galloc model MODEL.gguf | --card NAME | --cards [llama.cpp's context flags]
 //
 // Exit status (cli-exit.h): 0 success (plans equal), 1 plans differ, 2 usage error,
 // 3 invalid input document, 4 file error, 5 out of memory.
@@ -15,6 +16,7 @@
 #include "cli-exit.h"
 #include "cli-explain.h"
 #include "cli-io.h"
+#include "cli-model.h"
 #include "cli-table.h"
 #include "galloc-document.h"
 #include "galloc-planner.h"
@@ -40,6 +42,8 @@ static const char * usage_main =
     "                                             with two graphs, what accounts for the difference\n"
     "  presets                                    list the built-in graph documents\n"
     "  preset NAME                                print a built-in graph document\n"
+    "  model MODEL.gguf [-c N] [-ub N] [-fa on|off] ...\n"
+    "                                             llama.cpp's compute graph and buffer size for a model\n"
     "\n"
     "Use - for stdin/stdout. `galloc <command> --help` for details.\n"
     "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory\n";
@@ -312,6 +316,9 @@ int main(int argc, char ** argv) {
     }
     if (strcmp(cmd, "preset") == 0) {
         return cmd_preset(argc - 2, argv + 2);
+    }
+    if (strcmp(cmd, "model") == 0) {
+        return cli_model_command(argc - 2, argv + 2);
     }
     fprintf(stderr, "galloc: unknown command '%s'\n%s", cmd, usage_main);
     return EXIT_USAGE;
