@@ -232,13 +232,14 @@ int cli_model_command(int argc, char ** argv) {
 
     int code = EXIT_OK;
     size_t len = 0;
+    struct galloc_error write_err;
     char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
     struct galloc_model_sizes z;
     if (!doc || !galloc_model_compute_sizes(m, &s, &z, err, sizeof(err))) {
         fprintf(stderr, "galloc model: %s\n", err);
         code = strstr(err, "out of memory") ? EXIT_MEMORY : err[0] == '-' ? EXIT_USAGE : EXIT_INPUT;
-    } else if (!cli_write_file(output, doc, len, err, sizeof(err))) {
-        fprintf(stderr, "galloc model: %s\n", err);
+    } else if (!cli_write_file(output, doc, len, &write_err)) {
+        fprintf(stderr, "galloc model: %s\n", write_err.message);
         code = EXIT_FILE;
     } else {
         fprintf(stderr, "%s (%s): n_ctx = %lld, n_ctx_seq = %lld", galloc_model_name(m), galloc_model_arch_name(m),
