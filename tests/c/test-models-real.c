@@ -14,6 +14,7 @@
 #include "galloc-gguf.h"
 #include "galloc-model.h"
 #include "galloc-planner.h"
+#include "galloc-status.h"
 #include "json.h"
 
 #include <stdarg.h>
@@ -119,9 +120,10 @@ static bool same_tensor(const char * row, size_t i, const struct json_value * ta
 }
 
 static bool same_graph(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len) {
-    char err[256];
-    struct json_doc * a = json_parse(built, built_len, err, sizeof(err));
-    struct json_doc * b = json_parse(ref, ref_len, err, sizeof(err));
+    struct galloc_error jerr;
+    struct json_doc * a = json_parse(built, built_len, &jerr);
+    struct json_doc * b = a ? json_parse(ref, ref_len, &jerr) : NULL;
+    const char * err = jerr.message;
     bool ok = a && b;
     if (ok) {
         const struct json_value * ra = json_doc_root(a), * rb = json_doc_root(b);
@@ -151,9 +153,10 @@ static bool same_graph(const char * row, const char * built, size_t built_len, c
 
 // plan equality as the format defines it: chunk sizes, and every tensor's buffer, chunk, offset
 static bool same_plan(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len) {
-    char err[256];
-    struct json_doc * a = json_parse(built, built_len, err, sizeof(err));
-    struct json_doc * b = json_parse(ref, ref_len, err, sizeof(err));
+    struct galloc_error jerr;
+    struct json_doc * a = json_parse(built, built_len, &jerr);
+    struct json_doc * b = a ? json_parse(ref, ref_len, &jerr) : NULL;
+    const char * err = jerr.message;
     bool ok = a && b;
     if (ok) {
         const struct json_value * ba = json_object_get(json_doc_root(a), "buffers");
@@ -283,20 +286,21 @@ static void check_row(const struct row * r) {
         // the built graph planned by the project's planner equals upstream's plan
         struct galloc_document doc;
         struct galloc_plan     plan;
-        if (galloc_document_read(built, built_len, &doc, err, sizeof(err))) {
-            if (galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+        struct galloc_error derr;
+        if (galloc_document_read(built, built_len, &doc, &derr)) {
+            if (galloc_plan_graph(&doc.graph, &plan, &derr)) {
                 size_t plan_len = 0;
                 char * plan_json = galloc_document_write_plan(&doc, &plan, &plan_len);
                 CHECK(plan_json != NULL && same_plan(row, plan_json, plan_len, ref_plan, ref_plan_len));
                 free(plan_json);
                 galloc_plan_free(&plan);
             } else {
-                fprintf(stderr, "  %s: plan: %s\n", row, err);
+                fprintf(stderr, "  %s: plan: %s\n", row, derr.message);
                 check_failures++;
             }
             galloc_document_free(&doc);
         } else {
-            fprintf(stderr, "  %s: document: %s\n", row, err);
+            fprintf(stderr, "  %s: document: %s\n", row, derr.message);
             check_failures++;
         }
         // the size llama.cpp logs (after its three reserves) and the context it made
