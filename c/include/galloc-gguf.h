@@ -172,7 +172,7 @@ const struct galloc_gguf_tensor_info * galloc_gguf_find_tensor(const struct gall
 // The header as one JSON object, "galloc-gguf-summary": version, architecture, name, counts,
 // alignment, header_size, data_offset, data_size, file_size (bytes), llama_refusal, tensor_types
 // ([{type, count, bytes}]), kv ([{key, type, offset, value}]: numbers as numbers (integers past
-// 2^53 as decimal strings, floats shortest, non-finite as "NaN"/"Infinity"), strings cut to 64 KiB,
+// 2^53 as decimal strings, floats shortest, non-finite as null), strings cut to 64 KiB,
 // arrays as {elem_type, n, items: the first max_items}) and tensors ([{name, type, ne, nbytes, offset}]).
 // malloc'd (*len bytes, NUL-terminated); NULL when out of memory.
 char * galloc_gguf_write_summary(const struct galloc_gguf * g, uint64_t max_items, size_t * len);

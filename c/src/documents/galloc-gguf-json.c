@@ -25,8 +25,8 @@ static bool write_number(struct json_writer * w, const struct galloc_gguf_value 
     double f;
     switch (t) {
         case GALLOC_GGUF_TYPE_BOOL:    return galloc_gguf_value_u64(v, i, &u) && json_write_bool(w, u != 0);
-        case GALLOC_GGUF_TYPE_FLOAT32: return galloc_gguf_value_f64(v, i, &f) && json_write_f64(w, f, 9);
-        case GALLOC_GGUF_TYPE_FLOAT64: return galloc_gguf_value_f64(v, i, &f) && json_write_f64(w, f, 17);
+        case GALLOC_GGUF_TYPE_FLOAT32: return galloc_gguf_value_f64(v, i, &f) && json_write_f32(w, (float) f);
+        case GALLOC_GGUF_TYPE_FLOAT64: return galloc_gguf_value_f64(v, i, &f) && json_write_f64(w, f);
         case GALLOC_GGUF_TYPE_UINT64:  return galloc_gguf_value_u64(v, i, &u) && json_write_u64(w, u);
         default:                       return galloc_gguf_value_i64(v, i, &s) && json_write_i64(w, s);
     }

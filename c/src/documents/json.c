@@ -9,6 +9,7 @@
 #include "json.h"
 #include "galloc-error.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1377,20 +1378,32 @@ bool json_write_i64(struct json_writer * w, int64_t v) {
     return writer_before_value(w, false) && writer_integer(w, v < 0, mag, mag > JSON_EXACT_LIMIT);
 }
 
-bool json_write_f64(struct json_writer * w, double v, int max_digits) {
-    if (v != v || v - v != 0) { // NaN or infinite: JSON has no such numbers
-        return json_write_cstr(w, v != v ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+bool json_write_f64(struct json_writer * w, double v) {
+    if (!isfinite(v)) {
+        return json_write_null(w);
     }
-    const bool is_float = max_digits <= 9;
-    char text[40];
-    int n = 0;
-    for (int digits = 1; digits <= (is_float ? 9 : 17); digits++) { // the shortest text that reads back the same
-        n = snprintf(text, sizeof(text), "%.*g", digits, v);
-        if (is_float ? (float) strtod(text, NULL) == (float) v : strtod(text, NULL) == v) {
+    char buf[40];
+    for (int digits = 15; digits <= 17; digits++) { // the fewest digits that read back as v
+        snprintf(buf, sizeof(buf), "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) {
             break;
         }
     }
-    return writer_before_value(w, false) && writer_put(w, text, (size_t) n);
+    return writer_before_value(w, false) && writer_put(w, buf, strlen(buf));
+}
+
+bool json_write_f32(struct json_writer * w, float v) {
+    if (!isfinite(v)) {
+        return json_write_null(w);
+    }
+    char buf[40];
+    for (int digits = 1; digits <= 9; digits++) { // the fewest digits that read back as v
+        snprintf(buf, sizeof(buf), "%.*g", digits, (double) v);
+        if ((float) strtod(buf, NULL) == v) {
+            break;
+        }
+    }
+    return writer_before_value(w, false) && writer_put(w, buf, strlen(buf));
 }
 
 bool json_write_bool(struct json_writer * w, bool v) {
