@@ -61,6 +61,11 @@ awk -v NBT=100 -v PER=200 -v W=30 -f scripts/gen-many-buffer-types.awk > "$tmp/m
 expect 0 20 ""                                -- "$galloc" plan "$tmp/many-bt.json" --compare --budget-ms 3000
 expect_out "buffer 99 (b99)"
 
+# a valid input the what-if analysis declines (20,000 items live at once: 2e8 pairs) has its own
+# status and says so (was exit 3, "invalid input")
+awk 'BEGIN { for (i = 0; i < 20000; i++) print i ",0,100,1" }' > "$tmp/wide.csv"
+expect 6 20 "declined: more than 20000000 pairs of items live at once; the document is valid" -- "$galloc" compare "$tmp/wide.csv"
+
 # every command whose stdout cannot be written exits 4 (file error), not 0
 g=tests/golden
 for args in "plan $g/llama-tiny.graph.json" "plan $g/llama-tiny.graph.json --table" "plan $g/llama-tiny.graph.json --draw" \

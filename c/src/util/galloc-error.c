@@ -16,6 +16,7 @@ static const char * const status_names[GALLOC_STATUS_COUNT] = {
     [GALLOC_STATUS_ARGUMENT]  = "bad-argument",
     [GALLOC_STATUS_NOT_FOUND] = "not-found",
     [GALLOC_STATUS_IO]        = "io-error",
+    [GALLOC_STATUS_DECLINED]  = "declined",
 };
 
 const char * galloc_status_name(int status) {
