@@ -439,12 +439,12 @@ static bool reserve(struct ggml_cgraph * gf, ggml_backend_buffer_type_t buft, st
     bool ok = galloc_document_read(json, len, &doc, &err);
     free(json);
     if (!ok) {
-        snprintf(msg, msg_size, "the graph: %s", err.message);
+        snprintf(msg, msg_size, "the graph: %.200s", err.message);
         return false;
     }
     ok = galloc_plan_graph(&doc.graph, &plan, &err);
     if (!ok) {
-        snprintf(msg, msg_size, "planning the graph: %s", err.message);
+        snprintf(msg, msg_size, "planning the graph: %.200s", err.message);
     } else {
         const struct galloc_buffer_plan * bp = &plan.buffers[0];
         bool grow = !buf->allocated;
