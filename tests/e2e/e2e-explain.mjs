@@ -77,6 +77,7 @@ export async function explainChecks({ page, check, assert, cliPlan, cliPreset, O
     const minY = await page.$eval('[data-testid=memory-live-0]', (p) => Math.min(...p.getAttribute('d').match(/,[\d.]+/g).map((s) => Number(s.slice(1)))));
     const dotY = Number(await page.getAttribute('[data-testid=memory-chart-0] .mc-peak-dot', 'cy'));
     assert(Math.abs(minY - dotY) < 0.01, `area top ${minY} is not the peak marker's ${dotY}`);
+    await chart.scrollIntoViewIfNeeded(); // the mouse moves in the viewport
     const box = await chart.boundingBox();
     const peakStep = Number(await chart.getAttribute('data-peak-step'));
     const dotX = Number(await page.getAttribute('[data-testid=memory-chart-0] .mc-peak-dot', 'cx'));
@@ -91,6 +92,10 @@ export async function explainChecks({ page, check, assert, cliPlan, cliPreset, O
     await page.locator('[data-testid=memory-chart]').screenshot({ path: path.join(OUT, '42-memory-chart-hover.png') });
     // brush steps ~ 1/10 of the chart: the timeline zooms in about tenfold
     const k0 = Number(await page.getAttribute('[data-testid=timeline]', 'data-zoom-steps'));
+    await chart.scrollIntoViewIfNeeded();
+    const bb = await chart.boundingBox();
+    box.x = bb.x;
+    box.y = bb.y;
     await page.mouse.move(box.x + 70 + (box.width - 84) * 0.2, box.y + box.height / 2);
     await page.mouse.down();
     await page.mouse.move(box.x + 70 + (box.width - 84) * 0.3, box.y + box.height / 2, { steps: 5 });

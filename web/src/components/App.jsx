@@ -24,14 +24,14 @@ export function App() {
         <section class="left">
           <Editor />
           <DagView />
+          <PeakPanel />
+          <MemoryChart />
+          <CompareView />
         </section>
         <section class="right">
           <BufferTable />
-          <PeakPanel />
           <WhatIf />
-          <CompareView />
           <StepControls />
-          <MemoryChart />
           <Timeline />
           <Inspector />
         </section>
