@@ -150,9 +150,10 @@ test-conformance:
 	  if [ $$st -ne 0 ]; then echo "conformance: FAILED (exit $$st, $$n/13 PASSED)"; exit 1; fi; \
 	  echo "conformance: $$n/13 PASSED"; [ "$$n" -eq 13 ]'
 
-# the golden plans, the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
+# the golden plans (tests/golden; tests/golden-real: real llama.cpp graphs), the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
 test-golden: build/san/galloc
-	@$(call suite,golden,golden$(comma)cli$(comma)harness$(comma)hostile) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
+	@$(call suite,golden,golden$(comma)golden-real$(comma)cli$(comma)harness$(comma)hostile) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
+	  ./scripts/check-golden-real.sh build/san/galloc tests/golden-real 244 && \
 	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc'
 
 # ---- fuzzing ---------------------------------------------------------------------
