@@ -132,7 +132,16 @@ test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 test-e2e: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 	@$(call suite,e2e,e2e) npm run --silent e2e
 
-test-c: $(TESTS) build/san/galloc
+# the exporter is meant to be dropped into C++ builds too (llama.cpp): it must compile as C++
+# with the C++ compiler and with clang++, warning-free (the C build above checks C)
+EXPORT_CXX_WARN := -x c++ -std=c++17 -Wall -Wextra -Werror -Wpedantic -Wcast-qual
+build/san/export-cxx.ok: c/src/documents/galloc-export.c c/include/galloc-export.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(EXPORT_CXX_WARN) $(INC_documents) -c $< -o build/san/export-cxx.o
+	$(CLANG)++ $(EXPORT_CXX_WARN) $(INC_documents) -c $< -o build/san/export-clangxx.o
+	@touch $@
+
+test-c: $(TESTS) build/san/galloc build/san/export-cxx.ok
 	@$(call suite,c,c) ./scripts/test-c.sh $(TESTS)
 
 # upstream's own test, from $(SHARED) (the reference data beside the checkout); skipped when

@@ -9,7 +9,12 @@
 
 #include "check.h"
 #include "galloc-document.h"
+#include "galloc-export.h"
 #include "galloc-planner.h"
+#include "galloc-virtual.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -259,11 +264,131 @@ static void test_in_place_sized_by_parent_type(void) {
     galloc_document_free(&doc);
 }
 
+// the example through the ggml API: ggml_gallocr on a padding virtual type (gpu, +64)
+// and a plain one (cpu) puts x2 in x1's cpu bytes; the exporter writes each type's size, and the
+// document plans to the same place
+static void test_padded_type_gallocr_and_export(void) {
+    struct ggml_init_params params = { 8 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context *   ctx    = ggml_init(params);
+    struct ggml_tensor *    x1     = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 8);
+    ggml_set_name(x1, "x1");
+    ggml_set_input(x1);
+    struct ggml_tensor * x2 = ggml_scale(ctx, x1, 2.0f);
+    ggml_set_name(x2, "x2");
+    ggml_set_output(x2);
+    struct ggml_cgraph * graph = ggml_new_graph(ctx);
+    ggml_build_forward_expand(graph, x2);
+    ggml_backend_buffer_type_t bufts[2] = { galloc_virtual_buft_new_padded("gpu", 32, SIZE_MAX, 64),
+                                            galloc_virtual_buft_new("cpu", 32, SIZE_MAX) };
+    CHECK(ggml_backend_buft_get_alloc_size(bufts[0], x1) == 96 && ggml_backend_buft_get_alloc_size(bufts[1], x1) == 32);
+    int node_ids[1] = { 0 }, leaf_ids[1] = { 1 };
+
+    size_t len  = 0;
+    char * json = galloc_export_graph(graph, "padded", bufts, 2, node_ids, leaf_ids, &len);
+    CHECK(json != NULL && strstr(json, "\"name\": \"x1\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [8], \"flags\": [\"input\"], \"alloc_sizes\": [96, null]") != NULL);
+    CHECK(json != NULL && strstr(json, "\"type_traits\": [ { \"name\": \"f32\", \"blck_size\": 1, \"type_size\": 4 } ]") != NULL);
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    if (json != NULL && plan_doc(json, &doc, &plan)) {
+        CHECK(plan.places[1].how == GALLOC_HOW_INPLACE && plan.places[1].buffer == 1 && plan.places[1].offset == 0);
+        CHECK(plan.buffers[0].n_chunks == 0 && chunk0(&plan, 1) == 32);
+        galloc_plan_free(&plan);
+        galloc_document_free(&doc);
+    } else {
+        CHECK(false);
+    }
+    free(json);
+
+    ggml_gallocr_t galloc = ggml_gallocr_new_n(bufts, 2);
+    CHECK(ggml_gallocr_reserve_n(galloc, graph, node_ids, leaf_ids));
+    CHECK_EQ_U64(ggml_gallocr_get_buffer_size(galloc, 0), 0);
+    CHECK_EQ_U64(ggml_gallocr_get_buffer_size(galloc, 1), 32);
+    CHECK(ggml_gallocr_alloc_graph(galloc, graph));
+    CHECK(x2->data == x1->data && x2->buffer != NULL && ggml_backend_buffer_get_type(x2->buffer) == bufts[1]);
+    ggml_gallocr_free(galloc);
+    galloc_virtual_buft_free(bufts[0]);
+    galloc_virtual_buft_free(bufts[1]);
+    ggml_free(ctx);
+}
+
+// what the exporter writes, the reader accepts: names cut inside a UTF-8 sequence, clashing long
+// buffer type names, tensors with data and no buffer (external, never placed)
+static void test_export_names_and_external(void) {
+    struct ggml_init_params params = { 8 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context *   ctx    = ggml_init(params);
+    struct ggml_tensor *    w      = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 8);
+    static float            w_data[8];
+    w->data = w_data; // as a context that allocates its tensors leaves them: data, no buffer
+    struct ggml_tensor * x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 8);
+    ggml_set_input(x);
+    struct ggml_tensor * y = ggml_add(ctx, w, x);
+    ggml_set_output(y);
+    // 62 ASCII bytes and a 2-byte 'é': ggml_set_name keeps 63 bytes, cutting the 'é' in half
+    char name[80];
+    memset(name, 'a', 62);
+    memcpy(name + 62, "\xC3\xA9", 3);
+    ggml_set_name(y, name);
+    CHECK(strlen(y->name) == 63 && (unsigned char) y->name[62] == 0xC3);
+    struct ggml_cgraph * graph = ggml_new_graph(ctx);
+    ggml_build_forward_expand(graph, y);
+
+    // two distinct buffer types with the same 62-byte name
+    char long_name[63];
+    memset(long_name, 'b', 62);
+    long_name[62] = '\0';
+    ggml_backend_buffer_type_t bufts[2] = { galloc_virtual_buft_new(long_name, 32, SIZE_MAX), galloc_virtual_buft_new(long_name, 32, SIZE_MAX) };
+    int    node_ids[1] = { 1 }, leaf_ids[2] = { 0, 0 };
+    size_t len  = 0;
+    char * json = galloc_export_graph(graph, "names \xF0\x9F", bufts, 2, node_ids, leaf_ids, &len);
+    CHECK(json != NULL);
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    if (json != NULL && plan_doc(json, &doc, &plan)) {
+        int32_t yi = doc.nodes[0], wi = doc.tensors[yi].src[0];
+        CHECK(strlen(doc.tensor_names[yi]) == 63 && doc.tensor_names[yi][62] == '?');
+        CHECK(strcmp(doc.name, "names ??") == 0); // each byte of the cut 4-byte sequence
+        CHECK(doc.n_buffer_types == 2 && strcmp(doc.buffer_type_names[0], long_name) == 0 && strlen(doc.buffer_type_names[1]) == 63 &&
+              strcmp(doc.buffer_type_names[1] + 61, "#1") == 0);
+        CHECK(doc.buffer_types[1].allocator == 1); // still two allocators
+        CHECK(doc.tensors[wi].external && doc.tensor_buffer_type[wi] == -1 && plan.places[wi].how == GALLOC_HOW_EXTERNAL);
+        // y = ADD(w, x): w (slot 0) is external, so y takes over x (slot 1, a leaf of buffer type 0)
+        CHECK(plan.places[yi].how == GALLOC_HOW_INPLACE && plan.places[yi].parent == doc.tensors[yi].src[1] && plan.places[yi].buffer == 0);
+        // and back: "external": true is written and read again
+        char * again = galloc_document_write_graph(&doc, NULL);
+        CHECK(again != NULL && strstr(again, "\"external\": true") != NULL);
+        struct galloc_document doc2;
+        if (again != NULL && read_doc(again, &doc2)) {
+            CHECK(doc2.tensors[wi].external);
+            galloc_document_free(&doc2);
+        } else {
+            CHECK(false);
+        }
+        free(again);
+        galloc_plan_free(&plan);
+        galloc_document_free(&doc);
+    } else {
+        CHECK(false);
+    }
+    free(json);
+
+    // ggml_gallocr leaves w alone too
+    ggml_gallocr_t galloc = ggml_gallocr_new_n(bufts, 2);
+    CHECK(ggml_gallocr_reserve_n(galloc, graph, node_ids, leaf_ids));
+    CHECK(ggml_gallocr_alloc_graph(galloc, graph));
+    CHECK(w->data == w_data && y->data == x->data && y->data != NULL);
+    ggml_gallocr_free(galloc);
+    galloc_virtual_buft_free(bufts[0]);
+    galloc_virtual_buft_free(bufts[1]);
+    ggml_free(ctx);
+}
+
 int main(void) {
     RUN(test_unknown_op_not_in_place);
     RUN(test_unknown_names_round_trip);
     RUN(test_zero_elements);
     RUN(test_parent_buffer_type_sizes_in_place);
     RUN(test_in_place_sized_by_parent_type);
+    RUN(test_padded_type_gallocr_and_export);
+    RUN(test_export_names_and_external);
     return check_report("test-real-graphs");
 }

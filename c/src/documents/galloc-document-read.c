@@ -645,6 +645,20 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
         }
         t->external = 1;
     }
+    if ((v = get_optional(e, "external")) != NULL) {
+        path = path_field("tensors", i, "external");
+        bool external = false;
+        if (!read_expect(r, v, &path, JSON_TYPE_BOOL)) {
+            return false;
+        }
+        json_get_bool(v, &external);
+        if (external) {
+            if (t->view_src >= 0) {
+                return reader_fail(r, &path, "a view has no memory of its own (its view_src's is used)");
+            }
+            t->external = 1; // has memory outside any buffer (data and no buffer): never placed
+        }
+    }
     return true;
 }
 

@@ -147,6 +147,9 @@ static void write_graph_tensor(struct json_writer * w, const struct galloc_docum
     if (doc->tensor_buffer_type != NULL && doc->tensor_buffer_type[i] >= 0) {
         json_write_key(w, "buffer_type");
         json_write_i64(w, doc->tensor_buffer_type[i]);
+    } else if (t->external) {
+        json_write_key(w, "external");
+        json_write_bool(w, true);
     }
     json_write_end_object(w);
 }
