@@ -2,6 +2,7 @@
 #
 #   make        library + CLI (release)          make test   every suite (installs what it needs)
 #   make run    serve the web UI on localhost     make wasm   the WebAssembly module
+#               (PORT=8081 for another port; also builds the CLI)
 #   make fuzz   libFuzzer on reader + planner     make bench  planning-time benchmarks
 #   make clean
 #
@@ -30,6 +31,7 @@ REL_OBJ  := $(LIB_SRC:c/src/%.c=build/rel/obj/%.o)
 SAN_OBJ  := $(LIB_SRC:c/src/%.c=build/san/obj/%.o)
 SUP_OBJ  := $(TEST_SUP:tests/c/support/%.c=build/san/sup/%.o)
 TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
+REPLAYS  := build/san/replay-gguf
 
 SHARED   ?= ../shared
 comma    := ,
@@ -42,6 +44,7 @@ all: lib cli
 include c/wasm/wasm.mk
 include bench/bench.mk
 include bench/whatif.mk
+include c/capture/capture.mk
 
 lib: build/rel/libgalloc.a
 cli: build/rel/galloc
@@ -107,17 +110,20 @@ node_modules/.package-lock.json: package.json package-lock.json
 build/web/index.html: $(shell find web -type f 2>/dev/null) build/wasm/galloc.mjs node_modules/.package-lock.json
 	npm run --silent build
 
+# make run PORT=8081 serves on another port; a port in use is said before anything is served
+PORT ?= 8080
 run: deps
-	@$(MAKE) --no-print-directory build/wasm/galloc.mjs build/web/index.html
-	@echo "galloc: serving the web UI at http://127.0.0.1:8080/ (Ctrl-C to stop)"
-	npx vite preview --host 127.0.0.1 --port 8080 --strictPort
+	@$(MAKE) --no-print-directory cli build/wasm/galloc.mjs build/web/index.html
+	@node scripts/port-free.mjs 127.0.0.1 $(PORT)
+	@echo "galloc: serving the web UI at http://127.0.0.1:$(PORT)/ (Ctrl-C to stop); the CLI is build/rel/galloc"
+	@npx vite preview --host 127.0.0.1 --port $(PORT) --strictPort
 
 # ---- tests -------------------------------------------------------------------
 
 # Every suite records its result lines in $(SUMMARY) (scripts/suite.sh); make test runs them
 # all, even after a failure, and ends with the recap of scripts/test-summary.sh.
 SUMMARY ?= build/summary
-SUITES  := c conformance golden js e2e
+SUITES  := c conformance golden capture js e2e
 suite    = ./scripts/suite.sh $(SUMMARY) $(1) $(2) --
 
 test: deps
@@ -141,8 +147,8 @@ build/san/export-cxx.ok: c/src/documents/galloc-export.c c/include/galloc-export
 	$(CLANG)++ $(EXPORT_CXX_WARN) $(INC_documents) -c $< -o build/san/export-clangxx.o
 	@touch $@
 
-test-c: $(TESTS) build/san/galloc build/san/export-cxx.ok
-	@$(call suite,c,c) ./scripts/test-c.sh $(TESTS)
+test-c: $(TESTS) build/san/galloc $(REPLAYS) build/san/export-cxx.ok
+	@$(call suite,c,c) ./scripts/test-c.sh $(TESTS) $(REPLAYS)
 
 # upstream's own test, from $(SHARED) (the reference data beside the checkout); skipped when
 # it is absent, except under CI (CI=true), where a missing reference is a failure
@@ -160,10 +166,10 @@ test-conformance:
 	  echo "conformance: $$n/13 PASSED"; [ "$$n" -eq 13 ]'
 
 # the golden plans (tests/golden; tests/golden-real: real llama.cpp graphs), the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
-test-golden: build/san/galloc
+test-golden: build/san/galloc build/rel/galloc
 	@$(call suite,golden,golden$(comma)golden-real$(comma)cli$(comma)harness$(comma)hostile) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
 	  ./scripts/check-golden-real.sh build/san/galloc tests/golden-real 244 && \
-	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc'
+	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc'
 
 # ---- fuzzing ---------------------------------------------------------------------
 
@@ -177,21 +183,33 @@ build/fuzz/fuzz-csv: tests/fuzz/fuzz-csv.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
+build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
+
+# a fuzz target's corpus (and seeds) replayed without libFuzzer under ASan+UBSan, as a test-c program (REPLAYS)
+REPLAY_DIRS_gguf := tests/fuzz/corpus-gguf tests/fixtures/gguf
+build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c build/san/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(REPLAY_DIRS_$*)"' $< tests/fuzz/replay.c build/san/libgalloc.a -o $@
+
 build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
 # libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
 # then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv),
-# then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc)
-fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc
-	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc
+# then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc),
+# then the GGUF header reader (tests/fuzz/corpus-gguf, seeded with tests/fixtures/gguf)
+fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc build/fuzz/fuzz-gguf
+	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc tests/fuzz/corpus-gguf
 	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
 	  -dict=tests/fuzz/fuzz-document.dict tests/fuzz/corpus tests/golden
 	./build/fuzz/fuzz-csv -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
 	  tests/fuzz/corpus-csv tests/fixtures/minimalloc
 	./build/fuzz/fuzz-dynalloc -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
 	  tests/fuzz/corpus-dynalloc
+	./build/fuzz/fuzz-gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+	  -dict=tests/fuzz/fuzz-gguf.dict tests/fuzz/corpus-gguf tests/fixtures/gguf
 
 clean:
 	rm -rf build

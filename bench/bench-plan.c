@@ -1,12 +1,15 @@
 // bench-plan.c: planning time of ggml_gallocr on llama presets, large random graphs and golden documents.
 //
-// "plan" = ggml_gallocr_reserve_n + ggml_gallocr_alloc_graph on a fresh allocator over
-// virtual buffer types (no memory), graph construction excluded, as in
-// ../shared/bench/upstream-timings.md. Prints a table (median, min, ns per node) and
-// writes the numbers as JSON to the path given (default build/bench-api.json).
-// glibc is told to keep freed memory (M_TRIM_THRESHOLD, M_MMAP_THRESHOLD) so that each run
-// measures planning, not the kernel handing the same pages back zeroed: without it the
-// medians of the larger graphs about double on this machine (llama-70b-pp512: 0.87 ms).
+// "plan" = ggml_gallocr_new_n + ggml_gallocr_reserve_n + ggml_gallocr_alloc_graph + ggml_gallocr_free
+// over virtual buffer types (no memory), graph construction excluded, as in
+// ../shared/bench/upstream-timings.md. Per graph: median, min and max time, minor page faults
+// per plan (getrusage, after warm-up), and, under `valgrind --tool=callgrind --collect-atstart=no`,
+// instructions of the planning calls only (callgrind's "Collected" / runs).
+// By default glibc runs as it comes, as in a user's process; --tuned keeps freed memory
+// (M_TRIM_THRESHOLD, M_MMAP_THRESHOLD) so a run measures planning without the kernel
+// handing the same pages back zeroed.
+//
+//   bench-plan [--tuned] [--only NAME] [--runs N] [OUT.json]
 
 #include "bench-util.h"
 #include "galloc-document-ggml.h"
@@ -22,8 +25,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
+#if defined(__has_include)
+#    if __has_include(<valgrind/callgrind.h>)
+#        include <valgrind/callgrind.h>
+#    endif
+#endif
+#ifndef CALLGRIND_TOGGLE_COLLECT
+#    define CALLGRIND_TOGGLE_COLLECT
+#endif
+
+static int runs_override; // --runs N: every graph planned N times (0: each graph's default)
 
 static double now_ms(void) {
     struct timespec ts;
@@ -40,9 +54,16 @@ struct result {
     char   name[64];
     int    n_nodes;
     int    runs;
-    double median_ms, min_ms;
+    double median_ms, min_ms, max_ms;
+    double faults_per_plan; // minor page faults per measured plan
     size_t bytes;
 };
+
+static long minor_faults(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
 
 // forget every placement ggml_gallocr made, so a fresh allocator plans the graph again
 static void reset_graph(struct ggml_cgraph * gf, const bool * leaf_external) {
@@ -58,9 +79,27 @@ static void reset_graph(struct ggml_cgraph * gf, const bool * leaf_external) {
     }
 }
 
+// one plan on a fresh allocator; false when ggml_gallocr fails
+static bool plan_once(struct ggml_cgraph * gf, ggml_backend_buffer_type_t * bufts, int n_bufts, const int * node_ids,
+                      const int * leaf_ids, size_t * bytes) {
+    CALLGRIND_TOGGLE_COLLECT;
+    ggml_gallocr_t galloc = ggml_gallocr_new_n(bufts, n_bufts);
+    bool ok = galloc && ggml_gallocr_reserve_n(galloc, gf, node_ids, leaf_ids) && ggml_gallocr_alloc_graph(galloc, gf);
+    CALLGRIND_TOGGLE_COLLECT;
+    *bytes = 0;
+    for (int b = 0; ok && b < n_bufts; b++) {
+        *bytes += ggml_gallocr_get_buffer_size(galloc, b);
+    }
+    CALLGRIND_TOGGLE_COLLECT;
+    ggml_gallocr_free(galloc);
+    CALLGRIND_TOGGLE_COLLECT;
+    return ok;
+}
+
 static struct result time_plan(const char * name, struct ggml_cgraph * gf, ggml_backend_buffer_type_t * bufts, int n_bufts,
                                const int * node_ids, const int * leaf_ids, int runs) {
-    struct result r = { { 0 }, gf->n_nodes, runs, 0, 0, 0 };
+    runs = runs_override > 0 ? runs_override : runs;
+    struct result r = { { 0 }, gf->n_nodes, runs, 0, 0, 0, 0, 0 };
     snprintf(r.name, sizeof(r.name), "%s", name);
     bool   * leaf_external = malloc((size_t) gf->n_leafs + 1);
     double * t             = malloc(sizeof(double) * (size_t) runs);
@@ -71,25 +110,36 @@ static struct result time_plan(const char * name, struct ggml_cgraph * gf, ggml_
     for (int i = 0; i < gf->n_leafs; i++) {
         leaf_external[i] = gf->leafs[i]->data != NULL || gf->leafs[i]->buffer != NULL;
     }
-    for (int k = 0; k < runs; k++) {
+    // warm-up (not measured, not counted by callgrind): caches, and glibc's heap settled
+    int warm = runs_override > 0 ? 0 : runs / 3 + 3;
+    for (int k = 0; k < warm; k++) {
         reset_graph(gf, leaf_external);
-        ggml_gallocr_t galloc = ggml_gallocr_new_n(bufts, n_bufts);
-        double t0 = now_ms();
-        bool ok = ggml_gallocr_reserve_n(galloc, gf, node_ids, leaf_ids) && ggml_gallocr_alloc_graph(galloc, gf);
-        t[k] = now_ms() - t0;
+        CALLGRIND_TOGGLE_COLLECT; // plan_once toggles collection on and off again: keep warm-up out
+        bool ok = plan_once(gf, bufts, n_bufts, node_ids, leaf_ids, &r.bytes);
+        CALLGRIND_TOGGLE_COLLECT;
         if (!ok) {
             fprintf(stderr, "%s: planning failed\n", name);
             exit(1);
         }
-        r.bytes = 0;
-        for (int b = 0; b < n_bufts; b++) {
-            r.bytes += ggml_gallocr_get_buffer_size(galloc, b);
+    }
+    long faults = 0;
+    for (int k = 0; k < runs; k++) {
+        reset_graph(gf, leaf_external);
+        long   f0 = minor_faults();
+        double t0 = now_ms();
+        bool   ok = plan_once(gf, bufts, n_bufts, node_ids, leaf_ids, &r.bytes);
+        t[k]      = now_ms() - t0;
+        faults += minor_faults() - f0;
+        if (!ok) {
+            fprintf(stderr, "%s: planning failed\n", name);
+            exit(1);
         }
-        ggml_gallocr_free(galloc);
     }
     qsort(t, (size_t) runs, sizeof(double), cmp_double);
-    r.median_ms = t[runs / 2];
-    r.min_ms    = t[0];
+    r.median_ms       = t[runs / 2];
+    r.min_ms          = t[0];
+    r.max_ms          = t[runs - 1];
+    r.faults_per_plan = (double) faults / runs;
     free(t);
     free(leaf_external);
     return r;
@@ -197,30 +247,96 @@ static struct result bench_golden(const char * name, int runs) {
     return r;
 }
 
+// the graphs benchmarked, in order: kind, name (or preset / golden document), size, seed, default runs
+enum bench_kind { BENCH_LLAMA, BENCH_RANDOM, BENCH_GOLDEN };
+struct bench_case {
+    enum bench_kind kind;
+    const char *    name;
+    int             n_nodes; // random graphs
+    uint64_t        seed;
+    int             runs;
+};
+
+static const struct bench_case bench_cases[] = {
+    { BENCH_LLAMA, "llama-tiny", 0, 0, 301 },
+    { BENCH_LLAMA, "llama-7b-pp512", 0, 0, 301 },
+    { BENCH_LLAMA, "llama-7b-decode", 0, 0, 301 },
+    { BENCH_LLAMA, "llama-70b-pp512", 0, 0, 101 },
+    { BENCH_RANDOM, "random-1k", 1000, 1, 301 },
+    { BENCH_RANDOM, "random-10k", 10000, 2, 51 },
+    { BENCH_RANDOM, "random-100k", 100000, 3, 11 },
+    { BENCH_RANDOM, "random-1000k", 1000000, 4, 3 },
+    { BENCH_GOLDEN, "llama-7b-like", 0, 0, 301 },
+    { BENCH_GOLDEN, "llama-7b-like-2buft", 0, 0, 301 },
+    { BENCH_GOLDEN, "llama-7b-decode", 0, 0, 301 },
+    { BENCH_GOLDEN, "rand-n10000-lowleaf-s0-a8", 0, 0, 101 },
+    { BENCH_GOLDEN, "rand-n10000-lowleaf-s1-a32", 0, 0, 101 },
+    { BENCH_GOLDEN, "rand-n10000-lowleaf-s3-a8", 0, 0, 101 },
+    { BENCH_GOLDEN, "rand-n10000-s0-a8", 0, 0, 101 },
+    { BENCH_GOLDEN, "rand-n10000-s1-a32", 0, 0, 101 },
+    { BENCH_GOLDEN, "rand-n10000-s0-a8-chunked", 0, 0, 101 },
+    { BENCH_GOLDEN, "rand-n10000-s1-a32-chunked", 0, 0, 101 },
+};
+#define N_BENCH_CASES ((int) (sizeof(bench_cases) / sizeof(bench_cases[0])))
+
+static const char * case_label(const struct bench_case * c, char * buf, size_t size) {
+    if (c->kind == BENCH_GOLDEN) {
+        snprintf(buf, size, "golden %s", c->name);
+        return buf;
+    }
+    return c->name;
+}
+
+static struct result run_case(const struct bench_case * c) {
+    switch (c->kind) {
+        case BENCH_LLAMA:  return bench_llama(c->name, c->runs);
+        case BENCH_RANDOM: return bench_random(c->n_nodes, c->seed, c->runs);
+        case BENCH_GOLDEN: return bench_golden(c->name, c->runs);
+    }
+    abort();
+}
+
 int main(int argc, char ** argv) {
-    bench_keep_freed_memory();
-    const char * out_path = argc > 1 ? argv[1] : "build/bench-api.json";
-    struct result res[32];
+    const char * out_path = "build/bench-api.json";
+    const char * only     = NULL;
+    bool         tuned    = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--tuned") == 0) {
+            tuned = true;
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            runs_override = atoi(argv[++i]);
+        } else if (argv[i][0] != '-') {
+            out_path = argv[i];
+        } else {
+            fprintf(stderr, "usage: bench-plan [--tuned] [--only NAME] [--runs N] [OUT.json]\n");
+            return 2;
+        }
+    }
+    if (tuned) {
+        bench_keep_freed_memory();
+    }
+    struct result res[N_BENCH_CASES];
     int n = 0;
-    res[n++] = bench_llama("llama-tiny", 301);
-    res[n++] = bench_llama("llama-7b-pp512", 301);
-    res[n++] = bench_llama("llama-7b-decode", 301);
-    res[n++] = bench_llama("llama-70b-pp512", 101);
-    res[n++] = bench_random(1000, 1, 301);
-    res[n++] = bench_random(10000, 2, 51);
-    res[n++] = bench_random(100000, 3, 11);
-    res[n++] = bench_random(1000000, 4, 3);
-    const char * golden[] = { "llama-7b-like", "llama-7b-like-2buft", "llama-7b-decode",
-                              "rand-n10000-lowleaf-s0-a8", "rand-n10000-lowleaf-s1-a32", "rand-n10000-lowleaf-s3-a8",
-                              "rand-n10000-s0-a8", "rand-n10000-s1-a32", "rand-n10000-s0-a8-chunked", "rand-n10000-s1-a32-chunked" };
-    for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
-        res[n++] = bench_golden(golden[i], strncmp(golden[i], "llama", 5) == 0 ? 301 : 101);
+    for (int i = 0; i < N_BENCH_CASES; i++) {
+        char label[96];
+        if (only && strcmp(only, case_label(&bench_cases[i], label, sizeof(label))) != 0) {
+            continue;
+        }
+        res[n++] = run_case(&bench_cases[i]);
+    }
+    if (n == 0) {
+        fprintf(stderr, "bench-plan: no graph named %s\n", only ? only : "");
+        return 2;
     }
 
-    printf("%-38s %8s %6s %12s %12s %10s %14s\n", "graph", "nodes", "runs", "median (ms)", "min (ms)", "ns/node", "buffer bytes");
+    printf("glibc: %s\n", tuned ? "tuned (freed memory kept: M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = 1 GiB)" : "stock (as a user's process runs)");
+    printf("%-38s %8s %6s %11s %10s %10s %9s %12s %14s\n", "graph", "nodes", "runs", "median (ms)", "min (ms)", "max (ms)", "ns/node",
+           "faults/plan", "buffer bytes");
     for (int i = 0; i < n; i++) {
-        printf("%-38s %8d %6d %12.3f %12.3f %10.0f %14zu\n", res[i].name, res[i].n_nodes, res[i].runs, res[i].median_ms,
-               res[i].min_ms, res[i].median_ms * 1e6 / res[i].n_nodes, res[i].bytes);
+        printf("%-38s %8d %6d %11.3f %10.3f %10.3f %9.0f %12.1f %14zu\n", res[i].name, res[i].n_nodes, res[i].runs, res[i].median_ms,
+               res[i].min_ms, res[i].max_ms, res[i].median_ms * 1e6 / res[i].n_nodes, res[i].faults_per_plan, res[i].bytes);
     }
 
     FILE * f = fopen(out_path, "w");
@@ -228,12 +344,14 @@ int main(int argc, char ** argv) {
         fprintf(stderr, "cannot write %s\n", out_path);
         return 1;
     }
-    fprintf(f, "{\n  \"what\": \"ggml_gallocr_reserve_n + ggml_gallocr_alloc_graph on a fresh allocator, construction excluded\",\n");
-    fprintf(f, "  \"results\": [\n");
+    fprintf(f, "{\n  \"what\": \"ggml_gallocr new_n + reserve_n + alloc_graph + free, construction excluded\",\n");
+    fprintf(f, "  \"glibc\": \"%s\",\n  \"results\": [\n", tuned ? "tuned" : "stock");
     for (int i = 0; i < n; i++) {
-        fprintf(f, "    { \"graph\": \"%s\", \"nodes\": %d, \"runs\": %d, \"median_ms\": %.4f, \"min_ms\": %.4f, \"ns_per_node\": %.1f, \"bytes\": %zu }%s\n",
-                res[i].name, res[i].n_nodes, res[i].runs, res[i].median_ms, res[i].min_ms, res[i].median_ms * 1e6 / res[i].n_nodes,
-                res[i].bytes, i + 1 < n ? "," : "");
+        fprintf(f,
+                "    { \"graph\": \"%s\", \"nodes\": %d, \"runs\": %d, \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
+                "\"ns_per_node\": %.1f, \"faults_per_plan\": %.2f, \"bytes\": %zu }%s\n",
+                res[i].name, res[i].n_nodes, res[i].runs, res[i].median_ms, res[i].min_ms, res[i].max_ms,
+                res[i].median_ms * 1e6 / res[i].n_nodes, res[i].faults_per_plan, res[i].bytes, i + 1 < n ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
     fclose(f);

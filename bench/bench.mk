@@ -1,8 +1,10 @@
 # bench.mk: `make bench`, planning-time benchmarks (included by the Makefile).
 #
-# Three runs, then one table and build/bench.json (bench/report.mjs):
+# The runs, then one table and build/bench.json (bench/report.mjs):
 #   bench-plan   ggml_gallocr on graphs built with the ggml API (llama presets, random 1k..1M nodes)
-#                and on golden documents rebuilt as ggml graphs (the graphs upstream was timed on)
+#                and on golden documents rebuilt as ggml graphs (the graphs upstream was timed on),
+#                with stock glibc (as a user's process runs), then again with glibc tuned to keep
+#                freed memory (labelled), then instructions per plan under callgrind (instructions.mjs)
 #   bench-docs   the planner on the documents of bench/documents.txt, natively
 #   bench-wasm   the same documents in the WebAssembly module under Node
 # then bench-whatif (bench/whatif.mk): offline planners vs ggml and the lower bound.
@@ -17,6 +19,8 @@ build/rel/bench-docs: bench/bench-docs.c bench/bench-util.c bench/galloc-timing.
 
 bench: build/rel/bench-plan build/rel/bench-docs build/wasm/galloc.mjs node_modules/.package-lock.json
 	./build/rel/bench-plan build/bench-api.json > build/bench-api.txt
+	./build/rel/bench-plan --tuned build/bench-api-tuned.json > build/bench-api-tuned.txt
+	node bench/instructions.mjs build/bench-instr.json
 	./build/rel/bench-docs bench/documents.txt build/bench-docs.jsonl
 	node bench/bench-wasm.mjs bench/documents.txt build/bench-wasm.jsonl
 	node bench/report.mjs

@@ -2,10 +2,12 @@
 # check-hostile.sh: the CLI on hostile and large inputs (issue 15): bounded time, exit statuses
 # that say what happened, nothing raw reaching the terminal.
 #
-# usage: scripts/check-hostile.sh GALLOC_BINARY
-# Every command runs under a timeout: a hang or a budget not kept fails its case.
+# usage: scripts/check-hostile.sh GALLOC_BINARY [RELEASE_BINARY]
+# Every command runs under a timeout: a hang or a budget not kept fails its case. Memory
+# bounds are checked under `ulimit -v` with the release binary (sanitizers reserve terabytes).
 set -uo pipefail
 galloc=$1
+release=${2:-$1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -42,10 +44,56 @@ expect_out() {
     fi
 }
 
+# stdout must have N lines (after an expect)
+expect_lines() {
+    local got
+    got=$(wc -l < "$tmp/out")
+    if [ "$got" -eq "$1" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "hostile: FAILED: stdout has $got lines, expected $1"
+    fi
+}
+
 # the exact-search budget is for the whole analysis: 100 buffer types at 3 s each took > 40 s
 awk -v NBT=100 -v PER=200 -v W=30 -f scripts/gen-many-buffer-types.awk > "$tmp/many-bt.json"
 expect 0 20 ""                                -- "$galloc" plan "$tmp/many-bt.json" --compare --budget-ms 3000
 expect_out "buffer 99 (b99)"
+
+# diff reads plans with the checked plan reader: what is not a plan is refused with its place
+plan() { printf '{"format": %s, "version": %s, "buffers": [{"chunk_sizes": %s}], "tensors": [%s]}' "$@"; }
+plan '"galloc-plan"' 1 '[64]' '{"buffer": 0, "chunk": 0, "offset": "abc"}' > "$tmp/p-abc.json"
+plan '"galloc-plan"' 1 '[64]' '{"buffer": 0, "chunk": 0, "offset": -5}' > "$tmp/p-neg.json"
+plan '"galloc-plan"' 1 '["x"]' 'null' > "$tmp/p-x.json"
+plan '"galloc-plan"' 1 '[0]' 'null' > "$tmp/p-0.json"
+plan '"galloc-plan"' 1 '[64]' '5' > "$tmp/p-5.json"
+plan '"galloc-plan"' 1 '[64]' '"x"' > "$tmp/p-sx.json"
+plan '"galloc-plan\u0000zzz"' 1 '[0]' 'null' > "$tmp/p-nul.json"
+plan '"galloc-plan"' 99 '[0]' 'null' > "$tmp/p-v99.json"
+plan '"galloc-plan"' 1 '[64]' '{"buffer": 0, "chunk": 0}' > "$tmp/p-nooff.json"
+plan '"galloc-plan"' 1 '[64]' '{"buffer": 0, "chunk": 0, "offset": 18446744073709551615}' > "$tmp/p-max.json"
+expect 3 5 "tensors\[0\].offset: \"abc\" is not an integer" -- "$galloc" diff "$tmp/p-abc.json" "$tmp/p-neg.json"
+expect 3 5 "second plan: tensors\[0\].offset: -5"      -- "$galloc" diff "$tmp/p-max.json" "$tmp/p-neg.json"
+expect 3 5 "buffers\[0\].chunk_sizes\[0\]: \"x\""    -- "$galloc" diff "$tmp/p-x.json" "$tmp/p-0.json"
+expect 3 5 "tensors\[0\]: expected an object or null, got a number" -- "$galloc" diff "$tmp/p-5.json" "$tmp/p-sx.json"
+expect 3 5 "not a galloc-plan document"            -- "$galloc" diff "$tmp/p-nul.json" "$tmp/p-0.json"
+expect 3 5 "version: 99 is not supported"          -- "$galloc" diff "$tmp/p-v99.json" "$tmp/p-0.json"
+expect 3 5 "tensors\[0\]: no \"offset\""            -- "$galloc" diff "$tmp/p-nooff.json" "$tmp/p-max.json"
+# the report limit holds for buffers too: 1,000 differing buffers print 20 lines and the count
+awk -v DIR="$tmp" 'BEGIN { for (k = 0; k < 2; k++) { f = k ? "b" : "a"; printf "{\"format\": \"galloc-plan\", \"version\": 1, \"buffers\": [" > (DIR "/p-1000" f ".json");
+    for (i = 0; i < 1000; i++) printf "%s{\"chunk_sizes\": [%d]}", (i ? ", " : ""), i + k > (DIR "/p-1000" f ".json");
+    printf "], \"tensors\": []}" > (DIR "/p-1000" f ".json") } }'
+expect 1 5 ""                                      -- "$galloc" diff "$tmp/p-1000a.json" "$tmp/p-1000b.json"
+expect_out "... 1000 differences in all"
+expect_lines 21
+
+# diff reads plans compactly: a 1 GB address-space limit holds two 80 MB plans (the lists are
+# streamed; a DOM of the 40M numbers took > 1 GB per plan and failed "out of memory")
+{ printf '{"format":"galloc-plan","version":1,"buffers":[{"chunk_sizes":[64]}],"tensors":[{"buffer":0,"chunk":0,"offset":0}],"steps":['
+  yes '0,' | head -c 120000000 | tr -d '\n'; printf '0]}'; } > "$tmp/padded.plan.json"
+expect 0 60 ""                                -- sh -c "ulimit -v 1000000 && exec '$release' diff '$tmp/padded.plan.json' '$tmp/padded.plan.json'"
+rm -f "$tmp/padded.plan.json"
 
 echo "hostile: $pass cases passed, $fail failed"
 [ "$fail" -eq 0 ]

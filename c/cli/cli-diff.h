@@ -2,11 +2,11 @@
 
 #pragma once
 
-#include <stdbool.h>
-#include <stddef.h>
+#include "galloc-plan-document.h"
+
 #include <stdio.h>
 
 // Plans are equal when every buffers[*].chunk_sizes and every tensors[i] buffer/chunk/offset
-// (or null) are equal (graph-format.md). Prints up to max_report differences to out.
-// Returns 0 equal, 1 different, -1 when a document cannot be read (message in err).
-int cli_diff_plans(const char * a, size_t a_len, const char * b, size_t b_len, FILE * out, int max_report, char * err, size_t err_size);
+// (or null) are equal (graph-format.md). Prints up to max_report differences to out, then
+// how many there were in all. Returns 0 equal, 1 different.
+int cli_diff_plans(const struct galloc_plan_document * a, const struct galloc_plan_document * b, FILE * out, int max_report);

@@ -30,7 +30,6 @@ enum exit_code {
     EXIT_MEMORY  = 5,
 };
 
-#define PLAN_MAX_BYTES ((size_t) 256 << 20) // plan documents can be larger than graph documents
 
 static const char * usage_main =
     "usage: galloc <command> [options]\n"
@@ -203,26 +202,34 @@ static int cmd_diff(int argc, char ** argv) {
     if (argc != 2) {
         return usage_error(usage_diff, "diff needs two plan documents");
     }
-    char   err[512];
-    size_t a_len = 0, b_len = 0;
-    char * a = cli_read_file(argv[0], PLAN_MAX_BYTES, &a_len, err, sizeof(err));
-    if (!a) {
-        fprintf(stderr, "galloc: %s\n", err);
-        return EXIT_FILE;
+    // one text at a time: each is read into a compact plan and dropped before the next
+    struct galloc_plan_document plans[2];
+    static const char *         which[2] = { "first plan", "second plan" };
+    for (int k = 0; k < 2; k++) {
+        char   err[512];
+        size_t len  = 0;
+        char * text = cli_read_file(argv[k], GALLOC_PLAN_DOCUMENT_MAX_BYTES, &len, err, sizeof(err));
+        if (!text) {
+            fprintf(stderr, "galloc: %s\n", err);
+            if (k == 1) {
+                galloc_plan_document_free(&plans[0]);
+            }
+            return EXIT_FILE;
+        }
+        char sub[448];
+        bool ok = galloc_plan_document_read(text, len, &plans[k], sub, sizeof(sub));
+        free(text);
+        if (!ok) {
+            fprintf(stderr, "galloc: %s: %s: %s\n", argv[k], which[k], sub);
+            if (k == 1) {
+                galloc_plan_document_free(&plans[0]);
+            }
+            return EXIT_INPUT;
+        }
     }
-    char * b = cli_read_file(argv[1], PLAN_MAX_BYTES, &b_len, err, sizeof(err));
-    if (!b) {
-        fprintf(stderr, "galloc: %s\n", err);
-        free(a);
-        return EXIT_FILE;
-    }
-    int result = cli_diff_plans(a, a_len, b, b_len, stdout, 20, err, sizeof(err));
-    free(a);
-    free(b);
-    if (result < 0) {
-        fprintf(stderr, "galloc: %s\n", err);
-        return EXIT_INPUT;
-    }
+    int result = cli_diff_plans(&plans[0], &plans[1], stdout, 20);
+    galloc_plan_document_free(&plans[0]);
+    galloc_plan_document_free(&plans[1]);
     return result ? EXIT_DIFFER : EXIT_OK;
 }
 

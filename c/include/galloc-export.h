@@ -53,6 +53,10 @@ extern "C" {
 GALLOC_EXPORT_API char * galloc_export_graph(struct ggml_cgraph * graph, const char * name, ggml_backend_buffer_type_t * bufts, int n_bufts,
                            const int * node_buffer_ids, const int * leaf_buffer_ids, size_t * len);
 
+// the tensors of graph in the order galloc_export_graph lists them (tensors[i] of its document
+// is order[i]); malloc'd, *n_tensors entries; NULL when out of memory
+GALLOC_EXPORT_API struct ggml_tensor ** galloc_export_tensor_order(struct ggml_cgraph * graph, int32_t * n_tensors);
+
 #ifdef __cplusplus
 }
 #endif

@@ -364,6 +364,25 @@ static void test_tensor_walk_and_names(void) {
     ggml_free(ctx);
 }
 
+// ggml 0.21.0 marks the source of an output view as an output too (ggml.c: "set output of
+// view src"), so the allocator keeps the source's memory to the end of the graph
+static void test_output_view_marks_source(void) {
+    struct ggml_init_params ip = { 16 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_context * ctx = ggml_init(ip);
+    struct ggml_tensor * a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+    struct ggml_tensor * b = ggml_scale(ctx, a, 2.0f);
+    struct ggml_tensor * v = ggml_view_1d(ctx, b, 16, 32);
+    struct ggml_tensor * w = ggml_view_1d(ctx, v, 4, 0); // a view of a view: its view_src is b
+    struct ggml_tensor * c = ggml_scale(ctx, b, 3.0f);
+    CHECK(w->view_src == b);
+    ggml_set_output(w);
+    CHECK(w->flags == GGML_TENSOR_FLAG_OUTPUT && b->flags == GGML_TENSOR_FLAG_OUTPUT);
+    CHECK(v->flags == 0 && a->flags == 0 && c->flags == 0); // not on the way to the memory's owner
+    ggml_set_output(c);
+    CHECK(c->flags == GGML_TENSOR_FLAG_OUTPUT && b->flags == GGML_TENSOR_FLAG_OUTPUT && a->flags == 0);
+    ggml_free(ctx);
+}
+
 //
 // cases: views
 //
@@ -850,6 +869,7 @@ int main(void) {
         { "pool_overflow_aborts",       test_pool_overflow_aborts },
         { "user_buffer_and_reset",      test_user_buffer_and_reset },
         { "tensor_walk_and_names",      test_tensor_walk_and_names },
+        { "output_view_marks_source",   test_output_view_marks_source },
         { "views_point_at_root",        test_views_point_at_root },
         { "view_out_of_bounds_aborts",  test_view_out_of_bounds_aborts },
         { "cpy_and_set_rows_are_views", test_cpy_and_set_rows_are_views },

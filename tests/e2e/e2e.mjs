@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from './static-server.mjs';
 import { parseGraphText } from '../../web/src/core/graph-text.js';
 import { cliCompare } from '../js/whatif-helpers.js';
+import { readabilityChecks } from './readability.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = path.join(ROOT, 'build/e2e');
@@ -391,6 +392,7 @@ try {
     assert((await page.textContent('[data-testid=timeline-caption]')).includes('exact plan'), 'the caption does not name the exact plan');
     const section = await page.textContent('[data-testid=timeline] .overlay .section');
     assert(section.includes('exact plan'), `section title: ${section}`);
+    await page.locator('[data-testid=timeline-svg] rect[data-t]').first().scrollIntoViewIfNeeded();
     const box = await page.locator('[data-testid=timeline-svg] rect[data-t]').first().boundingBox();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.waitForSelector('[data-testid=tooltip]', { timeout: 5000 });
@@ -520,12 +522,16 @@ try {
     assert(await page.locator('[data-testid=whatif-toggle]').count() === 1, 'the panel did not close');
   });
 
+  const hoverTimes = await readabilityChecks({ page, check, assert, OUT, cliPlan, cliPreset, serverUrl: server.url, context, ROOT });
+
   await check('no console errors', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join(' | '));
   });
 
   console.log('\ntimeline render times:');
   for (const t of timings) console.log(`  ${t}`);
+  console.log('\nhover times (in the browser, performance marks):');
+  for (const t of hoverTimes) console.log(`  ${t}`);
   console.log('\nwhat-if times (in the browser):');
   for (const t of whatifTimes) console.log(`  ${t}`);
 } finally {

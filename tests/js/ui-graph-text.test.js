@@ -198,7 +198,8 @@ o = GLU(v) ne=[4, 2]
     const doc = parse(text);
     expect(['s', 'u', 'w', 'o', 'x'].map((n) => opDesc(byName(doc, n)))).toEqual(['SILU', 'UNARY', 'SWIGLU', 'GLU', 'NONE']);
     expect(leafKind(byName(doc, 'x'))).toBe('input');
-    expect(leafKind({ op: 'NONE', buffer_type: 0, flags: ['input'] })).toBe('weight');
+    expect(leafKind({ op: 'NONE', buffer_type: 0, flags: ['input'] })).toBe('input'); // input(...) extern
+    expect(leafKind({ op: 'NONE', buffer_type: 0 })).toBe('weight');
     expect(leafKind({ op: 'NONE' })).toBe('leaf');
   });
   it('comes from imported documents, and bad ones are refused at their place', () => {

@@ -71,8 +71,12 @@ describe('timeline layout', () => {
     const kept = carryZoom(L, L2, zoom);
     expect(kept.zx).toEqual(zoom.zx);
     expect(kept.zys.every((z) => z === IDENTITY_Y)).toBe(true);
-    // another width or number of steps: the step zoom starts over too
-    expect(carryZoom(L, timelineLayout(modelOf(doc), { width: 900 }), zoom).zx).toEqual(IDENTITY_X);
+    // another width: the same steps stay in view; another number of steps: the step zoom starts over
+    const wide = timelineLayout(modelOf(doc), { width: 900 });
+    const kept2 = carryZoom(L, wide, zoom).zx;
+    expect(kept2.k).toBe(zoom.zx.k);
+    expect(stepAtBaseX(wide, (wide.left - kept2.x) / kept2.k)).toBe(stepAtBaseX(L, (L.left - zoom.zx.x) / zoom.zx.k));
+    expect(carryZoom(L, { ...wide, steps: wide.steps - 1 }, zoom).zx).toEqual(IDENTITY_X);
   });
   it('exports SVG with names escaped', () => {
     const doc = { tensors: [{ name: '<b>&"x"', op: 'NONE', type: 'f32', ne: [4], flags: ['input'] },

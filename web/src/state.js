@@ -53,6 +53,8 @@ export const playing = signal(false);
 export const showViews = signal(true);
 /** {tensor, slot} while the user picks a new source for a slot in a view, else null */
 export const picking = signal(null);
+/** a step range the timeline is asked to show ({first, last, seq}; seq tells two same requests apart), or null */
+export const timelineRange = signal(null);
 
 /** the graph and plan joined (see core/plan-model.js) */
 export const model = computed(() => (graph.value && plan.value ? buildModel(graph.value, plan.value) : null));
@@ -456,6 +458,15 @@ export function select(i) { selected.value = i; }
 export function hover(i) { if (hovered.value !== i) hovered.value = i; }
 /** @param {boolean} v */
 export function setShowViews(v) { showViews.value = v; }
+
+/**
+ * Zoom the timeline to the steps first..last (it keeps them until the user zooms again).
+ * @param {number} first
+ * @param {number} last
+ */
+export function showSteps(first, last) {
+  timelineRange.value = { first: Math.min(first, last), last: Math.max(first, last), seq: (timelineRange.peek()?.seq ?? 0) + 1 };
+}
 
 /**
  * Show the memory at a step (null: all steps).

@@ -429,30 +429,50 @@ static void write_tensor(struct out * o, const struct listing * l, int32_t i, gg
     out_str(o, i + 1 < l->count ? " },\n" : " }\n");
 }
 
+// every tensor of graph in document order; false when out of memory (l is then partly filled)
+static bool listing_build(struct listing * l, struct ggml_cgraph * graph) {
+    int32_t max_tensors = graph->n_leafs + graph->n_nodes * (GGML_MAX_SRC + 2) + 1;
+    memset(l, 0, sizeof(*l));
+    l->seen  = ggml_hash_set_new((size_t) max_tensors);
+    l->index = (int32_t *) malloc(l->seen.size * sizeof(int32_t));
+    l->order = (struct ggml_tensor **) malloc((size_t) max_tensors * sizeof(*l->order));
+    l->cap   = max_tensors;
+    bool ok  = l->index && l->order && l->seen.keys;
+    for (int i = 0; ok && i < graph->n_leafs; i++) {
+        ok = listing_add(l, graph->leafs[i]);
+    }
+    for (int i = 0; ok && i < graph->n_nodes; i++) {
+        ok = listing_add(l, graph->nodes[i]);
+    }
+    return ok;
+}
+
+struct ggml_tensor ** galloc_export_tensor_order(struct ggml_cgraph * graph, int32_t * n_tensors) {
+    struct listing l;
+    bool           ok = listing_build(&l, graph);
+    ggml_hash_set_free(&l.seen);
+    free(l.index);
+    if (!ok) {
+        free(l.order);
+        return NULL;
+    }
+    *n_tensors = l.count;
+    return l.order;
+}
+
 char * galloc_export_graph(struct ggml_cgraph * graph, const char * name, ggml_backend_buffer_type_t * bufts, int n_bufts,
                            const int * node_buffer_ids, const int * leaf_buffer_ids, size_t * len) {
-    int32_t        max_tensors = graph->n_leafs + graph->n_nodes * (GGML_MAX_SRC + 2) + 1;
     struct listing l;
     struct out     o;
-    memset(&l, 0, sizeof(l));
     memset(&o, 0, sizeof(o));
-    l.seen  = ggml_hash_set_new((size_t) max_tensors);
-    l.index = (int32_t *) malloc(l.seen.size * sizeof(int32_t));
-    l.order = (struct ggml_tensor **) malloc((size_t) max_tensors * sizeof(*l.order));
-    l.cap   = max_tensors;
+    bool                         listed      = listing_build(&l, graph);
+    int32_t                      max_tensors = l.cap;
     int32_t *                    tensor_buft = (int32_t *) malloc((size_t) max_tensors * sizeof(int32_t));
     size_t                       max_types   = (size_t) n_bufts + (size_t) max_tensors;
     ggml_backend_buffer_type_t * types       = (ggml_backend_buffer_type_t *) malloc(max_types * sizeof(*types));
     char (*type_names)[NAME_MAX_BYTES + 1]   = (char (*)[NAME_MAX_BYTES + 1]) malloc(max_types * sizeof(*type_names));
-    bool ok = l.index && l.order && tensor_buft && types && type_names && l.seen.keys;
+    bool ok      = listed && tensor_buft && types && type_names;
     int  n_types = n_bufts;
-
-    for (int i = 0; ok && i < graph->n_leafs; i++) {
-        ok = listing_add(&l, graph->leafs[i]);
-    }
-    for (int i = 0; ok && i < graph->n_nodes; i++) {
-        ok = listing_add(&l, graph->nodes[i]);
-    }
 
     // buffer types: the allocator's, then those of tensors allocated before it
     for (int i = 0; ok && i < n_bufts; i++) {

@@ -79,6 +79,19 @@ static void arena_shrink_last(struct arena * a, void * p, size_t size) {
     b->used = start + ((size + 7) & ~(size_t) 7);
 }
 
+// free everything allocated after the mark (the head block and its use, taken earlier)
+static void arena_rewind(struct arena * a, struct arena_block * mark_block, size_t mark_used) {
+    while (a->head != mark_block && a->head != NULL) {
+        struct arena_block * older = a->head->next;
+        free(a->head);
+        a->head = older;
+    }
+    if (a->head != NULL) {
+        a->head->used = mark_used;
+    }
+    a->last = NULL;
+}
+
 static void arena_free(struct arena * a) {
     struct arena_block * b = a->head;
     while (b != NULL) {
@@ -186,6 +199,12 @@ struct parser_frame {
     uint8_t  is_object; // 1: object, 0: array
     size_t   base;      // index in the value stack of its first item (objects: key, value, key, ...)
     size_t   key_base;  // index in the key offset stack of its first key
+    // streamed arrays (members of the root object, when json_parse_stream has a callback)
+    bool                 streamed;
+    const char *         key;        // the member's name
+    size_t               n_streamed; // items handed over so far
+    struct arena_block * mark_block; // the arena as the current item started
+    size_t               mark_used;
 };
 
 struct parser {
@@ -201,6 +220,8 @@ struct parser {
     size_t              cap_keys;
     struct parser_frame frames[JSON_MAX_DEPTH];
     int                 depth;    // open containers
+    json_item_fn        item_fn;  // json_parse_stream's callback, NULL for json_parse
+    void *              user;
     char *              err;
     size_t              err_size;
     bool                failed;
@@ -685,9 +706,12 @@ static bool parser_open(struct parser * p, bool is_object) {
         return false;
     }
     struct parser_frame * f = &p->frames[p->depth++];
-    f->is_object = is_object;
-    f->base      = p->n_stack;
-    f->key_base  = p->n_keys;
+    f->is_object  = is_object;
+    f->base       = p->n_stack;
+    f->key_base   = p->n_keys;
+    f->streamed   = p->item_fn != NULL && !is_object && p->depth == 2 && p->frames[0].is_object;
+    f->key        = f->streamed ? p->stack[p->n_stack - 1].u.text : NULL; // the member's key, pushed last
+    f->n_streamed = 0;
     p->pos++;
     return true;
 }
@@ -696,6 +720,10 @@ static bool parser_run(struct parser * p) {
     struct json_value v;
     for (;;) {
         // a value starts here
+        if (p->depth == 2 && p->frames[1].streamed) { // an item of a streamed array: all it allocates goes at its end
+            p->frames[1].mark_block = p->doc->arena.head;
+            p->frames[1].mark_used  = p->doc->arena.head ? p->doc->arena.head->used : 0;
+        }
         parser_skip_ws(p);
         if (p->pos >= p->len) {
             parser_fail(p, p->pos, "unexpected end of input, expected a value");
@@ -759,10 +787,16 @@ static bool parser_run(struct parser * p) {
                 }
                 return true;
             }
-            if (!parser_push(p, &v)) {
+            struct parser_frame * f = &p->frames[p->depth - 1];
+            if (f->streamed) {
+                if (!p->item_fn(p->user, f->key, f->n_streamed++, &v, p->err, p->err_size)) {
+                    p->failed = true; // the callback's message stands
+                    return false;
+                }
+                arena_rewind(&p->doc->arena, f->mark_block, f->mark_used);
+            } else if (!parser_push(p, &v)) {
                 return false;
             }
-            const struct parser_frame * f = &p->frames[p->depth - 1];
             char close = f->is_object ? '}' : ']';
             parser_skip_ws(p);
             if (p->pos >= p->len) {
@@ -801,6 +835,10 @@ static bool parser_run(struct parser * p) {
 }
 
 struct json_doc * json_parse(const char * text, size_t len, char * err, size_t err_size) {
+    return json_parse_stream(text, len, NULL, NULL, err, err_size);
+}
+
+struct json_doc * json_parse_stream(const char * text, size_t len, json_item_fn item, void * user, char * err, size_t err_size) {
     if (err != NULL && err_size > 0) {
         err[0] = '\0';
     }
@@ -816,6 +854,8 @@ struct json_doc * json_parse(const char * text, size_t len, char * err, size_t e
     p.text     = text != NULL ? text : "";
     p.len      = text != NULL ? len : 0;
     p.doc      = doc;
+    p.item_fn  = item;
+    p.user     = user;
     p.err      = err;
     p.err_size = err_size;
     if (p.len >= 3 && memcmp(p.text, "\xEF\xBB\xBF", 3) == 0) {

@@ -65,6 +65,13 @@ struct json_value; // one value inside a json_doc
 // A leading UTF-8 byte order mark is skipped.
 struct json_doc *         json_parse   (const char * text, size_t len, char * err, size_t err_size);
 void                      json_doc_free(struct json_doc * doc); // NULL is fine
+
+// the same, streaming: every item of an array that is a member of the root object is handed to
+// item() as soon as it is parsed (key: the member's name, index: its place in the array), then
+// dropped, so memory grows with one item, not with the array; in the returned document those
+// arrays are empty. item() returns false with its own message in err to stop the parse (NULL).
+typedef bool (*json_item_fn)(void * user, const char * key, size_t index, const struct json_value * item, char * err, size_t err_size);
+struct json_doc * json_parse_stream(const char * text, size_t len, json_item_fn item, void * user, char * err, size_t err_size);
 const struct json_value * json_doc_root(const struct json_doc * doc);
 
 enum json_type json_type_of  (const struct json_value * v);

@@ -809,8 +809,11 @@ void ggml_set_input(struct ggml_tensor * tensor) {
     tensor->flags |= GGML_TENSOR_FLAG_INPUT;
 }
 
+// as ggml 0.21.0: a view's output is its source's memory, so the source is an output too
 void ggml_set_output(struct ggml_tensor * tensor) {
-    tensor->flags |= GGML_TENSOR_FLAG_OUTPUT;
+    for (struct ggml_tensor * cur = tensor; cur != NULL; cur = cur->view_src) {
+        cur->flags |= GGML_TENSOR_FLAG_OUTPUT;
+    }
 }
 
 void ggml_set_param(struct ggml_tensor * tensor) {

@@ -204,7 +204,7 @@ static const struct preset presets[] = {
       "Freed memory inside a chunk is preferred over its unused tail, even when the tail fits better.",
       build_prefer_already_allocated_memory, 4, { 32, 0 }, false },
     { "test_multiple_buffer_types",
-      "Two buffer types with weights allocated beforehand; in-place reuse keeps a parent's buffer type.",
+      "Two buffer types with inputs allocated beforehand; a tensor computed in place lives in its source's buffer type.",
       build_multiple_buffer_types, 8, { 32, NO_LIMIT }, true },
     { "test_buffer_size_zero",
       "A buffer type that no tensor uses needs no buffer at all.",

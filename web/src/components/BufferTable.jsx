@@ -31,7 +31,7 @@ function MaxSizeInput({ b, value }) {
   };
   return (
     <span class="maxsize">
-      <input type="text" inputMode="decimal" size={7} value={unit0 === 'none' ? '' : num} placeholder="none"
+      <input type="text" inputMode="decimal" size={7} value={unit0 === 'none' ? '' : num} title="type a size; the unit is on the right (none: no limit)"
         data-testid={`max-size-${b}`} aria-label="max size"
         onInput={(e) => setDraft(e.target.value)}
         onKeyDown={(e) => e.key === 'Enter' && apply(e.target.value, unit0 === 'none' ? 'B' : unit0)}

@@ -8,13 +8,15 @@ import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { graph, graphSource, model, selected, hovered, select, hover, picking, pickSource, cancelPick, removeTensor, addTensor, rewire, setNotice } from '../state.js';
 import { graphIndex } from '../core/graph-model.js';
-import { dagSubset, layoutDag } from '../core/dag-layout.js';
+import { dagSubset, layoutDag, frameView } from '../core/dag-layout.js';
 import { formatShape } from '../core/format.js';
 import { fillColor } from '../core/colors.js';
-import { leafKind, opDesc } from '../core/op-rules.js';
+import { leafKind, isExternal, opDesc } from '../core/op-rules.js';
 
 const NW = 150;
 const NH = 40;
+/** an input whose memory comes from outside the graph says so; a weight always does */
+const leafLabel = (t) => (leafKind(t) === 'input' && isExternal(t) ? 'input extern' : leafKind(t));
 const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const DRAG_START_PX = 5;
 const MIN_FIT_SCALE = 0.6;
@@ -69,16 +71,14 @@ export function DagView() {
     shown.current = { source: graphSource.peek(), mode: dag.mode, center, n: dag.ids.length };
     if (sameView(prev, shown.current)) return;
     const r = el.getBoundingClientRect();
-    const fit = Math.min(1, r.width / (dag.width + 20), r.height / (dag.height + 20));
-    if (fit >= MIN_FIT_SCALE) {
-      d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(Math.max(10, (r.width - dag.width * fit) / 2), 10).scale(fit));
-      return;
-    }
-    // below MIN_FIT_SCALE the names cannot be read: show the top of the graph at that scale,
-    // centred on its first node (the wheel and drag reach the rest)
-    const k = MIN_FIT_SCALE;
+    // below MIN_FIT_SCALE the names cannot be read: show the top of the graph, around its
+    // first node, at a readable scale where no box is cut by the edges (the wheel and drag reach the rest)
     const top = dag.nodes.reduce((a, b) => (b.y < a.y || (b.y === a.y && Math.abs(b.x - dag.width / 2) < Math.abs(a.x - dag.width / 2)) ? b : a));
-    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(r.width / 2 - top.x * k, 10 + (NH / 2) * k - top.y * k + 10).scale(k));
+    const v = frameView(dag.nodes, {
+      nodeWidth: NW, nodeHeight: NH, width: dag.width, height: dag.height, viewWidth: r.width, viewHeight: r.height,
+      minScale: MIN_FIT_SCALE, focus: top, top: true,
+    });
+    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(v.x, v.y).scale(v.k));
   }, [dag]);
   // a tensor selected elsewhere (text, timeline) is brought into view
   useEffect(() => {
@@ -88,7 +88,12 @@ export function DagView() {
     const r = el.getBoundingClientRect();
     const [x, y] = t.apply([n.x, n.y]);
     if (x >= NW * t.k / 2 && x <= r.width - NW * t.k / 2 && y >= NH * t.k / 2 && y <= r.height - NH * t.k / 2) return;
-    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(r.width / 2 - n.x * t.k, r.height / 2 - n.y * t.k).scale(t.k));
+    // around it, at the same scale, with no box cut by the edges when there is such a place
+    const v = frameView(dag.nodes, {
+      nodeWidth: NW, nodeHeight: NH, width: dag.width, height: dag.height, viewWidth: r.width, viewHeight: r.height,
+      minScale: t.k, scale: t.k, focus: n,
+    });
+    d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(v.x, v.y).scale(v.k));
   }, [sel, dag]);
 
   if (!g || !dag) return <div class="dag-pane" />;
@@ -197,7 +202,7 @@ export function DagView() {
                 onPointerEnter={() => hover(n.i)} onPointerLeave={() => hover(-1)} data-node={n.i}>
                 <rect width={NW} height={NH} rx={5} fill={fill} />
                 <text x={6} y={15} class="n-name">{clip(tt.name, 24)}</text>
-                <text x={6} y={31} class="n-op">{clip(`${tt.op === 'NONE' ? leafKind(tt) : opDesc(tt)} ${formatShape(tt.ne)}`, 26)}</text>
+                <text x={6} y={31} class="n-op">{clip(`${tt.op === 'NONE' ? leafLabel(tt) : opDesc(tt)} ${formatShape(tt.ne)}`, 26)}</text>
               </g>
             );
           })}

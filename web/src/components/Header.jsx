@@ -2,6 +2,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { presets, presetName, loadPreset, importGraph, graph, plan, text, shareFragment, setNotice, galloc } from '../state.js';
 import { download, exportTimeline } from './io.js';
+import { TensorSearch } from './TensorSearch.jsx';
 
 export function Header() {
   const fileRef = useRef(null);
@@ -62,6 +63,7 @@ export function Header() {
         <option value="png">timeline (PNG)</option>
       </select>
       <button onClick={onShare} data-testid="share">Share link</button>
+      <TensorSearch />
       {cur && (
         <p class="lesson" data-testid="lesson">
           <b>{cur.name}</b>: {cur.lesson || cur.description}

@@ -12,17 +12,18 @@
 // x zoom (wheel, drag) and a y zoom per lane (shift+wheel). Hit testing is
 // geometric (core/timeline-layout.js), the same for both renderers.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { useSignal } from '@preact/signals';
+import { useSignal, useSignalEffect } from '@preact/signals';
 import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { scaleLinear } from 'd3-scale';
-import { axisTop, axisLeft } from 'd3-axis';
-import { graphSource, showViews, step, selected, hovered, hover, select, setStep, picking, pickSource } from '../state.js';
+import { axisTop } from 'd3-axis';
+import { graphSource, showViews, step, selected, hovered, hover, select, setStep, picking, pickSource, timelineRange } from '../state.js';
 import { timelineSource, timelineStepInfo, rowHovered, rowSelected, hoverRow, selectRow } from '../whatif-state.js';
 import {
-  timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt,
-  zoomXBy, zoomYBy, carryZoom, IDENTITY_X, IDENTITY_Y,
+  timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt, laneV,
+  zoomXBy, zoomYBy, carryZoom, zoomToSteps, panToSteps, IDENTITY_X, IDENTITY_Y,
 } from '../core/timeline-layout.js';
+import { binaryTicks, spacedBinaryTicks, formatTickBytes } from '../core/byte-ticks.js';
 import { fillColor, strokeColor, COLORS } from '../core/colors.js';
 import { formatBytes } from '../core/format.js';
 import { timelineSvg } from '../core/timeline-svg.js';
@@ -33,12 +34,21 @@ import { registerTimelineExporter } from './io.js';
 /** past this many rectangles the timeline draws on a canvas */
 export const RECT_LIMIT = 2000;
 
+/** ?renderer=svg or ?renderer=canvas in the page's URL draws every plan that way (to compare the two) */
+const FORCED_RENDERER = typeof location === 'undefined' ? null
+  : ['svg', 'canvas'].find((r) => new URLSearchParams(location.search).get('renderer') === r) ?? null;
+
+/** px the timeline may take: most of a screen, so its lanes are tall enough to read */
+const availableHeight = () => Math.max(360, Math.round((typeof window === 'undefined' ? 1000 : window.innerHeight) * 0.62));
+
 export function Timeline() {
   const m = timelineSource.value;
   const views = showViews.value;
   const box = useRef(null);
   const canvas = useRef(null);
   const [width, setWidth] = useState(900);
+  const [height, setHeight] = useState(availableHeight);
+  const [scale, setScale] = useState('linear');
   const [zoom, setZoom] = useState({ zx: IDENTITY_X, zys: [] });
   const zref = useRef(zoom);
   zref.current = zoom;
@@ -47,12 +57,14 @@ export function Timeline() {
   useEffect(() => {
     const ro = new ResizeObserver(([e]) => setWidth(Math.max(420, Math.floor(e.contentRect.width))));
     ro.observe(box.current);
-    return () => ro.disconnect();
+    const onResize = () => setHeight(availableHeight());
+    window.addEventListener('resize', onResize);
+    return () => { ro.disconnect(); window.removeEventListener('resize', onResize); };
   }, []);
 
-  const layout = useMemo(() => (m ? timelineLayout(m, { width, showViews: views }) : null), [m, width, views]);
+  const layout = useMemo(() => (m ? timelineLayout(m, { width, height, showViews: views, scale }) : null), [m, width, height, views, scale]);
   const nRects = layout ? layout.lanes.reduce((a, l) => a + l.rects.length, 0) : 0;
-  const mode = nRects > RECT_LIMIT ? 'canvas' : 'svg';
+  const mode = FORCED_RENDERER ?? (nRects > RECT_LIMIT ? 'canvas' : 'svg');
 
   // a redrawn plan keeps the zoom that still means the same steps and bytes (carryZoom)
   const prevLayout = useRef(null);
@@ -113,6 +125,29 @@ export function Timeline() {
     return () => d3select(el).on('.zoom', null);
   }, []);
 
+  // asked from outside (a layer, a range of steps): show those steps; a tensor selected
+  // elsewhere (search, text, graph) is panned into view. Signal effects: no re-render of the rects
+  useSignalEffect(() => {
+    const r = timelineRange.value;
+    const L = layoutRef.current;
+    if (!r || !L) return;
+    const next = { zx: zoomToSteps(L, r.first, r.last), zys: zref.current.zys };
+    zref.current = next;
+    setZoom(next);
+  });
+  useSignalEffect(() => {
+    const i = selected.value;
+    const L = layoutRef.current;
+    const src = timelineSource.peek();
+    const r = src && src.tensors && i >= 0 ? src.byTensor[i] : null;
+    if (!r || !L) return;
+    const zx = panToSteps(L, zref.current.zx, r.first, r.view ? r.last : r.end);
+    if (zx === zref.current.zx) return;
+    const next = { zx, zys: zref.current.zys };
+    zref.current = next;
+    setZoom(next);
+  });
+
   // canvas renderer
   const info = timelineStepInfo.value;
   useEffect(() => {
@@ -148,7 +183,7 @@ export function Timeline() {
     const py = e.clientY - r.top;
     const i = hitTest(layout, zoom.zx, zoom.zys, px, py);
     if (m.tensors) hover(i); else hoverRow(i);
-    pointer.value = i >= 0 ? { x: px, y: py } : null;
+    pointer.value = i >= 0 ? { x: e.clientX, y: e.clientY } : null;
   };
   const onClick = (e) => {
     if (!layout) return;
@@ -172,13 +207,21 @@ export function Timeline() {
       <div class="pane-title">
         Timeline{m.caption ? <span class="caption" data-testid="timeline-caption">{m.caption}</span> : null}
         <span class="hint">{nRects.toLocaleString()} rectangles · {mode} · x: {m.stepped ? 'step' : 'time'}, y: byte offset in the chunk · click: select{m.stepped ? ' · alt+click: go to step' : ''}</span>
+        <label class="hint" title="log: offsets on a logarithmic scale; piecewise: every band between two tensor edges as tall as the log of its bytes. Both keep small tensors visible next to a huge one">
+          bytes{' '}
+          <select value={scale} onChange={(e) => setScale(e.target.value)} data-testid="byte-scale">
+            <option value="linear">linear</option>
+            <option value="log">log</option>
+            <option value="piecewise">piecewise</option>
+          </select>
+        </label>
         <button class="small" onClick={() => setZoom({ zx: IDENTITY_X, zys: [] })} data-testid="reset-zoom">reset zoom</button>
       </div>
       <div class="timeline" ref={box} style={{ height: `${layout.height}px` }} data-testid="timeline" data-mode={mode} data-source={m.kind}
         data-planner={m.planner} data-zoom-steps={zoom.zx.k.toFixed(3)} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}>
         {mode === 'canvas' ? <canvas ref={canvas} class="layer" /> : <SvgRects layout={layout} zoom={zoom} info={info} />}
         <Overlay layout={layout} zoom={zoom} m={m} info={info} />
-        <Tooltip pointer={pointer} width={layout.width} source={m} />
+        <Tooltip pointer={pointer} source={m} />
       </div>
     </div>
   );
@@ -196,7 +239,6 @@ function SvgRects({ layout, zoom, info }) {
       {layout.lanes.map((lane, k) => {
         const zy = zoom.zys[k] ?? IDENTITY_Y;
         const bottom = lane.top + lane.height;
-        const sy = lane.height / lane.domain;
         return (
           <g clip-path={`url(#tl-clip-${k})`}>
             <g transform={`translate(${zoom.zx.x} ${bottom - zy.t}) scale(${zoom.zx.k} ${-zy.k})`}>
@@ -204,8 +246,9 @@ function SvgRects({ layout, zoom, info }) {
                 const x0 = baseX(layout, r.first);
                 const x1 = baseX(layout, (r.view ? r.last : r.end) + 1);
                 const faded = live && !live.has(r.i);
+                const v0 = laneV(lane, r.offset);
                 return (
-                  <rect data-t={r.i} x={x0} y={r.offset * sy} width={Math.max(x1 - x0, 0.5)} height={Math.max(r.size * sy, 0.01)}
+                  <rect data-t={r.i} x={x0} y={v0} width={Math.max(x1 - x0, 0.5)} height={Math.max(laneV(lane, r.offset + r.size) - v0, 0.01)}
                     fill={r.view ? 'none' : fillColor(r.family, r.i)} stroke={strokeColor(r.family)}
                     stroke-width={r.view ? 1 : 0.5} stroke-dasharray={r.view ? '3 2' : undefined}
                     vector-effect="non-scaling-stroke" opacity={faded ? COLORS.faded : 1} />
@@ -221,24 +264,18 @@ function SvgRects({ layout, zoom, info }) {
 
 function Overlay({ layout, zoom, m, info }) {
   const axisRef = useRef(null);
-  const laneAxes = useRef([]);
   const sel = m.tensors ? selected.value : rowSelected.value;
   const hov = m.tensors ? hovered.value : rowHovered.value;
   const s = m.stepped ? step.value : null;
   const x = (st) => zoomX(zoom.zx, baseX(layout, st));
   useEffect(() => {
-    const xs = scaleLinear().domain([-1, layout.steps]).range([x(-1), x(layout.steps)]);
+    // ticks over the steps in view (zoomed in, the whole range would leave none on screen)
+    const all = scaleLinear().domain([-1, layout.steps]).range([x(-1), x(layout.steps)]);
+    const xs = all.copy().domain([all.invert(layout.left), all.invert(layout.right)]).range([layout.left, layout.right]);
     const ticks = Math.max(2, Math.floor((layout.right - layout.left) / 70));
-    const ax = axisTop(xs).ticks(ticks).tickFormat((v) => (Number.isInteger(v) ? String(v) : ''));
+    const ax = axisTop(xs).tickValues(xs.ticks(ticks).filter(Number.isInteger)).tickFormat(String);
     const g = d3select(axisRef.current).call(ax);
     g.selectAll('.tick').style('display', (v) => (xs(v) < layout.left - 1 || xs(v) > layout.right + 1 ? 'none' : null));
-    layout.lanes.forEach((lane, k) => {
-      const el = laneAxes.current[k];
-      if (!el) return;
-      const zy = zoom.zys[k] ?? IDENTITY_Y;
-      const ys = scaleLinear().domain([bytesAtY(lane, zy, lane.top + lane.height), bytesAtY(lane, zy, lane.top)]).range([lane.top + lane.height, lane.top]);
-      d3select(el).call(axisLeft(ys).ticks(lane.height > 100 ? 4 : 2).tickFormat((v) => formatBytes(v)).tickSizeOuter(0));
-    });
   });
   const selRect = sel >= 0 ? m.byTensor[sel] : null;
   const hovRect = hov >= 0 ? m.byTensor[hov] : null;
@@ -274,8 +311,8 @@ function Overlay({ layout, zoom, m, info }) {
         return (
           <g>
             <rect class="lane-frame" x={layout.left} y={lane.top} width={layout.right - layout.left} height={lane.height} />
-            <g ref={(el) => { laneAxes.current[k] = el; }} class="axis y" transform={`translate(${layout.left} 0)`} />
-            <text class="lane-label" x={layout.right - 4} y={lane.top + 11} text-anchor="end">chunk {lane.chunk} · {formatBytes(lane.size)}</text>
+            <ByteAxis lane={lane} zy={zy} left={layout.left} />
+            <text class="lane-label" x={layout.right} y={lane.top - 3} text-anchor="end" data-testid="lane-label">chunk {lane.chunk} · {formatBytes(lane.size)}</text>
             <svg x={layout.left} y={lane.top} width={layout.right - layout.left} height={lane.height} overflow="hidden">
               <g transform={`translate(${-layout.left} ${-lane.top})`}>
                 {cy >= lane.top && cy <= lane.top + lane.height && <line class="chunk-line" x1={layout.left} x2={layout.right} y1={cy} y2={cy} />}
@@ -300,6 +337,35 @@ function Overlay({ layout, zoom, m, info }) {
       {outline(selRect, 'selected')}
       {hov !== sel && outline(hovRect, 'hovered')}
     </svg>
+  );
+}
+
+/** px between two byte ticks, at least */
+const TICK_SPACING = 34;
+
+/**
+ * Byte ticks of a lane at round binary values (see core/byte-ticks.js), over what its zoom shows.
+ * @param {{lane: object, zy: object, left: number}} props
+ */
+function ByteAxis({ lane, zy, left }) {
+  const bottom = lane.top + lane.height;
+  const lo = Math.max(0, bytesAtY(lane, zy, bottom));
+  const hi = bytesAtY(lane, zy, lane.top);
+  const ticks = lane.scale === 'linear' ? binaryTicks(lo, hi, Math.max(1, Math.floor(lane.height / TICK_SPACING))).ticks
+    : spacedBinaryTicks(lo, hi, (v) => byteY(lane, zy, v), TICK_SPACING * 0.6);
+  return (
+    <g class="axis y" data-testid="byte-axis">
+      <line x1={left} x2={left} y1={lane.top} y2={bottom} />
+      {ticks.map((v) => {
+        const y = byteY(lane, zy, v);
+        return (
+          <g class="tick" data-bytes={v}>
+            <line x1={left - 5} x2={left} y1={y} y2={y} />
+            <text x={left - 8} y={y} dy="0.32em" text-anchor="end">{formatTickBytes(v)}</text>
+          </g>
+        );
+      })}
+    </g>
   );
 }
 

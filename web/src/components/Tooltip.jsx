@@ -1,8 +1,10 @@
 // Tooltip.jsx: what the hovered rectangle is, where it lives, and why: a tensor of the
 // graph's own plan, an item of another planner's plan, or a row of a CSV problem.
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { hovered } from '../state.js';
 import { rowHovered } from '../whatif-state.js';
 import { tensorFacts } from './tensor-facts.js';
+import { tooltipPlace } from '../core/tooltip-place.js';
 
 /** the tooltip's lines for a tensor of ggml's plan */
 function ggmlFacts(m, i) {
@@ -11,18 +13,27 @@ function ggmlFacts(m, i) {
 }
 
 /**
- * @param {{pointer: import('@preact/signals').Signal<{x: number, y: number}|null>, width: number, source: object}} props
- *   source: the timeline source drawn (whatif-state.js timelineSource)
+ * @param {{pointer: import('@preact/signals').Signal<{x: number, y: number}|null>, source: object}} props
+ *   pointer: in viewport (client) coordinates; source: the timeline source drawn (whatif-state.js timelineSource)
  */
-export function Tooltip({ pointer: pointerSignal, width, source }) {
+export function Tooltip({ pointer: pointerSignal, source }) {
+  const ref = useRef(null);
   const pointer = pointerSignal.value;
   const i = source.tensors ? hovered.value : rowHovered.value;
-  if (!pointer || i < 0) return null;
-  const f = source.kind === 'ggml' ? ggmlFacts(source, i) : source.facts(i);
+  const f = pointer && i >= 0 ? (source.kind === 'ggml' ? ggmlFacts(source, i) : source.facts(i)) : null;
+  // placed once its size is known, before the browser paints it
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el || !pointer) return;
+    const b = el.getBoundingClientRect();
+    const at = tooltipPlace(pointer.x, pointer.y, b.width, b.height, document.documentElement.clientWidth, window.innerHeight);
+    el.style.left = `${at.left}px`;
+    el.style.top = `${at.top}px`;
+    el.style.visibility = 'visible';
+  });
   if (!f) return null;
-  const left = pointer.x + 16 + 320 > width ? Math.max(0, pointer.x - 336) : pointer.x + 16;
   return (
-    <div class="tooltip" style={{ left: `${left}px`, top: `${pointer.y + 14}px` }} data-testid="tooltip">
+    <div class="tooltip" ref={ref} style={{ left: '0px', top: '0px', visibility: 'hidden' }} data-testid="tooltip">
       <div class="tt-name">{f.name}</div>
       <div>{f.detail}</div>
       {f.where && <div data-testid="tooltip-where">{f.where}</div>}

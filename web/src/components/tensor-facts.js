@@ -1,7 +1,7 @@
 // tensor-facts.js: the lines the tooltip and the inspector show for a tensor.
 import { formatBytes, formatShape } from '../core/format.js';
 import { placementReason } from '../core/reasons.js';
-import { leafKind, opDesc } from '../core/op-rules.js';
+import { leafKind, isExternal, opDesc } from '../core/op-rules.js';
 
 /**
  * @param {object} m model
@@ -22,7 +22,9 @@ export function tensorFacts(m, i) {
     if (r.heir >= 0) steps += `, then handed to ${m.doc.tensors[r.heir].name} in place`;
   }
   const kind = leafKind(t);
-  const opName = t.op === 'NONE' ? (kind === 'weight' ? 'weight / external' : kind)
+  const leafName = kind === 'weight' ? 'weight (allocated outside the graph)'
+    : isExternal(t) ? `${kind} (allocated outside the graph)` : kind;
+  const opName = t.op === 'NONE' ? leafName
     : opDesc(t) === t.op ? t.op : `${t.op} (${opDesc(t)})`;
   return {
     name: t.name || `#${i}`, op: opName, type: t.type, shape: formatShape(t.ne), bytes: formatBytes(bytes),

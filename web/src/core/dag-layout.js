@@ -70,3 +70,59 @@ export function layoutDag(doc, ids, { nodeWidth = 150, nodeHeight = 40 } = {}) {
   }
   return { nodes, links, width, height };
 }
+
+/**
+ * Where the graph view looks (a d3-zoom transform: screen = k * graph + (x, y)) so that no
+ * node box is cut by the view's edges. When the whole graph fits at `minScale` or more it is
+ * shown whole. Otherwise, at a scale in [minScale, maxScale] (`scale` when given), the view is
+ * placed near `focus` (graph coordinates: the point to centre; its y is the view's top when
+ * `top`) with each edge in a gap between boxes; when no such place exists, it is centred on focus.
+ * @param {Array<{x: number, y: number}>} nodes box centres
+ * @param {{nodeWidth: number, nodeHeight: number, width: number, height: number,
+ *   viewWidth: number, viewHeight: number, minScale: number, maxScale?: number, scale?: number,
+ *   focus: {x: number, y: number}, top?: boolean, pad?: number}} o
+ * @returns {{k: number, x: number, y: number, whole: boolean, cuts: boolean}}
+ */
+export function frameView(nodes, o) {
+  const pad = o.pad ?? 10;
+  const hw = o.nodeWidth / 2;
+  const hh = o.nodeHeight / 2;
+  const fit = Math.min(1, o.viewWidth / (o.width + 2 * pad), o.viewHeight / (o.height + 2 * pad));
+  if (o.scale === undefined && fit >= o.minScale) {
+    return { k: fit, x: Math.max(pad, (o.viewWidth - o.width * fit) / 2), y: pad, whole: true, cuts: false };
+  }
+  // an edge at graph coordinate e is clear when no box it crosses is strictly inside
+  const clear = (lo, hi, e) => lo.every((l, j) => !(e > l && e < hi[j]));
+  // the start s of a window of length len clear at both ends that holds [a, b] (the focus
+  // box), nearest to want; null if none
+  const place = (lo, hi, len, want, a, b) => {
+    const cands = [want];
+    for (let j = 0; j < lo.length; j++) cands.push(lo[j] - pad, hi[j] + pad - len);
+    let best = null;
+    for (const s of cands) {
+      if (s > a || s + len < b) continue;
+      if (clear(lo, hi, s) && clear(lo, hi, s + len) && (best === null || Math.abs(s - want) < Math.abs(best - want))) best = s;
+    }
+    return best;
+  };
+  const f = o.focus;
+  const ks = [];
+  if (o.scale !== undefined) ks.push(o.scale);
+  else for (let k = o.maxScale ?? o.minScale * 1.25; k >= o.minScale - 1e-9; k -= 0.01) ks.push(k);
+  const ylo = nodes.map((n) => n.y - hh);
+  const yhi = nodes.map((n) => n.y + hh);
+  for (const k of ks) {
+    const w = o.viewWidth / k;
+    const h = o.viewHeight / k;
+    const y0 = place(ylo, yhi, h, o.top ? f.y - hh - pad : f.y - h / 2, f.y - hh, f.y + hh);
+    if (y0 === null) continue;
+    // only the boxes the window's rows reach can be cut at its sides
+    const rows = nodes.filter((n) => n.y + hh > y0 && n.y - hh < y0 + h);
+    const x0 = place(rows.map((n) => n.x - hw), rows.map((n) => n.x + hw), w, f.x - w / 2, f.x - hw, f.x + hw);
+    if (x0 === null) continue;
+    return { k, x: -x0 * k, y: -y0 * k, whole: false, cuts: false };
+  }
+  const k = ks[ks.length - 1];
+  const y0 = o.top ? f.y - hh - pad : f.y - o.viewHeight / k / 2;
+  return { k, x: o.viewWidth / 2 - f.x * k, y: -y0 * k, whole: false, cuts: true };
+}

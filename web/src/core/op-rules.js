@@ -292,13 +292,23 @@ for (const n of GLU_NAMES) {
 export const SUB_OP_KEY = { UNARY: 'unary_op', GLU: 'glu_op' };
 
 /**
- * What a tensor without an op is: weight (memory allocated outside the allocator), input or leaf.
+ * What a tensor without an op is: an input (the INPUT flag, wherever its memory comes from),
+ * a weight (memory allocated outside the allocator, no INPUT flag) or a leaf.
  * @param {{buffer_type?: number|null, flags?: string[]}} t
  * @returns {'weight'|'input'|'leaf'}
  */
 export function leafKind(t) {
-  if (t.buffer_type !== undefined && t.buffer_type !== null) return 'weight';
-  return (t.flags || []).includes('input') ? 'input' : 'leaf';
+  if ((t.flags || []).includes('input')) return 'input';
+  return isExternal(t) ? 'weight' : 'leaf';
+}
+
+/**
+ * Whether a tensor's memory is allocated outside the graph allocator (`extern`, a weight).
+ * @param {{buffer_type?: number|null}} t
+ * @returns {boolean}
+ */
+export function isExternal(t) {
+  return t.buffer_type !== undefined && t.buffer_type !== null;
 }
 
 /**

@@ -27,7 +27,7 @@ export const PRESET_LESSONS = {
   test_prefer_already_allocated_memory:
     'A freed 24-byte block is preferred over the unused tail of the chunk, even though the tail would fit the 4-byte tensor more tightly.',
   test_multiple_buffer_types:
-    'Two buffer types with their own chunks and limits; weights allocated outside the graph take no space, and in-place reuse can cross buffer types.',
+    'Two buffer types with their own chunks and limits; the inputs a0, a1, b0, b1 are allocated outside the graph (extern) and take no space. A tensor computed in place lives in its source\'s buffer type, not its own: x3 (assigned dummy_b) takes over x2\'s bytes in dummy_a, and x7 and x8 (assigned dummy_a) stay in x6\'s bytes in dummy_b.',
   test_buffer_size_zero:
     'A buffer type that no tensor is assigned to needs no memory at all: its size is 0 and no backend buffer is made for it.',
   realloc_a:

@@ -1,0 +1,36 @@
+// instructions.mjs: instructions per plan of ggml_gallocr, counted by valgrind's callgrind.
+//
+// Runs build/rel/bench-plan under `valgrind --tool=callgrind --collect-atstart=no` for each
+// graph, so only the planning calls are counted (bench-plan toggles collection around
+// new_n + reserve_n + alloc_graph + free), and divides callgrind's "Collected" total by the
+// runs. Instruction counts repeat exactly for the same binary and input, whatever else the
+// machine does, so they compare builds where wall times on a shared machine cannot.
+// Writes build/bench-instr.json; without valgrind it says so and writes an empty list.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+
+const RUNS = 5;
+// graphs small enough to run under valgrind in seconds (the random 100k/1M graphs are not)
+const GRAPHS = ['llama-tiny', 'llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'random-1k', 'random-10k',
+  'golden llama-7b-like', 'golden rand-n10000-lowleaf-s0-a8', 'golden rand-n10000-s0-a8'];
+
+const out = process.argv[2] ?? 'build/bench-instr.json';
+const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
+const results = [];
+if (!hasValgrind) {
+  console.log('instructions: valgrind not found, not counted');
+} else {
+  for (const graph of GRAPHS) {
+    const args = ['--tool=callgrind', '--collect-atstart=no', '--callgrind-out-file=/dev/null',
+      'build/rel/bench-plan', '--only', graph, '--runs', String(RUNS), '/dev/null'];
+    const r = spawnSync('valgrind', args, { encoding: 'utf8' });
+    const m = /Collected : (\d+)/.exec(r.stderr ?? '');
+    if (r.status !== 0 || !m) {
+      console.error(`instructions: ${graph}: valgrind failed\n${r.stderr}`);
+      process.exit(1);
+    }
+    results.push({ graph, runs: RUNS, instructions_per_plan: Math.round(Number(m[1]) / RUNS) });
+  }
+}
+const version = hasValgrind ? execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim() : null;
+writeFileSync(out, JSON.stringify({ valgrind: version, results }, null, 2) + '\n');

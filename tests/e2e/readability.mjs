@@ -1,0 +1,390 @@
+// readability.mjs: e2e checks that the views stay readable (called by e2e.mjs with its page).
+//
+// Each check fails when its fix breaks: every tooltip box lies inside the viewport and
+// inside whatever box clips it (hover every rectangle of the default page); byte-axis
+// ticks are round binary values, labelled exactly; chunk labels cross no rectangle and
+// no size line; lanes take most of a screen; the log and piecewise scales keep ticks
+// round; the canvas draws, pixel for pixel, the rectangles the SVG renderer draws (same
+// plan, same colours, nothing where there is no tensor); the graph view cuts no node at
+// its edges (first view and after bringing a selection into view); `input(...) extern`
+// tensors are called inputs; the test_multiple_buffer_types lesson says what the plan
+// shows; an empty max size says "none" once; hover on the 70B preset and a 12k-tensor
+// import names the tensor under the pointer (frame times measured and printed, never
+// asserted); the search box finds a tensor by name, selects it in the text, the graph view
+// and the timeline, which pans to it. Screenshots: build/e2e/ux-*.png.
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+
+/** the boxes that clip an element: itself against the viewport, and its clipping ancestors */
+async function clipReport(page, selector) {
+  return page.evaluate((sel) => {
+    const el = document.querySelector(sel);
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    const fixed = getComputedStyle(el).position === 'fixed';
+    const clips = [];
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      // a fixed box is clipped only by an ancestor that becomes its containing block
+      const containing = cs.transform !== 'none' || cs.filter !== 'none' || /paint|layout|strict|content/.test(cs.contain);
+      if ((!fixed || containing) && (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') && a !== document.documentElement && a !== document.body) {
+        const b = a.getBoundingClientRect();
+        clips.push({ left: b.left, top: b.top, right: b.right, bottom: b.bottom, what: a.className || a.tagName });
+      }
+    }
+    return {
+      box: { left: r.left, top: r.top, right: r.right, bottom: r.bottom },
+      viewport: { width: document.documentElement.clientWidth, height: window.innerHeight },
+      clips,
+    };
+  }, selector);
+}
+
+/** a whole number of bytes is a round binary tick when it is k * 2^e with k < 64 (4.88 KiB, 191 MiB are not) */
+const roundBinary = (v) => { let x = v; while (x >= 64 && x % 2 === 0) x /= 2; return v === 0 || x < 64; };
+const UNIT = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 };
+/** the bytes a tick label says ("768 MiB", "1.5 GiB", "0") */
+const labelBytes = (s) => {
+  if (s === '0') return 0;
+  const m = /^(\d+(?:\.\d+)?) (B|KiB|MiB|GiB|TiB)$/.exec(s);
+  return m ? Number(m[1]) * UNIT[m[2]] : NaN;
+};
+
+/**
+ * @param {{page: import('playwright-core').Page, check: Function, assert: Function, OUT: string,
+ *   cliPlan: Function, cliPreset: Function, serverUrl: string, context: object, ROOT: string}} t
+ * @returns {Promise<string[]>} frame-time lines for the report
+ */
+export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cliPreset, serverUrl, context, ROOT }) {
+  const times = [];
+  const shot = (name) => page.screenshot({ path: path.join(OUT, `ux-${name}.png`), fullPage: true });
+  const preset = async (name) => {
+    if (!page.url().startsWith(serverUrl)) await page.goto(serverUrl);
+    await page.waitForFunction((n) => [...document.querySelectorAll('[data-testid=preset] option')].some((o) => o.value === n), name, { timeout: 20000 });
+    await page.selectOption('[data-testid=preset]', name);
+    await page.waitForFunction((n) => document.querySelector('[data-testid=lesson] b')?.textContent === n, name, { timeout: 20000 });
+    await page.waitForSelector('[data-testid=timeline]', { timeout: 20000 });
+  };
+  const svgRectCount = () => page.locator('[data-testid=timeline-svg] rect[data-t]').count();
+
+  await check('ux: every tooltip of the default page lies inside the viewport and is clipped by nothing', async () => {
+    await page.goto(serverUrl);
+    await page.waitForSelector('[data-testid=timeline-svg] rect[data-t]', { timeout: 20000 });
+    const n = await svgRectCount();
+    assert(n > 40, `only ${n} rectangles on the default page`);
+    let shown = 0;
+    const bad = [];
+    for (let k = 0; k < n; k++) {
+      const rect = page.locator('[data-testid=timeline-svg] rect[data-t]').nth(k);
+      await rect.scrollIntoViewIfNeeded();
+      const b = await rect.boundingBox();
+      if (!b) continue;
+      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+      if (!(await page.isVisible('[data-testid=tooltip]'))) continue;
+      shown++;
+      const c = await clipReport(page, '[data-testid=tooltip]');
+      const { box, viewport } = c;
+      if (box.left < 0 || box.top < 0 || box.right > viewport.width || box.bottom > viewport.height) bad.push(`#${k} outside the viewport ${JSON.stringify(box)}`);
+      for (const cl of c.clips) {
+        if (box.left < cl.left || box.top < cl.top || box.right > cl.right || box.bottom > cl.bottom) bad.push(`#${k} cut by ${cl.what}`);
+      }
+      if (k === Math.floor(n * 0.9)) await shot('tooltip-edge');
+    }
+    assert(shown >= n * 0.9, `a tooltip for only ${shown} of ${n} rectangles`);
+    const cutRects = new Set(bad.map((b) => b.split(' ')[0])).size;
+    assert(bad.length === 0, `${cutRects} of ${shown} tooltips cut off: ${bad.slice(0, 3).join('; ')}`);
+    await page.mouse.move(2, 2);
+  });
+
+  const checkTicks = async (what) => {
+    const ticks = await page.$$eval('[data-testid=byte-axis] .tick', (gs) => gs.map((g) => ({ bytes: Number(g.dataset.bytes), label: g.textContent })));
+    assert(ticks.length >= 3, `${what}: ${ticks.length} byte ticks`);
+    for (const t of ticks) {
+      assert(roundBinary(t.bytes), `${what}: tick at ${t.bytes} bytes is not a round binary value`);
+      assert(labelBytes(t.label) === t.bytes, `${what}: tick at ${t.bytes} bytes reads "${t.label}"`);
+    }
+    return ticks;
+  };
+
+  await check('ux: byte axes tick at round binary values, labelled exactly', async () => {
+    for (const name of ['llama-tiny', 'test_multiple_buffer_types', 'llama-70b-pp512']) {
+      await preset(name);
+      const ticks = await checkTicks(name);
+      if (name === 'llama-70b-pp512') assert(ticks.some((t) => t.label === '1 GiB'), `no 1 GiB tick on ${name}: ${ticks.map((t) => t.label)}`);
+    }
+    await shot('axis-70b');
+  });
+
+  await check('ux: log and piecewise byte scales (llama-70b-pp512): round ticks, the small tensors taller', async () => {
+    const laneH = () => page.$eval('[data-testid=timeline] .lane-frame', (r) => Number(r.getAttribute('height')));
+    await preset('llama-70b-pp512');
+    try {
+      for (const scale of ['log', 'piecewise']) {
+        await page.selectOption('[data-testid=byte-scale]', scale);
+        await page.waitForFunction(() => window.__gallocTimeline, null, { timeout: 5000 });
+        const ticks = await checkTicks(`${scale} scale`);
+        // the tick of 16 MiB (the size of most tensors here) sits far above the bottom
+        const h = await laneH();
+        const low = ticks.filter((t) => t.bytes > 0 && t.bytes <= 64 * 2 ** 20);
+        assert(low.length >= 2, `${scale}: only ${low.length} ticks up to 64 MiB (${ticks.map((t) => t.label)})`);
+        await shot(`scale-${scale}-70b`);
+        assert(h > 300, `${scale}: lane of ${h} px`);
+      }
+    } finally {
+      await page.selectOption('[data-testid=byte-scale]', 'linear');
+    }
+  });
+
+  await check('ux: chunk labels cross no rectangle and no size line; lanes take most of a screen', async () => {
+    for (const name of ['test_multiple_buffer_types', 'llama-tiny', 'test_max_size_too_many_tensors']) {
+      await preset(name);
+      const r = await page.evaluate(() => {
+        const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        const marks = [...document.querySelectorAll('[data-testid=timeline-svg] rect[data-t], [data-testid=timeline] .chunk-line, [data-testid=timeline] .max-line')]
+          .map((e) => e.getBoundingClientRect());
+        const labels = [...document.querySelectorAll('[data-testid=lane-label]')];
+        const frames = [...document.querySelectorAll('[data-testid=timeline] .lane-frame')].map((e) => e.getBoundingClientRect().height);
+        return {
+          n: labels.length, marks: marks.length, frames,
+          crossed: labels.filter((l) => marks.some((m) => hit(l.getBoundingClientRect(), m))).map((l) => l.textContent),
+          timeline: document.querySelector('[data-testid=timeline]').getBoundingClientRect().height, vh: window.innerHeight,
+        };
+      });
+      assert(r.n === r.frames.length && r.n > 0, `${name}: ${r.n} labels for ${r.frames.length} lanes`);
+      assert(r.crossed.length === 0, `${name}: labels crossed: ${r.crossed.join(', ')}`);
+      assert(r.timeline >= 0.55 * r.vh, `${name}: the timeline is ${r.timeline} px of a ${r.vh} px screen`);
+      assert(Math.min(...r.frames) >= 48, `${name}: a lane of ${Math.min(...r.frames)} px`);
+      if (name === 'test_multiple_buffer_types') await shot('lanes-labels');
+    }
+  });
+
+  await check('ux: the canvas draws the rectangles the SVG draws, in their colours, and nothing elsewhere (llama-tiny)', async () => {
+    await preset('llama-tiny');
+    await page.mouse.move(2, 2);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    // what the SVG renderer draws: every owner's box (views are outlines) and its fill
+    const svg = await page.evaluate(() => {
+      const tl = document.querySelector('[data-testid=timeline]').getBoundingClientRect();
+      return [...document.querySelectorAll('[data-testid=timeline-svg] rect[data-t]')].filter((e) => e.getAttribute('fill') !== 'none').map((e) => {
+        const b = e.getBoundingClientRect();
+        return { t: Number(e.dataset.t), x: b.left - tl.left, y: b.top - tl.top, w: b.width, h: b.height, fill: e.getAttribute('fill') };
+      });
+    });
+    const page2 = await context.newPage();
+    await page2.setViewportSize(page.viewportSize());
+    await page2.goto(`${serverUrl}?renderer=canvas`);
+    await page2.waitForSelector('[data-testid=timeline][data-mode=canvas] canvas', { timeout: 20000 });
+    // drawn at the width of the page (the first paint may come before the pane is measured)
+    await page2.waitForFunction((w) => {
+      const c = document.querySelector('[data-testid=timeline] canvas');
+      return window.__gallocTimeline?.mode === 'canvas' && c && Math.abs(c.getBoundingClientRect().width - w) < 1;
+    }, await page.evaluate(() => document.querySelector('[data-testid=timeline-svg]').getBoundingClientRect().width), { timeout: 10000 });
+    const res = await page2.evaluate((rects) => {
+      const c = document.querySelector('[data-testid=timeline] canvas');
+      const dpr = c.width / c.getBoundingClientRect().width;
+      const img = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+      const px = (x, y) => { const i = (Math.floor(y * dpr) * c.width + Math.floor(x * dpr)) * 4; return [...img.data.slice(i, i + 4)]; };
+      const rgb = (hex) => { const s = document.createElement('span'); s.style.color = hex; document.body.append(s); const v = getComputedStyle(s).color.match(/\d+/g).map(Number); s.remove(); return v; };
+      const inside = (x, y) => rects.some((r) => x >= r.x - 1 && x <= r.x + r.w + 1 && y >= r.y - 1 && y <= r.y + r.h + 1);
+      const wrong = [];
+      for (const r of rects) {
+        if (r.w < 3 || r.h < 3) continue;
+        // a 3x3 grid inside it: most points in its fill (a view's dashed outline may cross a few)
+        const [r0, g0, b0] = rgb(r.fill);
+        let match = 0;
+        const got = [];
+        for (const fx of [0.3, 0.5, 0.7]) {
+          for (const fy of [0.3, 0.5, 0.7]) {
+            const x = r.x + r.w * fx;
+            const y = r.y + r.h * fy;
+            // a smaller rectangle drawn over this point is not this one's business
+            if (rects.some((o) => o !== r && o.w * o.h < r.w * r.h && x >= o.x && x <= o.x + o.w && y >= o.y && y <= o.y + o.h)) { match++; continue; }
+            const [R, G, B, A] = px(x, y);
+            got.push([R, G, B, A]);
+            if (A >= 200 && Math.abs(R - r0) + Math.abs(G - g0) + Math.abs(B - b0) <= 40) match++;
+          }
+        }
+        if (match < 6) wrong.push(`#${r.t} ${JSON.stringify(got[0])} vs ${r.fill}`);
+      }
+      // no colour where no rectangle is: sample a grid over the canvas
+      let stray = 0;
+      let empty = 0;
+      const W = c.width / dpr;
+      const H = c.height / dpr;
+      for (let y = 2; y < H; y += 7) {
+        for (let x = 2; x < W; x += 7) {
+          if (inside(x, y)) continue;
+          empty++;
+          if (px(x, y)[3] > 0) stray++;
+        }
+      }
+      return { wrong, stray, empty, checked: rects.filter((r) => r.w >= 3 && r.h >= 3).length };
+    }, svg);
+    await page2.screenshot({ path: path.join(OUT, 'ux-canvas-llama-tiny.png'), fullPage: true });
+    await page2.close();
+    await page.bringToFront();
+    assert(res.checked > 30, `only ${res.checked} rectangles to compare`);
+    assert(res.wrong.length === 0, `${res.wrong.length} rectangles not drawn on the canvas as in the SVG: ${res.wrong.slice(0, 3).join('; ')}`);
+    assert(res.empty > 1000 && res.stray === 0, `${res.stray} of ${res.empty} pixels away from every rectangle are painted`);
+  });
+
+  await check('ux: the graph view cuts no node at its edges (first view, and after selecting a node far away)', async () => {
+    const cutNodes = () => page.evaluate(() => {
+      const v = document.querySelector('[data-testid=dag]').getBoundingClientRect();
+      return [...document.querySelectorAll('[data-testid=dag] [data-node]')].map((n) => n.getBoundingClientRect()).filter((b) => {
+        const inX = b.right > v.left && b.left < v.right;
+        const inY = b.bottom > v.top && b.top < v.bottom;
+        const crossX = b.left < v.left || b.right > v.right;
+        const crossY = b.top < v.top || b.bottom > v.bottom;
+        return inX && inY && (crossX || crossY);
+      }).length;
+    });
+    await preset('llama-tiny');
+    await page.waitForSelector('[data-testid=dag] [data-node]', { timeout: 10000 });
+    await page.waitForTimeout(200);
+    const first = await cutNodes();
+    await page.locator('[data-testid=dag]').screenshot({ path: path.join(OUT, 'ux-graph-view.png') });
+    assert(first === 0, `${first} nodes cut at the edges of the first view of llama-tiny`);
+    const count = await page.locator('[data-testid=dag] [data-node]').count();
+    assert(count > 90, `only ${count} nodes drawn`);
+    // select the last rectangle of the timeline: the graph view moves to it
+    await page.locator('[data-testid=timeline-svg] rect[data-t]:not([fill=none])').last().click({ force: true });
+    await page.waitForTimeout(300);
+    const after = await cutNodes();
+    assert(after === 0, `${after} nodes cut after bringing the selection into view`);
+  });
+
+  await check('ux: input(...) extern tensors are inputs; the lesson of test_multiple_buffer_types says what the plan shows', async () => {
+    await preset('test_multiple_buffer_types');
+    const doc = cliPreset('test_multiple_buffer_types');
+    const a0 = doc.tensors.findIndex((t) => t.name === 'a0');
+    assert(a0 >= 0 && doc.tensors[a0].flags.includes('input') && doc.tensors[a0].buffer_type !== undefined, 'a0 is not an extern input in the preset');
+    const nodeText = await page.textContent(`[data-testid=dag] [data-node="${a0}"]`);
+    assert(/input/.test(nodeText) && !/weight/.test(nodeText), `the graph view calls a0 "${nodeText}"`);
+    const lesson = await page.textContent('[data-testid=lesson]');
+    assert(!/can cross buffer types/.test(lesson) && !/keeps a parent/.test(lesson), `the lesson still contradicts itself: ${lesson}`);
+    assert(/source's buffer type/.test(lesson), `lesson: ${lesson}`);
+    // what it says: x3 (assigned dummy_b) lives in dummy_a, x7 (assigned dummy_a) in dummy_b
+    for (const [name, assigned, lives] of [['x3', 1, 'dummy_a'], ['x7', 0, 'dummy_b']]) {
+      const i = doc.tensors.findIndex((t) => t.name === name);
+      const nodeAt = doc.nodes.indexOf(i);
+      assert(doc.node_buffer_ids[nodeAt] === assigned, `${name} is not assigned buffer type ${assigned}`);
+      const b = await page.locator(`[data-testid=timeline-svg] rect[data-t="${i}"]`).boundingBox();
+      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+      await page.waitForSelector('[data-testid=tooltip]', { timeout: 3000 });
+      const where = await page.textContent('[data-testid=tooltip-where]');
+      assert(where.startsWith(`${lives} `), `${name}: tooltip says "${where}", the lesson says ${lives}`);
+    }
+    await page.mouse.move(2, 2);
+    // the max size of dummy_b is empty: "none" once, not in the box and the list both
+    const cell = await page.evaluate(() => {
+      const input = document.querySelector('[data-testid=max-size-1]');
+      const sel = document.querySelector('[data-testid=max-unit-1]');
+      return { shown: `${input.value || input.placeholder} ${sel.options[sel.selectedIndex].text}` };
+    });
+    assert((cell.shown.match(/none/g) || []).length === 1, `the empty max size reads "${cell.shown}"`);
+    await shot('multiple-buffer-types');
+  });
+
+  await check('ux: hover on llama-70b-pp512 and on a 12k-tensor import: tooltips with the CLI\'s place of the tensor', async () => {
+    const measureHover = async (label, expectMode, plan, doc) => {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const tl = page.locator('[data-testid=timeline]');
+      await tl.scrollIntoViewIfNeeded();
+      assert(await tl.getAttribute('data-mode') === expectMode, `${label}: drawn as ${await tl.getAttribute('data-mode')}`);
+      // pointer events dispatched in the page, each timed to the frame that shows its result;
+      // the points in the bottom twelfth of the lanes, where these plans keep their long-lived tensors
+      const r = await page.evaluate(async () => {
+        const el = document.querySelector('[data-testid=timeline]');
+        const lanes = [...el.querySelectorAll('.lane-frame')].map((f) => f.getBoundingClientRect());
+        const frame = () => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+        const ms = [];
+        const seen = [];
+        let named = 0;
+        let hovers = 0;
+        for (let k = 0; k < 60; k++) {
+          const l = lanes[k % lanes.length];
+          const x = l.left + 2 + ((k * 37.3) % (l.width - 4));
+          const y = l.bottom - 2 - ((k * 7.1) % (l.height / 12));
+          performance.mark('hover-start');
+          el.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true }));
+          await frame();
+          performance.mark('hover-painted');
+          ms.push(performance.measure('hover', 'hover-start', 'hover-painted').duration);
+          const tip = document.querySelector('[data-testid=tooltip]');
+          if (tip) {
+            hovers++;
+            const name = tip.querySelector('.tt-name')?.textContent;
+            if (name) { named++; seen.push({ name, where: tip.querySelector('[data-testid=tooltip-where]')?.textContent ?? '' }); }
+          }
+        }
+        ms.sort((a, b) => a - b);
+        return { median: ms[ms.length >> 1], p95: ms[Math.floor(ms.length * 0.95)], max: ms[ms.length - 1], hovers, named, seen };
+      });
+      assert(r.hovers >= 30, `${label}: a tooltip on only ${r.hovers} of 60 hovers`);
+      assert(r.named === r.hovers, `${label}: ${r.hovers - r.named} tooltips without a name`);
+      // each tooltip gives the chunk and offset the CLI plans for the tensor it names (names unique in the graph)
+      const byName = new Map();
+      doc.tensors.forEach((t, i) => byName.set(t.name, byName.has(t.name) ? -1 : i));
+      let compared = 0;
+      for (const { name, where } of r.seen) {
+        const i = byName.get(name);
+        if (i === undefined || i < 0) continue;
+        const p = plan.tensors[i];
+        assert(where.includes(`chunk ${p.chunk} · offset ${p.offset}`), `${label}: tooltip of ${name} says "${where}", the CLI chunk ${p.chunk} offset ${p.offset}`);
+        compared++;
+      }
+      assert(compared >= 5, `${label}: only ${compared} tooltips name a tensor by a unique name`);
+      times.push(`${label}: hover to painted frame median ${r.median.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms, max ${r.max.toFixed(1)} ms (${r.hovers} of 60 hovers on a tensor)`);
+    };
+    await preset('llama-70b-pp512');
+    const d70 = cliPreset('llama-70b-pp512');
+    await measureHover('llama-70b-pp512 (2,167 rectangles)', 'canvas', cliPlan(d70), d70);
+    const f12k = path.join(ROOT, 'tests/golden/rand-n10000-s1-a32-chunked.graph.json');
+    await page.setInputFiles('[data-testid=file-input]', f12k);
+    await page.waitForFunction(() => /imported/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''), null, { timeout: 60000 });
+    const d12k = JSON.parse(readFileSync(f12k, 'utf8'));
+    await measureHover('rand-n10000-s1-a32-chunked import (12,099 tensors)', 'canvas', cliPlan(d12k), d12k);
+    await shot('12k-hover');
+  });
+  await check('ux: the search box finds a tensor by name and selects it everywhere; the timeline pans to it', async () => {
+    await preset('llama-70b-pp512');
+    const doc = cliPreset('llama-70b-pp512');
+    const want = 'kq_soft_max-61';
+    const i = doc.tensors.findIndex((t) => t.name === want);
+    assert(i >= 0, `no ${want} in the preset`);
+    // zoom the timeline into its first steps, so the tensor is out of view
+    const tl = page.locator('[data-testid=timeline]');
+    await tl.scrollIntoViewIfNeeded();
+    const box = await tl.boundingBox();
+    await page.mouse.move(box.x + 100, box.y + box.height / 2);
+    for (let k = 0; k < 6; k++) await page.mouse.wheel(0, -600);
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]').dataset.zoomSteps) > 4, null, { timeout: 5000 });
+    // the step axis still has ticks once zoomed in
+    const stepTicks = await page.$$eval('[data-testid=timeline] .overlay > .axis .tick', (ts) => ts.filter((t) => t.style.display !== 'none' && t.textContent !== '').length);
+    assert(stepTicks >= 5, `${stepTicks} step ticks on the zoomed timeline`);
+    await page.fill('[data-testid=tensor-search]', 'soft_max-61');
+    await page.waitForSelector('[data-testid=search-results] li[data-t]', { timeout: 5000 });
+    const listed = await page.$$eval('[data-testid=search-results] li[data-t]', (li) => li.map((l) => Number(l.dataset.t)));
+    assert(listed[0] === i, `first match #${listed[0]}, want #${i} ${want}`);
+    await shot('search');
+    await page.press('[data-testid=tensor-search]', 'Enter');
+    await page.waitForFunction((n) => document.querySelector('[data-testid=inspector]')?.textContent.includes(n), want, { timeout: 5000 });
+    // in the text, and in view in the graph view and the timeline
+    await page.waitForFunction((n) => [...document.querySelectorAll('.cm-selected-tensor')].some((l) => l.textContent.startsWith(`${n} =`)), want, { timeout: 5000 });
+    await page.waitForFunction((t) => Boolean(document.querySelector(`[data-testid=dag] .node.sel[data-node="${t}"]`)), i, { timeout: 5000 });
+    const inPlot = await page.evaluate(() => {
+      const sel = document.querySelector('[data-testid=timeline] .overlay rect.selected')?.getBoundingClientRect();
+      const frame = document.querySelector('[data-testid=timeline] .lane-frame').getBoundingClientRect();
+      return sel ? { sel: [sel.left, sel.right], frame: [frame.left, frame.right] } : null;
+    });
+    assert(inPlot, 'no selection outline on the timeline');
+    assert(inPlot.sel[1] > inPlot.frame[0] && inPlot.sel[0] < inPlot.frame[1], `the selected tensor is outside the plot: ${JSON.stringify(inPlot)}`);
+    assert(Number(await tl.getAttribute('data-zoom-steps')) > 4, 'the timeline lost its zoom');
+    const none = await (async () => { await page.fill('[data-testid=tensor-search]', 'no such tensor here'); return page.textContent('[data-testid=search-count]'); })();
+    assert(/no tensor/.test(none), `no-match text: ${none}`);
+    await page.fill('[data-testid=tensor-search]', '');
+    await page.click('[data-testid=reset-zoom]');
+  });
+  return times;
+}
