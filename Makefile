@@ -37,7 +37,7 @@ SHARED   ?= ../shared
 comma    := ,
 CONFORMANCE := $(SHARED)/conformance/test-alloc.cpp
 
-.PHONY: bench all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
+.PHONY: tables bench all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
 
 all: lib cli
 
@@ -112,6 +112,11 @@ build/web/index.html: $(shell find web -type f 2>/dev/null) build/wasm/galloc.mj
 
 # make run PORT=8081 serves on another port; a port in use is said before anything is served
 PORT ?= 8080
+# the web UI's copy of ggml's tables, generated from the C tables (tests/js/ggml-tables.test.js
+# fails when the committed file and the C tables differ)
+tables: build/wasm/galloc.mjs
+	node scripts/gen-ggml-tables.mjs
+
 run: deps
 	@$(MAKE) --no-print-directory cli build/wasm/galloc.mjs build/web/index.html
 	@node scripts/port-free.mjs 127.0.0.1 $(PORT)

@@ -111,6 +111,11 @@ const char * galloc_document_type_name(const struct galloc_document * doc, int32
 // false (and "" in buf) when there is nothing to say.
 bool galloc_document_warning(const struct galloc_document * doc, char * buf, size_t size);
 
+// ggml's tables as documents name them, for the web UI (which gets them from here, not a copy):
+// {"ggml": "0.21.0", "types": {"f32": [1, 4], ...}, "ops": [...], "inplace_ops": [...],
+//  "unary_ops": [...], "glu_ops": [...], "flags": [...]}, types and ops in enum order. malloc'd; NULL when out of memory.
+char * galloc_document_write_tables(size_t * len);
+
 // tensor t's op as ggml_op_desc() names it: the unary op or GLU when the document says which
 // ("SILU", "SWIGLU"), else the op ("UNARY", "MUL_MAT")
 const char * galloc_document_op_desc(const struct galloc_document * doc, int32_t t);

@@ -63,6 +63,7 @@ GALLOC_WASM_EXPORT int32_t      galloc_wasm_last_status  (void);         // enum
 GALLOC_WASM_EXPORT const char * galloc_wasm_last_error   (void);         // its message, "" after a success
 GALLOC_WASM_EXPORT size_t       galloc_wasm_result_length(void);         // bytes of the string it returned
 GALLOC_WASM_EXPORT const char * galloc_wasm_version      (void);         // "0.1.0"
+GALLOC_WASM_EXPORT char *       galloc_wasm_tables       (void);         // ggml's tables as JSON (free it)
 // documents: json is len bytes of UTF-8; the result is malloc'd (free with galloc_wasm_free) or NULL
 GALLOC_WASM_EXPORT char *       galloc_wasm_plan         (const char * json, size_t len); // the plan document
 GALLOC_WASM_EXPORT char *       galloc_wasm_graph        (const char * json, size_t len); // the graph, checked and filled in
@@ -171,6 +172,15 @@ GALLOC_WASM_EXPORT size_t galloc_wasm_result_length(void) {
 // the library's version, "0.1.0"; static
 GALLOC_WASM_EXPORT const char * galloc_wasm_version(void) {
     return GALLOC_VERSION;
+}
+
+// ggml's tables (types with block sizes, ops, which ops may run in place, unary ops, GLU ops,
+// flags) as galloc_document_write_tables writes them: web/src/core/ggml-tables.js is generated
+// from this (make tables) and tests/js check that they agree. Free with galloc_wasm_free.
+GALLOC_WASM_EXPORT char * galloc_wasm_tables(void) {
+    size_t len  = 0;
+    char * text = galloc_document_write_tables(&len);
+    return galloc_wasm_result(text, len);
 }
 
 //

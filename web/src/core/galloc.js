@@ -281,6 +281,19 @@ export class Galloc {
   }
 
   /**
+   * ggml's tables as the C library has them (the one source of truth; web/src/core/ggml-tables.js
+   * is generated from this by `make tables`).
+   * @returns {{ggml: string, types: Record<string, [number, number]>, ops: string[], inplace_ops: string[],
+   *   unary_ops: string[], glu_ops: string[], flags: string[]}}
+   */
+  tables() {
+    this.alive();
+    const r = this.call(() => this.m._galloc_wasm_tables()) >>> 0;
+    if (r === 0) throw this.lastError();
+    return JSON.parse(this.takeString(r));
+  }
+
+  /**
    * The library's version.
    * @returns {string} e.g. "0.1.0"
    */
