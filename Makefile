@@ -16,7 +16,9 @@ CLANG   ?= clang
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 include c/layers.mk  # INC_<layer>, INC (CLI, WASM glue), TEST_INC, layer_inc
-OPT_REL := -O2 -g
+# release: -O3, as upstream builds ggml-alloc.c (CMake Release); measured with callgrind on bench-ggml-api,
+# -O3 plans the llama graphs in 10 % fewer instructions than -O2 (1.96M vs 2.18M for llama-7b-pp512)
+OPT_REL := -O3 -g
 # sanitizers: one switch away (make SAN=...)
 SAN     ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 OPT_SAN := -O1 -g $(SAN)
@@ -172,9 +174,10 @@ test-conformance:
 
 # the golden plans (tests/golden; tests/golden-real: real llama.cpp graphs), the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
 test-golden: build/san/galloc build/rel/galloc
-	@$(call suite,golden,golden$(comma)golden-real$(comma)cli$(comma)harness$(comma)hostile) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
+	@$(call suite,golden,golden$(comma)golden-real$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
 	  ./scripts/check-golden-real.sh build/san/galloc tests/golden-real 244 && \
-	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc'
+	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc && \
+	  ./scripts/check-model.sh build/san/galloc'
 
 # ---- fuzzing ---------------------------------------------------------------------
 

@@ -39,10 +39,10 @@ int main(int argc, char ** argv) {
             return 1;
         }
         struct galloc_timing t;
-        char err[256];
+        struct galloc_error err;
         // the same warm-up as bench-wasm.mjs (there it lets the engine optimise the code)
-        if (!galloc_time_plan(text, len, runs / 3 + 3, &t, err, sizeof(err)) || !galloc_time_plan(text, len, runs, &t, err, sizeof(err))) {
-            fprintf(stderr, "bench-docs: %s: %s\n", name, err);
+        if (!galloc_time_plan(text, len, runs / 3 + 3, &t, &err) || !galloc_time_plan(text, len, runs, &t, &err)) {
+            fprintf(stderr, "bench-docs: %s: %s\n", name, err.message);
             return 1;
         }
         free(text);

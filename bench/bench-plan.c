@@ -231,11 +231,11 @@ static struct result bench_golden(const char * name, int runs) {
     snprintf(path, sizeof(path), "tests/golden/%s.graph.json", name);
     size_t len  = 0;
     char * text = bench_read_file(path, &len);
-    char   err[256];
+    struct galloc_error err;
     struct galloc_document   doc;
     struct galloc_ggml_graph g;
-    if (!text || !galloc_document_read(text, len, &doc, err, sizeof(err)) || !galloc_document_to_ggml(&doc, &g, err, sizeof(err))) {
-        fprintf(stderr, "%s: cannot load (%s)\n", path, text ? err : "unreadable");
+    if (!text || !galloc_document_read(text, len, &doc, &err) || !galloc_document_to_ggml(&doc, &g, &err)) {
+        fprintf(stderr, "%s: cannot load (%s)\n", path, text ? err.message : "unreadable");
         exit(1);
     }
     free(text);

@@ -88,9 +88,9 @@ static void bench_preset(struct json_writer * w, const char * preset, uint32_t b
         exit(1);
     }
     struct galloc_document doc;
-    char                   err[256];
-    if (!galloc_document_read(text, len, &doc, err, sizeof(err))) {
-        fprintf(stderr, "%s: %s\n", preset, err);
+    struct galloc_error err;
+    if (!galloc_document_read(text, len, &doc, &err)) {
+        fprintf(stderr, "%s: %s\n", preset, err.message);
         exit(1);
     }
     free(text);
@@ -101,8 +101,8 @@ static void bench_preset(struct json_writer * w, const char * preset, uint32_t b
             }
         }
         struct galloc_plan plan;
-        if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
-            fprintf(stderr, "%s: %s\n", preset, err);
+        if (!galloc_plan_graph(&doc.graph, &plan, &err)) {
+            fprintf(stderr, "%s: %s\n", preset, err.message);
             exit(1);
         }
         for (int32_t b = 0; b < doc.n_buffer_types; b++) {
@@ -110,8 +110,8 @@ static void bench_preset(struct json_writer * w, const char * preset, uint32_t b
                 continue;
             }
             struct galloc_whatif_result r;
-            if (!galloc_whatif_from_plan(&doc.graph, &plan, b, budget_ms, &r, err, sizeof(err))) {
-                fprintf(stderr, "%s: %s\n", preset, err);
+            if (!galloc_whatif_from_plan(&doc.graph, &plan, b, budget_ms, &r, &err)) {
+                fprintf(stderr, "%s: %s\n", preset, err.message);
                 exit(1);
             }
             char name[96];
@@ -175,9 +175,9 @@ static void bench_csv_dir(struct json_writer * w, const char * dir, uint32_t bud
         }
         fclose(f);
         struct galloc_whatif_result r;
-        char                        err[256];
-        if (!galloc_whatif_from_csv(text, (size_t) size, capacity_of(names[i]), budget_ms, &r, err, sizeof(err))) {
-            fprintf(stderr, "%s: %s\n", path, err);
+        struct galloc_error err;
+        if (!galloc_whatif_from_csv(text, (size_t) size, capacity_of(names[i]), budget_ms, &r, &err)) {
+            fprintf(stderr, "%s: %s\n", path, err.message);
             exit(1);
         }
         report(w, names[i], &r);

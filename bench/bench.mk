@@ -17,9 +17,14 @@ build/rel/bench-plan: bench/bench-plan.c $(BENCH_PLAN_SRC) bench/bench-util.h bu
 build/rel/bench-docs: bench/bench-docs.c bench/bench-util.c bench/galloc-timing.c bench/*.h build/rel/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< bench/bench-util.c bench/galloc-timing.c build/rel/libgalloc.a -o $@
 
-bench: build/rel/bench-plan build/rel/bench-docs build/wasm/galloc.mjs node_modules/.package-lock.json
+# ggml_gallocr through ggml's public API only (the source compiles unchanged against upstream ggml)
+build/rel/bench-ggml-api: bench/bench-ggml-api.c build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) -Ic/include -Ic/src/ggml $< build/rel/libgalloc.a -o $@
+
+bench: build/rel/bench-plan build/rel/bench-ggml-api build/rel/bench-docs build/wasm/galloc.mjs node_modules/.package-lock.json
 	./build/rel/bench-plan build/bench-api.json > build/bench-api.txt
 	./build/rel/bench-plan --tuned build/bench-api-tuned.json > build/bench-api-tuned.txt
+	./build/rel/bench-ggml-api > build/bench-ggml-api.txt && ./build/rel/bench-ggml-api --hot >> build/bench-ggml-api.txt
 	node bench/instructions.mjs build/bench-instr.json
 	./build/rel/bench-docs bench/documents.txt build/bench-docs.jsonl
 	node bench/bench-wasm.mjs bench/documents.txt build/bench-wasm.jsonl

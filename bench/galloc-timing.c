@@ -5,6 +5,7 @@
 // mallinfo in WebAssembly).
 
 #include "galloc-timing.h"
+#include "galloc-error.h"
 #include "galloc-document.h"
 #include "galloc-planner.h"
 
@@ -37,19 +38,19 @@ static int compare_doubles(const void * a, const void * b) {
     return (x > y) - (x < y);
 }
 
-bool galloc_time_plan(const char * json, size_t len, int32_t runs, struct galloc_timing * out, char * err, size_t err_size) {
+bool galloc_time_plan(const char * json, size_t len, int32_t runs, struct galloc_timing * out, struct galloc_error * err) {
     if (runs < 1 || runs > 100000) {
-        snprintf(err, err_size, "runs: %d is not in 1..100000", runs);
+        galloc_fail(err, GALLOC_STATUS_ARGUMENT, "runs: %d is not in 1..100000", runs);
         return false;
     }
     struct galloc_document doc;
-    if (!galloc_document_read(json, len, &doc, err, err_size)) {
+    if (!galloc_document_read(json, len, &doc, err)) {
         return false;
     }
     double * times = malloc((size_t) runs * sizeof(double));
     if (!times) {
         galloc_document_free(&doc);
-        snprintf(err, err_size, "out of memory");
+        galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
         return false;
     }
     bool ok = true;
@@ -58,7 +59,7 @@ bool galloc_time_plan(const char * json, size_t len, int32_t runs, struct galloc
         struct galloc_plan plan;
         double before = heap_in_use();
         double t0     = now_ms();
-        ok            = galloc_plan_graph(&doc.graph, &plan, err, err_size);
+        ok            = galloc_plan_graph(&doc.graph, &plan, err);
         times[r]      = now_ms() - t0;
         if (ok) {
             double held = heap_in_use() - before;

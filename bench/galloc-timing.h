@@ -7,6 +7,8 @@
 
 #pragma once
 
+#include "galloc-status.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +27,7 @@ struct galloc_timing {
 };
 
 // false with a message in err when the document is invalid or memory runs out; runs: 1..100000
-bool galloc_time_plan(const char * json, size_t len, int32_t runs, struct galloc_timing * out, char * err, size_t err_size);
+bool galloc_time_plan(const char * json, size_t len, int32_t runs, struct galloc_timing * out, struct galloc_error * err);
 
 #ifdef __cplusplus
 }

@@ -10,9 +10,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 
 const RUNS = 5;
-// graphs small enough to run under valgrind in seconds (the random 100k/1M graphs are not)
-const GRAPHS = ['llama-tiny', 'llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'random-1k', 'random-10k',
-  'golden llama-7b-like', 'golden rand-n10000-lowleaf-s0-a8', 'golden rand-n10000-s0-a8'];
+// [program, graph, extra flags]: graphs small enough to run under valgrind in seconds
+// bench-plan: the project's presets and golden graphs; bench-ggml-api: the graphs of the
+// harness that also compiles against upstream ggml (fresh allocator, and --hot: alloc_graph
+// on an allocator already reserved, the per-token path)
+const CASES = [
+  ...['llama-tiny', 'llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'random-1k', 'random-10k',
+    'golden llama-7b-like', 'golden rand-n10000-lowleaf-s0-a8', 'golden rand-n10000-s0-a8'].map((g) => ['bench-plan', g, []]),
+  ...['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode', 'random-10k', 'random-100k']
+    .map((g) => ['bench-ggml-api', g, []]),
+  ...['llama-7b-pp512', 'llama-70b-pp512'].map((g) => ['bench-ggml-api', g, ['--hot']]),
+];
 
 const out = process.argv[2] ?? 'build/bench-instr.json';
 const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
@@ -20,16 +28,17 @@ const results = [];
 if (!hasValgrind) {
   console.log('instructions: valgrind not found, not counted');
 } else {
-  for (const graph of GRAPHS) {
+  for (const [program, graph, extra] of CASES) {
     const args = ['--tool=callgrind', '--collect-atstart=no', '--callgrind-out-file=/dev/null',
-      'build/rel/bench-plan', '--only', graph, '--runs', String(RUNS), '/dev/null'];
+      `build/rel/${program}`, '--only', graph, '--runs', String(RUNS), ...extra, ...(program === 'bench-plan' ? ['/dev/null'] : [])];
     const r = spawnSync('valgrind', args, { encoding: 'utf8' });
     const m = /Collected : (\d+)/.exec(r.stderr ?? '');
     if (r.status !== 0 || !m) {
       console.error(`instructions: ${graph}: valgrind failed\n${r.stderr}`);
       process.exit(1);
     }
-    results.push({ graph, runs: RUNS, instructions_per_plan: Math.round(Number(m[1]) / RUNS) });
+    results.push({ program, graph: graph + (extra.length ? ` ${extra.join(' ')}` : ''), runs: RUNS,
+      instructions_per_plan: Math.round(Number(m[1]) / RUNS) });
   }
 }
 const version = hasValgrind ? execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim() : null;

@@ -11,7 +11,7 @@ const readLines = (path) => readFileSync(path, 'utf8').split('\n').filter(Boolea
 const api = JSON.parse(readFileSync('build/bench-api.json', 'utf8'));
 const tuned = new Map(JSON.parse(readFileSync('build/bench-api-tuned.json', 'utf8')).results.map((r) => [r.graph, r]));
 const instr = JSON.parse(readFileSync('build/bench-instr.json', 'utf8'));
-const instrOf = new Map(instr.results.map((r) => [r.graph, r.instructions_per_plan]));
+const instrOf = new Map(instr.results.filter((r) => r.program === 'bench-plan').map((r) => [r.graph, r.instructions_per_plan]));
 const docs = readLines('build/bench-docs.jsonl');
 const wasm = new Map(readLines('build/bench-wasm.jsonl').map((r) => [r.graph, r]));
 // upstream ggml 0.21.0, ../shared/bench/upstream-timings.md (median ms): reference data measured
@@ -37,6 +37,16 @@ for (const r of api.results) {
   console.log(`${r.graph.padEnd(38)}${pad(r.nodes, 8)}${pad(r.median_ms.toFixed(3), 11)}${pad(r.min_ms.toFixed(3), 8)}` +
     `${pad(r.max_ms.toFixed(3), 8)}${pad(Math.round((r.median_ms * 1e6) / r.nodes), 9)}${pad(r.faults_per_plan.toFixed(1), 8)}` +
     `${pad(t ? t.median_ms.toFixed(3) : '-', 10)}${pad(ins ?? '-', 12)}${pad(upstreamText(r.graph), 13)}`);
+}
+// the harness that also compiles against upstream ggml: instructions per plan, and upstream's
+// counts for the same source measured on this machine class (bench/upstream-instructions.json)
+const upstreamInstr = JSON.parse(readFileSync('bench/upstream-instructions.json', 'utf8'));
+const upOf = new Map(upstreamInstr.results.map((r) => [r.graph, r.instructions_per_plan]));
+console.log(`\nbench-ggml-api (ggml's public API only; the same source compiled against upstream: ${upstreamInstr.measured})`);
+console.log(`${'graph'.padEnd(38)}${pad('instr/plan', 12)}${pad('upstream', 12)}${pad('ratio', 8)}`);
+for (const r of instr.results.filter((x) => x.program === 'bench-ggml-api')) {
+  const u = upOf.get(r.graph);
+  console.log(`${r.graph.padEnd(38)}${pad(r.instructions_per_plan, 12)}${pad(u ?? '-', 12)}${pad(u ? (r.instructions_per_plan / u).toFixed(3) : '-', 8)}`);
 }
 console.log('\nplanner on documents (the CLI and WASM path), native vs WebAssembly under Node');
 console.log(`${'graph'.padEnd(38)}${pad('nodes', 7)}${pad('native ms', 11)}${pad('ns/node', 9)}${pad('wasm ms', 10)}${pad('wasm/nat', 10)}${pad('heap KiB', 10)}`);

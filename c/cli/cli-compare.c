@@ -5,6 +5,7 @@
 // without --capacity it takes the capacity from a file name like A.1048576.csv.
 
 #include "cli-compare.h"
+#include "cli-exit.h"
 #include "cli-io.h"
 
 #include <stdlib.h>
@@ -75,8 +76,7 @@ void cli_print_whatif(FILE * out, const char * title, const struct galloc_whatif
     fprintf(out, "\n");
 }
 
-bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const struct galloc_plan * plan, uint32_t budget_ms, char * err,
-                      size_t err_size) {
+bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const struct galloc_plan * plan, uint32_t budget_ms, struct galloc_error * err) {
     int32_t n_allocators = 0;
     for (int32_t b = 0; b < doc->n_buffer_types; b++) {
         n_allocators += doc->buffer_types[b].allocator == b;
@@ -89,7 +89,7 @@ bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const stru
             continue;
         }
         struct galloc_whatif_result r;
-        if (!galloc_whatif_from_plan(&doc->graph, plan, b, galloc_whatif_budget_next(&budget), &r, err, err_size)) {
+        if (!galloc_whatif_from_plan(&doc->graph, plan, b, galloc_whatif_budget_next(&budget), &r, err)) {
             return false;
         }
         char title[160];
@@ -120,14 +120,14 @@ static bool parse_option_u64(const char * s, uint64_t max, uint64_t * out) {
 static uint64_t capacity_from_name(const char * path) {
     size_t n = strlen(path);
     if (n < 5 || strcmp(path + n - 4, ".csv") != 0) {
-        return 0;
+        return EXIT_OK;
     }
     size_t end = n - 4, start = end;
     while (start > 0 && path[start - 1] >= '0' && path[start - 1] <= '9') {
         start--;
     }
     if (start == end || start == 0 || path[start - 1] != '.' || end - start > 18) {
-        return 0;
+        return EXIT_OK;
     }
     uint64_t v = 0;
     for (size_t k = start; k < end; k++) {
@@ -144,46 +144,46 @@ int cli_compare_command(int argc, char ** argv, const char * usage) {
         if (strcmp(argv[i], "--capacity") == 0 && i + 1 < argc) {
             if (!parse_option_u64(argv[++i], UINT64_MAX, &capacity)) {
                 fprintf(stderr, "galloc: --capacity: '%s' is not a number\n%s", argv[i], usage);
-                return 2;
+                return EXIT_USAGE;
             }
             have_capacity = true;
         } else if (strcmp(argv[i], "--budget-ms") == 0 && i + 1 < argc) {
             if (!parse_option_u64(argv[++i], UINT32_MAX, &budget)) {
                 fprintf(stderr, "galloc: --budget-ms: '%s' is not a number up to %u\n%s", argv[i], UINT32_MAX, usage);
-                return 2;
+                return EXIT_USAGE;
             }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "galloc: unknown option %s\n%s", argv[i], usage);
-            return 2;
+            return EXIT_USAGE;
         } else if (!input) {
             input = argv[i];
         } else {
             fprintf(stderr, "galloc: more than one problem\n%s", usage);
-            return 2;
+            return EXIT_USAGE;
         }
     }
     if (!input) {
         fprintf(stderr, "galloc: no problem file\n%s", usage);
-        return 2;
+        return EXIT_USAGE;
     }
     if (!have_capacity) {
         capacity = capacity_from_name(input);
     }
-    char   err[512];
+    struct galloc_error err;
     size_t len  = 0;
-    char * text = cli_read_file(input, CSV_MAX_BYTES, &len, err, sizeof(err));
+    char * text = cli_read_file(input, CSV_MAX_BYTES, &len, &err);
     if (!text) {
-        fprintf(stderr, "galloc: %s\n", err);
-        return strstr(err, "limit") ? 3 : 4;
+        fprintf(stderr, "galloc: %s\n", err.message);
+        return cli_exit_code(err.status);
     }
     struct galloc_whatif_result r;
-    bool ok = galloc_whatif_from_csv(text, len, capacity, (uint32_t) budget, &r, err, sizeof(err));
+    bool ok = galloc_whatif_from_csv(text, len, capacity, (uint32_t) budget, &r, &err);
     free(text);
     if (!ok) {
-        fprintf(stderr, "galloc: %s: %s\n", input, err);
-        return strstr(err, "out of memory") ? 5 : 3;
+        fprintf(stderr, "galloc: %s: %s\n", input, err.message);
+        return cli_exit_code(err.status);
     }
     cli_print_whatif(stdout, input, &r);
     galloc_whatif_free(&r);
-    return 0;
+    return EXIT_OK;
 }

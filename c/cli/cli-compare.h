@@ -19,7 +19,7 @@
 // The exact searches share budget_ms (galloc_whatif_budget).
 // false with a message in err (out of memory, inconsistent plan).
 bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const struct galloc_plan * plan, uint32_t budget_ms,
-                      char * err, size_t err_size);
+                      struct galloc_error * err);
 
 // the same table for one what-if result; title names the problem
 void cli_print_whatif(FILE * out, const char * title, const struct galloc_whatif_result * r);

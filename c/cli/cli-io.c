@@ -4,17 +4,18 @@
 // refused without reading (or allocating) all of it.
 
 #include "cli-io.h"
+#include "galloc-error.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-char * cli_read_file(const char * path, size_t max_bytes, size_t * len, char * err, size_t err_size) {
+char * cli_read_file(const char * path, size_t max_bytes, size_t * len, struct galloc_error * err) {
     bool   is_stdin = strcmp(path, "-") == 0;
     FILE * f        = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
-        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        galloc_fail(err, GALLOC_STATUS_IO, "%s: %s", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
@@ -48,16 +49,16 @@ char * cli_read_file(const char * path, size_t max_bytes, size_t * len, char * e
         fclose(f);
     }
     if (!buf) {
-        snprintf(err, err_size, "%s: out of memory", path);
+        galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "%s: out of memory", path);
         return NULL;
     }
     if (read_error) {
-        snprintf(err, err_size, "%s: read error", path);
+        galloc_fail(err, GALLOC_STATUS_IO, "%s: read error", path);
         free(buf);
         return NULL;
     }
     if (n > max_bytes) {
-        snprintf(err, err_size, "%s: larger than the %zu-byte limit", path, max_bytes);
+        galloc_fail(err, GALLOC_STATUS_LIMIT, "%s: larger than the %zu-byte limit", path, max_bytes);
         free(buf);
         return NULL;
     }
@@ -66,17 +67,17 @@ char * cli_read_file(const char * path, size_t max_bytes, size_t * len, char * e
     return buf;
 }
 
-bool cli_write_file(const char * path, const char * text, size_t len, char * err, size_t err_size) {
+bool cli_write_file(const char * path, const char * text, size_t len, struct galloc_error * err) {
     bool   to_stdout = path == NULL || strcmp(path, "-") == 0;
     FILE * f         = to_stdout ? stdout : fopen(path, "wb");
     if (!f) {
-        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        galloc_fail(err, GALLOC_STATUS_IO, "%s: %s", path, strerror(errno));
         return false;
     }
     bool ok = fwrite(text, 1, len, f) == len;
     ok = (to_stdout ? fflush(f) : fclose(f)) == 0 && ok;
     if (!ok) {
-        snprintf(err, err_size, "%s: write error", to_stdout ? "stdout" : path);
+        galloc_fail(err, GALLOC_STATUS_IO, "%s: write error", to_stdout ? "stdout" : path);
     }
     return ok;
 }

@@ -2,11 +2,13 @@
 
 #pragma once
 
+#include "galloc-status.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
 // read path ("-" = stdin) fully, refusing more than max_bytes; malloc'd, NUL-terminated.
 // On failure NULL and a one-line message in err.
-char * cli_read_file(const char * path, size_t max_bytes, size_t * len, char * err, size_t err_size);
+char * cli_read_file(const char * path, size_t max_bytes, size_t * len, struct galloc_error * err);
 // write text to path ("-" or NULL = stdout); false with a message in err
-bool   cli_write_file(const char * path, const char * text, size_t len, char * err, size_t err_size);
+bool   cli_write_file(const char * path, const char * text, size_t len, struct galloc_error * err);

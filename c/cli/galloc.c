@@ -4,14 +4,17 @@
 //   galloc compare PROBLEM.csv [--capacity N] [--budget-ms N]
 //   galloc diff PLAN_A.json PLAN_B.json
 //   galloc presets | galloc preset NAME
+//   galloc model MODEL.gguf | --card NAME | --cards [llama.cpp's context flags]
 //
-// Exit status: 0 success (plans equal), 1 plans differ, 2 usage error,
+// Exit status (cli-exit.h): 0 success (plans equal), 1 plans differ, 2 usage error,
 // 3 invalid input document, 4 file error, 5 out of memory.
 
 #include "cli-compare.h"
 #include "cli-diff.h"
 #include "cli-draw.h"
+#include "cli-exit.h"
 #include "cli-io.h"
+#include "cli-model.h"
 #include "cli-table.h"
 #include "galloc-document.h"
 #include "galloc-planner.h"
@@ -20,15 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum exit_code {
-    EXIT_OK      = 0,
-    EXIT_DIFFER  = 1,
-    EXIT_USAGE   = 2,
-    EXIT_INPUT   = 3,
-    EXIT_FILE    = 4,
-    EXIT_MEMORY  = 5,
-};
 
 
 static const char * usage_main =
@@ -44,6 +38,8 @@ static const char * usage_main =
     "  diff PLAN_A.json PLAN_B.json               compare two plans (exit 1 when they differ)\n"
     "  presets                                    list the built-in graph documents\n"
     "  preset NAME                                print a built-in graph document\n"
+    "  model MODEL.gguf [-c N] [-ub N] [-fa on|off] ...\n"
+    "                                             llama.cpp's compute graph and buffer size for a model\n"
     "\n"
     "Use - for stdin/stdout. `galloc <command> --help` for details.\n"
     "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory\n";
@@ -136,36 +132,36 @@ static int cmd_plan(int argc, char ** argv) {
         return usage_error(usage_plan, "no graph document");
     }
 
-    char   err[512];
+    struct galloc_error err;
     size_t len  = 0;
-    char * text = cli_read_file(input, GALLOC_DOCUMENT_MAX_BYTES, &len, err, sizeof(err));
+    char * text = cli_read_file(input, GALLOC_DOCUMENT_MAX_BYTES, &len, &err);
     if (!text) {
-        fprintf(stderr, "galloc: %s\n", err);
-        return strstr(err, "limit") ? EXIT_INPUT : EXIT_FILE;
+        fprintf(stderr, "galloc: %s\n", err.message);
+        return cli_exit_code(err.status);
     }
     struct galloc_document doc;
-    bool ok = galloc_document_read(text, len, &doc, err, sizeof(err));
+    bool ok = galloc_document_read(text, len, &doc, &err);
     free(text);
     if (!ok) {
-        fprintf(stderr, "galloc: %s: %s\n", input, err);
-        return EXIT_INPUT;
+        fprintf(stderr, "galloc: %s: %s\n", input, err.message);
+        return cli_exit_code(err.status);
     }
     char warning[1024];
     if (galloc_document_warning(&doc, warning, sizeof(warning))) {
         fprintf(stderr, "galloc: %s: warning: %s\n", input, warning);
     }
     struct galloc_plan plan;
-    if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
-        fprintf(stderr, "galloc: %s: %s\n", input, err);
+    if (!galloc_plan_graph(&doc.graph, &plan, &err)) {
+        fprintf(stderr, "galloc: %s: %s\n", input, err.message);
         galloc_document_free(&doc);
-        return strstr(err, "out of memory") ? EXIT_MEMORY : EXIT_INPUT;
+        return cli_exit_code(err.status);
     }
 
     int code = EXIT_OK;
     if (compare) {
-        if (!cli_compare_plan(stdout, &doc, &plan, (uint32_t) budget_ms, err, sizeof(err))) {
-            fprintf(stderr, "galloc: %s: %s\n", input, err);
-            code = strstr(err, "out of memory") ? EXIT_MEMORY : EXIT_INPUT;
+        if (!cli_compare_plan(stdout, &doc, &plan, (uint32_t) budget_ms, &err)) {
+            fprintf(stderr, "galloc: %s: %s\n", input, err.message);
+            code = cli_exit_code(err.status);
         }
         galloc_plan_free(&plan);
         galloc_document_free(&doc);
@@ -183,9 +179,9 @@ static int cmd_plan(int argc, char ** argv) {
         if (!json) {
             fprintf(stderr, "galloc: out of memory writing the plan\n");
             code = EXIT_MEMORY;
-        } else if (!cli_write_file(output, json, out_len, err, sizeof(err))) {
-            fprintf(stderr, "galloc: %s\n", err);
-            code = EXIT_FILE;
+        } else if (!cli_write_file(output, json, out_len, &err)) {
+            fprintf(stderr, "galloc: %s\n", err.message);
+            code = cli_exit_code(err.status);
         }
         free(json);
     }
@@ -206,25 +202,24 @@ static int cmd_diff(int argc, char ** argv) {
     struct galloc_plan_document plans[2];
     static const char *         which[2] = { "first plan", "second plan" };
     for (int k = 0; k < 2; k++) {
-        char   err[512];
+        struct galloc_error err;
         size_t len  = 0;
-        char * text = cli_read_file(argv[k], GALLOC_PLAN_DOCUMENT_MAX_BYTES, &len, err, sizeof(err));
+        char * text = cli_read_file(argv[k], GALLOC_PLAN_DOCUMENT_MAX_BYTES, &len, &err);
         if (!text) {
-            fprintf(stderr, "galloc: %s\n", err);
+            fprintf(stderr, "galloc: %s\n", err.message);
             if (k == 1) {
                 galloc_plan_document_free(&plans[0]);
             }
-            return EXIT_FILE;
+            return cli_exit_code(err.status);
         }
-        char sub[448];
-        bool ok = galloc_plan_document_read(text, len, &plans[k], sub, sizeof(sub));
+        bool ok = galloc_plan_document_read(text, len, &plans[k], &err);
         free(text);
         if (!ok) {
-            fprintf(stderr, "galloc: %s: %s: %s\n", argv[k], which[k], sub);
+            fprintf(stderr, "galloc: %s: %s: %s\n", argv[k], which[k], err.message);
             if (k == 1) {
                 galloc_plan_document_free(&plans[0]);
             }
-            return EXIT_INPUT;
+            return cli_exit_code(err.status);
         }
     }
     int result = cli_diff_plans(&plans[0], &plans[1], stdout, 20);
@@ -261,17 +256,17 @@ static int cmd_preset(int argc, char ** argv) {
         fprintf(stderr, "galloc: no preset named '%s' (see `galloc presets`)\n", argv[0]);
         return EXIT_USAGE;
     }
-    char err[256];
-    bool ok = cli_write_file(NULL, json, len, err, sizeof(err));
+    struct galloc_error err;
+    bool ok = cli_write_file(NULL, json, len, &err);
     free(json);
     if (!ok) {
-        fprintf(stderr, "galloc: %s\n", err);
-        return EXIT_FILE;
+        fprintf(stderr, "galloc: %s\n", err.message);
+        return cli_exit_code(err.status);
     }
     return EXIT_OK;
 }
 
-int main(int argc, char ** argv) {
+static int run_command(int argc, char ** argv) {
     if (argc < 2) {
         fputs(usage_main, stderr);
         return EXIT_USAGE;
@@ -300,6 +295,19 @@ int main(int argc, char ** argv) {
     if (strcmp(cmd, "preset") == 0) {
         return cmd_preset(argc - 2, argv + 2);
     }
+    if (strcmp(cmd, "model") == 0) {
+        return cli_model_command(argc - 2, argv + 2);
+    }
     fprintf(stderr, "galloc: unknown command '%s'\n%s", cmd, usage_main);
     return EXIT_USAGE;
+}
+
+// every command: what it printed must have reached stdout (`> /dev/full` is a file error)
+int main(int argc, char ** argv) {
+    int code = run_command(argc, argv);
+    if ((fflush(stdout) != 0 || ferror(stdout)) && code != EXIT_FILE) {
+        fprintf(stderr, "galloc: stdout: write error\n");
+        code = EXIT_FILE;
+    }
+    return code;
 }

@@ -9,10 +9,10 @@
 // Example usage:
 //
 //   struct galloc_document doc;
-//   char err[256];
-//   if (!galloc_document_read(text, len, &doc, err, sizeof(err))) { puts(err); return; }
+//   struct galloc_error err;
+//   if (!galloc_document_read(text, len, &doc, &err)) { puts(err); return; }
 //   struct galloc_plan plan;
-//   if (galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+//   if (galloc_plan_graph(&doc.graph, &plan, &err)) {
 //       size_t n; char * json = galloc_document_write_plan(&doc, &plan, &n);
 //       ...; free(json); galloc_plan_free(&plan);
 //   }
@@ -98,7 +98,7 @@ struct galloc_document {
 
 // read and check len bytes of JSON (at most GALLOC_DOCUMENT_MAX_BYTES). On failure: false, a
 // one-line message in err, and *doc zeroed. On success release with galloc_document_free.
-bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, char * err, size_t err_size);
+bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err);
 // release everything; safe on a zeroed or failed doc, and twice
 void galloc_document_free(struct galloc_document * doc);
 

@@ -10,8 +10,8 @@
 // Example usage:
 //
 //   struct galloc_plan_document p;
-//   char err[256];
-//   if (!galloc_plan_document_read(text, len, &p, err, sizeof(err))) { puts(err); return; }
+//   struct galloc_error err;
+//   if (!galloc_plan_document_read(text, len, &p, &err)) { puts(err.message); return; }
 //   printf("%d tensors, tensor 3 at offset %llu\n", p.n_tensors, (unsigned long long) p.tensors[3].offset);
 //   galloc_plan_document_free(&p);
 
@@ -50,7 +50,7 @@ struct galloc_plan_document {
 };
 
 // false with "tensors[12].offset: ..." (or the JSON error's line and column) in err
-bool galloc_plan_document_read(const char * text, size_t len, struct galloc_plan_document * out, char * err, size_t err_size);
+bool galloc_plan_document_read(const char * text, size_t len, struct galloc_plan_document * out, struct galloc_error * err);
 void galloc_plan_document_free(struct galloc_plan_document * plan); // zeroed or freed: fine
 
 #ifdef __cplusplus

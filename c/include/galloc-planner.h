@@ -12,14 +12,15 @@
 //
 //   struct galloc_graph graph = { .n_tensors = n, .tensors = tensors, .n_nodes = ..., ... };
 //   struct galloc_plan  plan;
-//   char err[256];
-//   if (!galloc_plan_graph(&graph, &plan, err, sizeof(err))) { puts(err); }
+//   struct galloc_error err;
+//   if (!galloc_plan_graph(&graph, &plan, &err)) { puts(err); }
 //   printf("tensor 3: chunk %d offset %llu\n", plan.places[3].chunk, (unsigned long long) plan.places[3].offset);
 //   galloc_plan_free(&plan);
 
 #pragma once
 
 #include "galloc-dynalloc.h"
+#include "galloc-status.h"
 #include "ggml.h"
 
 #include <stddef.h>
@@ -115,12 +116,12 @@ struct galloc_plan {
 
 // plan the graph. Checks indices, buffer ids and alignments (a clear message in err, false);
 // never asserts on its input. On success the plan must be released with galloc_plan_free.
-bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size);
+bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_error * err);
 void galloc_plan_free (struct galloc_plan * plan);
 
 // the same, reusing the memory of a plan made before (or of a zeroed one): planning many graphs,
 // or one graph again, allocates nothing once the plan is large enough. Still freed with galloc_plan_free.
-bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size);
+bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_error * err);
 
 // same memory layout: equal type, ne and nb
 bool galloc_same_layout(const struct galloc_tensor * a, const struct galloc_tensor * b);

@@ -8,8 +8,8 @@
 // Example usage:
 //
 //   struct galloc_whatif_result r;
-//   char err[256];
-//   if (galloc_whatif_from_plan(&graph, &plan, 0, 1000, &r, err, sizeof(err))) {
+//   struct galloc_error err;
+//   if (galloc_whatif_from_plan(&graph, &plan, 0, 1000, &r, &err)) {
 //       printf("ggml %llu, best %llu (%s), bound %llu\n", r.plans[GALLOC_WHATIF_GGML].total,
 //              r.plans[r.best].total, r.plans[r.best].name, r.lower_bound);
 //       galloc_whatif_free(&r);
@@ -154,16 +154,16 @@ struct galloc_whatif_result {
 // Runs every planner (the exact search for at most exact_budget_ms; 0: no search beyond
 // the heuristics). false with a one-line message in err on inconsistent input or out of memory.
 bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
-                             uint32_t exact_budget_ms, struct galloc_whatif_result * out, char * err, size_t err_size);
+                             uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err);
 
 // a MiniMalloc CSV problem ("id,lower,upper,size", header optional): alignment 1, no max size,
 // the given capacity (0: none). Errors name the line: "line 12: upper 5 <= lower 7".
 bool galloc_whatif_from_csv(const char * csv, size_t len, uint64_t capacity, uint32_t exact_budget_ms,
-                            struct galloc_whatif_result * out, char * err, size_t err_size);
+                            struct galloc_whatif_result * out, struct galloc_error * err);
 
 // any problem (the items are copied); ggml's plan is its dynamic allocator replayed in time order
 bool galloc_whatif_from_problem(const struct galloc_whatif_problem * problem, uint32_t exact_budget_ms,
-                                struct galloc_whatif_result * out, char * err, size_t err_size);
+                                struct galloc_whatif_result * out, struct galloc_error * err);
 
 // release everything; safe on a zeroed or failed result, and twice
 void galloc_whatif_free(struct galloc_whatif_result * result);
@@ -190,7 +190,7 @@ uint64_t galloc_whatif_lower_bound(const struct galloc_whatif_problem * problem)
 // in one chunk share a byte, every item ends within its chunk's limit (step 4), every chunk size is
 // the highest end of its items, and total is their sum. false with the first violation in err.
 bool galloc_whatif_check(const struct galloc_whatif_problem * problem, const struct galloc_whatif_plan * plan,
-                         char * err, size_t err_size);
+                         struct galloc_error * err);
 
 //
 // output

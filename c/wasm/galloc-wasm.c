@@ -38,17 +38,8 @@
 #    define GALLOC_VERSION "0.1.0"
 #endif
 
-// what the last call to an export that can fail ended with (galloc_wasm_last_status)
-enum galloc_wasm_status {
-    GALLOC_WASM_STATUS_OK          = 0,
-    GALLOC_WASM_STATUS_INVALID     = 1, // the graph document was rejected (message starts with its JSON path)
-    GALLOC_WASM_STATUS_PLAN        = 2, // the planner rejected the graph
-    GALLOC_WASM_STATUS_NO_MEMORY   = 3, // malloc failed (the heap is at its maximum size)
-    GALLOC_WASM_STATUS_NOT_FOUND   = 4, // no preset by that name
-    GALLOC_WASM_STATUS_ARGUMENT    = 5, // a NULL pointer or a size out of range
-    GALLOC_WASM_STATUS_CSV         = 6, // the CSV problem was rejected (message starts with "line N: ")
-    GALLOC_WASM_STATUS_WHATIF      = 7, // the what-if analysis refused the problem (too many conflicts, ...)
-};
+// what the last call to an export that can fail ended with (galloc_wasm_last_status) is the
+// library's own status (galloc-status.h); JS names it with galloc_wasm_status_name
 
 //
 // the exports (c/wasm/exports.txt lists the same names)
@@ -59,7 +50,8 @@ GALLOC_WASM_EXPORT void *       galloc_wasm_alloc        (size_t size);  // >= 1
 GALLOC_WASM_EXPORT void         galloc_wasm_free         (void * ptr);   // a buffer or a returned string; NULL is fine
 GALLOC_WASM_EXPORT double       galloc_wasm_heap_used    (void);         // bytes malloc'd and not freed
 // the last call
-GALLOC_WASM_EXPORT int32_t      galloc_wasm_last_status  (void);         // enum galloc_wasm_status
+GALLOC_WASM_EXPORT int32_t      galloc_wasm_last_status  (void);         // enum galloc_status (galloc-status.h)
+GALLOC_WASM_EXPORT const char * galloc_wasm_status_name  (int32_t status); // its name; "unknown" past the last
 GALLOC_WASM_EXPORT const char * galloc_wasm_last_error   (void);         // its message, "" after a success
 GALLOC_WASM_EXPORT size_t       galloc_wasm_result_length(void);         // bytes of the string it returned
 GALLOC_WASM_EXPORT const char * galloc_wasm_version      (void);         // "0.1.0"
@@ -83,7 +75,7 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_preset_document   (const char * name
 
 #define GALLOC_WASM_ERROR_SIZE 1024 // bytes of the last error message, NUL included
 
-static int32_t galloc_wasm_status                         = GALLOC_WASM_STATUS_OK;
+static enum galloc_status galloc_wasm_status                = GALLOC_STATUS_OK;
 static char    galloc_wasm_error[GALLOC_WASM_ERROR_SIZE]  = "";
 static size_t  galloc_wasm_length                         = 0; // bytes of the last returned string, NUL excluded
 
@@ -92,7 +84,7 @@ static size_t  galloc_wasm_length                         = 0; // bytes of the l
 //
 
 static void galloc_wasm_ok(void) {
-    galloc_wasm_status   = GALLOC_WASM_STATUS_OK;
+    galloc_wasm_status   = GALLOC_STATUS_OK;
     galloc_wasm_error[0] = '\0';
 }
 
@@ -100,7 +92,7 @@ static void galloc_wasm_ok(void) {
 __attribute__((format(printf, 2, 3)))
 #endif
 // record a failure; returns NULL so that callers can `return galloc_wasm_fail(...)`
-static void * galloc_wasm_fail(int32_t status, const char * fmt, ...) {
+static void * galloc_wasm_fail(enum galloc_status status, const char * fmt, ...) {
     galloc_wasm_status = status;
     galloc_wasm_length = 0;
     va_list ap;
@@ -113,7 +105,7 @@ static void * galloc_wasm_fail(int32_t status, const char * fmt, ...) {
 // a string handed back to JS: remember its length, or fail when it is NULL (out of memory)
 static char * galloc_wasm_result(char * text, size_t len) {
     if (text == NULL) {
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_NO_MEMORY, "out of memory");
+        return galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     galloc_wasm_ok();
     galloc_wasm_length = len;
@@ -128,7 +120,7 @@ static char * galloc_wasm_result(char * text, size_t len) {
 GALLOC_WASM_EXPORT void * galloc_wasm_alloc(size_t size) {
     void * p = malloc(size > 0 ? size : 1);
     if (p == NULL) {
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_NO_MEMORY, "out of memory (%zu bytes)", size);
+        return galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory (%zu bytes)", size);
     }
     galloc_wasm_ok();
     return p;
@@ -154,9 +146,15 @@ GALLOC_WASM_EXPORT double galloc_wasm_heap_used(void) {
 // status of the last call
 //
 
-// GALLOC_WASM_STATUS_* of the last call that can fail
+// the galloc_status of the last call that can fail
 GALLOC_WASM_EXPORT int32_t galloc_wasm_last_status(void) {
-    return galloc_wasm_status;
+    return (int32_t) galloc_wasm_status;
+}
+
+// a status' stable name ("invalid-input", "out-of-memory", ...; galloc_status_name), static;
+// "unknown" past the last one, so that JS can list them all
+GALLOC_WASM_EXPORT const char * galloc_wasm_status_name(int32_t status) {
+    return galloc_status_name(status);
 }
 
 // its one-line message, "" after a success; owned by the module, valid until the next call
@@ -191,14 +189,12 @@ GALLOC_WASM_EXPORT char * galloc_wasm_tables(void) {
 // reader's message (JSON path first) otherwise
 static bool galloc_wasm_read(const char * json, size_t len, struct galloc_document * doc) {
     if (json == NULL) {
-        galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no document (NULL pointer)");
+        galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no document (NULL pointer)");
         return false;
     }
-    char err[GALLOC_WASM_ERROR_SIZE];
-    if (!galloc_document_read(json, len, doc, err, sizeof(err))) {
-        // the reader's only non-input failure is "out of memory"
-        int32_t status = strcmp(err, "out of memory") == 0 ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_INVALID;
-        galloc_wasm_fail(status, "%s", err[0] != '\0' ? err : "invalid graph document");
+    struct galloc_error err;
+    if (!galloc_document_read(json, len, doc, &err)) {
+        galloc_wasm_fail(err.status, "%s", err.message);
         return false;
     }
     return true;
@@ -212,11 +208,10 @@ GALLOC_WASM_EXPORT char * galloc_wasm_plan(const char * json, size_t len) {
         return NULL;
     }
     struct galloc_plan plan;
-    char err[GALLOC_WASM_ERROR_SIZE] = "";
-    if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+    struct galloc_error err;
+    if (!galloc_plan_graph(&doc.graph, &plan, &err)) {
         galloc_document_free(&doc);
-        int32_t status = strncmp(err, "out of memory", 13) == 0 ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_PLAN;
-        return galloc_wasm_fail(status, "%s", err[0] != '\0' ? err : "the graph could not be planned");
+        return galloc_wasm_fail(err.status, "%s", err.message);
     }
     size_t out_len = 0;
     char * out = galloc_document_write_plan(&doc, &plan, &out_len);
@@ -229,19 +224,16 @@ GALLOC_WASM_EXPORT char * galloc_wasm_plan(const char * json, size_t len) {
 // (malloc'd, free with galloc_wasm_free), or NULL with a status and message
 GALLOC_WASM_EXPORT char * galloc_wasm_time_plan(const char * json, size_t len, int32_t runs) {
     if (json == NULL) {
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no document");
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no document");
     }
     struct galloc_timing timing;
-    char err[GALLOC_WASM_ERROR_SIZE] = "";
-    if (!galloc_time_plan(json, len, runs, &timing, err, sizeof(err))) {
-        int32_t status = strncmp(err, "out of memory", 13) == 0 ? GALLOC_WASM_STATUS_NO_MEMORY
-                         : strncmp(err, "runs:", 5) == 0     ? GALLOC_WASM_STATUS_ARGUMENT
-                                                             : GALLOC_WASM_STATUS_INVALID;
-        return galloc_wasm_fail(status, "%s", err);
+    struct galloc_error err;
+    if (!galloc_time_plan(json, len, runs, &timing, &err)) {
+        return galloc_wasm_fail(err.status, "%s", err.message);
     }
     char * out = malloc(256);
     if (out == NULL) {
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_NO_MEMORY, "out of memory");
+        return galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     int n = snprintf(out, 256, "{\"nodes\": %d, \"tensors\": %d, \"runs\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"heap_bytes\": %.0f}",
                      timing.n_nodes, timing.n_tensors, timing.runs, timing.median_ms, timing.min_ms, timing.heap_bytes);
@@ -265,14 +257,6 @@ GALLOC_WASM_EXPORT char * galloc_wasm_graph(const char * json, size_t len) {
 // what-if: how far ggml's plan is from the best possible, and what would do better
 //
 
-// the status of a failed galloc_whatif_* call, from its message
-static int32_t galloc_wasm_whatif_status(const char * err) {
-    if (strstr(err, "out of memory") != NULL) {
-        return GALLOC_WASM_STATUS_NO_MEMORY;
-    }
-    return strncmp(err, "line ", 5) == 0 ? GALLOC_WASM_STATUS_CSV : GALLOC_WASM_STATUS_WHATIF;
-}
-
 // the result as its JSON text (galloc_whatif_write_json), freeing the result
 static char * galloc_wasm_whatif_text(struct galloc_whatif_result * r) {
     size_t out_len = 0;
@@ -292,23 +276,20 @@ GALLOC_WASM_EXPORT char * galloc_wasm_whatif(const char * json, size_t len, int3
     if (buffer_type < 0 || buffer_type >= doc.n_buffer_types) {
         int32_t n = doc.n_buffer_types;
         galloc_document_free(&doc);
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "buffer type %d out of range (%d buffer types)", (int) buffer_type, (int) n);
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "buffer type %d out of range (%d buffer types)", (int) buffer_type, (int) n);
     }
     struct galloc_plan plan;
-    char err[GALLOC_WASM_ERROR_SIZE] = "";
-    if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+    struct galloc_error err;
+    if (!galloc_plan_graph(&doc.graph, &plan, &err)) {
         galloc_document_free(&doc);
-        int32_t status = strncmp(err, "out of memory", 13) == 0 ? GALLOC_WASM_STATUS_NO_MEMORY : GALLOC_WASM_STATUS_PLAN;
-        return galloc_wasm_fail(status, "%s", err[0] != '\0' ? err : "the graph could not be planned");
+        return galloc_wasm_fail(err.status, "%s", err.message);
     }
     struct galloc_whatif_result r;
-    bool ok = galloc_whatif_from_plan(&doc.graph, &plan, buffer_type, budget_ms, &r, err, sizeof(err));
+    bool ok = galloc_whatif_from_plan(&doc.graph, &plan, buffer_type, budget_ms, &r, &err);
     galloc_plan_free(&plan);
     galloc_document_free(&doc);
     if (!ok) {
-        int32_t status = galloc_wasm_whatif_status(err);
-        return galloc_wasm_fail(status == GALLOC_WASM_STATUS_CSV ? GALLOC_WASM_STATUS_WHATIF : status, "%s",
-                                err[0] != '\0' ? err : "the what-if analysis failed");
+        return galloc_wasm_fail(err.status, "%s", err.message);
     }
     return galloc_wasm_whatif_text(&r);
 }
@@ -319,13 +300,13 @@ GALLOC_WASM_EXPORT char * galloc_wasm_whatif(const char * json, size_t len, int3
 GALLOC_WASM_EXPORT char * galloc_wasm_whatif_csv(const char * csv, size_t len, uint32_t capacity_lo, uint32_t capacity_hi,
                                                  uint32_t budget_ms) {
     if (csv == NULL) {
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no CSV text (NULL pointer)");
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no CSV text (NULL pointer)");
     }
     uint64_t capacity = ((uint64_t) capacity_hi << 32) | (uint64_t) capacity_lo;
     struct galloc_whatif_result r;
-    char err[GALLOC_WASM_ERROR_SIZE] = "";
-    if (!galloc_whatif_from_csv(csv, len, capacity, budget_ms, &r, err, sizeof(err))) {
-        return galloc_wasm_fail(galloc_wasm_whatif_status(err), "%s", err[0] != '\0' ? err : "the CSV problem was rejected");
+    struct galloc_error err;
+    if (!galloc_whatif_from_csv(csv, len, capacity, budget_ms, &r, &err)) {
+        return galloc_wasm_fail(err.status, "%s", err.message);
     }
     return galloc_wasm_whatif_text(&r);
 }
@@ -341,7 +322,7 @@ GALLOC_WASM_EXPORT int32_t galloc_wasm_preset_count(void) {
 // true for a preset index in range; else records the failure
 static bool preset_index_ok(int32_t i) {
     if (i < 0 || i >= (int32_t) galloc_preset_count()) {
-        galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "preset index %d out of range (%d presets)", (int) i, (int) galloc_preset_count());
+        galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "preset index %d out of range (%d presets)", (int) i, (int) galloc_preset_count());
         return false;
     }
     galloc_wasm_ok();
@@ -362,7 +343,7 @@ GALLOC_WASM_EXPORT const char * galloc_wasm_preset_description(int32_t i) {
 // returns a plan; NULL with status NOT_FOUND when there is none
 GALLOC_WASM_EXPORT char * galloc_wasm_preset_document(const char * name) {
     if (name == NULL) {
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_ARGUMENT, "no preset name (NULL pointer)");
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no preset name (NULL pointer)");
     }
     int32_t n = (int32_t) galloc_preset_count();
     int32_t found = -1;
@@ -373,7 +354,7 @@ GALLOC_WASM_EXPORT char * galloc_wasm_preset_document(const char * name) {
         }
     }
     if (found < 0) {
-        return galloc_wasm_fail(GALLOC_WASM_STATUS_NOT_FOUND, "unknown preset \"%.64s\"", name);
+        return galloc_wasm_fail(GALLOC_STATUS_NOT_FOUND, "unknown preset \"%.64s\"", name);
     }
     size_t out_len = 0;
     char * out = galloc_preset_document(name, &out_len);

@@ -33,33 +33,33 @@ static int g_failures = 0; // failed checks
 //
 
 // parse text; NULL and the message in err on failure
-static struct json_doc * parse(const char * text, char * err, size_t err_size) {
-    return json_parse(text, strlen(text), err, err_size);
+static struct json_doc * parse(const char * text, struct galloc_error * err) {
+    return json_parse(text, strlen(text), err);
 }
 
 static void check_parse_error(const char * text, size_t len, const char * expected) {
     g_cases++;
-    char              err[256];
-    struct json_doc * doc = json_parse(text, len, err, sizeof(err));
+    struct galloc_error err;
+    struct json_doc * doc = json_parse(text, len, &err);
     CHECK(doc == NULL, "parsed: %.60s", text);
-    CHECK(doc != NULL || strcmp(err, expected) == 0, "error \"%s\", expected \"%s\"", err, expected);
+    CHECK(doc != NULL || strcmp(err.message, expected) == 0, "error \"%s\", expected \"%s\"", err.message, expected);
     json_doc_free(doc);
 }
 
 static void check_parse_ok(const char * text) {
     g_cases++;
-    char              err[256];
-    struct json_doc * doc = parse(text, err, sizeof(err));
-    CHECK(doc != NULL, "%.60s: %s", text, err);
+    struct galloc_error err;
+    struct json_doc * doc = parse(text, &err);
+    CHECK(doc != NULL, "%.60s: %s", text, err.message);
     json_doc_free(doc);
 }
 
 // the decoded string of a document that is one JSON string
 static void check_string(const char * text, const char * expected, size_t expected_len) {
     g_cases++;
-    char              err[256];
-    struct json_doc * doc = parse(text, err, sizeof(err));
-    CHECK(doc != NULL, "%s: %s", text, err);
+    struct galloc_error err;
+    struct json_doc * doc = parse(text, &err);
+    CHECK(doc != NULL, "%s: %s", text, err.message);
     if (doc != NULL) {
         size_t       len = 0;
         const char * s   = json_get_string(json_doc_root(doc), &len);
@@ -70,9 +70,9 @@ static void check_string(const char * text, const char * expected, size_t expect
 
 static void check_u64(const char * text, enum json_int_status status, uint64_t expected) {
     g_cases++;
-    char              err[256];
-    struct json_doc * doc = parse(text, err, sizeof(err));
-    CHECK(doc != NULL, "%s: %s", text, err);
+    struct galloc_error err;
+    struct json_doc * doc = parse(text, &err);
+    CHECK(doc != NULL, "%s: %s", text, err.message);
     if (doc != NULL) {
         uint64_t             v  = 12345;
         enum json_int_status st = json_get_u64(json_doc_root(doc), &v);
@@ -85,9 +85,9 @@ static void check_u64(const char * text, enum json_int_status status, uint64_t e
 
 static void check_i64(const char * text, enum json_int_status status, int64_t expected) {
     g_cases++;
-    char              err[256];
-    struct json_doc * doc = parse(text, err, sizeof(err));
-    CHECK(doc != NULL, "%s: %s", text, err);
+    struct galloc_error err;
+    struct json_doc * doc = parse(text, &err);
+    CHECK(doc != NULL, "%s: %s", text, err.message);
     if (doc != NULL) {
         int64_t              v  = 0;
         enum json_int_status st = json_get_i64(json_doc_root(doc), &v);
@@ -129,8 +129,8 @@ static void check_writer(struct json_writer * w, const char * expected) {
 // documents
 //
 
-static bool doc_read(const char * text, struct galloc_document * doc, char * err, size_t err_size) {
-    return galloc_document_read(text, strlen(text), doc, err, err_size);
+static bool doc_read(const char * text, struct galloc_document * doc, struct galloc_error * err) {
+    return galloc_document_read(text, strlen(text), doc, err);
 }
 
 static const char * const GOOD_DOC =
@@ -138,23 +138,35 @@ static const char * const GOOD_DOC =
     "                { \"op\": \"SCALE\", \"type\": \"f32\", \"ne\": [4], \"src\": [0] } ],"
     "  \"nodes\": [1], \"leafs\": [0] }";
 
-// the bad document must fail with exactly `expected` (or, when `prefix`, a message starting with it);
-// a good document must still read right after it
+// the status a refusal must carry: a limit of the reader (its messages say so), else invalid input
+static enum galloc_status expected_status(const char * message) {
+    static const char * const limit_words[] = { "limit", "more than", "longer than", "deeper than", "too many" };
+    for (size_t i = 0; i < sizeof(limit_words) / sizeof(limit_words[0]); i++) {
+        if (strstr(message, limit_words[i])) {
+            return GALLOC_STATUS_LIMIT;
+        }
+    }
+    return GALLOC_STATUS_INVALID;
+}
+
+// the bad document must fail with exactly `expected` (or, when `prefix`, a message starting with it)
+// and the status that goes with it; a good document must still read right after it
 static void check_bad_document(const char * text, const char * expected, bool prefix) {
     g_cases++;
     struct galloc_document doc;
-    char                   err[256];
-    bool                   ok = doc_read(text, &doc, err, sizeof(err));
+    struct galloc_error err;
+    bool                   ok = doc_read(text, &doc, &err);
     CHECK(!ok, "accepted: %s", text);
     if (!ok) {
-        bool match = prefix ? strncmp(err, expected, strlen(expected)) == 0 : strcmp(err, expected) == 0;
-        CHECK(match, "error\n    \"%s\"\nexpected%s\n    \"%s\"\nfor %s", err, prefix ? " prefix" : "", expected, text);
-        CHECK(strchr(err, '\n') == NULL, "multi-line error: %s", err);
+        bool match = prefix ? strncmp(err.message, expected, strlen(expected)) == 0 : strcmp(err.message, expected) == 0;
+        CHECK(err.status == expected_status(err.message), "status %s for \"%s\"", galloc_status_name(err.status), err.message);
+        CHECK(match, "error\n    \"%s\"\nexpected%s\n    \"%s\"\nfor %s", err.message, prefix ? " prefix" : "", expected, text);
+        CHECK(strchr(err.message, '\n') == NULL, "multi-line error: %s", err.message);
         CHECK(doc.tensors == NULL && doc.n_tensors == 0 && doc.name == NULL, "failed doc not zeroed");
     }
     galloc_document_free(&doc); // zeroed: must be harmless
-    ok = doc_read(GOOD_DOC, &doc, err, sizeof(err));
-    CHECK(ok, "good document after a bad one: %s", err);
+    ok = doc_read(GOOD_DOC, &doc, &err);
+    CHECK(ok, "good document after a bad one: %s", err.message);
     galloc_document_free(&doc);
 }
 
@@ -221,17 +233,17 @@ static bool documents_equal(const struct galloc_document * a, const struct gallo
 static void check_round_trip(const char * label, const char * text, size_t len, bool same_text) {
     g_cases++;
     struct galloc_document a, b;
-    char                   err[256];
-    if (!galloc_document_read(text, len, &a, err, sizeof(err))) {
-        CHECK(false, "%s: %s", label, err);
+    struct galloc_error err;
+    if (!galloc_document_read(text, len, &a, &err)) {
+        CHECK(false, "%s: %s", label, err.message);
         return;
     }
     size_t out_len = 0;
     char * out     = galloc_document_write_graph(&a, &out_len);
     CHECK(out != NULL && strlen(out) == out_len, "%s: write_graph failed", label);
     if (out != NULL) {
-        bool ok = galloc_document_read(out, out_len, &b, err, sizeof(err));
-        CHECK(ok, "%s: written graph does not read back: %s", label, err);
+        bool ok = galloc_document_read(out, out_len, &b, &err);
+        CHECK(ok, "%s: written graph does not read back: %s", label, err.message);
         if (ok) {
             const char * what = "";
             CHECK(documents_equal(&a, &b, &what), "%s: round trip changed the %s", label, what);
@@ -248,12 +260,12 @@ static void check_round_trip(const char * label, const char * text, size_t len, 
 static void check_build_from_outputs(const char * name, const char * text, size_t len) {
     g_cases++;
     struct galloc_document golden, built;
-    char                   err[256];
-    if (!galloc_document_read(text, len, &golden, err, sizeof(err))) {
-        CHECK(false, "%s: %s", name, err);
+    struct galloc_error err;
+    if (!galloc_document_read(text, len, &golden, &err)) {
+        CHECK(false, "%s: %s", name, err.message);
         return;
     }
-    struct json_doc * parsed   = json_parse(text, len, err, sizeof(err));
+    struct json_doc * parsed   = json_parse(text, len, &err);
     uint8_t *         consumed = calloc((size_t) golden.n_tensors + 1, 1);
     for (int32_t k = 0; k < golden.n_nodes; k++) {
         for (int s = 0; s < GGML_MAX_SRC; s++) {
@@ -288,13 +300,13 @@ static void check_build_from_outputs(const char * name, const char * text, size_
     size_t out_len = 0;
     char * out     = json_writer_finish(&w, &out_len);
     CHECK(out != NULL, "%s: writer failed", name);
-    if (out != NULL && galloc_document_read(out, out_len, &built, err, sizeof(err))) {
+    if (out != NULL && galloc_document_read(out, out_len, &built, &err)) {
         const char * what = "";
         CHECK(built.graph_from_outputs, "%s: not marked as built", name);
         CHECK(documents_equal(&golden, &built, &what), "%s: built graph differs in the %s", name, what);
         galloc_document_free(&built);
     } else {
-        CHECK(false, "%s: outputs document: %s", name, err);
+        CHECK(false, "%s: outputs document: %s", name, err.message);
     }
     free(out);
     free(consumed);
@@ -311,27 +323,27 @@ static void check_golden_plan(const char * name, const char * graph_text, size_t
     g_cases++;
     struct galloc_document doc;
     struct galloc_plan     plan;
-    char                   err[256];
+    struct galloc_error err;
     size_t                 plan_len = 0;
     char *                 golden_text = golden_read(name, "plan", &plan_len);
     CHECK(golden_text != NULL, "%s: no golden plan", name);
-    if (golden_text == NULL || !galloc_document_read(graph_text, graph_len, &doc, err, sizeof(err))) {
-        CHECK(golden_text == NULL, "%s: %s", name, err);
+    if (golden_text == NULL || !galloc_document_read(graph_text, graph_len, &doc, &err)) {
+        CHECK(golden_text == NULL, "%s: %s", name, err.message);
         free(golden_text);
         return;
     }
-    if (!galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
-        CHECK(false, "%s: planner: %s", name, err);
+    if (!galloc_plan_graph(&doc.graph, &plan, &err)) {
+        CHECK(false, "%s: planner: %s", name, err.message);
         galloc_document_free(&doc);
         free(golden_text);
         return;
     }
     size_t            ours_len = 0;
     char *            ours_text = galloc_document_write_plan(&doc, &plan, &ours_len);
-    struct json_doc * ours      = ours_text != NULL ? json_parse(ours_text, ours_len, err, sizeof(err)) : NULL;
-    CHECK(ours != NULL, "%s: our plan document does not parse: %s", name, ours_text ? err : "not written");
-    struct json_doc * golden = json_parse(golden_text, plan_len, err, sizeof(err));
-    CHECK(golden != NULL, "%s: golden plan: %s", name, err);
+    struct json_doc * ours      = ours_text != NULL ? json_parse(ours_text, ours_len, &err) : NULL;
+    CHECK(ours != NULL, "%s: our plan document does not parse: %s", name, ours_text ? err.message : "not written");
+    struct json_doc * golden = json_parse(golden_text, plan_len, &err);
+    CHECK(golden != NULL, "%s: golden plan: %s", name, err.message);
     if (ours != NULL && golden != NULL) {
         const struct json_value * ob = json_object_get(json_doc_root(ours), "buffers");
         const struct json_value * gb = json_object_get(json_doc_root(golden), "buffers");
@@ -386,9 +398,9 @@ static void check_deep_outputs(int32_t n) {
     }
     k += (size_t) snprintf(text + k, cap - k, "],\"outputs\":[%d]}", n - 1);
     struct galloc_document doc;
-    char                   err[256];
-    bool                   ok = galloc_document_read(text, k, &doc, err, sizeof(err));
-    CHECK(ok, "deep chain of %d: %s", n, err);
+    struct galloc_error err;
+    bool                   ok = galloc_document_read(text, k, &doc, &err);
+    CHECK(ok, "deep chain of %d: %s", n, err.message);
     if (ok) {
         CHECK(doc.n_nodes == n - 1 && doc.n_leafs == 1, "deep chain: %d nodes, %d leafs", doc.n_nodes, doc.n_leafs);
         bool in_order = true;
@@ -564,6 +576,17 @@ static const struct bad_document BAD_DOCUMENTS[] = {
       "tensors[1].src: expected an array, got a number", false },
     { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 2}], " GRAPH01 "}",
       "tensors[1].view_src: index 2 out of range (2 tensors)", false },
+    // a view of a tensor in no list and not allocated outside: its memory is nowhere
+    { "{\"tensors\": [" T0 ", " T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 1}], \"nodes\": [2], \"leafs\": [0]}",
+      "nodes[0]: tensors[2].view_src = 1 is neither a node, a leaf, nor external (tensors missing)", false },
+    // strings with NUL are refused, not read up to the NUL
+    { "{\"format\": \"galloc-graph\\u0000zzz\", \"tensors\": []}", "format: contains a NUL character", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"ADD\\u0000XYZ\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 0]}], " GRAPH01 "}",
+      "tensors[1].op: contains a NUL character", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\\u0000\", \"ne\": [4]}, " T1 "], " GRAPH01 "}",
+      "tensors[0].type: contains a NUL character", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"UNARY\", \"unary_op\": \"SILU\\u0000x\", \"type\": \"f32\", \"ne\": [4], \"src\": [0]}], " GRAPH01 "}",
+      "tensors[1].unary_op: contains a NUL character", false },
     { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 1}], " GRAPH01 "}",
       "tensors[1].view_src: the tensor itself", false },
     { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_offs\": 4}], " GRAPH01 "}",
@@ -612,7 +635,7 @@ static const struct bad_document BAD_DOCUMENTS[] = {
 //
 
 int main(void) {
-    char err[256];
+    struct galloc_error err;
 
     // --- JSON: syntax and positions
     check_parse_ok("{\"a\": [1, -2, 3.5e-1, true, false, null, \"x\", {}, []]}");
@@ -735,8 +758,8 @@ int main(void) {
     }
     {
         g_cases++;
-        struct json_doc * doc = parse("{\"s\": \"x\", \"n\": [1, 2, 3], \"o\": {\"k\": null}, \"b\": true}", err, sizeof(err));
-        CHECK(doc != NULL, "%s", err);
+        struct json_doc * doc = parse("{\"s\": \"x\", \"n\": [1, 2, 3], \"o\": {\"k\": null}, \"b\": true}", &err);
+        CHECK(doc != NULL, "%s", err.message);
         const struct json_value * root = json_doc_root(doc);
         bool                      b    = false;
         CHECK(json_object_size(root) == 4 && json_array_size(json_object_get(root, "n")) == 3, "sizes");
@@ -814,7 +837,7 @@ int main(void) {
         json_writer_free(&w);
 
         // a parsed value copied through the writer
-        struct json_doc * doc = parse("{\"a\":[1,-2,1.5e3,123456789012345678901234567890,\"\\u00e9\\n\"],\"b\":{\"c\":[[]]},\"d\":true}", err, sizeof(err));
+        struct json_doc * doc = parse("{\"a\":[1,-2,1.5e3,123456789012345678901234567890,\"\\u00e9\\n\"],\"b\":{\"c\":[[]]},\"d\":true}", &err);
         json_write_value(&w, json_doc_root(doc));
         check_writer(&w, "{ \"a\": [1, -2, 1.5e3, 123456789012345678901234567890, \"\xC3\xA9\\n\"], \"b\": { \"c\": [ [] ] }, \"d\": true }");
         json_doc_free(doc);
@@ -838,8 +861,9 @@ int main(void) {
         char * huge = malloc(big);
         memset(huge, ' ', big);
         struct galloc_document doc;
-        CHECK(!galloc_document_read(huge, big, &doc, err, sizeof(err)), "50 MiB accepted");
-        CHECK(strcmp(err, "document is 52428800 bytes, over the 33554432-byte limit") == 0, "%s", err);
+        CHECK(!galloc_document_read(huge, big, &doc, &err), "50 MiB accepted");
+        CHECK(strcmp(err.message, "document is 52428800 bytes, over the 33554432-byte limit") == 0, "%s", err.message);
+        CHECK(err.status == GALLOC_STATUS_LIMIT, "status %s", galloc_status_name(err.status));
         free(huge);
 
         char * many = repeat("0,", 4194305, "", 0);
@@ -861,8 +885,8 @@ int main(void) {
             " {\"op\": \"TRANSPOSE\", \"type\": \"f32\", \"ne\": [1, 3], \"nb\": [12, 4, 12, 12], \"src\": [1], \"view_src\": 1, \"view_offs\": 0},"
             " {\"op\": \"MUL_MAT\", \"type\": \"f32\", \"ne\": [2, 1], \"src\": [0, 2, null], \"flags\": [\"output\", \"output\"]}],"
             " \"outputs\": [3], \"future_field\": {\"anything\": [1, 2.5]}}",
-            &doc, err, sizeof(err));
-        CHECK(ok, "%s", err);
+            &doc, &err);
+        CHECK(ok, "%s", err.message);
         if (ok) {
             CHECK(doc.n_buffer_types == 1 && strcmp(doc.buffer_type_names[0], "host") == 0 && doc.buffer_types[0].alignment == 32 &&
                   doc.buffer_types[0].max_size == GALLOC_NO_MAX_SIZE && doc.buffer_types[0].allocator == 0, "default buffer type");
@@ -898,8 +922,8 @@ int main(void) {
             " {\"op\": \"UNARY\", \"unary_op\": \"SILU\", \"type\": \"f32\", \"ne\": [8], \"src\": [0]},"
             " {\"op\": \"GLU\", \"glu_op\": \"SWIGLU\", \"type\": \"f32\", \"ne\": [4], \"src\": [1]},"
             " {\"op\": \"UNARY\", \"type\": \"f32\", \"ne\": [4], \"src\": [2]}], \"outputs\": [3]}",
-            &doc, err, sizeof(err));
-        CHECK(ok, "%s", err);
+            &doc, &err);
+        CHECK(ok, "%s", err.message);
         if (ok) {
             CHECK(doc.tensor_sub_op[0] == -1 && doc.tensor_sub_op[1] == GGML_UNARY_OP_SILU && doc.tensor_sub_op[2] == GGML_GLU_OP_SWIGLU &&
                   doc.tensor_sub_op[3] == -1, "sub ops %d %d %d %d", doc.tensor_sub_op[0], doc.tensor_sub_op[1], doc.tensor_sub_op[2],
@@ -926,8 +950,8 @@ int main(void) {
             "  {\"name\": \"a\", \"alignment\": \"8\", \"max_size\": 9007199254740993}],"
             " \"tensors\": [" T0 ", " T1 ", {\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"buffer_type\": 2}],"
             " \"nodes\": [1], \"leafs\": [0], \"node_buffer_ids\": [2], \"leaf_buffer_ids\": [1], \"outputs\": [\"ignored\"]}",
-            &doc, err, sizeof(err));
-        CHECK(ok, "%s", err);
+            &doc, &err);
+        CHECK(ok, "%s", err.message);
         if (ok) {
             CHECK(doc.n_buffer_types == 3 && doc.buffer_types[2].allocator == 0 && doc.buffer_types[1].allocator == 1, "sharing");
             CHECK(doc.buffer_types[0].max_size == 9007199254740993ULL && doc.buffer_types[1].max_size == GALLOC_NO_MAX_SIZE, "max sizes");

@@ -79,13 +79,13 @@ static void round_trip(int seed) {
     CHECK(ggml_gallocr_alloc_graph(galloc, graph));
 
     struct galloc_document doc;
-    char err[256];
-    if (!json || !galloc_document_read(json, len, &doc, err, sizeof(err))) {
+    struct galloc_error err;
+    if (!json || !galloc_document_read(json, len, &doc, &err)) {
         check_failures++;
-        fprintf(stderr, "seed %d: exported document does not read back: %s\n", seed, json ? err : "no document");
+        fprintf(stderr, "seed %d: exported document does not read back: %s\n", seed, json ? err.message : "no document");
     } else {
         struct galloc_plan plan;
-        CHECK(galloc_plan_graph(&doc.graph, &plan, err, sizeof(err)));
+        CHECK(galloc_plan_graph(&doc.graph, &plan, &err));
         for (int32_t t = 0; t < doc.n_tensors; t++) {
             struct ggml_tensor * tensor = ggml_get_tensor(ctx, doc.tensor_names[t]);
             const struct galloc_place * p = &plan.places[t];
@@ -139,14 +139,14 @@ static void test_cast_round_trip(void) {
     CHECK(ggml_gallocr_alloc_graph(galloc, graph));
 
     struct galloc_document doc;
-    char err[256];
-    bool read = json && galloc_document_read(json, len, &doc, err, sizeof(err));
+    struct galloc_error err;
+    bool read = json && galloc_document_read(json, len, &doc, &err);
     if (!read) {
         check_failures++;
-        fprintf(stderr, "cast graph does not read back: %s\n", json ? err : "no document");
+        fprintf(stderr, "cast graph does not read back: %s\n", json ? err.message : "no document");
     } else {
         struct galloc_plan plan;
-        CHECK(galloc_plan_graph(&doc.graph, &plan, err, sizeof(err)));
+        CHECK(galloc_plan_graph(&doc.graph, &plan, &err));
         for (int i = 0; i < graph->n_nodes; i++) {
             const struct galloc_place * p = &plan.places[doc.nodes[i]];
             struct ggml_tensor * t = graph->nodes[i];
@@ -183,8 +183,8 @@ static void test_sub_ops_exported(void) {
         CHECK(strstr(json, "\"op\": \"GLU\", \"glu_op\": \"SWIGLU\"") != NULL);
         CHECK(strstr(json, "\"op\": \"UNARY\", \"unary_op\": \"GELU\"") != NULL);
         struct galloc_document doc;
-        char err[256];
-        bool read = galloc_document_read(json, len, &doc, err, sizeof(err));
+        struct galloc_error err;
+        bool read = galloc_document_read(json, len, &doc, &err);
         CHECK(read);
         if (read) {
             CHECK(doc.tensor_sub_op[doc.nodes[0]] == GGML_UNARY_OP_SILU && doc.tensor_sub_op[doc.nodes[1]] == GGML_GLU_OP_SWIGLU &&

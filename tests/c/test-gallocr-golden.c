@@ -26,27 +26,27 @@ static int compare_one(const char * name) {
     if (!text) {
         return 1;
     }
-    char                   err[256];
+    struct galloc_error err;
     struct galloc_document doc;
     struct galloc_plan     plan;
-    bool read = galloc_document_read(text, len, &doc, err, sizeof(err));
+    bool read = galloc_document_read(text, len, &doc, &err);
     free(text);
     CHECK(read);
     if (!read) {
-        fprintf(stderr, "  %s: %s\n", name, err);
+        fprintf(stderr, "  %s: %s\n", name, err.message);
         return 1;
     }
-    bool planned = galloc_plan_graph(&doc.graph, &plan, err, sizeof(err));
+    bool planned = galloc_plan_graph(&doc.graph, &plan, &err);
     CHECK(planned);
     int differ = 1;
     if (planned) {
-        differ = gallocr_compare_plan(&doc, &plan, name, err, sizeof(err));
+        differ = gallocr_compare_plan(&doc, &plan, name, &err);
         if (differ < 0) {
-            fprintf(stderr, "  %s: %s\n", name, err);
+            fprintf(stderr, "  %s: %s\n", name, err.message);
         }
         galloc_plan_free(&plan);
     } else {
-        fprintf(stderr, "  %s: %s\n", name, err);
+        fprintf(stderr, "  %s: %s\n", name, err.message);
     }
     galloc_document_free(&doc);
     return differ;
@@ -73,17 +73,17 @@ static void test_alloc_size_refused(void) {
         " \"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"input\"], \"alloc_size\": 64},"
         "               {\"op\": \"SCALE\", \"type\": \"f32\", \"ne\": [4], \"src\": [0]}],"
         " \"outputs\": [1]}";
-    char                   err[256];
+    struct galloc_error err;
     struct galloc_document doc;
-    bool read = galloc_document_read(text, strlen(text), &doc, err, sizeof(err));
+    bool read = galloc_document_read(text, strlen(text), &doc, &err);
     CHECK(read);
     if (!read) {
-        fprintf(stderr, "  %s\n", err);
+        fprintf(stderr, "  %s\n", err.message);
         return;
     }
     struct galloc_ggml_graph g;
-    CHECK(!galloc_document_to_ggml(&doc, &g, err, sizeof(err)));
-    CHECK(strncmp(err, "tensors[0].alloc_size: 64 differs from nbytes (16)", 50) == 0);
+    CHECK(!galloc_document_to_ggml(&doc, &g, &err));
+    CHECK(strncmp(err.message, "tensors[0].alloc_size: 64 differs from nbytes (16)", 50) == 0);
     CHECK(g.ctx == NULL && g.tensors == NULL);
     galloc_document_free(&doc);
 }

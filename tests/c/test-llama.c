@@ -22,13 +22,13 @@
 
 // read + plan a document; false (and a message) on failure
 static bool plan_document(const char * json, size_t len, struct galloc_document * doc, struct galloc_plan * plan) {
-    char err[256];
-    if (!galloc_document_read(json, len, doc, err, sizeof(err))) {
-        fprintf(stderr, "  document: %s\n", err);
+    struct galloc_error err;
+    if (!galloc_document_read(json, len, doc, &err)) {
+        fprintf(stderr, "  document: %s\n", err.message);
         return false;
     }
-    if (!galloc_plan_graph(&doc->graph, plan, err, sizeof(err))) {
-        fprintf(stderr, "  plan: %s\n", err);
+    if (!galloc_plan_graph(&doc->graph, plan, &err)) {
+        fprintf(stderr, "  plan: %s\n", err.message);
         galloc_document_free(doc);
         return false;
     }

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "files.h"
+#include "galloc-error.h"
 #include "galloc-plan-document.h"
 #include "json.h"
 
@@ -49,11 +50,11 @@ static void test_bad_plans(void) {
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         struct galloc_plan_document p;
-        char                        err[256] = "";
-        bool                        ok       = galloc_plan_document_read(cases[k].text, strlen(cases[k].text), &p, err, sizeof(err));
+        struct galloc_error err;
+        bool                        ok       = galloc_plan_document_read(cases[k].text, strlen(cases[k].text), &p, &err);
         CHECK(!ok);
-        if (ok || !strstr(err, cases[k].message)) {
-            fprintf(stderr, "  case %zu: %s\n    got '%s', expected '%s'\n", k, cases[k].text, ok ? "(accepted)" : err, cases[k].message);
+        if (ok || !strstr(err.message, cases[k].message)) {
+            fprintf(stderr, "  case %zu: %s\n    got '%s', expected '%s'\n", k, cases[k].text, ok ? "(accepted)" : err.message, cases[k].message);
             check_failures += ok ? 0 : 1;
         }
         CHECK(p.tensors == NULL && p.buffers == NULL); // nothing kept on failure
@@ -79,12 +80,12 @@ static void test_too_many_tensors(void) {
     memcpy(text + len, "]}", 2);
     len += 2;
     struct galloc_plan_document p;
-    char                        err[256] = "";
-    CHECK(!galloc_plan_document_read(text, len, &p, err, sizeof(err)));
-    CHECK(strstr(err, "tensors: more than 4194304 entries") != NULL);
+    struct galloc_error err;
+    CHECK(!galloc_plan_document_read(text, len, &p, &err));
+    CHECK(strstr(err.message, "tensors: more than 4194304 entries") != NULL);
     // one fewer is fine
     memcpy(text + len - 7, "]}", 2);
-    CHECK(galloc_plan_document_read(text, len - 5, &p, err, sizeof(err)));
+    CHECK(galloc_plan_document_read(text, len - 5, &p, &err));
     CHECK(p.n_tensors == GALLOC_DOCUMENT_MAX_TENSORS && p.tensors[12].buffer == -1);
     galloc_plan_document_free(&p);
     free(text);
@@ -99,8 +100,8 @@ static void test_golden_plan(void) {
         return;
     }
     struct galloc_plan_document p;
-    char                        err[256];
-    CHECK(galloc_plan_document_read(text, len, &p, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_plan_document_read(text, len, &p, &err));
     CHECK(p.n_buffers == 1 && p.buffers[0].n_chunks == 1);
     CHECK_EQ_U64(p.buffers[0].chunk_sizes[0], 21696);
     CHECK(p.tensors[0].buffer == -1 && p.tensors[1].buffer == -1);               // null, null
@@ -119,10 +120,10 @@ struct seen {
     int    type[8];
 };
 
-static bool collect(void * user, const char * key, size_t index, const struct json_value * item, char * err, size_t err_size) {
+static bool collect(void * user, const char * key, size_t index, const struct json_value * item, struct galloc_error * err) {
     struct seen * s = user;
     if (json_type_of(item) == JSON_TYPE_STRING && strcmp(json_get_string(item, NULL), "stop") == 0) {
-        snprintf(err, err_size, "%s[%zu]: told to stop", key, index);
+        galloc_fail(err, GALLOC_STATUS_INVALID, "%s[%zu]: told to stop", key, index);
         return false;
     }
     if (s->n < 8) {
@@ -142,8 +143,8 @@ static void test_stream(void) {
     const char * text = "{\"x\": [1, {\"a\": 7, \"b\": [\"long string\", {}]}], \"y\": {\"z\": [3]}, \"w\": [null]}";
     struct seen  s;
     memset(&s, 0, sizeof(s));
-    char              err[128];
-    struct json_doc * d = json_parse_stream(text, strlen(text), collect, &s, err, sizeof(err));
+    struct galloc_error err;
+    struct json_doc * d = json_parse_stream(text, strlen(text), collect, &s, &err);
     CHECK(d != NULL);
     CHECK(s.n == 3); // x[0], x[1], w[0]; y.z is not a member of the root
     CHECK(strcmp(s.keys[0], "x") == 0 && s.index[0] == 0 && s.type[0] == JSON_TYPE_NUMBER);
@@ -156,12 +157,12 @@ static void test_stream(void) {
 
     const char * stop = "{\"x\": [1, \"stop\", 3]}";
     memset(&s, 0, sizeof(s));
-    CHECK(json_parse_stream(stop, strlen(stop), collect, &s, err, sizeof(err)) == NULL);
-    CHECK(strcmp(err, "x[1]: told to stop") == 0 && s.n == 1);
+    CHECK(json_parse_stream(stop, strlen(stop), collect, &s, &err) == NULL);
+    CHECK(strcmp(err.message, "x[1]: told to stop") == 0 && s.n == 1);
     // a syntax error after streamed items is still the parser's, with its place
     const char * broken = "{\"x\": [1, 2, }";
-    CHECK(json_parse_stream(broken, strlen(broken), collect, &s, err, sizeof(err)) == NULL);
-    CHECK(strstr(err, "line 1, column 14") != NULL);
+    CHECK(json_parse_stream(broken, strlen(broken), collect, &s, &err) == NULL);
+    CHECK(strstr(err.message, "line 1, column 14") != NULL);
 }
 
 int main(void) {

@@ -222,10 +222,10 @@ static void test_random_plan_lifetimes(void) {
         };
         struct galloc_graph g = { n, tensors, n_nodes, nodes, node_ids, n_leafs, leafs, leaf_ids, 2, types, NULL, NULL, 0 };
         struct galloc_plan plan;
-        char err[256];
-        if (!galloc_plan_graph(&g, &plan, err, sizeof(err))) {
+        struct galloc_error err;
+        if (!galloc_plan_graph(&g, &plan, &err)) {
             check_failures++;
-            fprintf(stderr, "seed %d: %s\n", seed, err);
+            fprintf(stderr, "seed %d: %s\n", seed, err.message);
             continue;
         }
         for (int i = 0; i < n; i++) {

@@ -20,22 +20,22 @@
 #include <string.h>
 
 static bool read_doc(const char * text, struct galloc_document * doc) {
-    char err[256];
-    bool ok = galloc_document_read(text, strlen(text), doc, err, sizeof(err));
+    struct galloc_error err;
+    bool                ok = galloc_document_read(text, strlen(text), doc, &err);
     if (!ok) {
-        fprintf(stderr, "read failed: %s\n", err);
+        fprintf(stderr, "read failed: %s\n", err.message);
     }
     return ok;
 }
 
 // read and plan text (false, with the reason on stderr, when either fails)
 static bool plan_doc(const char * text, struct galloc_document * doc, struct galloc_plan * plan) {
-    char err[256];
+    struct galloc_error err;
     if (!read_doc(text, doc)) {
         return false;
     }
-    if (!galloc_plan_graph(&doc->graph, plan, err, sizeof(err))) {
-        fprintf(stderr, "plan failed: %s\n", err);
+    if (!galloc_plan_graph(&doc->graph, plan, &err)) {
+        fprintf(stderr, "plan failed: %s\n", err.message);
         galloc_document_free(doc);
         return false;
     }
@@ -169,16 +169,16 @@ static void test_zero_elements(void) {
 
     // a view with bytes is still held to its root's range
     struct galloc_document bad;
-    char                   err[256];
+    struct galloc_error    err;
     const char *           past =
         "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [8], \"flags\": [\"input\"]},"
         " {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [1], \"src\": [0], \"view_src\": 0, \"view_offs\": 32}], \"outputs\": [1]}";
-    CHECK(!galloc_document_read(past, strlen(past), &bad, err, sizeof(err)));
+    CHECK(!galloc_document_read(past, strlen(past), &bad, &err));
     const char * far =
         "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [8], \"flags\": [\"input\"]},"
         " {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [0], \"src\": [0], \"view_src\": 0, \"view_offs\": 1099511627777}], \"outputs\": [1]}";
-    CHECK(!galloc_document_read(far, strlen(far), &bad, err, sizeof(err)));
-    CHECK(strcmp(err, "tensors[1].view_offs: 1099511627777 is over the limit of 1099511627776 bytes (2^40)") == 0);
+    CHECK(!galloc_document_read(far, strlen(far), &bad, &err));
+    CHECK(strcmp(err.message, "tensors[1].view_offs: 1099511627777 is over the limit of 1099511627776 bytes (2^40)") == 0);
 }
 
 // the example: buffer types gpu (get_alloc_size = nbytes + 64) and cpu; x1 (32 bytes) on

@@ -22,14 +22,14 @@
 
 // invariants of every result: plans checked, best <= ggml, bound <= plans, exact consistent
 static void check_result(const struct galloc_whatif_result * r, const char * what, int seed) {
-    char err[256];
+    struct galloc_error err;
     for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
         const struct galloc_whatif_plan * pl = &r->plans[k];
         CHECK(pl->valid);
         if (k != GALLOC_WHATIF_GGML) {
-            bool ok = galloc_whatif_check(&r->problem, pl, err, sizeof(err));
+            bool ok = galloc_whatif_check(&r->problem, pl, &err);
             if (!ok) {
-                fprintf(stderr, "%s %d: %s\n", what, seed, err);
+                fprintf(stderr, "%s %d: %s\n", what, seed, err.message);
             }
             CHECK(ok);
             CHECK(pl->checked);
@@ -130,16 +130,16 @@ static void test_random_graphs(void) {
                                    .node_buffer_ids = rg.node_ids, .n_leafs = rg.n_leafs, .leafs = rg.leafs,
                                    .leaf_buffer_ids = rg.leaf_ids, .n_buffer_types = 2, .buffer_types = rg.types };
         struct galloc_plan  plan;
-        char                err[256];
-        if (!galloc_plan_graph(&g, &plan, err, sizeof(err))) {
-            fprintf(stderr, "seed %d: %s\n", seed, err);
+        struct galloc_error err;
+        if (!galloc_plan_graph(&g, &plan, &err)) {
+            fprintf(stderr, "seed %d: %s\n", seed, err.message);
             check_failures++;
             continue;
         }
         for (int32_t b = 0; b < 2; b++) {
             struct galloc_whatif_result r;
-            if (!galloc_whatif_from_plan(&g, &plan, b, 2, &r, err, sizeof(err))) {
-                fprintf(stderr, "seed %d buffer %d: %s\n", seed, b, err);
+            if (!galloc_whatif_from_plan(&g, &plan, b, 2, &r, &err)) {
+                fprintf(stderr, "seed %d buffer %d: %s\n", seed, b, err.message);
                 check_failures++;
                 continue;
             }
@@ -283,9 +283,9 @@ static void test_brute_force(void) {
         brute_place(&br, 0);
 
         struct galloc_whatif_result r;
-        char                        err[256];
-        if (!galloc_whatif_from_problem(&p, 1000, &r, err, sizeof(err))) {
-            fprintf(stderr, "brute seed %d: %s\n", seed, err);
+        struct galloc_error err;
+        if (!galloc_whatif_from_problem(&p, 1000, &r, &err)) {
+            fprintf(stderr, "brute seed %d: %s\n", seed, err.message);
             check_failures++;
             continue;
         }
@@ -336,10 +336,10 @@ static void test_exact_search(void) {
         }
         brute_place(&br, 0);
 
-        char                      err[256];
+        struct galloc_error err;
         struct whatif_index       x;
         struct galloc_whatif_plan start, exact;
-        CHECK(whatif_index_build(&p, &x, err, sizeof(err)));
+        CHECK(whatif_index_build(&p, &x, &err));
         CHECK(whatif_plan_init(&start, n, "start") && whatif_plan_init(&exact, n, "exact"));
         uint64_t top = 0;
         for (int32_t i = 0; i < n; i++) {
@@ -348,11 +348,11 @@ static void test_exact_search(void) {
             top += items[i].size;
         }
         whatif_plan_finish(&p, &start);
-        CHECK(galloc_whatif_check(&p, &start, err, sizeof(err)));
+        CHECK(galloc_whatif_check(&p, &start, &err));
         CHECK(whatif_exact(&p, &x, &start, 1000, &exact));
-        bool ok = galloc_whatif_check(&p, &exact, err, sizeof(err));
+        bool ok = galloc_whatif_check(&p, &exact, &err);
         if (!ok) {
-            fprintf(stderr, "exact seed %d: %s\n", seed, err);
+            fprintf(stderr, "exact seed %d: %s\n", seed, err.message);
         }
         CHECK(ok);
         uint64_t largest = 0;
@@ -389,16 +389,16 @@ static void test_random_problems(void) {
             p.max_size = (uint64_t) (100 + rng_below(3000));
         }
         struct galloc_whatif_result r;
-        char                        err[256];
-        if (!galloc_whatif_from_problem(&p, 2, &r, err, sizeof(err))) {
-            fprintf(stderr, "problem seed %d: %s\n", seed, err);
+        struct galloc_error err;
+        if (!galloc_whatif_from_problem(&p, 2, &r, &err)) {
+            fprintf(stderr, "problem seed %d: %s\n", seed, err.message);
             check_failures++;
             continue;
         }
         check_result(&r, "problem seed", seed);
         if (!r.plans[GALLOC_WHATIF_GGML].checked) {
-            galloc_whatif_check(&r.problem, &r.plans[GALLOC_WHATIF_GGML], err, sizeof(err));
-            fprintf(stderr, "problem seed %d: ggml: %s\n", seed, err);
+            galloc_whatif_check(&r.problem, &r.plans[GALLOC_WHATIF_GGML], &err);
+            fprintf(stderr, "problem seed %d: ggml: %s\n", seed, err.message);
         }
         CHECK(r.plans[GALLOC_WHATIF_GGML].checked); // the replay packs the same items
         CHECK_EQ_U64(r.lower_bound, galloc_whatif_lower_bound(&r.problem));
@@ -415,9 +415,9 @@ static void test_random_problems(void) {
 
 static struct galloc_whatif_result solve_csv(const char * csv, uint64_t capacity) {
     struct galloc_whatif_result r;
-    char                        err[256];
-    if (!galloc_whatif_from_csv(csv, strlen(csv), capacity, 2000, &r, err, sizeof(err))) {
-        fprintf(stderr, "%s\n", err);
+    struct galloc_error err;
+    if (!galloc_whatif_from_csv(csv, strlen(csv), capacity, 2000, &r, &err)) {
+        fprintf(stderr, "%s\n", err.message);
         check_failures++;
         memset(&r, 0, sizeof(r));
     }
@@ -458,8 +458,8 @@ static void test_chunks(void) {
     };
     struct galloc_whatif_problem p = { 4, items, 32, 64, 0 };
     struct galloc_whatif_result  r;
-    char                         err[256];
-    CHECK(galloc_whatif_from_problem(&p, 1000, &r, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_whatif_from_problem(&p, 1000, &r, &err));
     check_result(&r, "chunks", 0);
     // sizes round to 64, 64, 128, 32; the bound is 128 + 32 at step 4. Item 2 (past the max
     // size) at the start of a chunk makes that chunk 128 bytes for all its items (as ggml), so
@@ -479,23 +479,23 @@ static void test_chunks(void) {
     struct galloc_whatif_plan    plan  = { .name = "t", .valid = true, .n_chunks = 1, .chunks = ch, .offsets = of };
     plan.chunk_sizes[0] = 128;
     plan.total          = 128;
-    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "max size"));
+    CHECK(!galloc_whatif_check(&q, &plan, &err) && strstr(err.message, "max size"));
     q.max_size = GALLOC_NO_MAX_SIZE;
-    CHECK(galloc_whatif_check(&q, &plan, err, sizeof(err)));
+    CHECK(galloc_whatif_check(&q, &plan, &err));
     of[1] = 32;
     plan.chunk_sizes[0] = plan.total = 96;
-    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "live together"));
+    CHECK(!galloc_whatif_check(&q, &plan, &err) && strstr(err.message, "live together"));
     of[1] = 64;
     plan.chunk_sizes[0] = plan.total = 100;
-    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "has size"));
+    CHECK(!galloc_whatif_check(&q, &plan, &err) && strstr(err.message, "has size"));
     of[1] = 48;
     plan.chunk_sizes[0] = plan.total = 112;
-    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "alignment"));
+    CHECK(!galloc_whatif_check(&q, &plan, &err) && strstr(err.message, "alignment"));
     of[1] = 64;
     ch[1] = 1;
     plan.chunk_sizes[0] = 64;
     plan.total          = 128;
-    CHECK(!galloc_whatif_check(&q, &plan, err, sizeof(err)) && strstr(err, "chunk 1 of 1"));
+    CHECK(!galloc_whatif_check(&q, &plan, &err) && strstr(err.message, "chunk 1 of 1"));
 }
 
 // more than 16 chunks' worth: the 16th chunk takes the rest, unlimited
@@ -506,8 +506,8 @@ static void test_sixteen_chunks(void) {
     }
     struct galloc_whatif_problem p = { 20, items, 8, 8, 0 };
     struct galloc_whatif_result  r;
-    char                         err[256];
-    CHECK(galloc_whatif_from_problem(&p, 100, &r, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_whatif_from_problem(&p, 100, &r, &err));
     check_result(&r, "sixteen", 0);
     for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
         CHECK(r.plans[k].n_chunks == 16);
@@ -562,11 +562,11 @@ static void test_inplace_chains(void) {
     for (int shrink = 0; shrink < 2; shrink++) {
         g.alloc_size = shrink ? shrinking_alloc_size : NULL;
         struct galloc_plan plan;
-        char               err[256];
-        CHECK(galloc_plan_graph(&g, &plan, err, sizeof(err)));
+        struct galloc_error err;
+        CHECK(galloc_plan_graph(&g, &plan, &err));
         CHECK(plan.places[2].how == GALLOC_HOW_INPLACE && plan.places[2].parent == 0);
         struct galloc_whatif_result r;
-        CHECK(galloc_whatif_from_plan(&g, &plan, 0, 100, &r, err, sizeof(err)));
+        CHECK(galloc_whatif_from_plan(&g, &plan, 0, 100, &r, &err));
         check_result(&r, "chain", shrink);
         CHECK(r.tensor_item[0] == r.tensor_item[2]); // one item for the chain
         const struct galloc_whatif_item * chain = &r.problem.items[r.tensor_item[0]];
@@ -622,11 +622,11 @@ static void test_long_inplace_chain(void) {
     struct galloc_graph       g        = { .n_tensors = N, .tensors = t, .n_nodes = N - 1, .nodes = nodes, .n_leafs = 1,
                                            .leafs = leafs, .n_buffer_types = 1, .buffer_types = &bt };
     struct galloc_plan plan;
-    char               err[256];
-    CHECK(galloc_plan_graph(&g, &plan, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_plan_graph(&g, &plan, &err));
     alarm(60); // linear: well under a second even with sanitizers
     struct galloc_whatif_result r;
-    CHECK(galloc_whatif_from_plan(&g, &plan, 0, 10, &r, err, sizeof(err)));
+    CHECK(galloc_whatif_from_plan(&g, &plan, 0, 10, &r, &err));
     alarm(0);
     // tensor 1 is placed on its own (its parent 0 is an input, kept); 2 .. N-1 each in place over the one before
     CHECK(r.problem.n_items == 2);
@@ -655,8 +655,8 @@ static void test_presets(void) {
             continue;
         }
         struct galloc_document doc;
-        char                   err[256];
-        bool                   ok = galloc_document_read(json, len, &doc, err, sizeof(err));
+        struct galloc_error err;
+        bool                   ok = galloc_document_read(json, len, &doc, &err);
         free(json);
         CHECK(ok);
         if (!ok) {
@@ -669,13 +669,13 @@ static void test_presets(void) {
                 }
             }
             struct galloc_plan plan;
-            CHECK(galloc_plan_graph(&doc.graph, &plan, err, sizeof(err)));
+            CHECK(galloc_plan_graph(&doc.graph, &plan, &err));
             for (int32_t b = 0; b < doc.n_buffer_types; b++) {
                 if (doc.buffer_types[b].allocator != b) {
                     continue;
                 }
                 struct galloc_whatif_result r;
-                CHECK(galloc_whatif_from_plan(&doc.graph, &plan, b, 50, &r, err, sizeof(err)));
+                CHECK(galloc_whatif_from_plan(&doc.graph, &plan, b, 50, &r, &err));
                 check_result(&r, names[k], variant);
                 // within 5 % of the bound, or proved optimal
                 const struct galloc_whatif_plan * best = &r.plans[r.best];
@@ -701,8 +701,8 @@ static void test_csv_good(void) {
     // header optional, CRLF, blank lines, spaces around fields, string ids
     const char * csv = "id,lower,upper,size\r\n\r\n0, 0, 10 ,4\r\nb1,5,6,8\n  \nx,10,20,16";
     struct galloc_whatif_result r;
-    char                        err[256];
-    CHECK(galloc_whatif_from_csv(csv, strlen(csv), 0, 10, &r, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_whatif_from_csv(csv, strlen(csv), 0, 10, &r, &err));
     CHECK(r.problem.n_items == 3);
     CHECK(r.problem.items[0].first == 0 && r.problem.items[0].last == 9);
     CHECK(r.problem.items[2].first == 10 && r.problem.items[2].last == 19);
@@ -712,10 +712,7 @@ static void test_csv_good(void) {
     galloc_whatif_free(&r);
     galloc_whatif_free(&r); // twice is fine
 
-    CHECK(galloc_whatif_from_csv("", 0, 0, 10, &r, err, sizeof(err))); // no rows: an empty problem
-    CHECK(r.problem.n_items == 0 && r.lower_bound == 0 && r.plans[r.best].total == 0);
-    galloc_whatif_free(&r);
-    CHECK(galloc_whatif_from_csv("0,0,1,0\n", 8, 0, 10, &r, err, sizeof(err))); // zero bytes
+    CHECK(galloc_whatif_from_csv("0,0,1,0\n", 8, 0, 10, &r, &err)); // zero bytes
     check_result(&r, "zero", 0);
     galloc_whatif_free(&r);
 }
@@ -741,14 +738,22 @@ static void test_csv_bad(void) {
         { "id,lower,upper,size\nid,lower,upper,size\n", "line 2: lower 'lower'" },
         { "0,1,5,4\n0,1,5,4 4\n", "line 2: size '4 4'" },
         { "0,1,5,\x01\n", "line 1: size '?' is not" },
+        // no rows at all is no problem to solve (was a 0-item table, exit 0)
+        { "", "no rows" },
+        { "id,lower,upper,size\n", "no rows" },
+        { "id,lower,upper,size\r\n\r\n  \n", "no rows" },
+        // the id column: a name, used once
+        { "0,1,5,4\n,1,5,4\n", "line 2: id '' is empty" },
+        { "0,1,5,4\na\x1b[31m,1,5,4\n", "line 2: id 'a?[31m' is empty or holds control characters" },
+        { "id,lower,upper,size\n7,1,5,4\n3,1,5,4\n7,2,6,4\n", "line 4: id '7' is already the id of line 2" },
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         struct galloc_whatif_result r;
-        char                        err[256] = "";
-        bool ok = galloc_whatif_from_csv(cases[k].csv, strlen(cases[k].csv), 0, 10, &r, err, sizeof(err));
+        struct galloc_error err;
+        bool ok = galloc_whatif_from_csv(cases[k].csv, strlen(cases[k].csv), 0, 10, &r, &err);
         CHECK(!ok);
-        if (ok || !strstr(err, cases[k].error)) {
-            fprintf(stderr, "csv case %zu: got '%s', expected '%s'\n", k, err, cases[k].error);
+        if (ok || !strstr(err.message, cases[k].error)) {
+            fprintf(stderr, "csv case %zu: got '%s', expected '%s'\n", k, err.message, cases[k].error);
             check_failures++;
         }
         CHECK(r.problem.items == NULL);
@@ -760,8 +765,8 @@ static void test_csv_bad(void) {
     memset(long_line, '1', 5999);
     long_line[5999] = '\0';
     struct galloc_whatif_result r;
-    char                        err[256];
-    CHECK(!galloc_whatif_from_csv(long_line, 5999, 0, 10, &r, err, sizeof(err)) && strstr(err, "line 1: longer than 4096 bytes"));
+    struct galloc_error err;
+    CHECK(!galloc_whatif_from_csv(long_line, 5999, 0, 10, &r, &err) && strstr(err.message, "line 1: longer than 4096 bytes") && err.status == GALLOC_STATUS_LIMIT);
     free(long_line);
 
     size_t rows = 1000001, cap = rows * 24 + 1, len = 0;
@@ -769,7 +774,7 @@ static void test_csv_bad(void) {
     for (size_t i = 0; i < rows; i++) {
         len += (size_t) snprintf(big + len, cap - len, "%zu,%zu,%zu,1\n", i, i, i + 1);
     }
-    CHECK(!galloc_whatif_from_csv(big, len, 0, 10, &r, err, sizeof(err)) && strstr(err, "line 1000001: more than 1000000 rows"));
+    CHECK(!galloc_whatif_from_csv(big, len, 0, 10, &r, &err) && strstr(err.message, "line 1000001: more than 1000000 rows") && err.status == GALLOC_STATUS_LIMIT);
     free(big);
 
     // too many items live at once: refused quickly, not planned quadratically
@@ -780,7 +785,7 @@ static void test_csv_bad(void) {
     for (size_t i = 0; i < rows; i++) {
         len += (size_t) snprintf(big + len, cap - len, "%zu,0,100,1\n", i);
     }
-    CHECK(!galloc_whatif_from_csv(big, len, 0, 10, &r, err, sizeof(err)) && strstr(err, "conflicting item pairs"));
+    CHECK(!galloc_whatif_from_csv(big, len, 0, 10, &r, &err) && strstr(err.message, "conflicting item pairs") && err.status == GALLOC_STATUS_LIMIT);
     free(big);
 }
 
@@ -788,14 +793,14 @@ static void test_bad_problems(void) {
     struct galloc_whatif_item    items[1] = { { 0, 1, 8, 3, 2 } };
     struct galloc_whatif_problem p        = { 1, items, 8, GALLOC_NO_MAX_SIZE, 0 };
     struct galloc_whatif_result  r;
-    char                         err[256];
-    CHECK(!galloc_whatif_from_problem(&p, 10, &r, err, sizeof(err)) && strstr(err, "lifetime"));
+    struct galloc_error err;
+    CHECK(!galloc_whatif_from_problem(&p, 10, &r, &err) && strstr(err.message, "lifetime") && err.status == GALLOC_STATUS_LIMIT);
     items[0].last = 3;
     p.alignment   = 3;
-    CHECK(!galloc_whatif_from_problem(&p, 10, &r, err, sizeof(err)) && strstr(err, "alignment"));
+    CHECK(!galloc_whatif_from_problem(&p, 10, &r, &err) && strstr(err.message, "alignment"));
     p.alignment   = 8;
     items[0].size = ((uint64_t) 1 << 40) + 1;
-    CHECK(!galloc_whatif_from_problem(&p, 10, &r, err, sizeof(err)) && strstr(err, "2^40"));
+    CHECK(!galloc_whatif_from_problem(&p, 10, &r, &err) && strstr(err.message, "2^40") && err.status == GALLOC_STATUS_LIMIT);
 
     // a plan of another graph, a buffer type out of range
     struct galloc_tensor t;
@@ -810,12 +815,12 @@ static void test_bad_problems(void) {
     struct galloc_buffer_type bt   = { 16, GALLOC_NO_MAX_SIZE, 0 };
     struct galloc_graph       g    = { .n_tensors = 1, .tensors = &t, .n_leafs = 1, .leafs = &leaf, .n_buffer_types = 1, .buffer_types = &bt };
     struct galloc_plan        plan;
-    CHECK(galloc_plan_graph(&g, &plan, err, sizeof(err)));
-    CHECK(!galloc_whatif_from_plan(&g, &plan, 1, 10, &r, err, sizeof(err)) && strstr(err, "out of range"));
+    CHECK(galloc_plan_graph(&g, &plan, &err));
+    CHECK(!galloc_whatif_from_plan(&g, &plan, 1, 10, &r, &err) && strstr(err.message, "out of range") && err.status == GALLOC_STATUS_ARGUMENT);
     g.n_tensors = 0;
-    CHECK(!galloc_whatif_from_plan(&g, &plan, 0, 10, &r, err, sizeof(err)) && strstr(err, "not of this graph"));
+    CHECK(!galloc_whatif_from_plan(&g, &plan, 0, 10, &r, &err) && strstr(err.message, "not of this graph") && err.status == GALLOC_STATUS_ARGUMENT);
     g.n_tensors = 1;
-    CHECK(galloc_whatif_from_plan(&g, &plan, 0, 10, &r, err, sizeof(err)));
+    CHECK(galloc_whatif_from_plan(&g, &plan, 0, 10, &r, &err));
     CHECK(r.problem.n_items == 1 && r.problem.items[0].first == -1 && r.problem.items[0].last == -1);
     galloc_whatif_free(&r);
     galloc_plan_free(&plan);
@@ -830,8 +835,8 @@ static void test_json(void) {
     size_t                      len  = 0;
     char *                      text = galloc_whatif_write_json(&r, &len);
     CHECK(text != NULL && len == strlen(text));
-    char               err[256];
-    struct json_doc *  doc = text ? json_parse(text, len, err, sizeof(err)) : NULL;
+    struct galloc_error err;
+    struct json_doc *  doc = text ? json_parse(text, len, &err) : NULL;
     CHECK(doc != NULL);
     if (doc) {
         const struct json_value * root = json_doc_root(doc);

@@ -14,9 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
     struct galloc_whatif_result r;
-    char err[256];
+    struct galloc_error err;
     uint64_t capacity = size > 0 ? data[0] * 64u : 0;
-    if (!galloc_whatif_from_csv((const char *) data, size, capacity, 5, &r, err, sizeof(err))) {
+    if (!galloc_whatif_from_csv((const char *) data, size, capacity, 5, &r, &err)) {
         return 0;
     }
     size_t len = 0;

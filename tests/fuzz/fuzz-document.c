@@ -26,16 +26,16 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
     struct galloc_document doc;
-    char                   err[256];
-    if (!galloc_document_read((const char *) data, size, &doc, err, sizeof(err))) {
-        if (strchr(err, '\n') != NULL || err[0] == '\0') {
+    struct galloc_error err;
+    if (!galloc_document_read((const char *) data, size, &doc, &err)) {
+        if (strchr(err.message, '\n') != NULL || err.message[0] == '\0' || err.status == GALLOC_STATUS_OK) {
             abort(); // every error is one non-empty line
         }
         return 0;
     }
 
     struct galloc_plan plan;
-    if (galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+    if (galloc_plan_graph(&doc.graph, &plan, &err)) {
         size_t len  = 0;
         char * text = galloc_document_write_plan(&doc, &plan, &len);
         if (text != NULL && strlen(text) != len) {
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
         }
         free(text);
         // -1: not expressible as ggml buffer types (a per-tensor alloc_size), which is fine
-        if (gallocr_compare_plan(&doc, &plan, "fuzz input", err, sizeof(err)) > 0) {
+        if (gallocr_compare_plan(&doc, &plan, "fuzz input", &err) > 0) {
             abort(); // ggml_gallocr and the planner must agree
         }
         galloc_plan_free(&plan);
@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
     char * text = galloc_document_write_graph(&doc, &len);
     if (text != NULL) {
         struct galloc_document again;
-        if (!galloc_document_read(text, len, &again, err, sizeof(err)) || again.n_tensors != doc.n_tensors ||
+        if (!galloc_document_read(text, len, &again, &err) || again.n_tensors != doc.n_tensors ||
             again.n_nodes != doc.n_nodes || again.n_leafs != doc.n_leafs) {
             abort(); // what we write must read back
         }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { loadGalloc } from '../../web/src/core/galloc.js';
-import { ROOT, cliPlanText, loadWasm } from './wasm-helpers.js';
+import { ROOT, cliError, cliPlanText, loadWasm } from './wasm-helpers.js';
 
 const galloc = await loadWasm();
 
@@ -120,7 +120,7 @@ describe('calls', () => {
     }
     expect(error).toBeInstanceOf(Error);
     expect(error.message).toMatch(/^outputs\[0\]: /);
-    expect(error.code).toBe('invalid-document');
+    expect(error.code).toBe('invalid-input');
     expect(error.status).toBe(1);
     expect(galloc.plan(small()).format).toBe('galloc-plan');
   });
@@ -146,3 +146,41 @@ describe('calls', () => {
     expect(galloc.plan(small()).format).toBe('galloc-plan');
   });
 });
+
+describe('statuses', () => {
+  /** the error fn throws */
+  function thrown(fn) {
+    try {
+      fn();
+    } catch (e) {
+      return e;
+    }
+    throw new Error('no error');
+  }
+
+  it('error codes are the library\'s status names, read from the module', () => {
+    expect(galloc.statusNames).toEqual(['ok', 'invalid-input', 'limit', 'out-of-memory', 'bad-argument', 'not-found', 'io-error']);
+  });
+
+  it('the same input fails with the same status in WASM and in the CLI (its exit code table)', () => {
+    const tooManyBufferTypes = JSON.stringify({ ...small(), buffer_types: Array.from({ length: 1025 }, (_, i) => ({ name: `b${i}` })) });
+    const cases = [
+      // [document text, WASM code, CLI exit status]
+      [JSON.stringify({ ...small(), outputs: [9] }), 'invalid-input', 3],
+      ['{"tensors": [', 'invalid-input', 3],
+      [tooManyBufferTypes, 'limit', 3],
+      ['['.repeat(100000), 'limit', 3],
+    ];
+    for (const [text, code, exit] of cases) {
+      const e = thrown(() => galloc.plan(text));
+      expect(e.code, text.slice(0, 40)).toBe(code);
+      expect(e.status).toBe(galloc.statusNames.indexOf(code));
+      const cli = cliError(text);
+      expect(cli.status, text.slice(0, 40)).toBe(exit);
+      expect(cli.message).toBe(e.message);
+    }
+    const e = thrown(() => galloc.preset('no-such-preset'));
+    expect(e.code).toBe('not-found');
+  });
+});
+

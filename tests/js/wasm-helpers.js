@@ -47,7 +47,7 @@ export function requireCli() {
  */
 export function runCli(args, input) {
   requireCli();
-  const r = spawnSync(CLI, args, { input, encoding: 'utf8', maxBuffer: 512 << 20 });
+  const r = spawnSync(CLI, args, { input, encoding: 'utf8', maxBuffer: 512 << 20, timeout: 60000 }); // a hang fails the test
   if (r.error) throw r.error;
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

@@ -71,25 +71,25 @@ static bool is_pow2(uint64_t x) {
 }
 
 // the counts and arrays, before anything is sized from them
-static bool check_counts(const struct galloc_graph * g, char * err, size_t err_size) {
+static bool check_counts(const struct galloc_graph * g, struct galloc_error * err) {
     if (g->n_tensors < 0 || g->n_nodes < 0 || g->n_leafs < 0 || g->n_buffer_types < 1) {
-        return galloc_fail(err, err_size, "graph: negative counts or no buffer type");
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "graph: negative counts or no buffer type");
     }
     if ((g->n_tensors && !g->tensors) || (g->n_nodes && !g->nodes) || (g->n_leafs && !g->leafs) || !g->buffer_types) {
-        return galloc_fail(err, err_size, "graph: missing array");
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "graph: missing array");
     }
     return true;
 }
 
 // every index in range; records each tensor's used source slots in state
-static bool check_graph(const struct galloc_graph * g, struct tensor_state * state, char * err, size_t err_size) {
+static bool check_graph(const struct galloc_graph * g, struct tensor_state * state, struct galloc_error * err) {
     for (int32_t b = 0; b < g->n_buffer_types; b++) {
         const struct galloc_buffer_type * bt = &g->buffer_types[b];
         if (!is_pow2(bt->alignment)) {
-            return galloc_fail(err, err_size, "buffer_types[%d].alignment: %llu is not a power of two", b, (unsigned long long) bt->alignment);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "buffer_types[%d].alignment: %llu is not a power of two", b, (unsigned long long) bt->alignment);
         }
         if (bt->allocator < 0 || bt->allocator > b || g->buffer_types[bt->allocator].allocator != bt->allocator) {
-            return galloc_fail(err, err_size, "buffer_types[%d]: shares an allocator with an invalid entry %d", b, bt->allocator);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "buffer_types[%d]: shares an allocator with an invalid entry %d", b, bt->allocator);
         }
     }
     for (int32_t i = 0; i < g->n_tensors; i++) {
@@ -97,7 +97,7 @@ static bool check_graph(const struct galloc_graph * g, struct tensor_state * sta
         uint8_t n_src = 0;
         for (int s = 0; s < GGML_MAX_SRC; s++) {
             if (t->src[s] < -1 || t->src[s] >= g->n_tensors) {
-                return galloc_fail(err, err_size, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
+                return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
             }
             if (t->src[s] >= 0) {
                 n_src = (uint8_t) (s + 1);
@@ -105,26 +105,26 @@ static bool check_graph(const struct galloc_graph * g, struct tensor_state * sta
         }
         state[i] = (struct tensor_state) { .n_src = n_src };
         if (t->view_src < -1 || t->view_src >= g->n_tensors || t->view_src == i) {
-            return galloc_fail(err, err_size, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
         }
         if (t->view_src >= 0 && g->tensors[t->view_src].view_src >= 0) {
-            return galloc_fail(err, err_size, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
         }
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
         if (g->nodes[i] < 0 || g->nodes[i] >= g->n_tensors) {
-            return galloc_fail(err, err_size, "nodes[%d]: index %d out of range (%d tensors)", i, g->nodes[i], g->n_tensors);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "nodes[%d]: index %d out of range (%d tensors)", i, g->nodes[i], g->n_tensors);
         }
         if (g->node_buffer_ids && (g->node_buffer_ids[i] < 0 || g->node_buffer_ids[i] >= g->n_buffer_types)) {
-            return galloc_fail(err, err_size, "node_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->node_buffer_ids[i], g->n_buffer_types);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "node_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->node_buffer_ids[i], g->n_buffer_types);
         }
     }
     for (int32_t i = 0; i < g->n_leafs; i++) {
         if (g->leafs[i] < 0 || g->leafs[i] >= g->n_tensors) {
-            return galloc_fail(err, err_size, "leafs[%d]: index %d out of range (%d tensors)", i, g->leafs[i], g->n_tensors);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "leafs[%d]: index %d out of range (%d tensors)", i, g->leafs[i], g->n_tensors);
         }
         if (g->leaf_buffer_ids && (g->leaf_buffer_ids[i] < 0 || g->leaf_buffer_ids[i] >= g->n_buffer_types)) {
-            return galloc_fail(err, err_size, "leaf_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->leaf_buffer_ids[i], g->n_buffer_types);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "leaf_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->leaf_buffer_ids[i], g->n_buffer_types);
         }
     }
     return true;
@@ -496,19 +496,19 @@ static bool plan_reserve(struct galloc_plan * plan, int32_t nt, int32_t nb) {
     return true;
 }
 
-bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size) {
+bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_error * err) {
     plan->n_tensors      = 0;
     plan->n_buffer_types = 0;
-    if (!check_counts(graph, err, err_size)) {
+    if (!check_counts(graph, err)) {
         return false;
     }
     int32_t nt = graph->n_tensors;
     int32_t nb = graph->n_buffer_types;
     if (!plan_reserve(plan, nt, nb)) {
-        return galloc_fail(err, err_size, "out of memory while planning %d tensors", nt);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory while planning %d tensors", nt);
     }
     struct galloc_plan_scratch * sc = plan->scratch;
-    if (!check_graph(graph, sc->state, err, err_size)) {
+    if (!check_graph(graph, sc->state, err)) {
         return false;
     }
 
@@ -556,7 +556,7 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
         ok = !p.oom;
     }
     if (!ok) {
-        return galloc_fail(err, err_size, "out of memory while planning %d tensors", nt);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory while planning %d tensors", nt);
     }
 
     for (int32_t b = 0; b < nb; b++) {
@@ -581,9 +581,9 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
     return true;
 }
 
-bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * plan, char * err, size_t err_size) {
+bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_error * err) {
     memset(plan, 0, sizeof(*plan));
-    if (!galloc_plan_graph_reuse(graph, plan, err, err_size)) {
+    if (!galloc_plan_graph_reuse(graph, plan, err)) {
         galloc_plan_free(plan);
         return false;
     }

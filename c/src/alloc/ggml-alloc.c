@@ -429,9 +429,9 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
         .placement_only  = 1, // views are placed by ggml_backend_view_init, lifetimes are not reported
     };
     struct galloc_plan * plan = &galloc->plan;
-    char                 err[256];
-    if (!galloc_plan_graph_reuse(&g, plan, err, sizeof(err))) {
-        GGML_LOG_ERROR("%s: %s\n", __func__, err);
+    struct galloc_error err;
+    if (!galloc_plan_graph_reuse(&g, plan, &err)) {
+        GGML_LOG_ERROR("%s: %s\n", __func__, err.message);
         return false;
     }
 

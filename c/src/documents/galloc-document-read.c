@@ -76,8 +76,7 @@ struct name_id {
 
 struct reader {
     struct galloc_document * doc;
-    char *                   err;
-    size_t                   err_size;
+    struct galloc_error *    err;
     bool                     failed;
     struct name_id           ops[GGML_OP_COUNT];     // sorted by name
     int32_t                  n_ops;
@@ -93,40 +92,69 @@ struct reader {
 #    define DOC_PRINTF(a, b)
 #endif
 
-// record the first error only
-DOC_PRINTF(3, 4)
-static bool reader_fail(struct reader * r, const struct doc_path * path, const char * fmt, ...) {
+// record the first error only: its status, the path, then the message
+DOC_PRINTF(4, 0)
+static bool reader_vfail(struct reader * r, enum galloc_status status, const struct doc_path * path, const char * fmt, va_list ap) {
     if (r->failed) {
         return false;
     }
     r->failed = true;
-    if (r->err == NULL || r->err_size == 0) {
+    if (r->err == NULL) {
         return false;
     }
-    int n = 0;
+    r->err->status = status;
+    char * out  = r->err->message;
+    size_t size = sizeof(r->err->message);
+    int    n    = 0;
     if (path != NULL) {
         if (path->index >= 0 && path->field != NULL && path->sub >= 0) {
-            n = snprintf(r->err, r->err_size, "%s[%lld].%s[%lld]: ", path->array, (long long) path->index, path->field,
+            n = snprintf(out, size, "%s[%lld].%s[%lld]: ", path->array, (long long) path->index, path->field,
                          (long long) path->sub);
         } else if (path->index >= 0 && path->field != NULL) {
-            n = snprintf(r->err, r->err_size, "%s[%lld].%s: ", path->array, (long long) path->index, path->field);
+            n = snprintf(out, size, "%s[%lld].%s: ", path->array, (long long) path->index, path->field);
         } else if (path->index >= 0) {
-            n = snprintf(r->err, r->err_size, "%s[%lld]: ", path->array, (long long) path->index);
+            n = snprintf(out, size, "%s[%lld]: ", path->array, (long long) path->index);
         } else {
-            n = snprintf(r->err, r->err_size, "%s: ", path->array);
+            n = snprintf(out, size, "%s: ", path->array);
         }
     }
-    if (n >= 0 && (size_t) n < r->err_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(r->err + n, r->err_size - (size_t) n, fmt, ap);
-        va_end(ap);
+    if (n >= 0 && (size_t) n < size) {
+        vsnprintf(out + n, size - (size_t) n, fmt, ap);
     }
     return false;
 }
 
+// the document breaks the format (GALLOC_STATUS_INVALID)
+DOC_PRINTF(3, 4)
+static bool reader_fail(struct reader * r, const struct doc_path * path, const char * fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    reader_vfail(r, GALLOC_STATUS_INVALID, path, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+// the document is well formed but past a limit of the reader (GALLOC_STATUS_LIMIT)
+DOC_PRINTF(3, 4)
+static bool reader_limit(struct reader * r, const struct doc_path * path, const char * fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    reader_vfail(r, GALLOC_STATUS_LIMIT, path, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+DOC_PRINTF(2, 3)
+static bool reader_nomem(struct reader * r, const char * fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    reader_vfail(r, GALLOC_STATUS_NO_MEMORY, NULL, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
 static bool reader_oom(struct reader * r) {
-    return reader_fail(r, NULL, "out of memory");
+    return reader_nomem(r, "out of memory");
 }
 
 // malloc of n elements of size bytes; at least one element, so that empty arrays are not NULL
@@ -220,7 +248,7 @@ static const char * read_name(struct reader * r, const struct json_value * v, co
         return NULL;
     }
     if (max_len > 0 && len > max_len) {
-        reader_fail(r, path, "%zu bytes, longer than %zu", len, max_len);
+        reader_limit(r, path, "%zu bytes, longer than %zu", len, max_len);
         return NULL;
     }
     return s;
@@ -279,10 +307,10 @@ static bool read_header(struct reader * r, const struct json_value * root) {
 
     if ((v = json_object_get(root, "format")) != NULL) {
         path = path_top("format");
-        if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        const char * format = read_name(r, v, &path, 0);
+        if (format == NULL) {
             return false;
         }
-        const char * format = json_get_string(v, NULL);
         if (strcmp(format, "galloc-graph") != 0) {
             char what[64];
             json_describe(v, what, sizeof(what));
@@ -329,7 +357,7 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
             return reader_fail(r, &path, "empty (at least one buffer type is needed)");
         }
         if (n > DOCUMENT_MAX_BUFFER_TYPES) {
-            return reader_fail(r, &path, "%zu entries, more than %d", n, DOCUMENT_MAX_BUFFER_TYPES);
+            return reader_limit(r, &path, "%zu entries, more than %d", n, DOCUMENT_MAX_BUFFER_TYPES);
         }
     }
     doc->buffer_types      = reader_alloc(r, n, sizeof(struct galloc_buffer_type));
@@ -371,7 +399,7 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
                 return reader_fail(r, &path, "%llu is not a power of two", (unsigned long long) bt->alignment);
             }
             if (bt->alignment > GALLOC_DOCUMENT_MAX_ALIGNMENT) {
-                return reader_fail(r, &path, "%llu is over the limit of %llu (2^30)", (unsigned long long) bt->alignment,
+                return reader_limit(r, &path, "%llu is over the limit of %llu (2^30)", (unsigned long long) bt->alignment,
                                    (unsigned long long) GALLOC_DOCUMENT_MAX_ALIGNMENT);
             }
             if ((v = get_optional(e, "max_size")) != NULL) {
@@ -414,11 +442,11 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
 
 static bool read_tensor_size_limit(struct reader * r, const struct doc_path * path, bool ok, uint64_t bytes, const char * what) {
     if (!ok) {
-        return reader_fail(r, path, "%soverflows 64 bits (the limit of one tensor is %llu bytes, 2^40)", what,
+        return reader_limit(r, path, "%soverflows 64 bits (the limit of one tensor is %llu bytes, 2^40)", what,
                            (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
     }
     if (bytes > GALLOC_DOCUMENT_MAX_TENSOR_BYTES) {
-        return reader_fail(r, path, "%s%llu is over the limit of one tensor, %llu bytes (2^40)", what,
+        return reader_limit(r, path, "%s%llu is over the limit of one tensor, %llu bytes (2^40)", what,
                            (unsigned long long) bytes, (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
     }
     return true;
@@ -568,7 +596,7 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
         }
         size_t n = json_array_size(v);
         if (n > GGML_MAX_SRC) {
-            return reader_fail(r, &path, "%zu sources, more than %d (GGML_MAX_SRC)", n, GGML_MAX_SRC);
+            return reader_limit(r, &path, "%zu sources, more than %d (GGML_MAX_SRC)", n, GGML_MAX_SRC);
         }
         for (size_t s = 0; s < n; s++) {
             const struct json_value * sv = json_array_at(v, s);
@@ -682,7 +710,7 @@ static int32_t intern_unknown(struct reader * r, const struct doc_path * path, c
         }
     }
     if (doc->n_unknown == GALLOC_DOCUMENT_MAX_UNKNOWN) {
-        reader_fail(r, path, "unknown %s \"%s\": more than %d distinct names the tables do not know", what[kind], name,
+        reader_limit(r, path, "unknown %s \"%s\": more than %d distinct names the tables do not know", what[kind], name,
                     GALLOC_DOCUMENT_MAX_UNKNOWN);
         return -1;
     }
@@ -743,10 +771,10 @@ static bool read_type_traits(struct reader * r, const struct json_value * root) 
         }
         path = path_field("type_traits", (int64_t) i, "name");
         v    = json_object_get(e, "name");
-        if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        const char * name = read_name(r, v, &path, 0);
+        if (name == NULL) {
             return false;
         }
-        const char * name  = json_get_string(v, NULL);
         int32_t      known = name_find(r->types, r->n_types, name);
         if (known >= 0) {
             if ((uint64_t) ggml_blck_size((enum ggml_type) known) != blck || ggml_type_size((enum ggml_type) known) != size) {
@@ -778,10 +806,11 @@ static bool read_tensor_op(struct reader * r, const struct json_value * e, int32
         return reader_fail(r, &path, "missing \"op\"");
     }
     path = path_field("tensors", i, "op");
-    if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+    const char * name = read_name(r, v, &path, 0); // "ADD\u0000XYZ" is no op, not ADD
+    if (name == NULL) {
         return false;
     }
-    if ((*out = name_find(r->ops, r->n_ops, json_get_string(v, NULL))) < 0) {
+    if ((*out = name_find(r->ops, r->n_ops, name)) < 0) {
         *out = intern_unknown(r, &path, v, GALLOC_NAME_OP);
     }
     return *out >= 0;
@@ -796,10 +825,10 @@ static bool read_tensor_type(struct reader * r, const struct json_value * e, int
         return reader_fail(r, &path, "missing \"type\"");
     }
     path = path_field("tensors", i, "type");
-    if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+    const char * name = read_name(r, v, &path, 0);
+    if (name == NULL) {
         return false;
     }
-    const char * name = json_get_string(v, NULL);
     if ((*out = name_find(r->types, r->n_types, name)) >= 0) {
         return true;
     }
@@ -830,11 +859,11 @@ static bool read_tensor_sub_op(struct reader * r, const struct json_value * e, i
             return reader_fail(r, &path, "only %s tensors have one (this one is %s)", ggml_op_name(ops[k]),
                                galloc_document_op_name(doc, i));
         }
-        if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        const char * name = read_name(r, v, &path, 0);
+        if (name == NULL) {
             return false;
         }
-        const char * name  = json_get_string(v, NULL);
-        int32_t      count = k == 0 ? GGML_UNARY_OP_COUNT : GGML_GLU_OP_COUNT;
+        int32_t count = k == 0 ? GGML_UNARY_OP_COUNT : GGML_GLU_OP_COUNT;
         for (int32_t id = 0; id < count && doc->tensor_sub_op[i] < 0; id++) {
             const char * known = k == 0 ? ggml_unary_op_name((enum ggml_unary_op) id) : ggml_glu_op_name((enum ggml_glu_op) id);
             if (known != NULL && strcmp(known, name) == 0) {
@@ -978,7 +1007,7 @@ static bool read_index_list(struct reader * r, const struct json_value * arr, co
     }
     size_t n = json_array_size(arr);
     if (n > (size_t) INT32_MAX) {
-        return reader_fail(r, &path, "too many entries");
+        return reader_limit(r, &path, "too many entries");
     }
     *out = reader_alloc(r, n, sizeof(int32_t));
     if (*out == NULL) {
@@ -1099,6 +1128,11 @@ static bool check_graph(struct reader * r) {
                 ok = reader_fail(r, &path, "tensors[%d].src[%d] = %d is nodes[%d], which comes later", t, s, src, node_pos[src]);
             }
         }
+        int32_t vs = node->view_src;
+        if (ok && vs >= 0 && node_pos[vs] < 0 && leaf_pos[vs] < 0 && !doc->tensors[vs].external) {
+            // ggml_gallocr would find the view's memory nowhere (upstream asserts view_src->buffer)
+            ok = reader_fail(r, &path, "tensors[%d].view_src = %d is neither a node, a leaf, nor external (tensors missing)", t, vs);
+        }
         if (ok && node->view_src >= 0 && node_pos[node->view_src] > k) {
             ok = reader_fail(r, &path, "tensors[%d].view_src = %d is nodes[%d], which comes later", t, node->view_src,
                              node_pos[node->view_src]);
@@ -1169,6 +1203,37 @@ static uint64_t document_alloc_size(void * user, int32_t t, int32_t buffer_id) {
     return row < 0 ? doc->tensors[t].alloc_size : doc->alloc_sizes[(size_t) row * (size_t) doc->n_buffer_types + (size_t) buffer_id];
 }
 
+// the per-tensor arrays grow with the entries read (doubling, zeroed), never sized from the count
+// alone: 4,194,304 entries of `0` are refused at tensors[0] before ~1 GB is set aside for them
+static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
+    struct galloc_document * doc = r->doc;
+    size_t old = *cap, want = old ? 2 * old : 1024;
+    if (want > n) {
+        want = n;
+    }
+    void * t  = realloc(doc->tensors, want * sizeof(*doc->tensors));
+    doc->tensors = t ? t : doc->tensors;
+    void * nm = t ? realloc(doc->tensor_names, want * sizeof(*doc->tensor_names)) : NULL;
+    doc->tensor_names = nm ? nm : doc->tensor_names;
+    void * bt = nm ? realloc(doc->tensor_buffer_type, want * sizeof(int32_t)) : NULL;
+    doc->tensor_buffer_type = bt ? bt : doc->tensor_buffer_type;
+    void * so = bt ? realloc(doc->tensor_sub_op, want * sizeof(int32_t)) : NULL;
+    doc->tensor_sub_op = so ? so : doc->tensor_sub_op;
+    void * as = so ? realloc(doc->tensor_alloc_sizes, want * sizeof(int32_t)) : NULL;
+    doc->tensor_alloc_sizes = as ? as : doc->tensor_alloc_sizes;
+    if (!as) {
+        reader_oom(r);
+        return false;
+    }
+    memset(doc->tensors + old, 0, (want - old) * sizeof(*doc->tensors));
+    memset(doc->tensor_names + old, 0, (want - old) * sizeof(*doc->tensor_names));
+    memset(doc->tensor_buffer_type + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_sub_op + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_alloc_sizes + old, 0, (want - old) * sizeof(int32_t));
+    *cap = want;
+    return true;
+}
+
 static bool read_document(struct reader * r, const struct json_value * root) {
     struct galloc_document * doc  = r->doc;
     struct doc_path          path = path_top("document");
@@ -1186,26 +1251,24 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     }
     size_t n = json_array_size(tensors);
     if (n > GALLOC_DOCUMENT_MAX_TENSORS) {
-        return reader_fail(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
-    }
-    doc->tensors            = reader_alloc(r, n, sizeof(struct galloc_tensor));
-    doc->tensor_names       = reader_alloc(r, n, sizeof(*doc->tensor_names));
-    doc->tensor_buffer_type = reader_alloc(r, n, sizeof(int32_t));
-    doc->tensor_sub_op      = reader_alloc(r, n, sizeof(int32_t));
-    doc->tensor_alloc_sizes = reader_alloc(r, n, sizeof(int32_t));
-    if (doc->tensors == NULL || doc->tensor_names == NULL || doc->tensor_buffer_type == NULL || doc->tensor_sub_op == NULL ||
-        doc->tensor_alloc_sizes == NULL) {
-        return false;
+        return reader_limit(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
     }
     doc->n_tensors = (int32_t) n;
     reader_build_names(r);
     if (!read_type_traits(r, root)) {
         return false;
     }
+    size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
+        if (i == cap && !grow_tensor_arrays(r, &cap, n)) {
+            return false;
+        }
         if (!read_tensor(r, json_array_at(tensors, i), (int32_t) i)) {
             return false;
         }
+    }
+    if (n == 0 && !grow_tensor_arrays(r, &cap, 1)) {
+        return false; // the arrays are never NULL
     }
     if (!check_views(r) || !check_cycles(r) || !read_graph(r, root)) {
         return false;
@@ -1227,21 +1290,18 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     return true;
 }
 
-bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, char * err, size_t err_size) {
+bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err) {
     memset(doc, 0, sizeof(*doc));
-    if (err != NULL && err_size > 0) {
-        err[0] = '\0';
-    }
+    galloc_error_clear(err);
     struct reader r;
     memset(&r, 0, sizeof(r));
-    r.doc      = doc;
-    r.err      = err;
-    r.err_size = err_size;
+    r.doc = doc;
+    r.err = err;
     if (len > GALLOC_DOCUMENT_MAX_BYTES) {
-        reader_fail(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
+        reader_limit(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
         return false;
     }
-    struct json_doc * parsed = json_parse(json, len, err, err_size);
+    struct json_doc * parsed = json_parse(json, len, err);
     if (parsed == NULL) {
         return false;
     }

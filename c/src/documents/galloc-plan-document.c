@@ -14,50 +14,49 @@
 struct plan_reader {
     struct galloc_plan_document * out;
     size_t                        cap_tensors;
-    bool                          item_failed; // item_err holds the first bad entry's message
-    char                          item_err[256];
+    bool                          item_failed; // item_err holds the first bad entry's status and message
+    struct galloc_error           item_err;
 };
 
 // value of obj.key as u64 at most max; path names obj in messages
-static bool read_u64(const struct json_value * obj, const char * path, const char * key, uint64_t max, uint64_t * out, char * err,
-                     size_t err_size) {
+static bool read_u64(const struct json_value * obj, const char * path, const char * key, uint64_t max, uint64_t * out, struct galloc_error * err) {
     const struct json_value * v = json_object_get(obj, key);
     if (!v) {
-        return galloc_fail(err, err_size, "%s: no \"%s\"", path, key);
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: no \"%s\"", path, key);
     }
     uint64_t             x  = 0;
     enum json_int_status st = json_get_u64(v, &x);
     if (st != JSON_INT_OK || x > max) {
         char what[64];
         json_describe(v, what, sizeof(what));
-        return galloc_fail(err, err_size, "%s.%s: %s is not an integer in [0, %llu]", path, key, what, (unsigned long long) max);
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s.%s: %s is not an integer in [0, %llu]", path, key, what, (unsigned long long) max);
     }
     *out = x;
     return true;
 }
 
-static bool read_buffer(struct plan_reader * r, size_t i, const struct json_value * v, char * err, size_t err_size) {
+static bool read_buffer(struct plan_reader * r, size_t i, const struct json_value * v, struct galloc_error * err) {
     char path[48];
     snprintf(path, sizeof(path), "buffers[%zu]", i);
     if (i >= GALLOC_PLAN_DOCUMENT_MAX_BUFFERS) {
-        return galloc_fail(err, err_size, "buffers: more than %d entries", GALLOC_PLAN_DOCUMENT_MAX_BUFFERS);
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "buffers: more than %d entries", GALLOC_PLAN_DOCUMENT_MAX_BUFFERS);
     }
     if (json_type_of(v) != JSON_TYPE_OBJECT) {
-        return galloc_fail(err, err_size, "%s: expected an object, got %s", path, json_type_name(json_type_of(v)));
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: expected an object, got %s", path, json_type_name(json_type_of(v)));
     }
     const struct json_value * cs = json_object_get(v, "chunk_sizes");
     if (json_type_of(cs) != JSON_TYPE_ARRAY) {
-        return galloc_fail(err, err_size, "%s.chunk_sizes: expected an array, got %s", path, cs ? json_type_name(json_type_of(cs)) : "nothing");
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s.chunk_sizes: expected an array, got %s", path, cs ? json_type_name(json_type_of(cs)) : "nothing");
     }
     size_t n = json_array_size(cs);
     if (n > GALLOC_MAX_CHUNKS) {
-        return galloc_fail(err, err_size, "%s.chunk_sizes: %zu chunks, more than %d", path, n, GALLOC_MAX_CHUNKS);
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "%s.chunk_sizes: %zu chunks, more than %d", path, n, GALLOC_MAX_CHUNKS);
     }
     struct galloc_plan_document * p = r->out;
     if (p->n_buffers == 0) {
         p->buffers = calloc(GALLOC_PLAN_DOCUMENT_MAX_BUFFERS, sizeof(*p->buffers)); // 136 KiB, once the first entry is read
         if (!p->buffers) {
-            return galloc_fail(err, err_size, "out of memory");
+            return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
         }
     }
     struct galloc_plan_document_buffer * b = &p->buffers[i];
@@ -68,23 +67,23 @@ static bool read_buffer(struct plan_reader * r, size_t i, const struct json_valu
         if (st != JSON_INT_OK) {
             char what[64];
             json_describe(x, what, sizeof(what));
-            return galloc_fail(err, err_size, "%s.chunk_sizes[%zu]: %s is not an integer in [0, 2^64 - 1]", path, c, what);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "%s.chunk_sizes[%zu]: %s is not an integer in [0, 2^64 - 1]", path, c, what);
         }
     }
     p->n_buffers = (int32_t) i + 1;
     return true;
 }
 
-static bool read_tensor(struct plan_reader * r, size_t i, const struct json_value * v, char * err, size_t err_size) {
+static bool read_tensor(struct plan_reader * r, size_t i, const struct json_value * v, struct galloc_error * err) {
     if (i >= GALLOC_DOCUMENT_MAX_TENSORS) {
-        return galloc_fail(err, err_size, "tensors: more than %d entries", GALLOC_DOCUMENT_MAX_TENSORS);
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "tensors: more than %d entries", GALLOC_DOCUMENT_MAX_TENSORS);
     }
     struct galloc_plan_document * p = r->out;
     if (i == r->cap_tensors) {
         size_t cap = r->cap_tensors ? 2 * r->cap_tensors : 1024;
         struct galloc_plan_document_tensor * grown = realloc(p->tensors, cap * sizeof(*grown));
         if (!grown) {
-            return galloc_fail(err, err_size, "out of memory");
+            return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
         }
         p->tensors     = grown;
         r->cap_tensors = cap;
@@ -98,12 +97,12 @@ static bool read_tensor(struct plan_reader * r, size_t i, const struct json_valu
     char path[48];
     snprintf(path, sizeof(path), "tensors[%zu]", i);
     if (json_type_of(v) != JSON_TYPE_OBJECT) {
-        return galloc_fail(err, err_size, "%s: expected an object or null, got %s", path, json_type_name(json_type_of(v)));
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: expected an object or null, got %s", path, json_type_name(json_type_of(v)));
     }
     uint64_t buffer = 0, chunk = 0;
-    if (!read_u64(v, path, "buffer", GALLOC_PLAN_DOCUMENT_MAX_BUFFERS - 1, &buffer, err, err_size) ||
-        !read_u64(v, path, "chunk", GALLOC_MAX_CHUNKS - 1, &chunk, err, err_size) ||
-        !read_u64(v, path, "offset", UINT64_MAX, &t->offset, err, err_size)) {
+    if (!read_u64(v, path, "buffer", GALLOC_PLAN_DOCUMENT_MAX_BUFFERS - 1, &buffer, err) ||
+        !read_u64(v, path, "chunk", GALLOC_MAX_CHUNKS - 1, &chunk, err) ||
+        !read_u64(v, path, "offset", UINT64_MAX, &t->offset, err)) {
         return false;
     }
     t->buffer = (int32_t) buffer;
@@ -113,36 +112,35 @@ static bool read_tensor(struct plan_reader * r, size_t i, const struct json_valu
 
 // the first bad entry is kept, not reported at once: the format and version (which may come
 // later in the text) are checked first, so a graph document is called one, not a bad plan
-static bool read_item(void * user, const char * key, size_t index, const struct json_value * item, char * err, size_t err_size) {
+static bool read_item(void * user, const char * key, size_t index, const struct json_value * item, struct galloc_error * err) {
     (void) err;
-    (void) err_size;
     struct plan_reader * r = user;
     if (r->item_failed) {
         return true; // entries after the first bad one are only parsed
     }
     bool ok = true;
     if (strcmp(key, "buffers") == 0) {
-        ok = read_buffer(r, index, item, r->item_err, sizeof(r->item_err));
+        ok = read_buffer(r, index, item, &r->item_err);
     } else if (strcmp(key, "tensors") == 0) {
-        ok = read_tensor(r, index, item, r->item_err, sizeof(r->item_err));
+        ok = read_tensor(r, index, item, &r->item_err);
     } // else: the project's extras, not part of plan equality
     r->item_failed = !ok;
     return true;
 }
 
-bool galloc_plan_document_read(const char * text, size_t len, struct galloc_plan_document * out, char * err, size_t err_size) {
+bool galloc_plan_document_read(const char * text, size_t len, struct galloc_plan_document * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     if (len > GALLOC_PLAN_DOCUMENT_MAX_BYTES) {
-        return galloc_fail(err, err_size, "plan is %zu bytes, over the %zu-byte limit", len, GALLOC_PLAN_DOCUMENT_MAX_BYTES);
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "plan is %zu bytes, over the %zu-byte limit", len, GALLOC_PLAN_DOCUMENT_MAX_BYTES);
     }
     struct plan_reader r;
     memset(&r, 0, sizeof(r));
     r.out = out;
-    struct json_doc *  d = json_parse_stream(text, len, read_item, &r, err, err_size);
+    struct json_doc *  d = json_parse_stream(text, len, read_item, &r, err);
     bool ok = d != NULL;
     const struct json_value * root = json_doc_root(d);
     if (ok && json_type_of(root) != JSON_TYPE_OBJECT) {
-        ok = galloc_fail(err, err_size, "expected an object, got %s", json_type_name(json_type_of(root)));
+        ok = galloc_fail(err, GALLOC_STATUS_INVALID, "expected an object, got %s", json_type_name(json_type_of(root)));
     }
     if (ok) {
         size_t       n   = 0;
@@ -150,7 +148,7 @@ bool galloc_plan_document_read(const char * text, size_t len, struct galloc_plan
         if (!fmt || n != strlen("galloc-plan") || memcmp(fmt, "galloc-plan", n) != 0) {
             char what[64];
             json_describe(json_object_get(root, "format"), what, sizeof(what));
-            ok = galloc_fail(err, err_size, "format: %s, not a galloc-plan document", what);
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "format: %s, not a galloc-plan document", what);
         }
     }
     if (ok) {
@@ -159,26 +157,26 @@ bool galloc_plan_document_read(const char * text, size_t len, struct galloc_plan
         if (json_type_of(ver) != JSON_TYPE_NUMBER || json_get_u64(ver, &v) != JSON_INT_OK || v != 1) {
             char what[64];
             json_describe(ver, what, sizeof(what));
-            ok = galloc_fail(err, err_size, "version: %s is not supported (expected the number 1)", what);
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "version: %s is not supported (expected the number 1)", what);
         }
     }
     if (ok && r.item_failed) {
-        ok = galloc_fail(err, err_size, "%s", r.item_err);
+        ok = galloc_fail(err, r.item_err.status, "%s", r.item_err.message);
     }
     static const char * lists[] = { "buffers", "tensors" };
     for (int k = 0; ok && k < 2; k++) {
         const struct json_value * v = json_object_get(root, lists[k]);
         if (json_type_of(v) != JSON_TYPE_ARRAY) {
-            ok = galloc_fail(err, err_size, "%s: expected an array, got %s", lists[k], v ? json_type_name(json_type_of(v)) : "nothing");
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "%s: expected an array, got %s", lists[k], v ? json_type_name(json_type_of(v)) : "nothing");
         }
     }
     // the places name buffers and chunks the plan has (the lists may come in either order)
     for (int32_t i = 0; ok && i < out->n_tensors; i++) {
         const struct galloc_plan_document_tensor * t = &out->tensors[i];
         if (t->buffer >= out->n_buffers) {
-            ok = galloc_fail(err, err_size, "tensors[%d].buffer: %d, but the plan has %d buffers", i, t->buffer, out->n_buffers);
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].buffer: %d, but the plan has %d buffers", i, t->buffer, out->n_buffers);
         } else if (t->buffer >= 0 && t->chunk >= out->buffers[t->buffer].n_chunks) {
-            ok = galloc_fail(err, err_size, "tensors[%d].chunk: %d, but buffers[%d] has %d chunks", i, t->chunk, t->buffer,
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].chunk: %d, but buffers[%d] has %d chunks", i, t->chunk, t->buffer,
                              out->buffers[t->buffer].n_chunks);
         }
     }

@@ -7,6 +7,7 @@
 // is reported.
 
 #include "json.h"
+#include "galloc-error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -222,8 +223,7 @@ struct parser {
     int                 depth;    // open containers
     json_item_fn        item_fn;  // json_parse_stream's callback, NULL for json_parse
     void *              user;
-    char *              err;
-    size_t              err_size;
+    struct galloc_error * err;
     bool                failed;
 };
 
@@ -241,9 +241,10 @@ static void parser_fail(struct parser * p, size_t at, const char * fmt, ...) {
         return;
     }
     p->failed = true;
-    if (p->err == NULL || p->err_size == 0) {
+    if (p->err == NULL) {
         return;
     }
+    p->err->status    = GALLOC_STATUS_INVALID;
     size_t line       = 1;
     size_t line_start = 0;
     for (size_t i = 0; i < at && i < p->len; i++) {
@@ -252,11 +253,13 @@ static void parser_fail(struct parser * p, size_t at, const char * fmt, ...) {
             line_start = i + 1;
         }
     }
-    int n = snprintf(p->err, p->err_size, "line %zu, column %zu: ", line, at - line_start + 1);
-    if (n >= 0 && (size_t) n < p->err_size) {
+    char * out  = p->err->message;
+    size_t size = sizeof(p->err->message);
+    int    n    = snprintf(out, size, "line %zu, column %zu: ", line, at - line_start + 1);
+    if (n >= 0 && (size_t) n < size) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(p->err + n, p->err_size - (size_t) n, fmt, ap);
+        vsnprintf(out + n, size - (size_t) n, fmt, ap);
         va_end(ap);
     }
 }
@@ -266,9 +269,7 @@ static void parser_fail_oom(struct parser * p) {
         return;
     }
     p->failed = true;
-    if (p->err != NULL && p->err_size > 0) {
-        snprintf(p->err, p->err_size, "out of memory");
-    }
+    galloc_fail(p->err, GALLOC_STATUS_NO_MEMORY, "out of memory");
 }
 
 static void parser_skip_ws(struct parser * p) {
@@ -703,6 +704,9 @@ static bool parser_key(struct parser * p) {
 static bool parser_open(struct parser * p, bool is_object) {
     if (p->depth == JSON_MAX_DEPTH) {
         parser_fail(p, p->pos, "nesting deeper than %d", JSON_MAX_DEPTH);
+        if (p->err) {
+            p->err->status = GALLOC_STATUS_LIMIT;
+        }
         return false;
     }
     struct parser_frame * f = &p->frames[p->depth++];
@@ -789,7 +793,7 @@ static bool parser_run(struct parser * p) {
             }
             struct parser_frame * f = &p->frames[p->depth - 1];
             if (f->streamed) {
-                if (!p->item_fn(p->user, f->key, f->n_streamed++, &v, p->err, p->err_size)) {
+                if (!p->item_fn(p->user, f->key, f->n_streamed++, &v, p->err)) {
                     p->failed = true; // the callback's message stands
                     return false;
                 }
@@ -834,19 +838,15 @@ static bool parser_run(struct parser * p) {
     }
 }
 
-struct json_doc * json_parse(const char * text, size_t len, char * err, size_t err_size) {
-    return json_parse_stream(text, len, NULL, NULL, err, err_size);
+struct json_doc * json_parse(const char * text, size_t len, struct galloc_error * err) {
+    return json_parse_stream(text, len, NULL, NULL, err);
 }
 
-struct json_doc * json_parse_stream(const char * text, size_t len, json_item_fn item, void * user, char * err, size_t err_size) {
-    if (err != NULL && err_size > 0) {
-        err[0] = '\0';
-    }
+struct json_doc * json_parse_stream(const char * text, size_t len, json_item_fn item, void * user, struct galloc_error * err) {
+    galloc_error_clear(err);
     struct json_doc * doc = calloc(1, sizeof(struct json_doc));
     if (doc == NULL) {
-        if (err != NULL && err_size > 0) {
-            snprintf(err, err_size, "out of memory");
-        }
+        galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
         return NULL;
     }
     struct parser p;
@@ -857,7 +857,6 @@ struct json_doc * json_parse_stream(const char * text, size_t len, json_item_fn 
     p.item_fn  = item;
     p.user     = user;
     p.err      = err;
-    p.err_size = err_size;
     if (p.len >= 3 && memcmp(p.text, "\xEF\xBB\xBF", 3) == 0) {
         p.pos = 3; // byte order mark
     }

@@ -7,8 +7,8 @@
 //
 // Example usage:
 //
-//   char err[256];
-//   struct json_doc * doc = json_parse(text, len, err, sizeof(err));
+//   struct galloc_error err;
+//   struct json_doc * doc = json_parse(text, len, &err);
 //   if (!doc) { puts(err); return; }
 //   const struct json_value * ne = json_object_get(json_doc_root(doc), "ne");
 //   uint64_t n0;
@@ -24,6 +24,8 @@
 //   free(text);
 
 #pragma once
+
+#include "galloc-status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,15 +65,15 @@ struct json_value; // one value inside a json_doc
 // parse len bytes (need not be NUL-terminated). NULL on failure, with a one-line
 // message in err: "line L, column C: ..." (columns count bytes from 1), or "out of memory".
 // A leading UTF-8 byte order mark is skipped.
-struct json_doc *         json_parse   (const char * text, size_t len, char * err, size_t err_size);
+struct json_doc *         json_parse   (const char * text, size_t len, struct galloc_error * err);
 void                      json_doc_free(struct json_doc * doc); // NULL is fine
 
 // the same, streaming: every item of an array that is a member of the root object is handed to
 // item() as soon as it is parsed (key: the member's name, index: its place in the array), then
 // dropped, so memory grows with one item, not with the array; in the returned document those
 // arrays are empty. item() returns false with its own message in err to stop the parse (NULL).
-typedef bool (*json_item_fn)(void * user, const char * key, size_t index, const struct json_value * item, char * err, size_t err_size);
-struct json_doc * json_parse_stream(const char * text, size_t len, json_item_fn item, void * user, char * err, size_t err_size);
+typedef bool (*json_item_fn)(void * user, const char * key, size_t index, const struct json_value * item, struct galloc_error * err);
+struct json_doc * json_parse_stream(const char * text, size_t len, json_item_fn item, void * user, struct galloc_error * err);
 const struct json_value * json_doc_root(const struct json_doc * doc);
 
 enum json_type json_type_of  (const struct json_value * v);

@@ -1,16 +1,22 @@
-// galloc-error.h: the one way the library reports a failure caused by its input.
+// galloc-error.h: the one way the library reports a failure (see galloc-status.h).
 //
-// Functions that can fail take (char * err, size_t err_size) and return false
-// with a one-line message; galloc_fail writes that message and returns false,
-// so a check reads `return galloc_fail(err, err_size, "...", ...);`.
+// Functions that can fail take a `struct galloc_error * err` and return false with a
+// status and a one-line message; galloc_fail fills both and returns false, so a check
+// reads `return galloc_fail(err, GALLOC_STATUS_INVALID, "...", ...);`.
 
 #pragma once
 
-#include "ggml.h"
+#include "galloc-status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-// format the message into err (when err and err_size allow) and return false
-GGML_ATTRIBUTE_FORMAT(3, 4)
-bool galloc_fail(char * err, size_t err_size, const char * fmt, ...);
+#if defined(__GNUC__) || defined(__clang__)
+#    define GALLOC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#    define GALLOC_PRINTF(fmt, args)
+#endif
+
+// set err's status and format its message (when err is not NULL); returns false
+GALLOC_PRINTF(3, 4)
+bool galloc_fail(struct galloc_error * err, enum galloc_status status, const char * fmt, ...);

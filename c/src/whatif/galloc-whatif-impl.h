@@ -29,7 +29,7 @@ struct whatif_index {
 };
 
 // false with a message when out of memory or past GALLOC_WHATIF_MAX_PAIRS
-bool whatif_index_build(const struct galloc_whatif_problem * problem, struct whatif_index * index, char * err, size_t err_size);
+bool whatif_index_build(const struct galloc_whatif_problem * problem, struct whatif_index * index, struct galloc_error * err);
 void whatif_index_free (struct whatif_index * index);
 
 // per-item arrays for n items (zeroed), name and note set; false when out of memory
@@ -61,6 +61,6 @@ bool whatif_exact(const struct galloc_whatif_problem * problem, const struct wha
 // (initialised here) ggml's placement of every item, n_shrinking the chains whose members shrink
 bool whatif_problem_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t a,
                               struct galloc_whatif_problem * prob, int32_t * tensor_item, int32_t * n_shrinking,
-                              struct galloc_whatif_plan * ggml_plan, char * err, size_t err_size);
+                              struct galloc_whatif_plan * ggml_plan, struct galloc_error * err);
 // MiniMalloc CSV text: alignment 1, no max size, capacity 0 (the caller sets it)
-bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, char * err, size_t err_size);
+bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, struct galloc_error * err);

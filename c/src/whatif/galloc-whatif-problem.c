@@ -135,7 +135,7 @@ void whatif_index_free(struct whatif_index * index) {
 // every started item that has not ended yet conflicts with it. Pass 0 counts (stopping
 // past the limit), pass 1 fills the CSR arrays.
 static bool build_conflicts(const struct galloc_whatif_problem * p, struct whatif_index * x, const struct time_key * order,
-                            char * err, size_t err_size) {
+                            struct galloc_error * err) {
     int32_t   n      = p->n_items;
     int32_t * active = malloc(((size_t) n + 1) * sizeof(int32_t));
     int32_t * fill   = malloc(((size_t) n + 1) * sizeof(int32_t));
@@ -143,7 +143,7 @@ static bool build_conflicts(const struct galloc_whatif_problem * p, struct whati
     if (!active || !fill || !x->adj_start) {
         free(active);
         free(fill);
-        return galloc_fail(err, err_size, "out of memory indexing %d items", n);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory indexing %d items", n);
     }
     bool ok = true;
     for (int pass = 0; pass < 2 && ok; pass++) {
@@ -170,7 +170,7 @@ static bool build_conflicts(const struct galloc_whatif_problem * p, struct whati
             n_active = kept;
             active[n_active++] = i;
             if (pairs > GALLOC_WHATIF_MAX_PAIRS) {
-                ok = galloc_fail(err, err_size, "more than %llu conflicting item pairs (too many items live at once)",
+                ok = galloc_fail(err, GALLOC_STATUS_LIMIT, "more than %llu conflicting item pairs (too many items live at once)",
                           (unsigned long long) GALLOC_WHATIF_MAX_PAIRS);
                 break;
             }
@@ -186,7 +186,7 @@ static bool build_conflicts(const struct galloc_whatif_problem * p, struct whati
             }
             x->adj = malloc(2 * (size_t) pairs * sizeof(int32_t) + sizeof(int32_t));
             if (!x->adj) {
-                ok = galloc_fail(err, err_size, "out of memory for %llu conflicting pairs", (unsigned long long) pairs);
+                ok = galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory for %llu conflicting pairs", (unsigned long long) pairs);
             }
         }
     }
@@ -195,7 +195,7 @@ static bool build_conflicts(const struct galloc_whatif_problem * p, struct whati
     return ok;
 }
 
-bool whatif_index_build(const struct galloc_whatif_problem * p, struct whatif_index * x, char * err, size_t err_size) {
+bool whatif_index_build(const struct galloc_whatif_problem * p, struct whatif_index * x, struct galloc_error * err) {
     memset(x, 0, sizeof(*x));
     int32_t n = p->n_items;
     x->n_items = n;
@@ -203,7 +203,7 @@ bool whatif_index_build(const struct galloc_whatif_problem * p, struct whatif_in
         x->total_size += p->items[i].size; // each <= 2^40 and n < 2^31: no overflow
     }
     if (x->total_size > MAX_TOTAL_BYTES) {
-        return galloc_fail(err, err_size, "items sum to %llu bytes, past 2^58", (unsigned long long) x->total_size);
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "items sum to %llu bytes, past 2^58", (unsigned long long) x->total_size);
     }
 
     // sections: bounds at every first and every last + 1
@@ -215,7 +215,7 @@ bool whatif_index_build(const struct galloc_whatif_problem * p, struct whatif_in
         free(bounds);
         free(order);
         whatif_index_free(x);
-        return galloc_fail(err, err_size, "out of memory indexing %d items", n);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory indexing %d items", n);
     }
     int32_t nb = 0;
     for (int32_t i = 0; i < n; i++) {
@@ -259,15 +259,15 @@ bool whatif_index_build(const struct galloc_whatif_problem * p, struct whatif_in
         free(delta);
         free(minus);
         if (!ok) {
-            galloc_fail(err, err_size, "out of memory indexing %d items", n);
+            galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory indexing %d items", n);
         }
     } else {
-        galloc_fail(err, err_size, "out of memory indexing %d items", n);
+        galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory indexing %d items", n);
     }
     free(bounds);
     if (ok) {
         qsort(order, (size_t) n, sizeof(struct time_key), cmp_time_key);
-        ok = build_conflicts(p, x, order, err, err_size);
+        ok = build_conflicts(p, x, order, err);
     }
     free(order);
     if (!ok) {
@@ -306,18 +306,18 @@ uint64_t galloc_whatif_lower_bound(const struct galloc_whatif_problem * p) {
     return peak;
 }
 
-bool galloc_whatif_check(const struct galloc_whatif_problem * p, const struct galloc_whatif_plan * plan, char * err, size_t err_size) {
+bool galloc_whatif_check(const struct galloc_whatif_problem * p, const struct galloc_whatif_plan * plan, struct galloc_error * err) {
     if (!plan->valid) {
-        return galloc_fail(err, err_size, "%s: no plan", plan->name);
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: no plan", plan->name);
     }
     if (plan->n_chunks < 0 || plan->n_chunks > GALLOC_MAX_CHUNKS || (p->n_items > 0 && plan->n_chunks < 1)) {
-        return galloc_fail(err, err_size, "%s: %d chunks", plan->name, plan->n_chunks);
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: %d chunks", plan->name, plan->n_chunks);
     }
     uint64_t ends[GALLOC_MAX_CHUNKS] = { 0 }, zero_max[GALLOC_MAX_CHUNKS] = { 0 };
     for (int32_t i = 0; i < p->n_items; i++) {
         int32_t c = plan->chunks[i];
         if (c < 0 || c >= plan->n_chunks) {
-            return galloc_fail(err, err_size, "%s: item %d in chunk %d of %d", plan->name, i, c, plan->n_chunks);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: item %d in chunk %d of %d", plan->name, i, c, plan->n_chunks);
         }
         if (plan->offsets[i] == 0 && p->items[i].size > zero_max[c]) {
             zero_max[c] = p->items[i].size;
@@ -328,11 +328,11 @@ bool galloc_whatif_check(const struct galloc_whatif_problem * p, const struct ga
         uint64_t off  = plan->offsets[i];
         uint64_t size = p->items[i].size;
         if (off % p->alignment != 0 || off > UINT64_MAX / 2) {
-            return galloc_fail(err, err_size, "%s: item %d at offset %llu (alignment %llu)", plan->name, i, (unsigned long long) off,
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: item %d at offset %llu (alignment %llu)", plan->name, i, (unsigned long long) off,
                         (unsigned long long) p->alignment);
         }
         if (!whatif_fits(p, c, off, size, zero_max[c])) {
-            return galloc_fail(err, err_size, "%s: item %d at [%llu, %llu) of chunk %d passes the max size %llu", plan->name, i,
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: item %d at [%llu, %llu) of chunk %d passes the max size %llu", plan->name, i,
                         (unsigned long long) off, (unsigned long long) (off + size), c, (unsigned long long) p->max_size);
         }
         if (off + size > ends[c]) {
@@ -342,20 +342,20 @@ bool galloc_whatif_check(const struct galloc_whatif_problem * p, const struct ga
     uint64_t total = 0;
     for (int32_t c = 0; c < plan->n_chunks; c++) {
         if (plan->chunk_sizes[c] != ends[c]) {
-            return galloc_fail(err, err_size, "%s: chunk %d has size %llu, its items end at %llu", plan->name, c,
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: chunk %d has size %llu, its items end at %llu", plan->name, c,
                         (unsigned long long) plan->chunk_sizes[c], (unsigned long long) ends[c]);
         }
         total += ends[c];
     }
     if (total != plan->total) {
-        return galloc_fail(err, err_size, "%s: total %llu, chunks sum to %llu", plan->name, (unsigned long long) plan->total,
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: total %llu, chunks sum to %llu", plan->name, (unsigned long long) plan->total,
                     (unsigned long long) total);
     }
 
     // overlaps: items by first step; each against the items that start within its lifetime
     struct time_key * order = malloc(((size_t) p->n_items + 1) * sizeof(struct time_key));
     if (!order) {
-        return galloc_fail(err, err_size, "out of memory checking %d items", p->n_items);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory checking %d items", p->n_items);
     }
     for (int32_t i = 0; i < p->n_items; i++) {
         order[i] = (struct time_key) { p->items[i].first, i };
@@ -373,7 +373,7 @@ bool galloc_whatif_check(const struct galloc_whatif_problem * p, const struct ga
             }
             uint64_t ao = plan->offsets[i], bo = plan->offsets[j];
             if (ao < bo + b->size && bo < ao + a->size) {
-                ok = galloc_fail(err, err_size, "%s: items %d [%llu, %llu) and %d [%llu, %llu) of chunk %d are live together at step %lld",
+                ok = galloc_fail(err, GALLOC_STATUS_INVALID, "%s: items %d [%llu, %llu) and %d [%llu, %llu) of chunk %d are live together at step %lld",
                           plan->name, i, (unsigned long long) ao, (unsigned long long) (ao + a->size), j, (unsigned long long) bo,
                           (unsigned long long) (bo + b->size), plan->chunks[i], (long long) b->first);
                 break;
@@ -421,7 +421,7 @@ static int32_t find_chain_root(const struct galloc_plan * plan, int32_t t, int32
 // the item of the parent they took over (resolved along the chain)
 bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc_plan * plan, int32_t a,
                               struct galloc_whatif_problem * prob, int32_t * tensor_item, int32_t * n_shrinking,
-                              struct galloc_whatif_plan * ggml_plan, char * err, size_t err_size) {
+                              struct galloc_whatif_plan * ggml_plan, struct galloc_error * err) {
     int32_t  nt    = plan->n_tensors;
     uint64_t align = g->buffer_types[a].alignment;
     memset(prob, 0, sizeof(*prob));
@@ -444,7 +444,7 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
         free(prob->items);
         prob->items = NULL;
         whatif_plan_release(ggml_plan);
-        return galloc_fail(err, err_size, "out of memory extracting %d items", n);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory extracting %d items", n);
     }
     prob->n_items = n;
     bool * shrinks = calloc((size_t) n + 1, sizeof(bool));
@@ -452,7 +452,7 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
         free(prob->items);
         prob->items = NULL;
         whatif_plan_release(ggml_plan);
-        return galloc_fail(err, err_size, "out of memory extracting %d items", n);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory extracting %d items", n);
     }
     bool ok = true;
     for (int32_t t = 0; t < nt && ok; t++) {
@@ -460,7 +460,7 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
         if (tensor_item[t] >= 0) {
             struct galloc_whatif_item * it = &prob->items[tensor_item[t]];
             if (pl->size > GALLOC_WHATIF_MAX_ITEM_BYTES) {
-                ok = galloc_fail(err, err_size, "tensor %d: alloc size %llu is past 2^40", t, (unsigned long long) pl->size);
+                ok = galloc_fail(err, GALLOC_STATUS_LIMIT, "tensor %d: alloc size %llu is past 2^40", t, (unsigned long long) pl->size);
                 break;
             }
             it->id        = t;
@@ -477,7 +477,7 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
     int32_t * chain_root = malloc(((size_t) nt + 1) * sizeof(int32_t));
     int32_t * path       = malloc(((size_t) nt + 1) * sizeof(int32_t));
     if (ok && (!chain_root || !path)) {
-        ok = galloc_fail(err, err_size, "out of memory extracting %d items", n);
+        ok = galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory extracting %d items", n);
     }
     for (int32_t t = 0; t < nt && ok; t++) {
         chain_root[t] = CHAIN_ROOT_UNKNOWN;
@@ -490,7 +490,7 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
         }
         int32_t root = find_chain_root(plan, t, chain_root, path);
         if (root < 0 || tensor_item[root] < 0) {
-            ok = galloc_fail(err, err_size, "tensor %d: in place over a chain without a placed first tensor", t);
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "tensor %d: in place over a chain without a placed first tensor", t);
             break;
         }
         struct galloc_whatif_item * it   = &prob->items[tensor_item[root]];
@@ -589,20 +589,55 @@ static void show_field(char * buf, size_t size, struct field f) {
     buf[k] = '\0';
 }
 
-static bool bad_number(char * err, size_t err_size, int64_t line, const char * what, struct field f, const char * limit) {
+static bool bad_number(struct galloc_error * err, int64_t line, const char * what, struct field f, const char * limit) {
     char shown[32];
     show_field(shown, sizeof(shown), f);
-    return galloc_fail(err, err_size, "line %lld: %s '%s' is not an integer in [0, %s]", (long long) line, what, shown, limit);
+    return galloc_fail(err, GALLOC_STATUS_INVALID, "line %lld: %s '%s' is not an integer in [0, %s]", (long long) line, what, shown, limit);
 }
 
-bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, char * err, size_t err_size) {
+// a row's id as it stands in the text, for the duplicate check
+struct csv_id {
+    const char * s;
+    size_t       n;
+    int64_t      line;
+};
+
+static int cmp_csv_id(const void * a, const void * b) {
+    const struct csv_id * x = a, * y = b;
+    size_t n = x->n < y->n ? x->n : y->n;
+    int    c = memcmp(x->s, y->s, n);
+    if (c != 0) {
+        return c;
+    }
+    if (x->n != y->n) {
+        return x->n < y->n ? -1 : 1;
+    }
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+// ids are names: not empty, no control bytes, each used once (names the later line of a pair)
+static bool check_csv_ids(struct csv_id * ids, int32_t n, struct galloc_error * err) {
+    qsort(ids, (size_t) n, sizeof(*ids), cmp_csv_id);
+    for (int32_t k = 1; k < n; k++) {
+        if (ids[k].n == ids[k - 1].n && memcmp(ids[k].s, ids[k - 1].s, ids[k].n) == 0) {
+            char shown[32];
+            show_field(shown, sizeof(shown), (struct field) { ids[k].s, ids[k].n });
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "line %lld: id '%s' is already the id of line %lld", (long long) ids[k].line, shown,
+                               (long long) ids[k - 1].line);
+        }
+    }
+    return true;
+}
+
+bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, struct galloc_error * err) {
     memset(prob, 0, sizeof(*prob));
     prob->alignment = 1;
     prob->max_size  = GALLOC_NO_MAX_SIZE;
     if (!csv && len > 0) {
-        return galloc_fail(err, err_size, "no CSV text");
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "no CSV text");
     }
     struct galloc_whatif_item * items = NULL;
+    struct csv_id *             ids   = NULL;
     size_t  cap        = 0;
     int32_t n          = 0;
     int64_t line       = 0;
@@ -619,7 +654,7 @@ bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_
             n_ch--;
         }
         if (n_ch > GALLOC_WHATIF_CSV_MAX_LINE) {
-            ok = galloc_fail(err, err_size, "line %lld: longer than %d bytes", (long long) line, GALLOC_WHATIF_CSV_MAX_LINE);
+            ok = galloc_fail(err, GALLOC_STATUS_LIMIT, "line %lld: longer than %d bytes", (long long) line, GALLOC_WHATIF_CSV_MAX_LINE);
             break;
         }
         struct field whole = trim(start, n_ch);
@@ -646,45 +681,67 @@ bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_
             continue;
         }
         if (n_f != 4) {
-            ok = galloc_fail(err, err_size, "line %lld: expected 4 fields (id,lower,upper,size), found %s%d", (long long) line,
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "line %lld: expected 4 fields (id,lower,upper,size), found %s%d", (long long) line,
                       n_f == 5 ? "more than " : "", n_f == 5 ? 4 : n_f);
+            break;
+        }
+        bool id_ok = f[0].n > 0;
+        for (size_t k = 0; k < f[0].n && id_ok; k++) {
+            id_ok = (unsigned char) f[0].s[k] >= 32 && f[0].s[k] != 127;
+        }
+        if (!id_ok) {
+            char shown[32];
+            show_field(shown, sizeof(shown), f[0]);
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "line %lld: id '%s' is empty or holds control characters", (long long) line, shown);
             break;
         }
         uint64_t lower = 0, upper = 0, size = 0;
         if (!parse_u64(f[1], (uint64_t) GALLOC_WHATIF_MAX_TIME, &lower)) {
-            ok = bad_number(err, err_size, line, "lower", f[1], "2^62");
+            ok = bad_number(err, line, "lower", f[1], "2^62");
             break;
         }
         if (!parse_u64(f[2], (uint64_t) GALLOC_WHATIF_MAX_TIME, &upper)) {
-            ok = bad_number(err, err_size, line, "upper", f[2], "2^62");
+            ok = bad_number(err, line, "upper", f[2], "2^62");
             break;
         }
         if (!parse_u64(f[3], GALLOC_WHATIF_MAX_ITEM_BYTES, &size)) {
-            ok = bad_number(err, err_size, line, "size", f[3], "2^40");
+            ok = bad_number(err, line, "size", f[3], "2^40");
             break;
         }
         if (upper <= lower) {
-            ok = galloc_fail(err, err_size, "line %lld: upper %llu <= lower %llu", (long long) line, (unsigned long long) upper,
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "line %lld: upper %llu <= lower %llu", (long long) line, (unsigned long long) upper,
                       (unsigned long long) lower);
             break;
         }
         if (n >= GALLOC_WHATIF_CSV_MAX_ROWS) {
-            ok = galloc_fail(err, err_size, "line %lld: more than %d rows", (long long) line, GALLOC_WHATIF_CSV_MAX_ROWS);
+            ok = galloc_fail(err, GALLOC_STATUS_LIMIT, "line %lld: more than %d rows", (long long) line, GALLOC_WHATIF_CSV_MAX_ROWS);
             break;
         }
         if ((size_t) n == cap) {
             size_t                      new_cap = cap ? 2 * cap : 256;
             struct galloc_whatif_item * grown   = realloc(items, new_cap * sizeof(*items));
-            if (!grown) {
-                ok = galloc_fail(err, err_size, "line %lld: out of memory", (long long) line);
+            struct csv_id *             grown_ids = grown ? realloc(ids, new_cap * sizeof(*ids)) : NULL;
+            if (grown) {
+                items = grown;
+            }
+            if (!grown || !grown_ids) {
+                ok = galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "line %lld: out of memory", (long long) line);
                 break;
             }
-            items = grown;
-            cap   = new_cap;
+            ids = grown_ids;
+            cap = new_cap;
         }
         items[n] = (struct galloc_whatif_item) { n, 1, size, (int64_t) lower, (int64_t) upper - 1 };
+        ids[n]   = (struct csv_id) { f[0].s, f[0].n, line };
         n++;
     }
+    if (ok && n == 0) {
+        ok = galloc_fail(err, GALLOC_STATUS_INVALID, "no rows (expected lines id,lower,upper,size)");
+    }
+    if (ok) {
+        ok = check_csv_ids(ids, n, err);
+    }
+    free(ids);
     if (!ok) {
         free(items);
         return false;

@@ -40,10 +40,10 @@ uint32_t galloc_whatif_budget_next(struct galloc_whatif_budget * budget) {
 }
 
 // every planner after ggml's (which the caller set, or nobody: then it is replayed)
-static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budget_ms, char * err, size_t err_size) {
+static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budget_ms, struct galloc_error * err) {
     const struct galloc_whatif_problem * p = &r->problem;
     struct whatif_index                  x;
-    if (!whatif_index_build(p, &x, err, err_size)) {
+    if (!whatif_index_build(p, &x, err)) {
         return false;
     }
     r->lower_bound = x.lower_bound;
@@ -56,9 +56,9 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
          whatif_greedy_by_size(p, &x, &plans[GALLOC_WHATIF_GREEDY_SIZE]);
     ok = ok && whatif_plan_init(&plans[GALLOC_WHATIF_GREEDY_BREADTH], p->n_items, "greedy-by-breadth") &&
          whatif_greedy_by_breadth(p, &x, &plans[GALLOC_WHATIF_GREEDY_BREADTH]);
-    char msg[256];
+    struct galloc_error msg;
     for (int k = 0; ok && k < GALLOC_WHATIF_EXACT; k++) {
-        plans[k].checked = galloc_whatif_check(p, &plans[k], msg, sizeof(msg));
+        plans[k].checked = galloc_whatif_check(p, &plans[k], &msg);
     }
     // the exact search starts from the smallest checked heuristic plan
     int32_t start = -1;
@@ -71,14 +71,14 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
     if (ok && start >= 0) {
         ok = whatif_exact(p, &x, &plans[start], budget_ms, &plans[GALLOC_WHATIF_EXACT]);
         if (ok) {
-            plans[GALLOC_WHATIF_EXACT].checked = galloc_whatif_check(p, &plans[GALLOC_WHATIF_EXACT], msg, sizeof(msg));
+            plans[GALLOC_WHATIF_EXACT].checked = galloc_whatif_check(p, &plans[GALLOC_WHATIF_EXACT], &msg);
         }
     } else if (ok) {
         plans[GALLOC_WHATIF_EXACT].note = "no checked plan to start from";
     }
     whatif_index_free(&x);
     if (!ok) {
-        return galloc_fail(err, err_size, "out of memory planning %d items", p->n_items);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory planning %d items", p->n_items);
     }
     r->best = GALLOC_WHATIF_GGML;
     for (int k = 1; k < GALLOC_WHATIF_N_PLANNERS; k++) {
@@ -90,38 +90,37 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
 }
 
 bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
-                             uint32_t exact_budget_ms, struct galloc_whatif_result * out, char * err, size_t err_size) {
+                             uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     if (!graph || !plan || !plan->places || !plan->buffers || !graph->buffer_types) {
-        return galloc_fail(err, err_size, "whatif: no graph or plan");
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: no graph or plan");
     }
     if (plan->n_tensors != graph->n_tensors || plan->n_buffer_types != graph->n_buffer_types) {
-        return galloc_fail(err, err_size, "whatif: the plan (%d tensors, %d buffer types) is not of this graph (%d, %d)", plan->n_tensors,
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: the plan (%d tensors, %d buffer types) is not of this graph (%d, %d)", plan->n_tensors,
                     plan->n_buffer_types, graph->n_tensors, graph->n_buffer_types);
     }
     if (graph->placement_only) {
-        return galloc_fail(err, err_size, "whatif: the plan was made with placement_only, without the lifetimes it needs");
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: the plan was made with placement_only, without the lifetimes it needs");
     }
     if (buffer_type < 0 || buffer_type >= graph->n_buffer_types) {
-        return galloc_fail(err, err_size, "whatif: buffer type %d out of range (%d buffer types)", buffer_type, graph->n_buffer_types);
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: buffer type %d out of range (%d buffer types)", buffer_type, graph->n_buffer_types);
     }
     int32_t a = graph->buffer_types[buffer_type].allocator;
     if (a < 0 || a > buffer_type) {
-        return galloc_fail(err, err_size, "whatif: buffer type %d shares an invalid allocator %d", buffer_type, a);
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "whatif: buffer type %d shares an invalid allocator %d", buffer_type, a);
     }
     out->buffer_type = a;
     out->n_tensors   = plan->n_tensors;
     out->tensor_item = malloc(((size_t) plan->n_tensors + 1) * sizeof(int32_t));
     if (!out->tensor_item) {
-        return galloc_fail(err, err_size, "out of memory");
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
-    if (!whatif_problem_from_plan(graph, plan, a, &out->problem, out->tensor_item, &out->n_shrinking, &out->plans[GALLOC_WHATIF_GGML],
-                                  err, err_size)) {
+    if (!whatif_problem_from_plan(graph, plan, a, &out->problem, out->tensor_item, &out->n_shrinking, &out->plans[GALLOC_WHATIF_GGML], err)) {
         galloc_whatif_free(out);
         return false;
     }
     out->peak_live = plan->buffers[a].peak_live;
-    if (!solve(out, true, exact_budget_ms, err, err_size)) {
+    if (!solve(out, true, exact_budget_ms, err)) {
         galloc_whatif_free(out);
         return false;
     }
@@ -129,14 +128,14 @@ bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct gal
 }
 
 bool galloc_whatif_from_csv(const char * csv, size_t len, uint64_t capacity, uint32_t exact_budget_ms, struct galloc_whatif_result * out,
-                            char * err, size_t err_size) {
+                            struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     out->buffer_type = -1;
-    if (!whatif_problem_from_csv(csv, len, &out->problem, err, err_size)) {
+    if (!whatif_problem_from_csv(csv, len, &out->problem, err)) {
         return false;
     }
     out->problem.capacity = capacity;
-    if (!solve(out, false, exact_budget_ms, err, err_size)) {
+    if (!solve(out, false, exact_budget_ms, err)) {
         galloc_whatif_free(out);
         return false;
     }
@@ -145,39 +144,39 @@ bool galloc_whatif_from_csv(const char * csv, size_t len, uint64_t capacity, uin
 }
 
 bool galloc_whatif_from_problem(const struct galloc_whatif_problem * problem, uint32_t exact_budget_ms, struct galloc_whatif_result * out,
-                                char * err, size_t err_size) {
+                                struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     out->buffer_type = -1;
     const struct galloc_whatif_problem * p = problem;
     if (!p || p->n_items < 0 || (p->n_items > 0 && !p->items)) {
-        return galloc_fail(err, err_size, "whatif: no items");
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "whatif: no items");
     }
     if (p->alignment == 0 || (p->alignment & (p->alignment - 1)) != 0 || p->alignment > ((uint64_t) 1 << 30)) {
-        return galloc_fail(err, err_size, "whatif: alignment %llu is not a power of two up to 2^30", (unsigned long long) p->alignment);
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "whatif: alignment %llu is not a power of two up to 2^30", (unsigned long long) p->alignment);
     }
     if (p->max_size == 0) {
-        return galloc_fail(err, err_size, "whatif: max size 0");
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "whatif: max size 0");
     }
     for (int32_t i = 0; i < p->n_items; i++) {
         const struct galloc_whatif_item * it = &p->items[i];
         if (it->size > GALLOC_WHATIF_MAX_ITEM_BYTES) {
-            return galloc_fail(err, err_size, "whatif: item %d: size %llu is past 2^40", i, (unsigned long long) it->size);
+            return galloc_fail(err, GALLOC_STATUS_LIMIT, "whatif: item %d: size %llu is past 2^40", i, (unsigned long long) it->size);
         }
         if (it->first < -1 || it->first > it->last || it->last > GALLOC_WHATIF_MAX_TIME) {
-            return galloc_fail(err, err_size, "whatif: item %d: lifetime [%lld, %lld] is not within [-1, 2^62]", i, (long long) it->first,
+            return galloc_fail(err, GALLOC_STATUS_LIMIT, "whatif: item %d: lifetime [%lld, %lld] is not within [-1, 2^62]", i, (long long) it->first,
                         (long long) it->last);
         }
     }
     out->problem       = *p;
     out->problem.items = malloc(((size_t) p->n_items + 1) * sizeof(struct galloc_whatif_item));
     if (!out->problem.items) {
-        return galloc_fail(err, err_size, "out of memory");
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     for (int32_t i = 0; i < p->n_items; i++) {
         out->problem.items[i]      = p->items[i];
         out->problem.items[i].size = (p->items[i].size + p->alignment - 1) & ~(p->alignment - 1);
     }
-    if (!solve(out, false, exact_budget_ms, err, err_size)) {
+    if (!solve(out, false, exact_budget_ms, err)) {
         galloc_whatif_free(out);
         return false;
     }

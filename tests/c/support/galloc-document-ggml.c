@@ -119,17 +119,17 @@ static bool make_graph(const struct galloc_document * doc, struct galloc_ggml_gr
     return true;
 }
 
-bool galloc_document_to_ggml(const struct galloc_document * doc, struct galloc_ggml_graph * out, char * err, size_t err_size) {
+bool galloc_document_to_ggml(const struct galloc_document * doc, struct galloc_ggml_graph * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     for (int32_t i = 0; i < doc->n_tensors; i++) {
         if (doc->tensor_alloc_sizes != NULL && doc->tensor_alloc_sizes[i] >= 0) {
-            return galloc_fail(err, err_size, "tensors[%d].alloc_sizes: sizes per buffer type, which the virtual buffer types here cannot express", i);
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].alloc_sizes: sizes per buffer type, which the virtual buffer types here cannot express", i);
         }
         if (doc->tensors[i].type >= GALLOC_DOCUMENT_UNKNOWN) {
-            return galloc_fail(err, err_size, "tensors[%d].type: %s is not a type of this ggml", i, galloc_document_type_name(doc, i));
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].type: %s is not a type of this ggml", i, galloc_document_type_name(doc, i));
         }
         if (doc->tensors[i].alloc_size != doc->tensors[i].nbytes) {
-            return galloc_fail(err, err_size, "tensors[%d].alloc_size: %llu differs from nbytes (%llu), which a ggml buffer type here cannot express",
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].alloc_size: %llu differs from nbytes (%llu), which a ggml buffer type here cannot express",
                                i, (unsigned long long) doc->tensors[i].alloc_size, (unsigned long long) doc->tensors[i].nbytes);
         }
     }
@@ -144,7 +144,7 @@ bool galloc_document_to_ggml(const struct galloc_document * doc, struct galloc_g
               make_graph(doc, out, graph_size);
     if (!ok) {
         galloc_ggml_graph_free(out);
-        return galloc_fail(err, err_size, "out of memory while building %d ggml tensors", doc->n_tensors);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory while building %d ggml tensors", doc->n_tensors);
     }
     return true;
 }

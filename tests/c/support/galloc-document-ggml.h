@@ -12,7 +12,7 @@
 // Example usage:
 //
 //   struct galloc_ggml_graph g;
-//   if (galloc_document_to_ggml(&doc, &g, err, sizeof(err))) {
+//   if (galloc_document_to_ggml(&doc, &g, &err)) {
 //       ggml_gallocr_t ga = ggml_gallocr_new_n(g.bufts, g.n_bufts);
 //       ggml_gallocr_reserve_n(ga, g.graph, g.node_buffer_ids, g.leaf_buffer_ids);
 //       ggml_gallocr_alloc_graph(ga, g.graph);   // g.tensors[i]->data: where tensor i went
@@ -43,7 +43,7 @@ struct galloc_ggml_graph {
 
 // build doc as ggml objects. false with a message in err when doc cannot be expressed through
 // ggml's buffer type interface (a per-tensor alloc_size other than nbytes) or when out of memory.
-bool galloc_document_to_ggml(const struct galloc_document * doc, struct galloc_ggml_graph * out, char * err, size_t err_size);
+bool galloc_document_to_ggml(const struct galloc_document * doc, struct galloc_ggml_graph * out, struct galloc_error * err);
 // release everything (safe on a zeroed struct); buffers made by a ggml_gallocr must be freed first
 void galloc_ggml_graph_free(struct galloc_ggml_graph * g);
 

@@ -33,9 +33,9 @@ static bool chunk_map_agrees(struct chunk_map * m, ggml_backend_buffer_t buffer,
     return true;
 }
 
-int gallocr_compare_plan(const struct galloc_document * doc, const struct galloc_plan * plan, const char * label, char * err, size_t err_size) {
+int gallocr_compare_plan(const struct galloc_document * doc, const struct galloc_plan * plan, const char * label, struct galloc_error * err) {
     struct galloc_ggml_graph g;
-    if (!galloc_document_to_ggml(doc, &g, err, err_size)) {
+    if (!galloc_document_to_ggml(doc, &g, err)) {
         return -1;
     }
     ggml_gallocr_t ga = ggml_gallocr_new_n(g.bufts, g.n_bufts);

@@ -14,4 +14,4 @@
 
 // the number of differences (0: same placement); each of the first few is described on stderr,
 // prefixed with label. -1 when the document cannot be rebuilt as ggml objects (err says why).
-int gallocr_compare_plan(const struct galloc_document * doc, const struct galloc_plan * plan, const char * label, char * err, size_t err_size);
+int gallocr_compare_plan(const struct galloc_document * doc, const struct galloc_plan * plan, const char * label, struct galloc_error * err);

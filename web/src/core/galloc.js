@@ -23,13 +23,15 @@
 
 /**
  * An Error thrown by the library. `message` is the library's one-line message (for a document
- * error it starts with the JSON path of the culprit: "tensors[3].src[0]: ..."), `code` names
- * the kind of failure.
+ * error it starts with the JSON path of the culprit: "tensors[3].src[0]: ...", for a CSV its
+ * line: "line 12: ..."), `code` names the kind of failure: the library's status name
+ * (galloc_status_name in C, read from the module), or 'module-aborted'. `status` is the
+ * library's status number (enum galloc_status), -1 for errors raised by this file itself.
  * @typedef {Error & { code: GallocErrorCode, status: number }} GallocError
  */
 
 /**
- * @typedef {'invalid-document'|'plan-failed'|'out-of-memory'|'not-found'|'bad-argument'|'invalid-csv'|'whatif-failed'|'module-aborted'} GallocErrorCode
+ * @typedef {'invalid-input'|'limit'|'out-of-memory'|'bad-argument'|'not-found'|'io-error'|'module-aborted'} GallocErrorCode
  */
 
 /**
@@ -68,8 +70,6 @@
  * @property {number[]} [tensor_item]   graph only: per tensor the item holding its memory, -1: none
  */
 
-// galloc_wasm_last_status() values (enum galloc_wasm_status in c/wasm/galloc-wasm.c)
-const STATUS_CODES = ['ok', 'invalid-document', 'plan-failed', 'out-of-memory', 'not-found', 'bad-argument', 'invalid-csv', 'whatif-failed'];
 
 /** the longest exact search a call may ask for, ms (the module's argument is a uint32) */
 export const MAX_BUDGET_MS = 600000;
@@ -156,6 +156,13 @@ export class Galloc {
     Object.defineProperty(this, 'm', { value: module, enumerable: false });
     /** @private @type {string|null} why the module stopped, once it has */
     this.dead = null;
+    /** @private @type {string[]} the library's status names by number (galloc_wasm_status_name) */
+    this.statusNames = [];
+    for (let i = 0; ; i++) {
+      const name = this.cString(module._galloc_wasm_status_name(i));
+      if (name === 'unknown') break;
+      this.statusNames.push(name);
+    }
   }
 
   /**
@@ -215,8 +222,8 @@ export class Galloc {
    *   the allocator (default 0); budgetMs: time for the exact search, 0..MAX_BUDGET_MS (default 2000;
    *   0: the heuristics only)
    * @returns {WhatifResult}
-   * @throws {GallocError} 'invalid-document' / 'plan-failed' for the graph, 'bad-argument' for a
-   *   buffer type or budget out of range, 'whatif-failed' when the analysis refuses the problem
+   * @throws {GallocError} 'invalid-input' for the graph, 'bad-argument' for a buffer type or
+   *   budget out of range, 'limit' when the problem is past the analysis' limits
    */
   whatif(graph, { bufferType = 0, budgetMs = 2000 } = {}) {
     const bt = checkInteger(bufferType, 0, 0x7fffffff, 'bufferType');
@@ -232,7 +239,7 @@ export class Galloc {
    *   the plan should fit in, bytes, exact to 2^64 (null/0: none; the exact search first tries to
    *   fit it); budgetMs as for whatif()
    * @returns {WhatifResult}
-   * @throws {GallocError} 'invalid-csv' with a message naming the line ("line 12: upper 5 <= lower 7"),
+   * @throws {GallocError} 'invalid-input' (or 'limit') with a message naming the line ("line 12: upper 5 <= lower 7"),
    *   'bad-argument' for a capacity or budget out of range
    */
   whatifCsv(text, { capacity = null, budgetMs = 2000 } = {}) {
@@ -342,7 +349,7 @@ export class Galloc {
   lastError() {
     const status = this.m._galloc_wasm_last_status();
     const message = this.cString(this.m._galloc_wasm_last_error()) || 'unknown error';
-    return gallocError(message, STATUS_CODES[status] ?? 'bad-argument', status);
+    return gallocError(message, this.statusNames[status] ?? 'bad-argument', status);
   }
 
   /**
@@ -418,7 +425,7 @@ export class Galloc {
  */
 function checkInteger(v, min, max, name) {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw gallocError(`${name}: ${String(v)} is not an integer in [${min}, ${max}]`, 'bad-argument', 5);
+    throw gallocError(`${name}: ${String(v)} is not an integer in [${min}, ${max}]`, 'bad-argument', -1);
   }
   return v;
 }
@@ -435,9 +442,9 @@ function checkCapacity(v) {
     if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new Error('not exact');
     b = BigInt(/** @type {any} */ (v));
   } catch {
-    throw gallocError(`capacity: ${String(v)} is not a whole number of bytes`, 'bad-argument', 5);
+    throw gallocError(`capacity: ${String(v)} is not a whole number of bytes`, 'bad-argument', -1);
   }
-  if (b < 0n || b >= 1n << 64n) throw gallocError(`capacity: ${b} is not in [0, 2^64)`, 'bad-argument', 5);
+  if (b < 0n || b >= 1n << 64n) throw gallocError(`capacity: ${b} is not in [0, 2^64)`, 'bad-argument', -1);
   return b;
 }
 

@@ -94,7 +94,7 @@ let shared = null;
  * Run a what-if analysis in the page's worker (created on first use).
  * @param {import('./whatif-protocol.js').WhatifRequest} request
  * @returns {Promise<{result: import('./galloc.js').WhatifResult, ms: number}>} ms: the call's time in the worker;
- *   rejects with the library's error (code 'invalid-csv', ...), or code 'cancelled'
+ *   rejects with the library's error (code 'invalid-input', ...), or code 'cancelled'
  */
 export function runWhatif(request) {
   shared ??= createWhatifRunner();
