@@ -301,6 +301,17 @@ export class Galloc {
   }
 
   /**
+   * What the last document read by plan(), normalize() and the like warns about: the ops, unary
+   * ops, GLU ops and types it uses that ggml's tables (0.21.0) lack (kept by name; such ops are
+   * planned as ops that may not run in place). "" when nothing.
+   * @returns {string}
+   */
+  lastWarning() {
+    this.alive();
+    return this.cString(this.call(() => this.m._galloc_wasm_last_warning()));
+  }
+
+  /**
    * The library's version.
    * @returns {string} e.g. "0.1.0"
    */
