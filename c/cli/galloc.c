@@ -262,7 +262,7 @@ static int cmd_preset(int argc, char ** argv) {
     return EXIT_OK;
 }
 
-int main(int argc, char ** argv) {
+static int run_command(int argc, char ** argv) {
     if (argc < 2) {
         fputs(usage_main, stderr);
         return EXIT_USAGE;
@@ -296,4 +296,14 @@ int main(int argc, char ** argv) {
     }
     fprintf(stderr, "galloc: unknown command '%s'\n%s", cmd, usage_main);
     return EXIT_USAGE;
+}
+
+// every command: what it printed must have reached stdout (`> /dev/full` is a file error)
+int main(int argc, char ** argv) {
+    int code = run_command(argc, argv);
+    if ((fflush(stdout) != 0 || ferror(stdout)) && code != EXIT_FILE) {
+        fprintf(stderr, "galloc: stdout: write error\n");
+        code = EXIT_FILE;
+    }
+    return code;
 }
