@@ -31,7 +31,7 @@
  */
 
 /**
- * @typedef {'invalid-input'|'limit'|'out-of-memory'|'bad-argument'|'not-found'|'io-error'|'module-aborted'} GallocErrorCode
+ * @typedef {'invalid-input'|'limit'|'out-of-memory'|'bad-argument'|'not-found'|'io-error'|'declined'|'module-aborted'} GallocErrorCode
  */
 
 /**
@@ -385,6 +385,30 @@ export class Galloc {
    */
   presetText(name) {
     return this.withInput(String(name), (ptr) => this.m._galloc_wasm_preset_document(ptr));
+  }
+
+  /**
+   * ggml's tables as the C library has them (the one source of truth; web/src/core/ggml-tables.js
+   * is generated from this by `make tables`).
+   * @returns {{ggml: string, types: Record<string, [number, number]>, ops: string[], inplace_ops: string[],
+   *   unary_ops: string[], glu_ops: string[], flags: string[]}}
+   */
+  tables() {
+    this.alive();
+    const r = this.call(() => this.m._galloc_wasm_tables()) >>> 0;
+    if (r === 0) throw this.lastError();
+    return JSON.parse(this.takeString(r));
+  }
+
+  /**
+   * What the last document read by plan(), normalize() and the like warns about: the ops, unary
+   * ops, GLU ops and types it uses that ggml's tables (0.21.0) lack (kept by name; such ops are
+   * planned as ops that may not run in place). "" when nothing.
+   * @returns {string}
+   */
+  lastWarning() {
+    this.alive();
+    return this.cString(this.call(() => this.m._galloc_wasm_last_warning()));
   }
 
   /**
