@@ -10,6 +10,9 @@ import { Timeline } from './Timeline.jsx';
 import { Inspector } from './Inspector.jsx';
 import { WhatIf } from './WhatIf.jsx';
 import { ModelPanel } from './ModelPanel.jsx';
+import { PeakPanel } from './PeakPanel.jsx';
+import { MemoryChart } from './MemoryChart.jsx';
+import { CompareView } from './CompareView.jsx';
 import { status } from '../state.js';
 
 export function App() {
@@ -23,6 +26,9 @@ export function App() {
           <Editor />
           <DagView />
           <ModelPanel />
+          <PeakPanel />
+          <MemoryChart />
+          <CompareView />
         </section>
         <section class="right">
           <BufferTable />
