@@ -33,7 +33,7 @@ REL_OBJ  := $(LIB_SRC:c/src/%.c=build/rel/obj/%.o)
 SAN_OBJ  := $(LIB_SRC:c/src/%.c=build/san/obj/%.o)
 SUP_OBJ  := $(TEST_SUP:tests/c/support/%.c=build/san/sup/%.o)
 TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
-REPLAYS  := build/san/replay-gguf
+REPLAYS  := build/san/replay-document build/san/replay-csv build/san/replay-dynalloc build/san/replay-gguf
 
 SHARED   ?= ../shared
 comma    := ,
@@ -180,28 +180,43 @@ build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
 # a fuzz target's corpus (and seeds) replayed without libFuzzer under ASan+UBSan, as a test-c program (REPLAYS)
-REPLAY_DIRS_gguf := tests/fuzz/corpus-gguf tests/fixtures/gguf
-build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c build/san/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(REPLAY_DIRS_$*)"' $< tests/fuzz/replay.c build/san/libgalloc.a -o $@
+# (the kept corpus and the seeds of each target, FUZZ_CORPUS_* and FUZZ_SEEDS_* below)
+build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(SUP_OBJ) build/san/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(strip $(FUZZ_CORPUS_$*) $(FUZZ_SEEDS_$*))"' $< tests/fuzz/replay.c $(SUP_OBJ) build/san/libgalloc.a -o $@
 
 build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
-# libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
-# then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv),
-# then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc),
-# then the GGUF header reader (tests/fuzz/corpus-gguf, seeded with tests/fixtures/gguf)
-fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc build/fuzz/fuzz-gguf
-	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc tests/fuzz/corpus-gguf
-	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
-	  -dict=tests/fuzz/fuzz-document.dict tests/fuzz/corpus tests/golden
-	./build/fuzz/fuzz-csv -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
-	  tests/fuzz/corpus-csv tests/fixtures/minimalloc
-	./build/fuzz/fuzz-dynalloc -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
-	  tests/fuzz/corpus-dynalloc
-	./build/fuzz/fuzz-gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
-	  -dict=tests/fuzz/fuzz-gguf.dict tests/fuzz/corpus-gguf tests/fixtures/gguf
+# libFuzzer over reader + planner + writer (kept corpus tests/fuzz/corpus, seeds tests/golden),
+# the CSV problem reader + what-if planners (tests/fuzz/corpus-csv), the dynamic allocator
+# against the linear scan (tests/fuzz/corpus-dynalloc), the GGUF header reader (tests/fuzz/corpus-gguf).
+# New inputs go to build/fuzz/new-<target>: the git tree stays clean. `make fuzz-merge` then adds
+# the new inputs that reach new code to the kept corpora (libFuzzer -merge=1), to be committed.
+# make test replays every kept corpus (build/san/replay-*, in test-c).
+FUZZ_TARGETS         := document csv dynalloc gguf
+FUZZ_CORPUS_document := tests/fuzz/corpus
+FUZZ_CORPUS_csv      := tests/fuzz/corpus-csv
+FUZZ_CORPUS_dynalloc := tests/fuzz/corpus-dynalloc
+FUZZ_CORPUS_gguf     := tests/fuzz/corpus-gguf
+FUZZ_SEEDS_document  := tests/golden
+FUZZ_SEEDS_csv       := tests/fixtures/minimalloc
+FUZZ_SEEDS_gguf      := tests/fixtures/gguf
+FUZZ_FLAGS_document  := -max_len=65536 -dict=tests/fuzz/fuzz-document.dict
+FUZZ_FLAGS_csv       := -max_len=16384
+FUZZ_FLAGS_dynalloc  := -max_len=16384
+FUZZ_FLAGS_gguf      := -max_len=65536 -dict=tests/fuzz/fuzz-gguf.dict
+FUZZ_COMMON          := -timeout=10 -rss_limit_mb=4096
+.PHONY: fuzz fuzz-merge
+fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
+fuzz-run-%: build/fuzz/fuzz-%
+	@mkdir -p build/fuzz/new-$*
+	./build/fuzz/fuzz-$* -max_total_time=$(FUZZ_SECONDS) $(FUZZ_COMMON) $(FUZZ_FLAGS_$*) build/fuzz/new-$* $(FUZZ_CORPUS_$*) $(FUZZ_SEEDS_$*)
+
+fuzz-merge: $(FUZZ_TARGETS:%=fuzz-merge-%)
+fuzz-merge-%: build/fuzz/fuzz-%
+	@mkdir -p build/fuzz/new-$*
+	./build/fuzz/fuzz-$* -merge=1 $(FUZZ_COMMON) $(FUZZ_FLAGS_$*) $(FUZZ_CORPUS_$*) build/fuzz/new-$*
 
 clean:
 	rm -rf build
