@@ -160,8 +160,9 @@ test-conformance:
 
 # the golden plans, the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
 test-golden: build/san/galloc build/rel/galloc
-	@$(call suite,golden,golden$(comma)cli$(comma)harness$(comma)hostile) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
-	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc'
+	@$(call suite,golden,golden$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
+	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc && \
+	  ./scripts/check-model.sh build/san/galloc'
 
 # ---- fuzzing ---------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 //   galloc compare PROBLEM.csv [--capacity N] [--budget-ms N]
 //   galloc diff PLAN_A.json PLAN_B.json
 //   galloc presets | galloc preset NAME
+//   galloc model MODEL.gguf | --card NAME | --cards [llama.cpp's context flags]
 //
 // Exit status (cli-exit.h): 0 success (plans equal), 1 plans differ, 2 usage error,
 // 3 invalid input document, 4 file error, 5 out of memory.
@@ -13,6 +14,7 @@
 #include "cli-draw.h"
 #include "cli-exit.h"
 #include "cli-io.h"
+#include "cli-model.h"
 #include "cli-table.h"
 #include "galloc-document.h"
 #include "galloc-planner.h"
@@ -36,6 +38,8 @@ static const char * usage_main =
     "  diff PLAN_A.json PLAN_B.json               compare two plans (exit 1 when they differ)\n"
     "  presets                                    list the built-in graph documents\n"
     "  preset NAME                                print a built-in graph document\n"
+    "  model MODEL.gguf [-c N] [-ub N] [-fa on|off] ...\n"
+    "                                             llama.cpp's compute graph and buffer size for a model\n"
     "\n"
     "Use - for stdin/stdout. `galloc <command> --help` for details.\n"
     "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory\n";
@@ -286,6 +290,9 @@ int main(int argc, char ** argv) {
     }
     if (strcmp(cmd, "preset") == 0) {
         return cmd_preset(argc - 2, argv + 2);
+    }
+    if (strcmp(cmd, "model") == 0) {
+        return cli_model_command(argc - 2, argv + 2);
     }
     fprintf(stderr, "galloc: unknown command '%s'\n%s", cmd, usage_main);
     return EXIT_USAGE;

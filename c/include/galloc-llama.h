@@ -73,6 +73,7 @@ int          galloc_llama_preset_count(void);
 const char * galloc_llama_preset_name(int i);        // NULL when out of range
 const char * galloc_llama_preset_description(int i);
 bool         galloc_llama_preset_params(const char * name, struct galloc_llama_params * p); // false: unknown
+bool         galloc_llama_preset_listed(int i);     // a teaching preset (the tiny decoders) shown in the preset list
 char *       galloc_llama_preset_document(const char * name, size_t * len);                // NULL: unknown
 
 #ifdef __cplusplus

@@ -264,6 +264,17 @@ enum ggml_prec {
     GGML_PREC_F32     = 10,
 };
 
+// what a backend may assume about a matrix multiplication's first source
+enum ggml_op_hint {
+    GGML_HINT_NONE             = 0,
+    GGML_HINT_SRC0_IS_HADAMARD = 1,
+};
+
+enum ggml_sort_order {
+    GGML_SORT_ORDER_ASC,
+    GGML_SORT_ORDER_DESC,
+};
+
 enum ggml_tensor_flag {
     GGML_TENSOR_FLAG_INPUT   =  1, // input of the graph: allocated first, never overwritten before use
     GGML_TENSOR_FLAG_OUTPUT  =  2, // output of the graph: never freed nor reused
@@ -447,6 +458,8 @@ GGML_API struct ggml_tensor * ggml_glu(struct ggml_context * ctx, struct ggml_te
 GGML_API struct ggml_tensor * ggml_glu_split(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, enum ggml_glu_op op);
 GGML_API struct ggml_tensor * ggml_swiglu(struct ggml_context * ctx, struct ggml_tensor * a);
 GGML_API struct ggml_tensor * ggml_swiglu_split(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+GGML_API struct ggml_tensor * ggml_swiglu_oai(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                              float alpha, float limit);
 GGML_API struct ggml_tensor * ggml_geglu(struct ggml_context * ctx, struct ggml_tensor * a);
 GGML_API struct ggml_tensor * ggml_geglu_split(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
 
@@ -457,6 +470,15 @@ GGML_API struct ggml_tensor * ggml_rms_norm(struct ggml_context * ctx, struct gg
 // result: ne = [a->ne[1], b->ne[1], b->ne[2], b->ne[3]], f32
 GGML_API struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
 GGML_API void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+GGML_API void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint);
+
+// one matrix per expert: as [cols, rows, n_expert], b [cols, n_b, n_tokens], ids [n_used, n_tokens] i32
+// result: [rows, n_used, n_tokens] f32
+GGML_API struct ggml_tensor * ggml_mul_mat_id(struct ggml_context * ctx, struct ggml_tensor * as, struct ggml_tensor * b,
+                                              struct ggml_tensor * ids);
+// a + the row of b each id picks: a [n, n_used, n_tokens], b [n, n_expert], ids [n_used, n_tokens]
+GGML_API struct ggml_tensor * ggml_add_id(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                          struct ggml_tensor * ids);
 
 GGML_API struct ggml_tensor * ggml_scale        (struct ggml_context * ctx, struct ggml_tensor * a, float s);
 GGML_API struct ggml_tensor * ggml_scale_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float s);
@@ -498,6 +520,8 @@ GGML_API struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct gg
 GGML_API struct ggml_tensor * ggml_diag_mask_inf(struct ggml_context * ctx, struct ggml_tensor * a, int n_past);
 GGML_API struct ggml_tensor * ggml_soft_max    (struct ggml_context * ctx, struct ggml_tensor * a);
 // softmax(a*scale + mask*(ALiBi slope))
+// per-head logits appended to every row before the softmax (attention sinks): src[2]; NULL removes them
+GGML_API void ggml_soft_max_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks);
 GGML_API struct ggml_tensor * ggml_soft_max_ext(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * mask,
                                                 float scale, float max_bias);
 
@@ -516,6 +540,14 @@ GGML_API struct ggml_tensor * ggml_flash_attn_ext(struct ggml_context * ctx, str
                                                   struct ggml_tensor * v, struct ggml_tensor * mask,
                                                   float scale, float max_bias, float logit_softcap);
 GGML_API void ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+GGML_API void ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks); // src[4]
+
+// i32 indices that sort each row (op ARGSORT); top_k: the first k of them, a view of the argsort
+GGML_API struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_sort_order order);
+GGML_API struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
+
+// clamp to [min, max]: like ggml, the result is a view of a (op CLAMP)
+GGML_API struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max);
 
 //
 // graphs
@@ -526,6 +558,9 @@ GGML_API struct ggml_cgraph * ggml_new_graph_custom(struct ggml_context * ctx, s
 
 // depth-first from tensor: sources (slot order) before the tensor; new nodes appended in that order
 GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+// expands every tensor, in order, but flags only tensors[idx]'s new nodes as computed; returns tensors[idx]
+GGML_API struct ggml_tensor * ggml_build_forward_select(struct ggml_cgraph * cgraph, struct ggml_tensor ** tensors,
+                                                        int n_tensors, int idx);
 
 GGML_API int                   ggml_graph_size   (struct ggml_cgraph * cgraph);
 GGML_API int                   ggml_graph_n_nodes(struct ggml_cgraph * cgraph);

@@ -405,7 +405,7 @@ try {
   });
 
   await check('what-if on the llama presets in the browser (budget 2 s): time to the final numbers', async () => {
-    for (const name of ['llama-tiny', 'llama-tiny-max4k', 'llama-7b-decode', 'llama-7b-pp512', 'llama-70b-pp512']) {
+    for (const name of ['llama-tiny', 'llama-tiny-max4k', 'llama-3.1-8b-decode', 'llama-3.1-8b-c4096', 'llama-3.1-70b-c8192']) {
       const seq = await whatifSeq();
       const t0 = await page.evaluate(() => performance.now());
       await page.selectOption('[data-testid=preset]', name);

@@ -342,6 +342,14 @@ struct ggml_tensor * ggml_swiglu_split(struct ggml_context * ctx, struct ggml_te
     return ops_glu(ctx, a, b, GGML_GLU_OP_SWIGLU, false);
 }
 
+struct ggml_tensor * ggml_swiglu_oai(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                     float alpha, float limit) {
+    struct ggml_tensor * result = ops_glu(ctx, a, b, GGML_GLU_OP_SWIGLU_OAI, false);
+    ggml_set_op_params_f32(result, 2, alpha);
+    ggml_set_op_params_f32(result, 3, limit);
+    return result;
+}
+
 struct ggml_tensor * ggml_geglu(struct ggml_context * ctx, struct ggml_tensor * a) {
     return ops_glu(ctx, a, NULL, GGML_GLU_OP_GEGLU, false);
 }
@@ -388,6 +396,44 @@ struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor 
 void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {
     GGML_ASSERT(a->op == GGML_OP_MUL_MAT);
     ggml_set_op_params_i32(a, 0, (int32_t) prec);
+}
+
+void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint) {
+    GGML_ASSERT(a->op == GGML_OP_MUL_MAT);
+    ggml_set_op_params_i32(a, 1, (int32_t) hint);
+}
+
+struct ggml_tensor * ggml_mul_mat_id(struct ggml_context * ctx, struct ggml_tensor * as, struct ggml_tensor * b,
+                                     struct ggml_tensor * ids) {
+    GGML_ASSERT(!ggml_is_transposed(as));
+    GGML_ASSERT(ids->type == GGML_TYPE_I32);
+    GGML_ASSERT(as->ne[3] == 1);                     // one matrix per expert
+    GGML_ASSERT(b->ne[3] == 1);
+    GGML_ASSERT(ids->ne[2] == 1 && ids->ne[3] == 1);
+    GGML_ASSERT(ids->ne[1] == b->ne[2]);             // an expert list per row of b
+    GGML_ASSERT(as->ne[0] == b->ne[0]);
+    GGML_ASSERT(ids->ne[0] % b->ne[1] == 0);         // b broadcast over the experts used
+    const int64_t ne[4] = { as->ne[1], ids->ne[0], b->ne[2], 1 };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    result->op     = GGML_OP_MUL_MAT_ID;
+    result->src[0] = as;
+    result->src[1] = b;
+    result->src[2] = ids;
+    return result;
+}
+
+struct ggml_tensor * ggml_add_id(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                 struct ggml_tensor * ids) {
+    GGML_ASSERT(a->ne[0] == b->ne[0]);
+    GGML_ASSERT(a->ne[1] == ids->ne[0]);
+    GGML_ASSERT(a->ne[2] == ids->ne[1]);
+    GGML_ASSERT(ids->type == GGML_TYPE_I32);
+    struct ggml_tensor * result = ggml_dup_tensor(ctx, a);
+    result->op     = GGML_OP_ADD_ID;
+    result->src[0] = a;
+    result->src[1] = b;
+    result->src[2] = ids;
+    return result;
 }
 
 //
@@ -637,6 +683,18 @@ struct ggml_tensor * ggml_soft_max_ext(struct ggml_context * ctx, struct ggml_te
     return result;
 }
 
+void ggml_soft_max_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks) {
+    if (sinks == NULL) {
+        a->src[2] = NULL;
+        return;
+    }
+    GGML_ASSERT(a->op == GGML_OP_SOFT_MAX);
+    GGML_ASSERT(a->src[2] == NULL);
+    GGML_ASSERT(a->src[0]->ne[2] == sinks->ne[0]); // one sink per head
+    GGML_ASSERT(sinks->type == GGML_TYPE_F32);
+    a->src[2] = sinks;
+}
+
 struct ggml_tensor * ggml_soft_max(struct ggml_context * ctx, struct ggml_tensor * a) {
     return ggml_soft_max_ext(ctx, a, NULL, 1.0f, 0.0f);
 }
@@ -706,4 +764,45 @@ struct ggml_tensor * ggml_flash_attn_ext(struct ggml_context * ctx, struct ggml_
 void ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {
     GGML_ASSERT(a->op == GGML_OP_FLASH_ATTN_EXT);
     ggml_set_op_params_i32(a, 3, (int32_t) prec); // after scale, max_bias, softcap
+}
+
+void ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks) {
+    if (sinks == NULL) {
+        a->src[4] = NULL;
+        return;
+    }
+    GGML_ASSERT(a->op == GGML_OP_FLASH_ATTN_EXT);
+    GGML_ASSERT(a->src[4] == NULL);
+    GGML_ASSERT(a->src[0]->ne[2] == sinks->ne[0]); // one sink per head
+    GGML_ASSERT(sinks->type == GGML_TYPE_F32);
+    a->src[4] = sinks;
+}
+
+//
+// sorting and clamping
+//
+
+struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_sort_order order) {
+    GGML_ASSERT(a->ne[0] <= INT32_MAX);
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_I32, GGML_MAX_DIMS, a->ne);
+    ggml_set_op_params_i32(result, 0, (int32_t) order);
+    result->op     = GGML_OP_ARGSORT;
+    result->src[0] = a;
+    return result;
+}
+
+struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k) {
+    GGML_ASSERT(a->ne[0] >= k);
+    struct ggml_tensor * result = ggml_argsort(ctx, a, GGML_SORT_ORDER_DESC);
+    return ggml_view_4d(ctx, result, k, result->ne[1], result->ne[2], result->ne[3],
+                        result->nb[1], result->nb[2], result->nb[3], 0);
+}
+
+struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max) {
+    struct ggml_tensor * result = ggml_view_tensor(ctx, a);
+    const float params[2] = { min, max };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_CLAMP;
+    result->src[0] = a;
+    return result;
 }

@@ -903,12 +903,45 @@ struct ggml_cgraph ggml_graph_view(struct ggml_cgraph * cgraph0, int i0, int i1)
     return view;
 }
 
+// flags the sources of an already visited tensor (and theirs) as computed, as ggml does when a
+// tensor first reached by ggml_build_forward_select without the flag is expanded again
+static void graph_mark_compute(struct ggml_tensor * node) {
+    size_t cap = 64, depth = 0;
+    struct ggml_tensor ** stack = (struct ggml_tensor **) malloc(cap * sizeof(*stack));
+    GGML_ASSERT(stack != NULL);
+    stack[depth++] = node;
+    while (depth > 0) {
+        struct ggml_tensor * t = stack[--depth];
+        for (int i = 0; i < GGML_MAX_SRC; i++) {
+            struct ggml_tensor * src = t->src[i];
+            if (src == NULL || (src->flags & GGML_TENSOR_FLAG_COMPUTE) || src->op == GGML_OP_NONE) {
+                continue; // a source without an op never gets the flag: nothing to walk below it
+            }
+            src->flags |= GGML_TENSOR_FLAG_COMPUTE;
+            if (depth == cap) {
+                cap *= 2;
+                struct ggml_tensor ** grown = (struct ggml_tensor **) realloc(stack, cap * sizeof(*stack));
+                GGML_ASSERT(grown != NULL);
+                stack = grown;
+            }
+            stack[depth++] = src;
+        }
+    }
+    free(stack);
+}
+
 // marks a tensor reached by the walk; false when it was already visited
-static bool graph_visit_enter(struct ggml_cgraph * cgraph, struct ggml_tensor * node) {
-    if (node->op != GGML_OP_NONE) {
+static bool graph_visit_enter(struct ggml_cgraph * cgraph, struct ggml_tensor * node, bool compute) {
+    if (node->op != GGML_OP_NONE && compute) {
         node->flags |= GGML_TENSOR_FLAG_COMPUTE;
     }
-    return ggml_hash_insert(&cgraph->visited_hash_set, node) != GGML_HASHSET_ALREADY_EXISTS;
+    if (ggml_hash_insert(&cgraph->visited_hash_set, node) == GGML_HASHSET_ALREADY_EXISTS) {
+        if (compute) {
+            graph_mark_compute(node);
+        }
+        return false;
+    }
+    return true;
 }
 
 // appends a tensor whose sources are all in the graph: to leafs or nodes, naming it if unnamed
@@ -939,8 +972,8 @@ struct graph_walk_frame {
 
 // depth-first from root: every source (in eval order) before the tensor, each
 // tensor once. Iterative, so that long chains do not exhaust a small (WASM) stack.
-static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root) {
-    if (!graph_visit_enter(cgraph, root)) {
+static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root, bool compute) {
+    if (!graph_visit_enter(cgraph, root, compute)) {
         return;
     }
     size_t cap = 64;
@@ -962,7 +995,7 @@ static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root) 
             depth--;
             continue;
         }
-        if (!graph_visit_enter(cgraph, src)) {
+        if (!graph_visit_enter(cgraph, src, compute)) {
             continue;
         }
         if (depth == cap) {
@@ -976,13 +1009,26 @@ static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root) 
     free(stack);
 }
 
-void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
+static void graph_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor, bool compute) {
     const int n_old = cgraph->n_nodes;
-    graph_visit(cgraph, tensor);
+    graph_visit(cgraph, tensor, compute);
     if (cgraph->n_nodes > n_old) {
         // the tensor asked for is always the last node added
         GGML_ASSERT(cgraph->nodes[cgraph->n_nodes - 1] == tensor);
     }
+}
+
+void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
+    graph_expand(cgraph, tensor, true);
+}
+
+struct ggml_tensor * ggml_build_forward_select(struct ggml_cgraph * cgraph, struct ggml_tensor ** tensors,
+                                               int n_tensors, int idx) {
+    GGML_ASSERT(idx >= 0 && idx < n_tensors);
+    for (int i = 0; i < n_tensors; i++) {
+        graph_expand(cgraph, tensors[i], i == idx);
+    }
+    return tensors[idx];
 }
 
 int ggml_graph_size(struct ggml_cgraph * cgraph) {

@@ -455,6 +455,12 @@ struct llama_preset {
     struct galloc_llama_params params;
 };
 
+// the llama-like model graphs (7B, 70B) gave way to llama.cpp's own graphs (model cards) in the
+// preset list; they stay here, by name, for their golden twins and the benchmarks
+static bool llama_preset_teaching(const char * name) {
+    return strncmp(name, "llama-tiny", 10) == 0;
+}
+
 #define F32 GGML_TYPE_F32
 #define F16 GGML_TYPE_F16
 
@@ -501,6 +507,10 @@ const char * galloc_llama_preset_name(int i) {
 
 const char * galloc_llama_preset_description(int i) {
     return i >= 0 && i < N_LLAMA_PRESETS ? llama_presets[i].description : NULL;
+}
+
+bool galloc_llama_preset_listed(int i) {
+    return i >= 0 && i < N_LLAMA_PRESETS && llama_preset_teaching(llama_presets[i].name);
 }
 
 bool galloc_llama_preset_params(const char * name, struct galloc_llama_params * p) {

@@ -3,11 +3,13 @@
 // The same graphs as ggml's allocator test (and tests/c/test-scenarios.c),
 // built with the ggml API on virtual buffer types with the test's alignment
 // and max sizes, then exported. Model presets live in their own files and are
-// listed here.
+// listed here: the tiny llama decoders that teach (galloc-llama.c), then
+// llama.cpp's own graphs of well-known models (model cards, galloc-model.h).
 
 #include "galloc-presets.h"
 #include "galloc-export.h"
 #include "galloc-llama.h"
+#include "galloc-model.h"
 #include "galloc-virtual.h"
 #include "ggml-alloc.h"
 #include "ggml-impl.h"
@@ -219,17 +221,91 @@ static const struct preset presets[] = {
 
 #define N_SCENARIOS ((int) (sizeof(presets) / sizeof(presets[0])))
 
-// model presets (galloc-llama.c) follow the scenarios
+// llama.cpp's graphs of model cards at a context setting
+struct model_preset {
+    const char * name;
+    const char * card;
+    const char * description;
+    int64_t      n_ctx;
+    enum galloc_model_graph graph;
+};
+
+static const struct model_preset model_presets[] = {
+    { "llama-3.1-8b-c4096", "llama-3.1-8b", "llama.cpp's prompt graph of Llama 3.1 8B: -c 4096 -ub 512, flash attention.",
+      4096, GALLOC_MODEL_GRAPH_PROMPT },
+    { "llama-3.1-8b-decode", "llama-3.1-8b", "llama.cpp's one-token graph of Llama 3.1 8B against a 4096-cell KV cache.",
+      4096, GALLOC_MODEL_GRAPH_DECODE },
+    { "llama-3.1-70b-c8192", "llama-3.1-70b", "llama.cpp's prompt graph of Llama 3.1 70B (64 heads sharing 8 KV heads): -c 8192.",
+      8192, GALLOC_MODEL_GRAPH_PROMPT },
+    { "qwen3-30b-a3b-c4096", "qwen3-30b-a3b", "llama.cpp's prompt graph of Qwen3-30B-A3B: 128 experts, 8 used per token.",
+      4096, GALLOC_MODEL_GRAPH_PROMPT },
+    { "gemma-3-4b-c4096", "gemma-3-4b", "llama.cpp's prompt graph of gemma-3-4b: sliding-window layers on a 1536-cell cache.",
+      4096, GALLOC_MODEL_GRAPH_PROMPT },
+    { "gpt-oss-20b-c4096", "gpt-oss-20b", "llama.cpp's prompt graph of gpt-oss-20b: attention sinks, biased experts.",
+      4096, GALLOC_MODEL_GRAPH_PROMPT },
+};
+
+#define N_MODEL_PRESETS ((int) (sizeof(model_presets) / sizeof(model_presets[0])))
+
+// the listed llama presets, by position in the list
+static int listed_llama(int k) {
+    for (int i = 0; i < galloc_llama_preset_count(); i++) {
+        if (galloc_llama_preset_listed(i) && k-- == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static int n_listed_llama(void) {
+    int n = 0;
+    for (int i = 0; i < galloc_llama_preset_count(); i++) {
+        n += galloc_llama_preset_listed(i);
+    }
+    return n;
+}
+
+// the scenarios, the teaching llama presets, then the model presets
 int galloc_preset_count(void) {
-    return N_SCENARIOS + galloc_llama_preset_count();
+    return N_SCENARIOS + n_listed_llama() + N_MODEL_PRESETS;
 }
 
 const char * galloc_preset_name(int i) {
-    return i >= 0 && i < N_SCENARIOS ? presets[i].name : galloc_llama_preset_name(i - N_SCENARIOS);
+    if (i >= 0 && i < N_SCENARIOS) {
+        return presets[i].name;
+    }
+    const int n_llama = n_listed_llama();
+    if (i >= N_SCENARIOS && i < N_SCENARIOS + n_llama) {
+        return galloc_llama_preset_name(listed_llama(i - N_SCENARIOS));
+    }
+    const int m = i - N_SCENARIOS - n_llama;
+    return m >= 0 && m < N_MODEL_PRESETS ? model_presets[m].name : NULL;
 }
 
 const char * galloc_preset_description(int i) {
-    return i >= 0 && i < N_SCENARIOS ? presets[i].description : galloc_llama_preset_description(i - N_SCENARIOS);
+    if (i >= 0 && i < N_SCENARIOS) {
+        return presets[i].description;
+    }
+    const int n_llama = n_listed_llama();
+    if (i >= N_SCENARIOS && i < N_SCENARIOS + n_llama) {
+        return galloc_llama_preset_description(listed_llama(i - N_SCENARIOS));
+    }
+    const int m = i - N_SCENARIOS - n_llama;
+    return m >= 0 && m < N_MODEL_PRESETS ? model_presets[m].description : NULL;
+}
+
+static char * model_preset_document(const struct model_preset * p, size_t * len) {
+    struct galloc_model * m = NULL;
+    if (!galloc_model_from_card(p->card, &m, NULL, 0)) {
+        return NULL;
+    }
+    struct galloc_model_settings s;
+    galloc_model_settings_default(&s);
+    s.n_ctx = p->n_ctx;
+    s.graph = p->graph;
+    char * doc = galloc_model_document_named(m, &s, p->name, len, NULL, 0);
+    galloc_model_free(m);
+    return doc;
 }
 
 static char * build_scenario(const struct preset * p, size_t * len) {
@@ -289,5 +365,11 @@ char * galloc_preset_document(const char * name, size_t * len) {
             return build_scenario(&presets[i], len);
         }
     }
+    for (int i = 0; name && i < N_MODEL_PRESETS; i++) {
+        if (strcmp(model_presets[i].name, name) == 0) {
+            return model_preset_document(&model_presets[i], len);
+        }
+    }
+    // the llama-like graphs by name too (listed or not: golden twins and benchmarks use them)
     return galloc_llama_preset_document(name, len);
 }

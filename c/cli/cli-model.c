@@ -1,0 +1,258 @@
+// cli-model.c: `galloc model` (see cli-model.h).
+//
+// Reads only the header of a GGUF file (a growing prefix, never the tensor data) or takes a
+// built-in card, applies llama.cpp's flags (-c, -b, -ub, -fa, -ctk, -ctv, -np) and writes the
+// graph document llama.cpp reserves (stdout or -o) and, on stderr, the compute buffer size per
+// buffer type as llama.cpp logs it. Bad flags and values are usage errors naming the flag.
+
+#include "cli-model.h"
+#include "cli-io.h"
+#include "galloc-gguf.h"
+#include "galloc-model.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_FILE = 4, EXIT_MEMORY = 5 };
+
+#define GGUF_FIRST_READ  ((size_t) 1 << 20)   // most headers fit
+#define GGUF_MAX_HEADER  ((uint64_t) 1 << 30) // tokenizer arrays make headers many MiB, not GiB
+
+static const char * usage_model =
+    "usage: galloc model MODEL.gguf [-c N] [-b N] [-ub N] [-fa on|off|auto] [-ctk T] [-ctv T] [-np N]\n"
+    "                   [--graph prompt|decode] [-o GRAPH.json]\n"
+    "       galloc model --card NAME [same options]\n"
+    "       galloc model --cards\n"
+    "\n"
+    "Builds the compute graph llama.cpp (3f545bec) reserves for the model with these context\n"
+    "settings, writes its graph document (stdout, or GRAPH.json) and prints on stderr the\n"
+    "compute buffer size per buffer type as llama.cpp logs it (CPU backend). Only the GGUF\n"
+    "header is read. Architectures: llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss.\n"
+    "\n"
+    "  -c, --ctx-size N        context length (default 0: the model's training context)\n"
+    "  -b, --batch-size N      logical batch (default 2048)\n"
+    "  -ub, --ubatch-size N    micro-batch: tokens per graph (default 512)\n"
+    "  -fa, --flash-attn X     on, off or auto (default auto: on for the CPU backend)\n"
+    "  -ctk, --cache-type-k T  K cache type: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1 (default f16)\n"
+    "  -ctv, --cache-type-v T  V cache type (default f16; quantized needs flash attention)\n"
+    "  -np, --parallel N       sequences, each with its own KV stream (default 1)\n"
+    "  --graph prompt|decode   the full micro-batch reserved at context creation (default), or\n"
+    "                          the graph of a one-token context (-b 1 -ub 1)\n"
+    "  --card NAME, --cards    a built-in model card instead of a file; list the cards\n"
+    "exit status: 0 ok, 2 usage or settings llama.cpp refuses, 3 invalid model file, 4 file error, 5 out of memory\n";
+
+static int usage_error(const char * fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char * fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    fprintf(stderr, "galloc model: ");
+    vfprintf(stderr, fmt, args);
+    fprintf(stderr, "\n(galloc model --help for usage)\n");
+    va_end(args);
+    return EXIT_USAGE;
+}
+
+static bool parse_count(const char * text, long long max, long long * out) {
+    if (!text || text[0] < '0' || text[0] > '9') {
+        return false;
+    }
+    errno = 0;
+    char * end = NULL;
+    long long v = strtoll(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 0 || v > max) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+// reads the header of a GGUF file: a prefix, grown until the reader has what it needs
+static int read_gguf(const char * path, struct galloc_gguf * g) {
+    FILE * f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "galloc model: %s: %s\n", path, strerror(errno));
+        return EXIT_FILE;
+    }
+    uint64_t file_size = GALLOC_GGUF_SIZE_UNKNOWN;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long end = ftell(f);
+        file_size = end >= 0 ? (uint64_t) end : GALLOC_GGUF_SIZE_UNKNOWN;
+    }
+    rewind(f);
+    size_t   want = GGUF_FIRST_READ, have = 0;
+    uint8_t * buf = NULL;
+    int code = EXIT_INPUT;
+    for (;;) {
+        if (file_size != GALLOC_GGUF_SIZE_UNKNOWN && want > file_size) {
+            want = (size_t) file_size;
+        }
+        uint8_t * grown = realloc(buf, want ? want : 1);
+        if (!grown) {
+            fprintf(stderr, "galloc model: out of memory reading %s\n", path);
+            code = EXIT_MEMORY;
+            break;
+        }
+        buf = grown;
+        have += fread(buf + have, 1, want - have, f);
+        uint64_t need = 0;
+        char err[512];
+        enum galloc_gguf_status st = galloc_gguf_read_prefix(buf, have, file_size, g, &need, err, sizeof(err));
+        if (st == GALLOC_GGUF_OK) {
+            code = EXIT_OK;
+            break;
+        }
+        if (st == GALLOC_GGUF_NEED_MORE && have == want && need > have && need <= GGUF_MAX_HEADER) {
+            want = (size_t) need;
+            continue;
+        }
+        if (st == GALLOC_GGUF_NEED_MORE) {
+            fprintf(stderr, "galloc model: %s: %s\n", path,
+                    need > GGUF_MAX_HEADER ? "the header is larger than 1 GiB" : "the file ends inside its header");
+        } else {
+            fprintf(stderr, "galloc model: %s: %s\n", path, err);
+            code = st == GALLOC_GGUF_NO_MEMORY ? EXIT_MEMORY : EXIT_INPUT;
+        }
+        break;
+    }
+    free(buf);
+    fclose(f);
+    return code;
+}
+
+static void list_cards(void) {
+    for (int i = 0; i < galloc_model_card_count(); i++) {
+        printf("%-22s %s\n", galloc_model_card_name(i), galloc_model_card_description(i));
+    }
+}
+
+int cli_model_command(int argc, char ** argv) {
+    struct galloc_model_settings s;
+    galloc_model_settings_default(&s);
+    const char * file = NULL, * card = NULL, * output = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char * a = argv[i];
+        const char * v = i + 1 < argc ? argv[i + 1] : NULL;
+        long long n = 0;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_model, stdout);
+            return EXIT_OK;
+        } else if (strcmp(a, "--cards") == 0) {
+            list_cards();
+            return EXIT_OK;
+        } else if (strcmp(a, "-c") == 0 || strcmp(a, "--ctx-size") == 0) {
+            if (!parse_count(v, 1 << 24, &n)) {
+                return usage_error("%s: '%s' is not a context length (0 to 16777216)", a, v ? v : "");
+            }
+            s.n_ctx = n;
+        } else if (strcmp(a, "-b") == 0 || strcmp(a, "--batch-size") == 0) {
+            if (!parse_count(v, 1 << 24, &n)) {
+                return usage_error("%s: '%s' is not a batch size (0 to 16777216)", a, v ? v : "");
+            }
+            s.n_batch = n;
+        } else if (strcmp(a, "-ub") == 0 || strcmp(a, "--ubatch-size") == 0) {
+            if (!parse_count(v, 1 << 24, &n)) {
+                return usage_error("%s: '%s' is not a micro-batch size (0 to 16777216)", a, v ? v : "");
+            }
+            s.n_ubatch = n;
+        } else if (strcmp(a, "-np") == 0 || strcmp(a, "--parallel") == 0) {
+            if (!parse_count(v, 256, &n) || n < 1) {
+                return usage_error("%s: '%s' is not a number of sequences (1 to 256)", a, v ? v : "");
+            }
+            s.n_seq = (int32_t) n;
+        } else if (strcmp(a, "-fa") == 0 || strcmp(a, "--flash-attn") == 0) {
+            if (v && (strcmp(v, "on") == 0 || strcmp(v, "auto") == 0)) {
+                s.flash_attn = 1;
+            } else if (v && strcmp(v, "off") == 0) {
+                s.flash_attn = 0;
+            } else {
+                return usage_error("%s: '%s' is not on, off or auto", a, v ? v : "");
+            }
+        } else if (strcmp(a, "-ctk") == 0 || strcmp(a, "--cache-type-k") == 0 || strcmp(a, "-ctv") == 0 ||
+                   strcmp(a, "--cache-type-v") == 0) {
+            const bool is_k = strcmp(a, "-ctk") == 0 || strcmp(a, "--cache-type-k") == 0;
+            if (!galloc_model_cache_type_from_name(v, is_k ? &s.type_k : &s.type_v)) {
+                return usage_error("%s: unsupported cache type '%s' (f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1)", a,
+                                   v ? v : "");
+            }
+        } else if (strcmp(a, "--graph") == 0) {
+            if (v && strcmp(v, "prompt") == 0) {
+                s.graph = GALLOC_MODEL_GRAPH_PROMPT;
+            } else if (v && strcmp(v, "decode") == 0) {
+                s.graph = GALLOC_MODEL_GRAPH_DECODE;
+            } else {
+                return usage_error("%s: '%s' is not prompt or decode", a, v ? v : "");
+            }
+        } else if (strcmp(a, "--card") == 0) {
+            if (!v) {
+                return usage_error("%s: needs a card name (galloc model --cards lists them)", a);
+            }
+            card = v;
+        } else if (strcmp(a, "-o") == 0) {
+            if (!v) {
+                return usage_error("%s: needs a file name", a);
+            }
+            output = v;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option '%s'", a);
+        } else if (!file) {
+            file = a;
+            continue;
+        } else {
+            return usage_error("more than one model file ('%s', '%s')", file, a);
+        }
+        i++; // the option's value
+    }
+    if (!file == !card) {
+        return usage_error("%s", file ? "give a model file or --card NAME, not both" : "no model file (or --card NAME)");
+    }
+
+    char err[512];
+    struct galloc_model * m = NULL;
+    if (card) {
+        if (!galloc_model_from_card(card, &m, err, sizeof(err))) {
+            fprintf(stderr, "galloc model: %s\n", err);
+            return EXIT_USAGE;
+        }
+    } else {
+        struct galloc_gguf g;
+        int code = read_gguf(file, &g);
+        if (code != EXIT_OK) {
+            return code;
+        }
+        bool ok = galloc_model_from_gguf(&g, &m, err, sizeof(err));
+        galloc_gguf_free(&g);
+        if (!ok) {
+            fprintf(stderr, "galloc model: %s: %s\n", file, err);
+            return EXIT_INPUT;
+        }
+    }
+
+    int code = EXIT_OK;
+    size_t len = 0;
+    char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
+    struct galloc_model_sizes z;
+    if (!doc || !galloc_model_compute_sizes(m, &s, &z, err, sizeof(err))) {
+        fprintf(stderr, "galloc model: %s\n", err);
+        code = strstr(err, "out of memory") ? EXIT_MEMORY : err[0] == '-' ? EXIT_USAGE : EXIT_INPUT;
+    } else if (!cli_write_file(output, doc, len, err, sizeof(err))) {
+        fprintf(stderr, "galloc model: %s\n", err);
+        code = EXIT_FILE;
+    } else {
+        fprintf(stderr, "%s (%s): n_ctx = %lld, n_ctx_seq = %lld", galloc_model_name(m), galloc_model_arch_name(m),
+                (long long) z.n_ctx, (long long) z.n_ctx_seq);
+        if (z.n_ctx_swa > 0) {
+            fprintf(stderr, ", SWA cache = %lld cells", (long long) z.n_ctx_swa);
+        }
+        fprintf(stderr, ", %lld tokens, graph nodes = %d\n", (long long) z.n_tokens, z.n_nodes);
+        fprintf(stderr, "KV cache = %.2f MiB\n", (double) z.kv_bytes / 1024.0 / 1024.0);
+        for (int b = 0; b < z.n_bufts; b++) {
+            fprintf(stderr, "%s compute buffer size = %.2f MiB\n", z.names[b], (double) z.compute[b] / 1024.0 / 1024.0);
+        }
+    }
+    free(doc);
+    galloc_model_free(m);
+    return code;
+}

@@ -1,0 +1,435 @@
+// galloc-model-context.c: llama.cpp's context creation, from the settings to the reserved graphs.
+//
+// model_cparams_init derives llama_cparams as llama_context's constructor does (context padded
+// to 256 cells, cells per sequence stream, batch limited by the context, outputs per batch);
+// the KV caches are sized as llama_kv_cache(_iswa) sizes them; a graph is built as
+// llama_context::graph_reserve builds it (the full micro-batch, one stream per sequence,
+// every token an output), with weights and caches on a dummy buffer as in no_alloc mode.
+// The compute buffer size is what ggml_gallocr keeps after llama.cpp's three reserves.
+
+#include "galloc-export.h"
+#include "galloc-model-impl.h"
+#include "galloc-virtual.h"
+#include "ggml-alloc.h"
+#include "ggml-impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MODEL_MAX_SEQ    256 // LLAMA_MAX_SEQ
+#define MODEL_CPU_ALIGN  32  // the CPU buffer type's alignment (TENSOR_ALIGNMENT)
+
+//
+// settings
+//
+
+void galloc_model_settings_default(struct galloc_model_settings * s) {
+    memset(s, 0, sizeof(*s));
+    s->n_ctx      = 0;
+    s->n_batch    = 2048;
+    s->n_ubatch   = 512;
+    s->flash_attn = 1;
+    s->type_k     = GGML_TYPE_F16;
+    s->type_v     = GGML_TYPE_F16;
+    s->n_seq      = 1;
+    s->graph      = GALLOC_MODEL_GRAPH_PROMPT;
+}
+
+static const enum ggml_type model_cache_types[] = {
+    GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+    GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
+};
+
+bool galloc_model_cache_type_from_name(const char * name, enum ggml_type * type) {
+    for (size_t i = 0; name && i < sizeof(model_cache_types) / sizeof(model_cache_types[0]); i++) {
+        if (strcmp(ggml_type_name(model_cache_types[i]), name) == 0) {
+            *type = model_cache_types[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool is_cache_type(enum ggml_type t) {
+    for (size_t i = 0; i < sizeof(model_cache_types) / sizeof(model_cache_types[0]); i++) {
+        if (model_cache_types[i] == t) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static uint32_t pad256(uint64_t x) {
+    return (uint32_t) ((x + 255) / 256 * 256);
+}
+
+bool model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
+                        char * err, size_t err_size) {
+    const struct model_hparams * hp = &m->hp;
+    memset(cp, 0, sizeof(*cp));
+    if (s->n_seq < 1 || s->n_seq > MODEL_MAX_SEQ) {
+        snprintf(err, err_size, "-np: %d sequences (1 to %d)", (int) s->n_seq, MODEL_MAX_SEQ);
+        return false;
+    }
+    if (s->n_ctx < 0 || s->n_ctx > (1 << 24)) {
+        snprintf(err, err_size, "-c: context %lld out of range (0 to %d)", (long long) s->n_ctx, 1 << 24);
+        return false;
+    }
+    if (s->n_batch < 0 || s->n_batch > (1 << 24) || s->n_ubatch < 0 || s->n_ubatch > (1 << 24)) {
+        snprintf(err, err_size, "%s: batch %lld out of range (0 to %d)", s->n_batch < 0 || s->n_batch > (1 << 24) ? "-b" : "-ub",
+                 (long long) (s->n_batch < 0 || s->n_batch > (1 << 24) ? s->n_batch : s->n_ubatch), 1 << 24);
+        return false;
+    }
+    if (s->n_batch == 0 && s->n_ubatch == 0) {
+        snprintf(err, err_size, "-b/-ub: n_batch and n_ubatch cannot both be zero");
+        return false;
+    }
+    if (s->flash_attn != 0 && s->flash_attn != 1) {
+        snprintf(err, err_size, "-fa: %d (0 off, 1 on)", (int) s->flash_attn);
+        return false;
+    }
+    if (!is_cache_type(s->type_k) || !is_cache_type(s->type_v)) {
+        snprintf(err, err_size, "%s: unsupported cache type %d", is_cache_type(s->type_k) ? "-ctv" : "-ctk",
+                 (int) (is_cache_type(s->type_k) ? s->type_v : s->type_k));
+        return false;
+    }
+    if (s->graph != GALLOC_MODEL_GRAPH_PROMPT && s->graph != GALLOC_MODEL_GRAPH_DECODE) {
+        snprintf(err, err_size, "--graph: unknown graph %d", (int) s->graph);
+        return false;
+    }
+    if (s->n_ctx == 0 && hp->n_ctx_train == 0) {
+        snprintf(err, err_size, "-c: n_ctx and the model's context_length cannot both be zero");
+        return false;
+    }
+    cp->flash_attn = s->flash_attn != 0;
+    cp->type_k     = s->type_k;
+    cp->type_v     = s->type_v;
+    if (ggml_is_quantized(s->type_v) && !cp->flash_attn) {
+        snprintf(err, err_size, "-ctv: quantized V cache (%s) requires flash attention (-fa on)", ggml_type_name(s->type_v));
+        return false;
+    }
+    for (uint32_t il = 0; cp->flash_attn && il < hp->n_layer; il++) {
+        if (ggml_is_quantized(s->type_k) && hp_n_embd_head_k(hp, il) % ggml_blck_size(s->type_k) != 0) {
+            snprintf(err, err_size, "-ctk: K cache type %s with block size %lld does not divide n_embd_head_k=%u",
+                     ggml_type_name(s->type_k), (long long) ggml_blck_size(s->type_k), hp_n_embd_head_k(hp, il));
+            return false;
+        }
+        if (ggml_is_quantized(s->type_v) && hp_n_embd_head_v(hp, il) % ggml_blck_size(s->type_v) != 0) {
+            snprintf(err, err_size, "-ctv: V cache type %s with block size %lld does not divide n_embd_head_v=%u",
+                     ggml_type_name(s->type_v), (long long) ggml_blck_size(s->type_v), hp_n_embd_head_v(hp, il));
+            return false;
+        }
+    }
+    // a decode context: one token per micro-batch
+    const int64_t n_batch  = s->graph == GALLOC_MODEL_GRAPH_DECODE ? 1 : s->n_batch;
+    const int64_t n_ubatch = s->graph == GALLOC_MODEL_GRAPH_DECODE ? 1 : s->n_ubatch;
+
+    cp->n_seq_max   = (uint32_t) s->n_seq;
+    cp->kv_unified  = false;
+    cp->swa_full    = false;
+    cp->causal_attn = hp->causal_attn;
+    cp->n_ctx       = s->n_ctx == 0 ? hp->n_ctx_train : (uint32_t) s->n_ctx;
+
+    // rope and YaRN (llama_context's constructor)
+    cp->rope_freq_base  = hp->rope_freq_base_train;
+    cp->rope_freq_scale = hp->rope_freq_scale_train;
+    cp->n_ctx_orig_yarn = hp->n_ctx_orig_yarn != 0 ? hp->n_ctx_orig_yarn : hp->n_ctx_train;
+    cp->yarn_ext_factor  = hp->yarn_ext_factor;
+    cp->yarn_attn_factor = hp->yarn_attn_factor;
+    cp->yarn_beta_fast   = hp->yarn_beta_fast;
+    cp->yarn_beta_slow   = hp->yarn_beta_slow;
+    if (hp->rope_scaling_type_train == MODEL_ROPE_SCALING_NONE) {
+        cp->rope_freq_scale = 1.0f;
+    }
+    if (cp->yarn_ext_factor < 0.0f) {
+        cp->yarn_ext_factor = hp->rope_scaling_type_train == MODEL_ROPE_SCALING_YARN ? 1.0f : 0.0f;
+    }
+    if (cp->yarn_ext_factor != 0.0f) {
+        const float factor = 1.0f / cp->rope_freq_scale;
+        const float mscale = factor <= 1.0f ? 1.0f : 0.1f * model_logf(factor) + 1.0f;
+        if (hp->rope_yarn_log_mul != 0.0f) {
+            const float mscale_all = factor <= 1.0f ? 1.0f : 0.1f * hp->rope_yarn_log_mul * model_logf(factor) + 1.0f;
+            cp->yarn_attn_factor = mscale / mscale_all;
+        } else {
+            cp->yarn_attn_factor = mscale;
+        }
+        cp->yarn_attn_factor *= 1.0f / (1.0f + 0.1f * model_logf(factor));
+    }
+    cp->yarn_attn_factor *= hp->rope_attn_factor;
+
+    // batches: limited by the (unpadded) context with causal attention
+    cp->n_batch = cp->causal_attn ? (uint32_t) (cp->n_ctx < n_batch ? cp->n_ctx : n_batch) : (uint32_t) n_batch;
+    const uint32_t ub = n_ubatch == 0 ? (uint32_t) n_batch : (uint32_t) n_ubatch;
+    cp->n_ubatch      = cp->n_batch < ub ? cp->n_batch : ub;
+    cp->n_outputs_max = cp->n_batch;
+
+    cp->n_ctx     = pad256(cp->n_ctx);
+    cp->n_ctx_seq = pad256(cp->n_ctx / cp->n_seq_max);
+    if (cp->n_ctx_seq == 0) {
+        snprintf(err, err_size, "-c/-np: n_ctx_seq == 0");
+        return false;
+    }
+    if (cp->n_ctx != cp->n_ctx_seq * cp->n_seq_max) {
+        cp->n_ctx = cp->n_ctx_seq * cp->n_seq_max; // rounded down to a multiple of the sequences
+    }
+    if (cp->n_ubatch == 0) {
+        snprintf(err, err_size, "-ub: the micro-batch is 0 tokens");
+        return false;
+    }
+    return true;
+}
+
+//
+// KV caches (llama_kv_cache / llama_kv_cache_iswa)
+//
+
+static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint32_t size, bool swa_layers) {
+    const struct model_hparams * hp = g->hp;
+    const struct model_cparams * cp = g->cp;
+    memset(kv, 0, sizeof(*kv));
+    kv->used     = true;
+    kv->size     = size;
+    kv->n_stream = cp->kv_unified ? 1 : cp->n_seq_max;
+    kv->v_trans  = !cp->flash_attn;
+    const bool iswa = hp->swa_type != MODEL_SWA_NONE;
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        if (iswa && hp->is_swa[il] != swa_layers) {
+            continue;
+        }
+        const int32_t hk = (int32_t) hp_n_embd_head_k(hp, il), hv = (int32_t) hp_n_embd_head_v(hp, il);
+        kv->n_embd_head_k_all = kv->n_embd_head_k_all == 0 ? hk : kv->n_embd_head_k_all != hk ? -1 : hk;
+        kv->n_embd_head_v_all = kv->n_embd_head_v_all == 0 ? hv : kv->n_embd_head_v_all != hv ? -1 : hv;
+        const int64_t n_embd_k_gqa = hp_n_embd_k_gqa(hp, il);
+        const int64_t n_embd_v_gqa = kv->v_trans ? hp_n_embd_v_gqa_max(hp) : hp_n_embd_v_gqa(hp, il);
+        if (n_embd_k_gqa % ggml_blck_size(cp->type_k) != 0 || n_embd_v_gqa % ggml_blck_size(cp->type_v) != 0) {
+            model_fail(g, "%s: the cache rows of layer %u (%lld/%lld values) are not whole %s blocks",
+                       n_embd_k_gqa % ggml_blck_size(cp->type_k) != 0 ? "-ctk" : "-ctv", il, (long long) n_embd_k_gqa,
+                       (long long) n_embd_v_gqa,
+                       ggml_type_name(n_embd_k_gqa % ggml_blck_size(cp->type_k) != 0 ? cp->type_k : cp->type_v));
+            return false;
+        }
+        kv->k[il] = ggml_new_tensor_3d(g->wctx, cp->type_k, n_embd_k_gqa, size, kv->n_stream);
+        kv->v[il] = ggml_new_tensor_3d(g->wctx, cp->type_v, n_embd_v_gqa, size, kv->n_stream);
+        if (!kv->k[il] || !kv->v[il]) {
+            model_fail(g, "out of memory creating the KV cache");
+            return false;
+        }
+        ggml_format_name(kv->k[il], "cache_k_l%u", il);
+        ggml_format_name(kv->v[il], "cache_v_l%u", il);
+        kv->k[il]->buffer = g->wbuf;
+        kv->v[il]->buffer = g->wbuf;
+    }
+    // quantized caches rotate K and V (Hadamard) when heads are multiples of 64
+    kv->attn_rot_k = kv->n_embd_head_k_all > 0 && ggml_is_quantized(cp->type_k) && hp_n_embd_head_k(hp, 0) % 64 == 0;
+    kv->attn_rot_v = kv->n_embd_head_v_all > 0 && ggml_is_quantized(cp->type_v) && hp_n_embd_head_v(hp, 0) % 64 == 0;
+    return true;
+}
+
+// cells of the caches: the non-SWA cache n_ctx_seq, the SWA cache the window (per sequence when
+// unified) plus a micro-batch, padded to 256 and at most the base
+static void cache_sizes(const struct model_hparams * hp, const struct model_cparams * cp, uint32_t * base, uint32_t * swa) {
+    *base = cp->n_ctx_seq;
+    *swa  = 0;
+    if (hp->swa_type != MODEL_SWA_NONE) {
+        const uint64_t want = (uint64_t) hp->n_swa * (cp->kv_unified ? cp->n_seq_max : 1) + cp->n_ubatch;
+        *swa = cp->swa_full ? *base : pad256(want < *base ? want : *base);
+    }
+}
+
+//
+// one reserved graph
+//
+
+struct model_build {
+    struct model_graph     g;
+    struct model_cparams   cp;
+    struct model_kv_cache  caches[2];
+    ggml_backend_buffer_type_t buft;
+    char                   err[256];
+};
+
+static void build_free(struct model_build * b) {
+    if (!b) {
+        return;
+    }
+    ggml_backend_buffer_free(b->g.wbuf);
+    ggml_free(b->g.wctx);
+    ggml_free(b->g.ctx);
+    free(b->g.layers);
+    free(b);
+}
+
+// the graph of a micro-batch of n_tokens tokens in n_seqs sequences with n_outputs outputs
+static struct model_build * build_graph(const struct galloc_model * m, const struct model_cparams * cp,
+                                        ggml_backend_buffer_type_t buft, uint32_t n_tokens, uint32_t n_seqs,
+                                        uint32_t n_outputs, char * err, size_t err_size) {
+    struct model_build * b = calloc(1, sizeof(*b));
+    if (!b) {
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    b->cp   = *cp;
+    b->buft = buft;
+    struct model_graph * g = &b->g;
+    g->m        = m;
+    g->hp       = &m->hp;
+    g->cp       = &b->cp;
+    g->caches   = b->caches;
+    g->err      = b->err;
+    g->err_size = sizeof(b->err);
+    if (n_tokens % n_seqs != 0) {
+        n_tokens = (n_tokens + n_seqs - 1) / n_seqs * n_seqs; // a multiple of the sequences
+    }
+    g->n_tokens      = n_tokens;
+    g->n_seqs        = n_seqs;
+    g->n_outputs     = n_outputs;
+    g->n_expert_used = m->hp.n_expert_used;
+
+    const uint32_t n_layer   = m->hp.n_layer;
+    const size_t   n_weights = (size_t) (m->n_tensors > 0 ? m->n_tensors : 0) + 64 * (size_t) n_layer + 64;
+    const size_t   n_wctx    = n_weights + 4 * (size_t) n_layer + 16;
+    struct ggml_init_params wp = { n_wctx * ggml_tensor_overhead(), NULL, true };
+    g->wctx   = ggml_init(wp);
+    g->wbuf   = ggml_backend_buft_alloc_buffer(buft, 0); // the weights' and caches' dummy buffer (no_alloc)
+    g->layers = calloc(n_layer, sizeof(*g->layers));
+    // llama.cpp's graph_max_nodes is max(1024, 8 * n_tensors); this is a bound above what a graph needs
+    const size_t n_graph = 2048 + 16 * n_weights + (size_t) n_layer * (8 + 4 * (size_t) m->hp.n_expert_used);
+    struct ggml_init_params cp0 = { 3 * n_graph * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_graph, false), NULL, true };
+    g->ctx = ggml_init(cp0);
+    if (!g->wctx || !g->wbuf || !g->layers || !g->ctx) {
+        snprintf(err, err_size, "out of memory");
+        build_free(b);
+        return NULL;
+    }
+    g->gf = ggml_new_graph_custom(g->ctx, n_graph, false);
+
+    uint32_t size_base, size_swa;
+    cache_sizes(&m->hp, cp, &size_base, &size_swa);
+    bool ok = m->arch->load_tensors(g) && !g->failed;
+    ok = ok && cache_init(g, &b->caches[0], size_base, false);
+    if (ok && m->hp.swa_type != MODEL_SWA_NONE) {
+        ok = cache_init(g, &b->caches[1], size_swa, true);
+    }
+    ok = ok && m->arch->build_graph(g) && !g->failed;
+    if (!ok) {
+        snprintf(err, err_size, "%s", g->failed ? g->err : "the graph could not be built");
+        build_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+// llama_context::sched_reserve's worst case: the full micro-batch, one stream per sequence,
+// every token an output (n_outputs_max = n_batch)
+static struct model_build * build_prompt(const struct galloc_model * m, const struct model_cparams * cp,
+                                         ggml_backend_buffer_type_t buft, char * err, size_t err_size) {
+    const uint32_t n_tokens  = cp->n_ctx < cp->n_ubatch ? cp->n_ctx : cp->n_ubatch;
+    const uint32_t n_outputs = n_tokens < cp->n_outputs_max ? n_tokens : cp->n_outputs_max;
+    return build_graph(m, cp, buft, n_tokens, cp->n_seq_max, n_outputs, err, err_size);
+}
+
+static void doc_name(const struct galloc_model * m, const struct model_cparams * cp, const struct galloc_model_settings * s,
+                     char * out, size_t size) {
+    snprintf(out, size, "%s %s n_ctx=%u n_ubatch=%u fa=%s ctk=%s ctv=%s np=%u", m->name,
+             s->graph == GALLOC_MODEL_GRAPH_DECODE ? "decode" : "prompt", cp->n_ctx, cp->n_ubatch, cp->flash_attn ? "on" : "off",
+             ggml_type_name(cp->type_k), ggml_type_name(cp->type_v), cp->n_seq_max);
+}
+
+static void copy_err(char * err, size_t err_size, const char * msg) {
+    if (err && err_size) {
+        snprintf(err, err_size, "%s", msg);
+    }
+}
+
+char * galloc_model_document(const struct galloc_model * m, const struct galloc_model_settings * s, size_t * len, char * err,
+                             size_t err_size) {
+    return galloc_model_document_named(m, s, NULL, len, err, err_size);
+}
+
+char * galloc_model_document_named(const struct galloc_model * m, const struct galloc_model_settings * s, const char * doc_title,
+                                   size_t * len, char * err, size_t err_size) {
+    char msg[256] = "";
+    struct model_cparams cp;
+    if (!m || !s) {
+        copy_err(err, err_size, "no model or settings");
+        return NULL;
+    }
+    if (!model_cparams_init(m, s, &cp, msg, sizeof(msg))) {
+        copy_err(err, err_size, msg);
+        return NULL;
+    }
+    ggml_backend_buffer_type_t buft = galloc_virtual_buft_new("CPU", MODEL_CPU_ALIGN, SIZE_MAX);
+    if (!buft) {
+        copy_err(err, err_size, "out of memory");
+        return NULL;
+    }
+    struct model_build * b = build_prompt(m, &cp, buft, msg, sizeof(msg));
+    char * doc = NULL;
+    if (b) {
+        char name[256];
+        doc_name(m, &cp, s, name, sizeof(name));
+        doc = galloc_export_graph(b->g.gf, doc_title ? doc_title : name, &buft, 1, NULL, NULL, len);
+        if (!doc) {
+            snprintf(msg, sizeof(msg), "out of memory writing the graph document");
+        }
+    }
+    if (!doc) {
+        copy_err(err, err_size, msg);
+    }
+    build_free(b);
+    galloc_virtual_buft_free(buft);
+    return doc;
+}
+
+bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
+                                struct galloc_model_sizes * out, char * err, size_t err_size) {
+    char msg[256] = "";
+    struct model_cparams cp;
+    memset(out, 0, sizeof(*out));
+    if (!m || !s) {
+        copy_err(err, err_size, "no model or settings");
+        return false;
+    }
+    if (!model_cparams_init(m, s, &cp, msg, sizeof(msg))) {
+        copy_err(err, err_size, msg);
+        return false;
+    }
+    ggml_backend_buffer_type_t buft = galloc_virtual_buft_new("CPU", MODEL_CPU_ALIGN, SIZE_MAX);
+    if (!buft) {
+        copy_err(err, err_size, "out of memory");
+        return false;
+    }
+    // prompt, then one token per sequence, then the prompt again: the buffer is kept when it is big enough
+    struct model_build * pp = build_prompt(m, &cp, buft, msg, sizeof(msg));
+    struct model_build * tg = pp ? build_graph(m, &cp, buft, cp.n_seq_max, cp.n_seq_max, cp.n_seq_max, msg, sizeof(msg)) : NULL;
+    ggml_gallocr_t galloc = tg ? ggml_gallocr_new_n(&buft, 1) : NULL;
+    bool ok = galloc && ggml_gallocr_reserve_n(galloc, pp->g.gf, NULL, NULL) && ggml_gallocr_reserve_n(galloc, tg->g.gf, NULL, NULL) &&
+              ggml_gallocr_reserve_n(galloc, pp->g.gf, NULL, NULL);
+    if (ok) {
+        out->n_bufts    = 1;
+        snprintf(out->names[0], sizeof(out->names[0]), "%s", ggml_backend_buft_name(buft));
+        out->compute[0] = ggml_gallocr_get_buffer_size(galloc, 0);
+        out->n_ctx      = cp.n_ctx;
+        out->n_ctx_seq  = cp.n_ctx_seq;
+        out->n_ctx_swa  = pp->caches[1].used ? pp->caches[1].size : 0;
+        out->n_tokens   = pp->g.n_tokens;
+        out->n_nodes    = ggml_graph_n_nodes(pp->g.gf);
+        out->n_leafs    = pp->g.gf->n_leafs;
+        for (int c = 0; c < 2; c++) {
+            for (uint32_t il = 0; pp->caches[c].used && il < m->hp.n_layer; il++) {
+                out->kv_bytes += pp->caches[c].k[il] ? ggml_nbytes(pp->caches[c].k[il]) + ggml_nbytes(pp->caches[c].v[il]) : 0;
+            }
+        }
+    } else if (pp && tg) {
+        snprintf(msg, sizeof(msg), "the compute buffer could not be planned");
+    }
+    if (!ok) {
+        copy_err(err, err_size, msg);
+    }
+    ggml_gallocr_free(galloc);
+    build_free(pp);
+    build_free(tg);
+    galloc_virtual_buft_free(buft);
+    return ok;
+}

@@ -1,0 +1,503 @@
+// galloc-model-hparams.c: a model's hyperparameters, read with llama.cpp's keys and defaults.
+//
+// The loader reads keys from a GGUF header (with llama.cpp's strict type checks: a uint32 key
+// must be UINT32, a float key FLOAT32) or from a built-in card's list; model_load_hparams is
+// llama_model::load_hparams for the keys the supported architectures use, then the
+// architecture's own keys. Models are made here from either source.
+
+#include "galloc-gguf.h"
+#include "galloc-model-impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+//
+// per-layer values (llama_hparams)
+//
+
+uint32_t hp_n_embd_head_k(const struct model_hparams * hp, uint32_t il) {
+    return hp->is_swa[il] ? hp->n_embd_head_k_swa : hp->n_embd_head_k_full;
+}
+
+uint32_t hp_n_embd_head_v(const struct model_hparams * hp, uint32_t il) {
+    return hp->is_swa[il] ? hp->n_embd_head_v_swa : hp->n_embd_head_v_full;
+}
+
+uint32_t hp_n_rot(const struct model_hparams * hp, uint32_t il) {
+    return hp->is_swa[il] ? hp->n_rot_swa : hp->n_rot_full;
+}
+
+uint32_t hp_n_embd_k_gqa(const struct model_hparams * hp, uint32_t il) {
+    return hp_n_embd_head_k(hp, il) * hp->n_head_kv[il];
+}
+
+uint32_t hp_n_embd_v_gqa(const struct model_hparams * hp, uint32_t il) {
+    return hp_n_embd_head_v(hp, il) * hp->n_head_kv[il];
+}
+
+uint32_t hp_n_embd_v_gqa_max(const struct model_hparams * hp) {
+    uint32_t val = hp_n_embd_v_gqa(hp, 0);
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        val = hp_n_embd_v_gqa(hp, il) > val ? hp_n_embd_v_gqa(hp, il) : val;
+    }
+    return val;
+}
+
+// layers il with il % n < n - 1 slide (n = 0: every layer)
+void hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern) {
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        hp->is_swa[il] = n_pattern == 0 || (il % n_pattern < n_pattern - 1);
+    }
+}
+
+//
+// the loader
+//
+
+static bool ml_fail(struct model_loader * ml, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
+static bool ml_fail(struct model_loader * ml, const char * fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(ml->err, ml->err_size, fmt, args);
+    va_end(args);
+    return false;
+}
+
+// ".block_count" -> "llama.block_count"
+static void ml_key(const struct model_loader * ml, const char * key, char * out, size_t size) {
+    if (key[0] == '.') {
+        snprintf(out, size, "%s%s", ml->arch, key);
+    } else {
+        snprintf(out, size, "%s", key);
+    }
+}
+
+static const struct model_card_kv * card_find(const struct model_card * card, const char * key) {
+    for (int i = 0; i < card->n_kv; i++) {
+        if (strcmp(card->kv[i].key, key) == 0) {
+            return &card->kv[i];
+        }
+    }
+    return NULL;
+}
+
+// the value of key: false when absent; with type checked against want (GGUF) or a number (card)
+static bool ml_find(struct model_loader * ml, const char * key, enum galloc_gguf_type want, double * num,
+                    bool * bad_type, char * full, size_t full_size) {
+    ml_key(ml, key, full, full_size);
+    *bad_type = false;
+    if (ml->card) {
+        const struct model_card_kv * kv = card_find(ml->card, key);
+        if (!kv) {
+            return false;
+        }
+        *num = kv->num;
+        return true;
+    }
+    const struct galloc_gguf_kv * kv = galloc_gguf_find(ml->gguf, full);
+    if (!kv) {
+        return false;
+    }
+    if (galloc_gguf_kv_type(kv) != want) {
+        *bad_type = true;
+        return true;
+    }
+    if (want == GALLOC_GGUF_TYPE_FLOAT32) {
+        return galloc_gguf_value_f64(&kv->value, 0, num);
+    }
+    uint64_t u = 0;
+    if (!galloc_gguf_value_u64(&kv->value, 0, &u)) {
+        *bad_type = true;
+        return true;
+    }
+    *num = (double) u;
+    return true;
+}
+
+static const char * gguf_type_label(enum galloc_gguf_type t) {
+    return galloc_gguf_type_name(t);
+}
+
+static bool ml_get_num(struct model_loader * ml, const char * key, enum galloc_gguf_type want, double * num, bool required,
+                       bool * found) {
+    char   full[128];
+    bool   bad_type;
+    *found = ml_find(ml, key, want, num, &bad_type, full, sizeof(full));
+    if (!*found) {
+        return required ? ml_fail(ml, "key not found in model: %s", full) : true;
+    }
+    if (bad_type) {
+        const struct galloc_gguf_kv * kv = galloc_gguf_find(ml->gguf, full);
+        return ml_fail(ml, "key %s has wrong type %s but expected type %s", full,
+                       gguf_type_label(galloc_gguf_kv_type(kv)), gguf_type_label(want));
+    }
+    return true;
+}
+
+bool ml_get_u32(struct model_loader * ml, const char * key, uint32_t * out, bool required) {
+    double num;
+    bool   found;
+    if (!ml_get_num(ml, key, GALLOC_GGUF_TYPE_UINT32, &num, required, &found)) {
+        return false;
+    }
+    if (found) {
+        *out = (uint32_t) num;
+    }
+    return true;
+}
+
+bool ml_get_f32(struct model_loader * ml, const char * key, float * out, bool required) {
+    double num;
+    bool   found;
+    if (!ml_get_num(ml, key, GALLOC_GGUF_TYPE_FLOAT32, &num, required, &found)) {
+        return false;
+    }
+    if (found) {
+        *out = (float) num;
+    }
+    return true;
+}
+
+bool ml_get_bool(struct model_loader * ml, const char * key, bool * out, bool required) {
+    double num;
+    bool   found;
+    if (!ml_get_num(ml, key, GALLOC_GGUF_TYPE_BOOL, &num, required, &found)) {
+        return false;
+    }
+    if (found) {
+        *out = num != 0.0;
+    }
+    return true;
+}
+
+bool ml_has_key(struct model_loader * ml, const char * key) {
+    char full[128];
+    ml_key(ml, key, full, sizeof(full));
+    return ml->card ? card_find(ml->card, key) != NULL : galloc_gguf_find(ml->gguf, full) != NULL;
+}
+
+const char * ml_get_str(struct model_loader * ml, const char * key) {
+    if (ml->card) {
+        const struct model_card_kv * kv = card_find(ml->card, key);
+        return kv ? kv->str : NULL;
+    }
+    char full[128];
+    ml_key(ml, key, full, sizeof(full));
+    const struct galloc_gguf_kv * kv = galloc_gguf_find(ml->gguf, full);
+    return kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_STRING ? galloc_gguf_get_str(ml->gguf, full) : NULL;
+}
+
+bool ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required) {
+    char full[128];
+    ml_key(ml, key, full, sizeof(full));
+    if (n > MODEL_MAX_LAYERS) {
+        return ml_fail(ml, "n > N_MAX: %u > %u for key %s", n, (unsigned) MODEL_MAX_LAYERS, full);
+    }
+    const struct galloc_gguf_kv * kv = ml->gguf ? galloc_gguf_find(ml->gguf, full) : NULL;
+    if (kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_ARRAY) {
+        const struct galloc_gguf_value * v = &kv->value;
+        if (v->n != n) {
+            return ml_fail(ml, "key %s has wrong array length; expected %u, got %u", full, n, (unsigned) v->n);
+        }
+        if (v->elem_type != GALLOC_GGUF_TYPE_UINT32 && v->elem_type != GALLOC_GGUF_TYPE_INT32 &&
+            v->elem_type != GALLOC_GGUF_TYPE_BOOL) {
+            return ml_fail(ml, "%s has wrong array element type %s", full, gguf_type_label(v->elem_type));
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t x = 0;
+            if (!galloc_gguf_value_i64(v, i, &x)) {
+                return ml_fail(ml, "%s: element %u unreadable", full, i);
+            }
+            out[i] = (uint32_t) x;
+        }
+        return true;
+    }
+    uint32_t value = 0;
+    bool     found = ml_has_key(ml, key);
+    if (!ml_get_u32(ml, key, &value, required)) {
+        return false;
+    }
+    if (found) {
+        for (uint32_t i = 0; i < n; i++) {
+            out[i] = value;
+        }
+    }
+    return true;
+}
+
+//
+// llama_model::load_hparams
+//
+
+static enum model_rope_scaling rope_scaling_from_name(const char * name, bool * ok) {
+    *ok = true;
+    if (strcmp(name, "none") == 0) {
+        return MODEL_ROPE_SCALING_NONE;
+    }
+    if (strcmp(name, "linear") == 0) {
+        return MODEL_ROPE_SCALING_LINEAR;
+    }
+    if (strcmp(name, "yarn") == 0) {
+        return MODEL_ROPE_SCALING_YARN;
+    }
+    if (strcmp(name, "longrope") == 0) {
+        return MODEL_ROPE_SCALING_LONGROPE;
+    }
+    *ok = false;
+    return MODEL_ROPE_SCALING_LINEAR;
+}
+
+bool model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
+    struct model_hparams * hp = &m->hp;
+    memset(hp, 0, sizeof(*hp));
+    hp->causal_attn               = true;
+    hp->rope_attn_factor          = 1.0f;
+    hp->rope_freq_base_train_swa  = 10000.0f;
+    hp->rope_freq_scale_train_swa = 1.0f;
+    hp->yarn_ext_factor           = -1.0f;
+    hp->yarn_attn_factor          = 1.0f;
+    hp->yarn_beta_fast            = 32.0f;
+    hp->yarn_beta_slow            = 1.0f;
+    hp->f_final_logit_softcapping = 30.0f;
+    hp->rope_type                 = m->arch->rope_type;
+
+    if (!ml_get_u32(ml, ".context_length", &hp->n_ctx_train, true) ||
+        !ml_get_u32(ml, ".embedding_length", &hp->n_embd, true) ||
+        !ml_get_bool(ml, ".attention.causal", &hp->causal_attn, false) ||
+        !ml_get_u32(ml, ".block_count", &hp->n_layer, true)) {
+        return false;
+    }
+    if (hp->n_layer == 0 || hp->n_layer > MODEL_MAX_LAYERS) {
+        return ml_fail(ml, "%s.block_count: %u layers (1 to %d supported)", ml->arch, hp->n_layer, MODEL_MAX_LAYERS);
+    }
+    if (!ml_get_u32(ml, ".expert_count", &hp->n_expert, false) ||
+        !ml_get_u32(ml, ".expert_used_count", &hp->n_expert_used, false) ||
+        !ml_get_u32(ml, ".expert_group_count", &hp->n_expert_groups, false) ||
+        !ml_get_u32(ml, ".expert_group_used_count", &hp->n_group_used, false)) {
+        return false;
+    }
+    if (hp->n_expert > MODEL_MAX_EXPERTS) {
+        return ml_fail(ml, "%s.expert_count: %u experts (at most %d)", ml->arch, hp->n_expert, MODEL_MAX_EXPERTS);
+    }
+    if (hp->n_expert_used > hp->n_expert) {
+        return ml_fail(ml, "%s.expert_used_count: %u experts used of %u", ml->arch, hp->n_expert_used, hp->n_expert);
+    }
+    if (hp->n_expert > 0 && hp->n_expert_used == 0) {
+        return ml_fail(ml, "%s.expert_used_count: 0 experts used of %u", ml->arch, hp->n_expert);
+    }
+    if (hp->n_expert_groups > 1) {
+        return ml_fail(ml, "%s.expert_group_count: grouped expert selection is not supported by %s", ml->arch, ml->arch);
+    }
+
+    if (!ml_get_u32_or_arr(ml, ".feed_forward_length", hp->n_ff, hp->n_layer, false) ||
+        !ml_get_u32_or_arr(ml, ".attention.head_count", hp->n_head, hp->n_layer, false)) {
+        return false;
+    }
+    memcpy(hp->n_head_kv, hp->n_head, sizeof(hp->n_head_kv)); // n_head_kv defaults to n_head
+    if (!ml_get_u32_or_arr(ml, ".attention.head_count_kv", hp->n_head_kv, hp->n_layer, false)) {
+        return false;
+    }
+
+    hp->n_ctx_orig_yarn = hp->n_ctx_train;
+    if (!ml_get_u32(ml, ".rope.scaling.original_context_length", &hp->n_ctx_orig_yarn, false)) {
+        return false;
+    }
+    hp->rope_freq_base_train = 10000.0f;
+    if (!ml_get_f32(ml, ".rope.freq_base", &hp->rope_freq_base_train, false)) {
+        return false;
+    }
+    hp->rope_scaling_type_train = MODEL_ROPE_SCALING_LINEAR;
+    const char * scaling = ml_get_str(ml, ".rope.scaling.type");
+    if (scaling) {
+        bool ok;
+        hp->rope_scaling_type_train = rope_scaling_from_name(scaling, &ok);
+        if (!ok) {
+            return ml_fail(ml, "%s.rope.scaling.type: unknown rope scaling type '%.32s'", ml->arch, scaling);
+        }
+    } else if (ml_has_key(ml, ".rope.scaling.type")) {
+        return ml_fail(ml, "key %s.rope.scaling.type has wrong type but expected type str", ml->arch);
+    }
+    float ropescale = 0.0f;
+    if (!ml_get_f32(ml, ".rope.scaling.factor", &ropescale, false)) {
+        return false;
+    }
+    if (ropescale == 0.0f && !ml_get_f32(ml, ".rope.scale_linear", &ropescale, false)) {
+        return false;
+    }
+    hp->rope_freq_scale_train = ropescale == 0.0f ? 1.0f : 1.0f / ropescale;
+    if (!ml_get_f32(ml, ".rope.scaling.attn_factor", &hp->rope_attn_factor, false)) {
+        return false;
+    }
+
+    if (hp->n_head[0] > 0) {
+        hp->n_embd_head_k_full = hp->n_embd / hp->n_head[0];
+        hp->n_embd_head_v_full = hp->n_embd / hp->n_head[0];
+        if (!ml_get_u32(ml, ".attention.key_length", &hp->n_embd_head_k_full, false) ||
+            !ml_get_u32(ml, ".attention.value_length", &hp->n_embd_head_v_full, false)) {
+            return false;
+        }
+        hp->n_rot_full = hp->n_embd_head_k_full;
+        if (!ml_get_u32(ml, ".rope.dimension_count", &hp->n_rot_full, false)) {
+            return false;
+        }
+        if (strcmp(m->arch->name, "llama") == 0 && hp->n_rot_full != hp->n_embd_head_k_full) {
+            return ml_fail(ml, "invalid n_rot: %u, expected %u", hp->n_rot_full, hp->n_embd_head_k_full);
+        }
+    } else {
+        return ml_fail(ml, "%s.attention.head_count: no attention heads", ml->arch);
+    }
+    hp->n_embd_head_k_swa = hp->n_embd_head_k_full;
+    hp->n_embd_head_v_swa = hp->n_embd_head_v_full;
+    hp->n_rot_swa         = hp->n_rot_full;
+    if (!ml_get_u32(ml, ".attention.key_length_swa", &hp->n_embd_head_k_swa, false) ||
+        !ml_get_u32(ml, ".attention.value_length_swa", &hp->n_embd_head_v_swa, false) ||
+        !ml_get_u32(ml, ".rope.dimension_count_swa", &hp->n_rot_swa, false)) {
+        return false;
+    }
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        if (hp->n_head[il] == 0 || hp->n_head_kv[il] == 0) {
+            return ml_fail(ml, "%s.attention.head_count%s: layer %u has no heads", ml->arch,
+                           hp->n_head[il] == 0 ? "" : "_kv", il);
+        }
+    }
+
+    // the vocabulary: tokenizer.ggml.tokens, or ARCH.vocab_size for files without one
+    uint64_t n_tokens = 0;
+    enum galloc_gguf_type elem;
+    if (ml->gguf && galloc_gguf_get_arr(ml->gguf, "tokenizer.ggml.tokens", &elem, &n_tokens)) {
+        hp->n_vocab = (uint32_t) n_tokens;
+    } else if (!ml_get_u32(ml, ".vocab_size", &hp->n_vocab, false)) {
+        return false;
+    }
+
+    if (!m->arch->load_hparams(ml, hp)) {
+        return false;
+    }
+    if (hp->n_embd == 0 || hp->n_vocab == 0) {
+        return ml_fail(ml, "%s: %s", ml->arch, hp->n_embd == 0 ? "embedding_length is 0" : "no vocabulary size");
+    }
+    return true;
+}
+
+//
+// models
+//
+
+static const struct model_arch_def * const model_archs[] = {
+    &model_arch_llama, &model_arch_qwen2, &model_arch_qwen3, &model_arch_qwen3moe, &model_arch_gemma3, &model_arch_openai_moe,
+};
+
+const struct model_arch_def * model_arch_find(const char * name) {
+    for (size_t i = 0; name && i < sizeof(model_archs) / sizeof(model_archs[0]); i++) {
+        if (strcmp(model_archs[i]->name, name) == 0) {
+            return model_archs[i];
+        }
+    }
+    return NULL;
+}
+
+static void set_err(char * err, size_t err_size, const char * msg) {
+    if (err && err_size) {
+        snprintf(err, err_size, "%s", msg);
+    }
+}
+
+bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model ** out, char * err, size_t err_size) {
+    char dummy[8];
+    if (!err) {
+        err      = dummy;
+        err_size = sizeof(dummy);
+    }
+    *out = NULL;
+    const char * arch_name = galloc_gguf_get_str(g, "general.architecture");
+    if (!arch_name) {
+        set_err(err, err_size, "general.architecture: missing (not a model file?)");
+        return false;
+    }
+    const struct model_arch_def * arch = model_arch_find(arch_name);
+    if (!arch) {
+        snprintf(err, err_size, "general.architecture: '%.64s' is not supported (llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss)",
+                 arch_name);
+        return false;
+    }
+    if (g->n_tensors > MODEL_MAX_TENSORS) {
+        snprintf(err, err_size, "%lld tensors: more than a model of %d layers has", (long long) g->n_tensors, MODEL_MAX_LAYERS);
+        return false;
+    }
+    struct galloc_model * m = calloc(1, sizeof(*m));
+    if (!m) {
+        set_err(err, err_size, "out of memory");
+        return false;
+    }
+    m->arch = arch;
+    const char * name = galloc_gguf_get_str(g, "general.name");
+    snprintf(m->name, sizeof(m->name), "%s", name ? name : arch_name);
+    m->tensors = calloc((size_t) g->n_tensors + 1, sizeof(*m->tensors));
+    if (!m->tensors) {
+        free(m);
+        set_err(err, err_size, "out of memory");
+        return false;
+    }
+    m->n_tensors = g->n_tensors;
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const struct galloc_gguf_tensor_info * ti = &g->tensors[i];
+        snprintf(m->tensors[i].name, sizeof(m->tensors[i].name), "%s", ti->name);
+        m->tensors[i].type = (enum ggml_type) ti->type;
+        for (int d = 0; d < 4; d++) {
+            m->tensors[i].ne[d] = d < ti->n_dims ? ti->ne[d] : 1;
+        }
+    }
+    struct model_loader ml = { g, NULL, arch_name, err, err_size };
+    if (!model_load_hparams(m, &ml)) {
+        galloc_model_free(m);
+        return false;
+    }
+    *out = m;
+    return true;
+}
+
+bool galloc_model_from_card(const char * card_name, struct galloc_model ** out, char * err, size_t err_size) {
+    char dummy[8];
+    if (!err) {
+        err      = dummy;
+        err_size = sizeof(dummy);
+    }
+    *out = NULL;
+    const struct model_card * card = model_card_find(card_name);
+    if (!card) {
+        snprintf(err, err_size, "--card: unknown card '%.64s' (galloc model --cards lists them)", card_name ? card_name : "");
+        return false;
+    }
+    struct galloc_model * m = calloc(1, sizeof(*m));
+    if (!m) {
+        set_err(err, err_size, "out of memory");
+        return false;
+    }
+    m->arch = model_arch_find(card->arch);
+    m->card = card;
+    snprintf(m->name, sizeof(m->name), "%s", card->name);
+    struct model_loader ml = { NULL, card, card->arch, err, err_size };
+    if (!m->arch || !model_load_hparams(m, &ml)) {
+        galloc_model_free(m);
+        return false;
+    }
+    *out = m;
+    return true;
+}
+
+void galloc_model_free(struct galloc_model * m) {
+    if (m) {
+        free(m->tensors);
+        free(m);
+    }
+}
+
+const char * galloc_model_arch_name(const struct galloc_model * m) {
+    return m ? m->arch->name : NULL;
+}
+
+const char * galloc_model_name(const struct galloc_model * m) {
+    return m ? m->name : NULL;
+}

@@ -1,0 +1,281 @@
+// galloc-model-impl.h: what the model builders share (private to the models layer).
+//
+// The shape of llama.cpp's code, in C: hyperparameters (llama_hparams) read by a loader with
+// llama.cpp's keys and defaults, context parameters (llama_cparams) derived from the settings,
+// KV caches (llama_kv_cache, two of them for sliding-window models), and a graph builder
+// (llm_graph_context) whose shared blocks the architecture files compose. Each architecture is
+// a `struct model_arch_def`: its name, its hyperparameter keys, its tensors and its graph.
+
+#pragma once
+
+#include "galloc-model.h"
+#include "ggml-backend.h"
+#include "ggml.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MODEL_MAX_LAYERS  512  // LLAMA_MAX_LAYERS
+#define MODEL_MAX_EXPERTS 1024 // LLAMA_MAX_EXPERTS
+#define MODEL_MAX_TENSORS (MODEL_MAX_LAYERS * 64 + 64)
+
+enum model_rope_type { MODEL_ROPE_NORM = 0, MODEL_ROPE_NEOX = 2 };
+enum model_swa_type  { MODEL_SWA_NONE = 0, MODEL_SWA_STANDARD = 1 };
+enum model_rope_scaling { MODEL_ROPE_SCALING_NONE, MODEL_ROPE_SCALING_LINEAR, MODEL_ROPE_SCALING_YARN,
+                          MODEL_ROPE_SCALING_LONGROPE };
+
+// llama_hparams: the part the compute graph depends on
+struct model_hparams {
+    uint32_t n_ctx_train;
+    uint32_t n_embd;
+    uint32_t n_layer;
+    uint32_t n_vocab;
+    uint32_t n_expert, n_expert_used, n_expert_groups, n_group_used;
+    uint32_t n_ff_exp;
+    uint32_t n_head[MODEL_MAX_LAYERS], n_head_kv[MODEL_MAX_LAYERS], n_ff[MODEL_MAX_LAYERS];
+    uint32_t n_embd_head_k_full, n_embd_head_v_full, n_rot_full;
+    uint32_t n_embd_head_k_swa,  n_embd_head_v_swa,  n_rot_swa;
+    bool     causal_attn;
+    float    f_norm_rms_eps;
+    float    rope_freq_base_train, rope_freq_scale_train;
+    float    rope_freq_base_train_swa, rope_freq_scale_train_swa;
+    enum model_rope_scaling rope_scaling_type_train;
+    uint32_t n_ctx_orig_yarn;
+    float    rope_attn_factor, rope_yarn_log_mul;
+    float    yarn_ext_factor, yarn_attn_factor, yarn_beta_fast, yarn_beta_slow;
+    float    f_attention_scale;
+    float    f_final_logit_softcapping;
+    float    expert_weights_scale;
+    enum model_swa_type swa_type;
+    uint32_t n_swa;
+    bool     is_swa[MODEL_MAX_LAYERS];
+    enum model_rope_type rope_type;
+};
+
+// per-layer hyperparameters, as llama_hparams computes them
+uint32_t hp_n_embd_head_k(const struct model_hparams * hp, uint32_t il);
+uint32_t hp_n_embd_head_v(const struct model_hparams * hp, uint32_t il);
+uint32_t hp_n_rot        (const struct model_hparams * hp, uint32_t il);
+uint32_t hp_n_embd_k_gqa (const struct model_hparams * hp, uint32_t il);
+uint32_t hp_n_embd_v_gqa (const struct model_hparams * hp, uint32_t il);
+uint32_t hp_n_embd_v_gqa_max(const struct model_hparams * hp);
+void     hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern);
+
+// where hyperparameters and tensor infos come from: a GGUF header or a card
+struct model_card_kv {
+    const char * key;   // without the "ARCH." prefix when it starts with '.': ".block_count"
+    double       num;
+    const char * str;   // a string value (NULL for numbers)
+};
+
+struct model_tensor_info {
+    char           name[GGML_MAX_NAME];
+    enum ggml_type type;
+    int64_t        ne[4];
+};
+
+struct model_card {
+    const char * name;
+    const char * arch;          // general.architecture
+    const char * description;
+    const struct model_card_kv * kv;
+    int          n_kv;
+    const char * const * optional; // optional tensors the model has, "blk." names without the layer number
+};
+
+struct galloc_model {
+    const struct model_arch_def * arch;
+    char                 name[128];
+    struct model_hparams hp;
+    // a GGUF file's tensor infos (NULL for a card)
+    struct model_tensor_info * tensors;
+    int64_t                    n_tensors;
+    const struct model_card  * card;
+};
+
+// reads keys for load_hparams: from a GGUF header or from a card's list
+struct model_loader {
+    const struct galloc_gguf * gguf;
+    const struct model_card  * card;
+    const char               * arch;  // key prefix
+    char                     * err;
+    size_t                     err_size;
+};
+
+// each returns false only for a required key that is absent or unreadable (the message is in err);
+// an optional absent key leaves *out as it is
+bool ml_get_u32  (struct model_loader * ml, const char * key, uint32_t * out, bool required);
+bool ml_get_f32  (struct model_loader * ml, const char * key, float * out, bool required);
+bool ml_get_bool (struct model_loader * ml, const char * key, bool * out, bool required);
+bool ml_has_key  (struct model_loader * ml, const char * key);
+// a number, or an array of n_layer numbers (llama.cpp's get_key_or_arr)
+bool ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required);
+const char * ml_get_str(struct model_loader * ml, const char * key); // a string value, NULL if absent or not a string
+
+//
+// context parameters (llama_cparams) and KV caches
+//
+
+struct model_cparams {
+    uint32_t n_ctx, n_ctx_seq, n_batch, n_ubatch, n_seq_max, n_outputs_max;
+    bool     flash_attn, kv_unified, swa_full, causal_attn;
+    enum ggml_type type_k, type_v;
+    float    rope_freq_base, rope_freq_scale, yarn_ext_factor, yarn_attn_factor, yarn_beta_fast, yarn_beta_slow;
+    uint32_t n_ctx_orig_yarn;
+};
+
+// from the settings, as llama_context's constructor derives them; false on settings llama.cpp refuses
+bool model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
+                        char * err, size_t err_size);
+
+// llama_kv_cache: one per layer filter (all layers, or the non-SWA and SWA layers)
+struct model_kv_cache {
+    bool     used;
+    uint32_t size;        // cells per stream (kv_size)
+    uint32_t n_stream;
+    bool     v_trans;
+    bool     attn_rot_k, attn_rot_v;
+    int32_t  n_embd_head_k_all, n_embd_head_v_all;
+    struct ggml_tensor * k[MODEL_MAX_LAYERS], * v[MODEL_MAX_LAYERS]; // NULL: layer not in this cache
+};
+
+//
+// the graph builder (llm_graph_context)
+//
+
+struct model_layer {
+    struct ggml_tensor * attn_norm, * attn_post_norm, * attn_q_norm, * attn_k_norm;
+    struct ggml_tensor * wq, * wk, * wv, * wqkv, * wo;
+    struct ggml_tensor * wq_b, * wk_b, * wv_b, * wqkv_b, * wo_b;
+    struct ggml_tensor * attn_sinks;
+    struct ggml_tensor * ffn_norm, * ffn_post_norm;
+    struct ggml_tensor * ffn_gate, * ffn_up, * ffn_down;
+    struct ggml_tensor * ffn_gate_b, * ffn_up_b, * ffn_down_b;
+    struct ggml_tensor * ffn_gate_inp, * ffn_gate_inp_b;
+    struct ggml_tensor * ffn_gate_exps, * ffn_up_exps, * ffn_down_exps;
+    struct ggml_tensor * ffn_gate_exps_b, * ffn_up_exps_b, * ffn_down_exps_b;
+    struct ggml_tensor * rope_freqs;
+};
+
+struct model_attn_input {
+    bool iswa;
+    struct ggml_tensor * k_idxs, * v_idxs, * kq_mask, * k_rot, * v_rot;
+    struct ggml_tensor * k_idxs_swa, * v_idxs_swa, * kq_mask_swa, * k_rot_swa, * v_rot_swa;
+};
+
+struct model_graph {
+    const struct galloc_model  * m;
+    const struct model_hparams * hp;
+    const struct model_cparams * cp;
+    struct ggml_context * wctx;   // weights and KV caches (a no_alloc context, on a dummy buffer)
+    struct ggml_context * ctx;    // the compute graph's tensors (ctx0)
+    struct ggml_cgraph  * gf;
+    ggml_backend_buffer_t wbuf;   // the dummy buffer of wctx's tensors
+    // weights
+    struct ggml_tensor * tok_embd, * output_norm, * output, * output_b;
+    struct model_layer * layers;
+    // memory: caches[0] all or non-SWA layers, caches[1] SWA layers
+    struct model_kv_cache * caches;
+    // this graph's batch (llm_graph_context's n_tokens, n_outputs, ...)
+    int64_t n_tokens, n_outputs, n_seqs;
+    int64_t n_expert_used;
+    // the first error; blocks return NULL after it
+    char  * err;
+    size_t  err_size;
+    bool    failed;
+};
+
+// the first failure wins; returns NULL so that builders can `return fail(...)`
+void * model_fail(struct model_graph * g, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
+
+// weights: llama.cpp's create_tensor. name is printf-style with the layer; ne has n_dims entries.
+// A required tensor missing from the file (or the wrong shape) fails the build; an optional one
+// (MODEL_TENSOR_OPTIONAL) returns NULL when absent. MODEL_TENSOR_DUPLICATED returns the tensor of
+// that name already created, if any (llama.cpp's tied output / shared rope_freqs).
+enum { MODEL_TENSOR_OPTIONAL = 1, MODEL_TENSOR_DUPLICATED = 2 };
+struct ggml_tensor * model_weight(struct model_graph * g, int flags, int n_dims, const int64_t * ne, const char * fmt, ...)
+    GGML_ATTRIBUTE_FORMAT(5, 6);
+struct ggml_tensor * model_weight_1d(struct model_graph * g, int flags, int64_t ne0, const char * name, int il);
+struct ggml_tensor * model_weight_2d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, const char * name, int il);
+struct ggml_tensor * model_weight_3d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, int64_t ne2,
+                                     const char * name, int il);
+// attn_q/k/v (or the fused attn_qkv) with their optional biases (create_tensor_qkv)
+void model_weights_qkv(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_embd_q,
+                       int64_t n_embd_k, int64_t n_embd_v);
+
+// the graph callback: names a tensor "name-il" (or "name" for il < 0)
+void model_cb(struct model_graph * g, struct ggml_tensor * t, const char * name, int il);
+
+// inputs
+struct ggml_tensor * model_inp_embd(struct model_graph * g, struct ggml_tensor * tok_embd);
+struct ggml_tensor * model_inp_pos(struct model_graph * g);
+struct ggml_tensor * model_inp_out_ids(struct model_graph * g);
+bool                 model_attn_inp(struct model_graph * g, struct model_attn_input * inp); // kv or kv_iswa
+
+// blocks
+enum model_norm_type { MODEL_NORM, MODEL_NORM_RMS };
+enum model_ffn_op    { MODEL_FFN_SILU, MODEL_FFN_GELU, MODEL_FFN_SWIGLU_OAI_MOE };
+enum model_ffn_gate  { MODEL_FFN_SEQ, MODEL_FFN_PAR };
+enum model_gating    { MODEL_GATING_SOFTMAX, MODEL_GATING_SOFTMAX_WEIGHT };
+
+struct ggml_tensor * model_norm(struct model_graph * g, struct ggml_tensor * cur, struct ggml_tensor * mw,
+                                struct ggml_tensor * mb, enum model_norm_type type, int il);
+// Q, K, V as [n_embd_head, n_head(_kv), n_tokens] (build_qkv)
+void model_qkv(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur, int64_t n_embd_head,
+               int64_t n_head, int64_t n_head_kv, int il, struct ggml_tensor ** q, struct ggml_tensor ** k,
+               struct ggml_tensor ** v);
+struct ggml_tensor * model_ffn(struct model_graph * g, struct ggml_tensor * cur,
+                               struct ggml_tensor * up, struct ggml_tensor * up_b,
+                               struct ggml_tensor * gate, struct ggml_tensor * gate_b,
+                               struct ggml_tensor * down, struct ggml_tensor * down_b,
+                               enum model_ffn_op op, enum model_ffn_gate gate_type, int il);
+struct ggml_tensor * model_moe_ffn(struct model_graph * g, struct ggml_tensor * cur,
+                                   struct ggml_tensor * gate_inp, struct ggml_tensor * gate_inp_b,
+                                   struct ggml_tensor * up_exps, struct ggml_tensor * up_exps_b,
+                                   struct ggml_tensor * gate_exps, struct ggml_tensor * gate_exps_b,
+                                   struct ggml_tensor * down_exps, struct ggml_tensor * down_exps_b,
+                                   int64_t n_expert, int64_t n_expert_used, enum model_ffn_op op, bool norm_w,
+                                   float w_scale, enum model_gating gating, int il);
+// self-attention with the KV cache (build_attn): stores K and V, attends, projects with wo (+ wo_b)
+struct ggml_tensor * model_attn(struct model_graph * g, const struct model_attn_input * inp,
+                                struct ggml_tensor * wo, struct ggml_tensor * wo_b,
+                                struct ggml_tensor * q_cur, struct ggml_tensor * k_cur, struct ggml_tensor * v_cur,
+                                struct ggml_tensor * sinks, float kq_scale, int il);
+struct ggml_tensor * model_rope(struct model_graph * g, struct ggml_tensor * x, struct ggml_tensor * pos,
+                                struct ggml_tensor * factors, int il);
+
+// rope frequency of layer il (llama_model::get_rope_freq_base/scale)
+float model_rope_freq_base (const struct model_graph * g, int il);
+float model_rope_freq_scale(const struct model_graph * g, int il);
+
+//
+// architectures
+//
+
+struct model_arch_def {
+    const char *         name;      // general.architecture
+    enum model_rope_type rope_type;
+    bool (*load_hparams)(struct model_loader * ml, struct model_hparams * hp); // the architecture's own keys
+    bool (*load_tensors)(struct model_graph * g);                               // declares g's weights
+    bool (*build_graph)(struct model_graph * g);                                // composes the blocks
+};
+
+extern const struct model_arch_def model_arch_llama;
+extern const struct model_arch_def model_arch_qwen2;
+extern const struct model_arch_def model_arch_qwen3;
+extern const struct model_arch_def model_arch_qwen3moe;
+extern const struct model_arch_def model_arch_gemma3;
+extern const struct model_arch_def model_arch_openai_moe;
+
+const struct model_arch_def * model_arch_find(const char * name); // NULL: unsupported
+
+// cards (galloc-model-cards.c)
+const struct model_card * model_card_find(const char * name);
+
+// sqrt and ln without libm (galloc-model-math.c): op parameters only
+float model_sqrtf(float x);
+float model_logf (float x);
+
+// loads hyperparameters into m with ml (llama_model::load_hparams): generic keys, then the arch's
+bool model_load_hparams(struct galloc_model * m, struct model_loader * ml);

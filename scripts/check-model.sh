@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# check-model.sh: `galloc model`: sizes on stderr, the graph document on stdout or -o, errors naming the flag.
+#
+# usage: scripts/check-model.sh GALLOC_BINARY
+# Sizes are llama.cpp's logged ones (tests/models-real/manifest.tsv); the document written with
+# -o is byte for byte the one written to stdout, and planning it gives llama.cpp's size.
+set -uo pipefail
+galloc=$1
+dir=tests/models-real
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "model-cli: FAILED: $*"; }
+
+# expect STATUS STDERR_PATTERN -- command...: exit status, stderr matches, stdout empty on errors
+expect() {
+    local status=$1 pattern=$2
+    shift 3
+    timeout 120 "$@" > "$tmp/out" 2> "$tmp/err"
+    local got=$?
+    if [ "$got" -eq "$status" ] && grep -q -- "$pattern" "$tmp/err" && { [ "$status" -eq 0 ] || [ ! -s "$tmp/out" ]; }; then
+        ok
+    else
+        bad "$* (exit $got, expected $status; stderr: $(head -c 200 "$tmp/err"))"
+    fi
+}
+
+tiny=$dir/gguf/llama3-tiny.meta.gguf
+# the sizes line, as llama.cpp logs it, for manifest rows of each architecture
+expect 0 '^CPU compute buffer size = 43.01 MiB$' -- "$galloc" model "$tiny" -c 4096 -b 512 -ub 512 -fa off
+expect 0 '^CPU compute buffer size = 8.54 MiB$'  -- "$galloc" model "$tiny" -c 4096 -b 512 -ub 512 -fa on -ctk q8_0 -ctv q8_0
+expect 0 '^CPU compute buffer size = 5.01 MiB$'  -- "$galloc" model "$tiny" -c 4096 -b 512 -ub 512 -np 4
+expect 0 '^CPU compute buffer size = 0.08 MiB$'  -- "$galloc" model "$tiny" -c 4096 -fa off --graph decode
+expect 0 '^CPU compute buffer size = 790.05 MiB$' -- "$galloc" model $dir/gguf/gemma3-tiny.meta.gguf -c 32768 -b 2048 -ub 2048 -fa off
+expect 0 '^CPU compute buffer size = 558.39 MiB$' -- "$galloc" model $dir/gguf/gpt-oss-20b.meta.gguf -c 4096 -b 512 -ub 512 -fa off
+expect 0 'SWA cache = 768 cells' -- "$galloc" model $dir/gguf/gpt-oss-20b.meta.gguf -c 4096 -b 512 -ub 512
+expect 0 '^CPU compute buffer size = ' -- "$galloc" model --card llama-3.1-8b -c 4096
+
+# the document: stdout and -o agree, it is llama.cpp's graph, and it plans to llama.cpp's size
+"$galloc" model "$tiny" -c 4096 -b 512 -ub 512 -fa off > "$tmp/a.json" 2> /dev/null
+"$galloc" model "$tiny" -c 4096 -b 512 -ub 512 -fa off -o "$tmp/b.json" > "$tmp/b.out" 2> /dev/null
+if cmp -s "$tmp/a.json" "$tmp/b.json" && [ ! -s "$tmp/b.out" ]; then ok; else bad "-o writes what stdout gets, and nothing to stdout"; fi
+"$galloc" plan "$tmp/b.json" -o "$tmp/b.plan.json" && "$galloc" diff "$tmp/b.plan.json" \
+    $dir/graphs/llama3-tiny.ctx4096.ub512.fa0.kvf16.seq1.prompt.real.plan.json > /dev/null
+[ $? -eq 0 ] && ok || bad "the -o document plans like upstream's plan of llama.cpp's graph"
+
+# --cards lists every card with a description
+n=$("$galloc" model --cards | grep -c .)
+[ "$n" -ge 10 ] && ok || bad "--cards lists $n cards"
+
+# errors: usage (2) naming the flag, file (4), invalid model (3)
+expect 2 "^galloc model: -c: 'abc' is not a context length"  -- "$galloc" model "$tiny" -c abc
+expect 2 "^galloc model: -c: '-5' is not a context length"   -- "$galloc" model "$tiny" -c -5
+expect 2 "^galloc model: -ub: '' is not a micro-batch size"  -- "$galloc" model "$tiny" -ub
+expect 2 "^galloc model: -np: '0' is not a number of sequences" -- "$galloc" model "$tiny" -np 0
+expect 2 "^galloc model: -np: '300' is not a number of sequences" -- "$galloc" model "$tiny" -np 300
+expect 2 "^galloc model: -fa: 'maybe' is not on, off or auto" -- "$galloc" model "$tiny" -fa maybe
+expect 2 "^galloc model: -ctk: unsupported cache type 'q4_k'" -- "$galloc" model "$tiny" -ctk q4_k
+expect 2 "^galloc model: --graph: 'both' is not prompt or decode" -- "$galloc" model "$tiny" --graph both
+expect 2 "^galloc model: -ctv: quantized V cache (q8_0) requires flash attention" -- "$galloc" model "$tiny" -fa off -ctv q8_0
+expect 2 "^galloc model: unknown option '--frobnicate'" -- "$galloc" model "$tiny" --frobnicate
+expect 2 "^galloc model: no model file" -- "$galloc" model -c 4096
+expect 2 "^galloc model: --card: unknown card 'gpt-5'" -- "$galloc" model --card gpt-5
+expect 4 "no-such-file.gguf" -- "$galloc" model "$tmp/no-such-file.gguf"
+printf 'not a gguf file at all' > "$tmp/bad.gguf"
+expect 3 "bad.gguf" -- "$galloc" model "$tmp/bad.gguf"
+head -c 100 "$tiny" > "$tmp/short.gguf"
+expect 3 "short.gguf" -- "$galloc" model "$tmp/short.gguf"
+expect 0 "usage: galloc model" -- sh -c "\"$galloc\" model --help >&2"
+
+echo "model-cli: $pass cases passed, $fail failed"
+[ "$fail" -eq 0 ]

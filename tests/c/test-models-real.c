@@ -1,0 +1,513 @@
+// test-models-real.c: the model graph builders against the graphs llama.cpp built (tests/models-real).
+//
+// For every row of tests/models-real/manifest.tsv the graph built from the row's GGUF file with
+// the row's settings must equal llama.cpp's graph document tensor for tensor and in the same
+// order, compared by an independent structural checker on the parsed JSON (name, op, sub-op,
+// type, shape, strides, sources, view source and offset, flags, buffer types and ids, node and
+// leaf lists); its plan must equal upstream ggml's plan (chunk sizes, every tensor's buffer,
+// chunk and offset), and the reported compute buffer size must be llama.cpp's logged one.
+// Then llama.cpp's context rules with hand-derived answers, bad settings, and every card.
+
+#include "check.h"
+#include "files.h"
+#include "galloc-document.h"
+#include "galloc-gguf.h"
+#include "galloc-model.h"
+#include "galloc-planner.h"
+#include "json.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MODELS_DIR "tests/models-real"
+
+//
+// an independent structural comparison of two graph documents
+//
+
+static int n_reported;
+
+static void report(const char * row, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
+static void report(const char * row, const char * fmt, ...) {
+    if (n_reported++ < 8) {
+        va_list args;
+        va_start(args, fmt);
+        fprintf(stderr, "  %s: ", row);
+        vfprintf(stderr, fmt, args);
+        fprintf(stderr, "\n");
+        va_end(args);
+    }
+}
+
+// ne with trailing 1s dropped (documents may write them or not)
+static size_t ne_dims(const struct json_value * ne, uint64_t out[4]) {
+    size_t n = json_array_size(ne);
+    for (size_t d = 0; d < 4; d++) {
+        out[d] = 1;
+        if (d < n) {
+            json_get_u64(json_array_at(ne, d), &out[d]);
+        }
+    }
+    size_t dims = 4;
+    while (dims > 1 && out[dims - 1] == 1) {
+        dims--;
+    }
+    return dims;
+}
+
+static bool same_value(const struct json_value * a, const struct json_value * b) {
+    char da[4096], db[4096];
+    if (!a || !b) {
+        return a == b;
+    }
+    json_describe(a, da, sizeof(da));
+    json_describe(b, db, sizeof(db));
+    return strcmp(da, db) == 0;
+}
+
+// every field of tensor i: the fields a document may carry, each compared as a value
+static bool same_tensor(const char * row, size_t i, const struct json_value * ta, const struct json_value * tb) {
+    static const char * const fields[] = {
+        "name", "op", "unary_op", "glu_op", "type", "nb", "src", "view_src", "view_offs", "flags", "alloc_size", "buffer_type",
+    };
+    bool ok = true;
+    char where[64];
+    snprintf(where, sizeof(where), "tensors[%zu]", i);
+    for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+        const struct json_value * va = json_object_get(ta, fields[f]);
+        const struct json_value * vb = json_object_get(tb, fields[f]);
+        if (!same_value(va, vb)) {
+            char da[256] = "(absent)", db[256] = "(absent)";
+            if (va) {
+                json_describe(va, da, sizeof(da));
+            }
+            if (vb) {
+                json_describe(vb, db, sizeof(db));
+            }
+            report(row, "%s.%s: built %s, llama.cpp %s", where, fields[f], da, db);
+            ok = false;
+        }
+    }
+    uint64_t na[4], nb[4];
+    size_t   da = ne_dims(json_object_get(ta, "ne"), na), db = ne_dims(json_object_get(tb, "ne"), nb);
+    if (da != db || memcmp(na, nb, sizeof(na)) != 0) {
+        char sa[96], sb[96];
+        snprintf(sa, sizeof(sa), "[%llu, %llu, %llu, %llu]", (unsigned long long) na[0], (unsigned long long) na[1],
+                 (unsigned long long) na[2], (unsigned long long) na[3]);
+        snprintf(sb, sizeof(sb), "[%llu, %llu, %llu, %llu]", (unsigned long long) nb[0], (unsigned long long) nb[1],
+                 (unsigned long long) nb[2], (unsigned long long) nb[3]);
+        report(row, "%s.ne: built %s, llama.cpp %s", where, sa, sb);
+        ok = false;
+    }
+    // no field the checker does not know about
+    for (size_t k = 0; k < json_object_size(ta) + json_object_size(tb); k++) {
+        const struct json_value * t = k < json_object_size(ta) ? ta : tb;
+        size_t j = k < json_object_size(ta) ? k : k - json_object_size(ta);
+        const char * key = json_object_key_at(t, j, NULL);
+        bool known = strcmp(key, "ne") == 0;
+        for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]) && !known; f++) {
+            known = strcmp(key, fields[f]) == 0;
+        }
+        if (!known) {
+            report(row, "%s: unexpected field %s", where, key);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+static bool same_graph(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len) {
+    char err[256];
+    struct json_doc * a = json_parse(built, built_len, err, sizeof(err));
+    struct json_doc * b = json_parse(ref, ref_len, err, sizeof(err));
+    bool ok = a && b;
+    if (ok) {
+        const struct json_value * ra = json_doc_root(a), * rb = json_doc_root(b);
+        static const char * const lists[] = { "buffer_types", "nodes", "leafs", "node_buffer_ids", "leaf_buffer_ids" };
+        for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+            if (!same_value(json_object_get(ra, lists[l]), json_object_get(rb, lists[l]))) {
+                report(row, "%s differ", lists[l]);
+                ok = false;
+            }
+        }
+        const struct json_value * ta = json_object_get(ra, "tensors"), * tb = json_object_get(rb, "tensors");
+        const size_t n = json_array_size(ta) < json_array_size(tb) ? json_array_size(ta) : json_array_size(tb);
+        if (json_array_size(ta) != json_array_size(tb)) {
+            report(row, "tensors: built %zu, llama.cpp %zu", json_array_size(ta), json_array_size(tb));
+            ok = false;
+        }
+        for (size_t i = 0; i < n; i++) {
+            ok = same_tensor(row, i, json_array_at(ta, i), json_array_at(tb, i)) && ok;
+        }
+    } else {
+        report(row, "unreadable document: %s", err);
+    }
+    json_doc_free(a);
+    json_doc_free(b);
+    return ok;
+}
+
+// plan equality as the format defines it: chunk sizes, and every tensor's buffer, chunk, offset
+static bool same_plan(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len) {
+    char err[256];
+    struct json_doc * a = json_parse(built, built_len, err, sizeof(err));
+    struct json_doc * b = json_parse(ref, ref_len, err, sizeof(err));
+    bool ok = a && b;
+    if (ok) {
+        const struct json_value * ba = json_object_get(json_doc_root(a), "buffers");
+        const struct json_value * bb = json_object_get(json_doc_root(b), "buffers");
+        ok = json_array_size(ba) == json_array_size(bb);
+        for (size_t i = 0; ok && i < json_array_size(ba); i++) {
+            ok = same_value(json_object_get(json_array_at(ba, i), "chunk_sizes"), json_object_get(json_array_at(bb, i), "chunk_sizes"));
+        }
+        if (!ok) {
+            report(row, "plan: chunk sizes differ");
+        }
+        const struct json_value * ta = json_object_get(json_doc_root(a), "tensors");
+        const struct json_value * tb = json_object_get(json_doc_root(b), "tensors");
+        if (json_array_size(ta) != json_array_size(tb)) {
+            report(row, "plan: tensor counts differ");
+            ok = false;
+        }
+        for (size_t i = 0; i < json_array_size(ta) && i < json_array_size(tb); i++) {
+            const struct json_value * x = json_array_at(ta, i), * y = json_array_at(tb, i);
+            static const char * const keys[] = { "buffer", "chunk", "offset" };
+            bool same = (json_type_of(x) == JSON_TYPE_NULL) == (json_type_of(y) == JSON_TYPE_NULL);
+            for (size_t k = 0; same && json_type_of(x) != JSON_TYPE_NULL && k < 3; k++) {
+                same = same_value(json_object_get(x, keys[k]), json_object_get(y, keys[k]));
+            }
+            if (!same) {
+                report(row, "plan: tensors[%zu] placed differently", i);
+                ok = false;
+            }
+        }
+    } else {
+        report(row, "unreadable plan: %s", err);
+    }
+    json_doc_free(a);
+    json_doc_free(b);
+    return ok;
+}
+
+//
+// the manifest
+//
+
+enum { COL_FILE, COL_ARCH, COL_SIZE, COL_N_CTX, COL_N_UBATCH, COL_N_BATCH, COL_FA, COL_TYPE_K, COL_TYPE_V, COL_N_SEQ,
+       COL_KIND, COL_MIB, COL_BYTES, COL_MODEL, COL_GGUF, COL_N_CTX_SEQ, COL_COUNT };
+
+struct row {
+    char cols[COL_COUNT][160];
+};
+
+static int split_row(char * line, struct row * r) {
+    int n = 0;
+    for (char * p = line; n < COL_COUNT; n++) {
+        char * tab = strchr(p, '\t');
+        size_t len = tab ? (size_t) (tab - p) : strcspn(p, "\r\n");
+        snprintf(r->cols[n], sizeof(r->cols[n]), "%.*s", (int) len, p);
+        if (!tab) {
+            n++;
+            break;
+        }
+        p = tab + 1;
+    }
+    return n;
+}
+
+static struct galloc_model * load_model(const char * path) {
+    size_t len;
+    char * bytes = read_whole_file(path, &len);
+    if (!bytes) {
+        fprintf(stderr, "  %s: unreadable\n", path);
+        return NULL;
+    }
+    struct galloc_gguf g;
+    uint64_t need = 0;
+    char err[256];
+    struct galloc_model * m = NULL;
+    if (galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, err, sizeof(err)) != GALLOC_GGUF_OK) {
+        fprintf(stderr, "  %s: %s\n", path, err);
+    } else {
+        if (!galloc_model_from_gguf(&g, &m, err, sizeof(err))) {
+            fprintf(stderr, "  %s: %s\n", path, err);
+        }
+        galloc_gguf_free(&g);
+    }
+    free(bytes);
+    return m;
+}
+
+static int n_rows;
+
+static void check_row(const struct row * r) {
+    char path[512];
+    snprintf(path, sizeof(path), MODELS_DIR "/%s", r->cols[COL_GGUF]);
+    struct galloc_model * m = load_model(path);
+    CHECK(m != NULL);
+    if (!m) {
+        return;
+    }
+    struct galloc_model_settings s;
+    galloc_model_settings_default(&s);
+    s.n_ctx      = atoll(r->cols[COL_N_CTX]);
+    s.n_batch    = atoll(r->cols[COL_N_BATCH]);
+    s.n_ubatch   = atoll(r->cols[COL_N_UBATCH]);
+    s.flash_attn = atoi(r->cols[COL_FA]);
+    s.n_seq      = atoi(r->cols[COL_N_SEQ]);
+    s.graph      = strcmp(r->cols[COL_KIND], "decode") == 0 ? GALLOC_MODEL_GRAPH_DECODE : GALLOC_MODEL_GRAPH_PROMPT;
+    CHECK(galloc_model_cache_type_from_name(r->cols[COL_TYPE_K], &s.type_k));
+    CHECK(galloc_model_cache_type_from_name(r->cols[COL_TYPE_V], &s.type_v));
+
+    const char * row = r->cols[COL_FILE];
+    char err[256];
+    size_t built_len = 0;
+    char * built = galloc_model_document(m, &s, &built_len, err, sizeof(err));
+    if (!built) {
+        fprintf(stderr, "  %s: %s\n", row, err);
+    }
+    CHECK(built != NULL);
+    size_t ref_len = 0, ref_plan_len = 0;
+    snprintf(path, sizeof(path), MODELS_DIR "/%s", row);
+    char * ref = read_whole_file(path, &ref_len);
+    char plan_path[600];
+    snprintf(plan_path, sizeof(plan_path), "%.*s.plan.json", (int) (strlen(path) - strlen(".graph.json")), path);
+    char * ref_plan = read_whole_file(plan_path, &ref_plan_len);
+    CHECK(ref != NULL && ref_plan != NULL);
+
+    if (built && ref && ref_plan) {
+        n_reported = 0;
+        CHECK(same_graph(row, built, built_len, ref, ref_len));
+        // the built graph planned by the project's planner equals upstream's plan
+        struct galloc_document doc;
+        struct galloc_plan     plan;
+        if (galloc_document_read(built, built_len, &doc, err, sizeof(err))) {
+            if (galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+                size_t plan_len = 0;
+                char * plan_json = galloc_document_write_plan(&doc, &plan, &plan_len);
+                CHECK(plan_json != NULL && same_plan(row, plan_json, plan_len, ref_plan, ref_plan_len));
+                free(plan_json);
+                galloc_plan_free(&plan);
+            } else {
+                fprintf(stderr, "  %s: plan: %s\n", row, err);
+                check_failures++;
+            }
+            galloc_document_free(&doc);
+        } else {
+            fprintf(stderr, "  %s: document: %s\n", row, err);
+            check_failures++;
+        }
+        // the size llama.cpp logs (after its three reserves) and the context it made
+        struct galloc_model_sizes sizes;
+        CHECK(galloc_model_compute_sizes(m, &s, &sizes, err, sizeof(err)));
+        CHECK_EQ_U64(sizes.compute[0], strtoull(r->cols[COL_BYTES], NULL, 10));
+        char mib[32];
+        snprintf(mib, sizeof(mib), "%.2f", (double) sizes.compute[0] / 1024.0 / 1024.0);
+        CHECK(strcmp(mib, r->cols[COL_MIB]) == 0);
+        CHECK_EQ_U64(sizes.n_ctx_seq, strtoull(r->cols[COL_N_CTX_SEQ], NULL, 10));
+        CHECK(strcmp(sizes.names[0], "CPU") == 0);
+    }
+    free(built);
+    free(ref);
+    free(ref_plan);
+    galloc_model_free(m);
+    n_rows++;
+}
+
+static void test_manifest(void) {
+    size_t len;
+    char * text = read_whole_file(MODELS_DIR "/manifest.tsv", &len);
+    CHECK(text != NULL);
+    if (!text) {
+        return;
+    }
+    int before = check_failures;
+    char * line = strchr(text, '\n'); // skip the header
+    while (line && *++line) {
+        struct row r;
+        char * end = strchr(line, '\n');
+        if (end) {
+            *end = '\0';
+        }
+        if (split_row(line, &r) >= COL_COUNT) {
+            int row_before = check_failures;
+            check_row(&r);
+            if (check_failures != row_before) {
+                fprintf(stderr, "  row FAILED: %s\n", r.cols[COL_FILE]);
+            }
+        }
+        line = end;
+    }
+    free(text);
+    CHECK(n_rows >= 76); // every published row
+    printf("models-real: %d manifest rows, %s\n", n_rows, check_failures == before ? "all equal to llama.cpp" : "DIFFERENCES");
+}
+
+//
+// llama.cpp's context rules, answers derived by hand from llama_context and llama_kv_cache_iswa
+//
+
+static bool sizes_of(const char * gguf, int64_t n_ctx, int64_t n_ubatch, int n_seq, int fa, struct galloc_model_sizes * out) {
+    char path[256];
+    snprintf(path, sizeof(path), MODELS_DIR "/gguf/%s", gguf);
+    struct galloc_model * m = load_model(path);
+    if (!m) {
+        return false;
+    }
+    struct galloc_model_settings s;
+    galloc_model_settings_default(&s);
+    s.n_ctx      = n_ctx;
+    s.n_batch    = n_ubatch;
+    s.n_ubatch   = n_ubatch;
+    s.n_seq      = n_seq;
+    s.flash_attn = fa;
+    char err[256];
+    bool ok = galloc_model_compute_sizes(m, &s, out, err, sizeof(err));
+    if (!ok) {
+        fprintf(stderr, "  %s: %s\n", gguf, err);
+    }
+    galloc_model_free(m);
+    return ok;
+}
+
+static void test_context_rounding(void) {
+    struct galloc_model_sizes z;
+    // n_ctx padded to 256; the micro-batch is limited by the unpadded context
+    CHECK(sizes_of("llama3-tiny.meta.gguf", 5000, 512, 1, 1, &z));
+    CHECK_EQ_U64(z.n_ctx, 5120);
+    CHECK_EQ_U64(z.n_ctx_seq, 5120);
+    CHECK(sizes_of("llama3-tiny.meta.gguf", 100, 512, 1, 1, &z));
+    CHECK_EQ_U64(z.n_ctx, 256);
+    CHECK_EQ_U64(z.n_tokens, 100);
+    // 3 sequences: 4096/3 = 1365 cells padded to 1536 per stream, n_ctx rounded to 3 * 1536
+    CHECK(sizes_of("llama3-tiny.meta.gguf", 4096, 512, 3, 1, &z));
+    CHECK_EQ_U64(z.n_ctx_seq, 1536);
+    CHECK_EQ_U64(z.n_ctx, 4608);
+    CHECK_EQ_U64(z.n_tokens, 513); // 512 tokens rounded up to a multiple of 3 sequences
+    // -c 0: the training context (llama3-tiny: llama.context_length)
+    CHECK(sizes_of("llama3-tiny.meta.gguf", 0, 512, 1, 1, &z));
+    CHECK(z.n_ctx > 0 && z.n_ctx % 256 == 0);
+    // K and V: 2 layers x 2 x n_embd_k_gqa 128 x cells x 2 bytes (f16)
+    CHECK(sizes_of("llama3-tiny.meta.gguf", 4096, 512, 1, 1, &z));
+    CHECK_EQ_U64(z.kv_bytes, 2ull * 2 * 128 * 4096 * 2);
+}
+
+static void test_swa_cache_sizes(void) {
+    struct galloc_model_sizes z;
+    // gemma3-tiny: window 128; the SWA cache is pad256(min(n_ctx_seq, 128 + n_ubatch))
+    CHECK(sizes_of("gemma3-tiny.meta.gguf", 4096, 512, 1, 1, &z));
+    CHECK_EQ_U64(z.n_ctx_swa, 768);
+    CHECK(sizes_of("gemma3-tiny.meta.gguf", 4096, 100, 1, 1, &z));
+    CHECK_EQ_U64(z.n_ctx_swa, 256); // 228 padded
+    CHECK(sizes_of("gemma3-tiny.meta.gguf", 512, 512, 1, 1, &z));
+    CHECK_EQ_U64(z.n_ctx_swa, 512); // never more than the base cache
+    // not unified: the window is per stream, not multiplied by the sequences
+    CHECK(sizes_of("gemma3-tiny.meta.gguf", 8192, 512, 4, 1, &z));
+    CHECK_EQ_U64(z.n_ctx_seq, 2048);
+    CHECK_EQ_U64(z.n_ctx_swa, 768);
+    // gpt-oss-20b: window 128 + 512 -> 640 padded to 768
+    CHECK(sizes_of("gpt-oss-20b.meta.gguf", 32768, 512, 1, 1, &z));
+    CHECK_EQ_U64(z.n_ctx_swa, 768);
+    CHECK(sizes_of("llama3-tiny.meta.gguf", 4096, 512, 1, 1, &z));
+    CHECK_EQ_U64(z.n_ctx_swa, 0);
+}
+
+static void test_bad_settings(void) {
+    struct galloc_model * m = load_model(MODELS_DIR "/gguf/llama3-tiny.meta.gguf");
+    CHECK(m != NULL);
+    if (!m) {
+        return;
+    }
+    static const char * const flags[] = { "-ctv", "-np", "-c", "-b/-ub", "-fa" }; // the flag each error names
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+        struct galloc_model_settings s;
+        galloc_model_settings_default(&s);
+        switch (i) {
+            case 0: s.flash_attn = 0; s.type_v = GGML_TYPE_Q8_0; break; // quantized V needs flash attention
+            case 1: s.n_seq = 0; break;
+            case 2: s.n_ctx = -1; break;
+            case 3: s.n_batch = 0; s.n_ubatch = 0; break;
+            case 4: s.flash_attn = 2; break;
+        }
+        char err[256] = "";
+        size_t len;
+        char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
+        CHECK(doc == NULL);
+        free(doc);
+        CHECK(strncmp(err, flags[i], strlen(flags[i])) == 0);
+    }
+    enum ggml_type t;
+    CHECK(!galloc_model_cache_type_from_name("q4_k", &t)); // not a cache type llama.cpp offers
+    CHECK(galloc_model_cache_type_from_name("iq4_nl", &t) && t == GGML_TYPE_IQ4_NL);
+    galloc_model_free(m);
+}
+
+// every card builds a graph at 4096 with flash attention off and on
+static void test_cards(void) {
+    CHECK(galloc_model_card_count() > 0);
+    for (int i = 0; i < galloc_model_card_count(); i++) {
+        struct galloc_model * m = NULL;
+        char err[256];
+        CHECK(galloc_model_from_card(galloc_model_card_name(i), &m, err, sizeof(err)));
+        CHECK(galloc_model_card_description(i) != NULL);
+        for (int fa = 0; m && fa < 2; fa++) {
+            struct galloc_model_settings s;
+            galloc_model_settings_default(&s);
+            s.n_ctx      = 4096;
+            s.flash_attn = fa;
+            struct galloc_model_sizes z;
+            bool ok = galloc_model_compute_sizes(m, &s, &z, err, sizeof(err));
+            if (!ok) {
+                fprintf(stderr, "  card %s: %s\n", galloc_model_card_name(i), err);
+            }
+            CHECK(ok && z.compute[0] > 0);
+        }
+        galloc_model_free(m);
+    }
+    struct galloc_model * m = NULL;
+    char err[256];
+    CHECK(!galloc_model_from_card("no-such-model", &m, err, sizeof(err)) && m == NULL);
+    CHECK(strstr(err, "no-such-model") != NULL);
+}
+
+// the cards copied from the GGUF files build the same graphs as the files
+static void test_cards_match_files(void) {
+    static const char * const pairs[][2] = {
+        { "llama-3-8b", "llama3-8b" }, { "qwen3-8b", "qwen3-8b" }, { "qwen3-30b-a3b", "qwen3moe-30b-a3b" },
+        { "gemma-3-4b", "gemma3-4b" }, { "gpt-oss-20b", "gpt-oss-20b" },
+    };
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        char path[256], err[256];
+        snprintf(path, sizeof(path), MODELS_DIR "/gguf/%s.meta.gguf", pairs[i][1]);
+        struct galloc_model * file = load_model(path), * card = NULL;
+        CHECK(file != NULL && galloc_model_from_card(pairs[i][0], &card, err, sizeof(err)));
+        for (int fa = 0; file && card && fa < 2; fa++) {
+            struct galloc_model_settings s;
+            galloc_model_settings_default(&s);
+            s.n_ctx      = 4096;
+            s.n_batch    = 512;
+            s.flash_attn = fa;
+            size_t la = 0, lb = 0;
+            char * a = galloc_model_document(file, &s, &la, err, sizeof(err));
+            char * b = galloc_model_document(card, &s, &lb, err, sizeof(err));
+            n_reported = 0;
+            CHECK(a && b && same_graph(pairs[i][0], b, lb, a, la));
+            free(a);
+            free(b);
+        }
+        galloc_model_free(file);
+        galloc_model_free(card);
+    }
+}
+
+int main(void) {
+    RUN(test_manifest);
+    RUN(test_context_rounding);
+    RUN(test_swa_cache_sizes);
+    RUN(test_bad_settings);
+    RUN(test_cards);
+    RUN(test_cards_match_files);
+    return check_report("test-models-real");
+}
