@@ -61,6 +61,14 @@ awk -v NBT=100 -v PER=200 -v W=30 -f scripts/gen-many-buffer-types.awk > "$tmp/m
 expect 0 20 ""                                -- "$galloc" plan "$tmp/many-bt.json" --compare --budget-ms 3000
 expect_out "buffer 99 (b99)"
 
+# every command whose stdout cannot be written exits 4 (file error), not 0
+g=tests/golden
+for args in "plan $g/llama-tiny.graph.json" "plan $g/llama-tiny.graph.json --table" "plan $g/llama-tiny.graph.json --draw" \
+            "plan $g/llama-tiny.graph.json --compare --budget-ms 10" "compare tests/fixtures/minimalloc/A.1048576.csv --budget-ms 10" \
+            "presets" "preset llama-tiny" "diff $g/llama-tiny.plan.json $g/llama-tiny-2buft.plan.json" "--help"; do
+    expect 4 20 "stdout: write error"              -- sh -c "exec \"\$0\" $args > /dev/full" "$galloc"
+done
+
 # diff reads plans with the checked plan reader: what is not a plan is refused with its place
 plan() { printf '{"format": %s, "version": %s, "buffers": [{"chunk_sizes": %s}], "tensors": [%s]}' "$@"; }
 plan '"galloc-plan"' 1 '[64]' '{"buffer": 0, "chunk": 0, "offset": "abc"}' > "$tmp/p-abc.json"

@@ -336,6 +336,26 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
       }
       assert(compared >= 5, `${label}: only ${compared} tooltips name a tensor by a unique name`);
       times.push(`${label}: hover to painted frame median ${r.median.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms, max ${r.max.toFixed(1)} ms (${r.hovers} of 60 hovers on a tensor)`);
+      // wheel zoom in and out: each step redraws every rectangle
+      const z = await page.evaluate(async () => {
+        const el = document.querySelector('[data-testid=timeline]');
+        const lane = el.querySelector('.lane-frame').getBoundingClientRect();
+        const frame = () => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+        const ms = [];
+        const ks = [];
+        for (let k = 0; k < 16; k++) {
+          performance.mark('zoom-start');
+          el.dispatchEvent(new WheelEvent('wheel', { deltaY: k < 8 ? -240 : 240, clientX: lane.left + lane.width / 3, clientY: lane.top + lane.height / 2, bubbles: true, cancelable: true }));
+          await frame();
+          performance.mark('zoom-painted');
+          ms.push(performance.measure('zoom', 'zoom-start', 'zoom-painted').duration);
+          ks.push(Number(el.dataset.zoomSteps));
+        }
+        ms.sort((a, b) => a - b);
+        return { median: ms[ms.length >> 1], max: ms[ms.length - 1], ks };
+      });
+      assert(z.ks[7] > 2 * z.ks[0] && z.ks[15] < z.ks[7], `${label}: the wheel did not zoom in and out (${z.ks.join(', ')})`);
+      times.push(`${label}: wheel zoom step to painted frame median ${z.median.toFixed(1)} ms, max ${z.max.toFixed(1)} ms`);
     };
     await preset('llama-70b-pp512');
     const d70 = cliPreset('llama-70b-pp512');

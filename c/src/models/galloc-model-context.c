@@ -64,6 +64,31 @@ static uint32_t pad256(uint64_t x) {
     return (uint32_t) ((x + 255) / 256 * 256);
 }
 
+// the largest tensors a graph of these settings has, in f32, below 2^40 bytes (what documents hold)
+static bool sizes_fit(const struct galloc_model * m, const struct model_cparams * cp, char * err, size_t err_size) {
+    const struct model_hparams * hp = &m->hp;
+    const double n_tokens = cp->n_ubatch < cp->n_ctx ? cp->n_ubatch : cp->n_ctx, limit = 1099511627776.0;
+    double worst = 0.0;
+    const char * what = "";
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        const double kq  = (double) cp->n_ctx_seq * n_tokens * hp->n_head[il] * 4.0;                 // attention scores
+        const double kv  = (double) cp->n_ctx_seq * cp->n_seq_max * hp_n_embd_v_gqa_max(hp) * 4.0;  // one layer's cache
+        const double ffn = n_tokens * (double) (hp->n_ff[il] > hp->n_ff_exp * hp->n_expert_used ? hp->n_ff[il]
+                                                                                               : hp->n_ff_exp * hp->n_expert_used) * 4.0;
+        if (kq > worst) { worst = kq; what = "the attention scores"; }
+        if (kv > worst) { worst = kv; what = "a layer's KV cache"; }
+        if (ffn > worst) { worst = ffn; what = "the FFN"; }
+    }
+    const double logits = (double) hp->n_vocab * n_tokens * 4.0;
+    if (logits > worst) { worst = logits; what = "the logits"; }
+    if (worst > limit) {
+        snprintf(err, err_size, "-c/-ub: %s would take %.0f GiB, more than a graph document holds (1 TiB per tensor)", what,
+                 worst / 1073741824.0);
+        return false;
+    }
+    return true;
+}
+
 bool model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
                         char * err, size_t err_size) {
     const struct model_hparams * hp = &m->hp;
@@ -109,7 +134,8 @@ bool model_cparams_init(const struct galloc_model * m, const struct galloc_model
         snprintf(err, err_size, "-ctv: quantized V cache (%s) requires flash attention (-fa on)", ggml_type_name(s->type_v));
         return false;
     }
-    for (uint32_t il = 0; cp->flash_attn && il < hp->n_layer; il++) {
+    // llama.cpp checks this with flash attention; without, ggml would assert on the cache's views
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
         if (ggml_is_quantized(s->type_k) && hp_n_embd_head_k(hp, il) % ggml_blck_size(s->type_k) != 0) {
             snprintf(err, err_size, "-ctk: K cache type %s with block size %lld does not divide n_embd_head_k=%u",
                      ggml_type_name(s->type_k), (long long) ggml_blck_size(s->type_k), hp_n_embd_head_k(hp, il));
@@ -177,7 +203,7 @@ bool model_cparams_init(const struct galloc_model * m, const struct galloc_model
         snprintf(err, err_size, "-ub: the micro-batch is 0 tokens");
         return false;
     }
-    return true;
+    return sizes_fit(m, cp, err, err_size);
 }
 
 //
@@ -293,9 +319,10 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
     g->wctx   = ggml_init(wp);
     g->wbuf   = ggml_backend_buft_alloc_buffer(buft, 0); // the weights' and caches' dummy buffer (no_alloc)
     g->layers = calloc(n_layer, sizeof(*g->layers));
-    // llama.cpp's graph_max_nodes is max(1024, 8 * n_tensors); this is a bound above what a graph needs
-    const size_t n_graph = 2048 + 16 * n_weights + (size_t) n_layer * (8 + 4 * (size_t) m->hp.n_expert_used);
-    struct ggml_init_params cp0 = { 3 * n_graph * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_graph, false), NULL, true };
+    // llama.cpp's graph_max_nodes is max(1024, 8 * n_tensors); a layer adds at most ~70 nodes, and
+    // two per expert used (a view and an add)
+    const size_t n_graph = 1024 + (size_t) n_layer * (96 + 2 * (size_t) m->hp.n_expert_used);
+    struct ggml_init_params cp0 = { 2 * n_graph * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_graph, false), NULL, true };
     g->ctx = ggml_init(cp0);
     if (!g->wctx || !g->wbuf || !g->layers || !g->ctx) {
         snprintf(err, err_size, "out of memory");

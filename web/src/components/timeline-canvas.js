@@ -1,4 +1,5 @@
-// timeline-canvas.js: draws the timeline's rectangles on a canvas (large plans).
+// timeline-canvas.js: draws the timeline's rectangles on a canvas (large plans), each box cut to
+// its lane by hand (no clip region) and canvas state set only when it changes.
 import { rectBox, IDENTITY_Y } from '../core/timeline-layout.js';
 import { fillColor, strokeColor, COLORS } from '../core/colors.js';
 
@@ -22,33 +23,41 @@ export function drawCanvas(canvas, layout, zoom, info) {
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, W, H);
   const live = info ? new Set([...info.live, ...info.liveViews]) : null;
+  // no clip region (slow to rasterise through): each box is cut to its lane and the plot here;
+  // canvas state is set only when it changes
+  let alpha = 1;
+  let fill = '';
+  ctx.globalAlpha = 1;
   layout.lanes.forEach((lane, k) => {
     const zy = zoom.zys[k] ?? IDENTITY_Y;
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(layout.left, lane.top, layout.right - layout.left, lane.height);
-    ctx.clip();
+    const top = lane.top;
+    const bottom = lane.top + lane.height;
     for (const r of lane.rects) {
       const b = rectBox(layout, lane, r, zoom.zx, zy);
-      if (b.x + b.w < layout.left || b.x > layout.right || b.y > lane.top + lane.height || b.y + b.h < lane.top) continue;
-      ctx.globalAlpha = live && !live.has(r.i) ? COLORS.faded : 1;
+      const x0 = Math.max(b.x, layout.left);
+      const x1 = Math.min(b.x + b.w, layout.right);
+      const y0 = Math.max(b.y, top);
+      const y1 = Math.min(b.y + b.h, bottom);
+      if (x1 <= x0 || y1 <= y0) continue;
+      const a = live && !live.has(r.i) ? COLORS.faded : 1;
+      if (a !== alpha) { ctx.globalAlpha = a; alpha = a; }
       if (r.view) {
         ctx.setLineDash([3, 2]);
         ctx.strokeStyle = strokeColor(r.family);
         ctx.lineWidth = 1;
-        ctx.strokeRect(b.x + 0.5, b.y + 0.5, Math.max(b.w - 1, 0.5), Math.max(b.h - 1, 0.5));
+        ctx.strokeRect(x0 + 0.5, y0 + 0.5, Math.max(x1 - x0 - 1, 0.5), Math.max(y1 - y0 - 1, 0.5));
         ctx.setLineDash([]);
       } else {
-        ctx.fillStyle = fillColor(r.family, r.i);
-        ctx.fillRect(b.x, b.y, b.w, b.h);
-        if (b.w > 3 && b.h > 3) {
+        const f = fillColor(r.family, r.i);
+        if (f !== fill) { ctx.fillStyle = f; fill = f; }
+        ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
+        if (x1 - x0 > 3 && y1 - y0 > 3) {
           ctx.strokeStyle = strokeColor(r.family);
           ctx.lineWidth = 0.5;
-          ctx.strokeRect(b.x + 0.25, b.y + 0.25, b.w - 0.5, b.h - 0.5);
+          ctx.strokeRect(x0 + 0.25, y0 + 0.25, x1 - x0 - 0.5, y1 - y0 - 0.5);
         }
       }
     }
-    ctx.restore();
   });
   ctx.globalAlpha = 1;
 }
