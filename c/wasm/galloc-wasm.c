@@ -70,7 +70,7 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_whatif_csv   (const char * csv, size
 // explain (galloc-explain.h): the peak, what is live there, memory over time; two graphs compared
 // (fold: nonzero groups names by layer). The galloc_explain_write_json / _diff_write_json text.
 GALLOC_WASM_EXPORT char *       galloc_wasm_explain      (const char * json, size_t len);
-GALLOC_WASM_EXPORT char *       galloc_wasm_explain_compare(const char * json_a, size_t len_a, const char * json_b, size_t len_b,
+GALLOC_WASM_EXPORT char *       galloc_wasm_explain_compare(const char * galloc_json_a, size_t len_a, const char * galloc_json_b, size_t len_b,
                                                             int32_t fold);
 // presets
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_preset_count      (void);
@@ -304,11 +304,11 @@ GALLOC_WASM_EXPORT char * galloc_wasm_explain(const char * json, size_t len) {
 
 // two graph documents explained and compared (B minus A): the "galloc-explain-diff" JSON text
 // with "a" and "b" holding both explanations; a failing document's message starts with "A: " or "B: "
-GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * json_a, size_t len_a, const char * json_b, size_t len_b,
+GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * galloc_json_a, size_t len_a, const char * galloc_json_b, size_t len_b,
                                                       int32_t fold) {
     struct galloc_wasm_explained a, b;
     for (int side = 0; side < 2; side++) {
-        if (!galloc_wasm_explain_one(side ? json_b : json_a, side ? len_b : len_a, side ? &b : &a)) {
+        if (!galloc_wasm_explain_one(side ? galloc_json_b : galloc_json_a, side ? len_b : len_a, side ? &b : &a)) {
             char msg[GALLOC_WASM_ERROR_SIZE];
             snprintf(msg, sizeof(msg), "%s", galloc_wasm_error);
             if (side) {
