@@ -73,11 +73,10 @@ build/capture-test/$(1)/symbolic/capture-demo: $$(CAPTURE_TEST_SRC) $$(LIB_SRC) 
 	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) -fPIC -shared -Wl,-Bsymbolic $$(CAPTURE_LIB_INC) $$(LIB_SRC) -o $$(@D)/libggml-subset.so
 	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(INC_ggml) $$(CAPTURE_TEST_SRC) -L$$(@D) -lggml-subset -Wl,-rpath,'$$$$ORIGIN' -o $$@
 
-build/capture-test/$(1)/ready: build/capture-test/$(1)/capture-demo build/capture-test/$(1)/capture-demo-static \
-                               build/capture-test/$(1)/symbolic/capture-demo build/capture-test/$(1)/libgalloc-capture.so
-	@touch $$@
+CAPTURE_TEST_FILES += build/capture-test/$(1)/capture-demo build/capture-test/$(1)/capture-demo-static \
+                      build/capture-test/$(1)/symbolic/capture-demo build/capture-test/$(1)/libgalloc-capture.so
 endef
 $(foreach c,$(CAPTURE_COMPILERS),$(eval $(call capture_test_rules,$(c),$(if $(filter clang,$(c)),$(CLANG),gcc))))
 
-test-capture: build/san/galloc $(foreach c,$(CAPTURE_COMPILERS),build/capture-test/$(c)/ready)
+test-capture: build/san/galloc $(CAPTURE_TEST_FILES)
 	@$(call suite,capture,capture) node tests/capture/check-capture.mjs build/san/galloc $(foreach c,$(CAPTURE_COMPILERS),build/capture-test/$(c))

@@ -46,7 +46,8 @@ static const char * usage_main =
     "                                             llama.cpp's compute graph and buffer size for a model\n"
     "\n"
     "Use - for stdin/stdout. `galloc <command> --help` for details.\n"
-    "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory\n";
+    "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory,\n"
+    "6 the what-if analysis declines the input (too many items live at once)\n";
 
 static const char * usage_plan =
     "usage: galloc plan GRAPH.json [-o PLAN.json] [--table] [--draw] [--compare [--budget-ms N]]\n"

@@ -398,6 +398,55 @@ static void test_context_rounding(void) {
     CHECK_EQ_U64(z.kv_bytes, 2ull * 2 * 128 * 4096 * 2);
 }
 
+// the total of one document's plan
+static uint64_t plan_total(const struct galloc_model * m, const struct galloc_model_settings * s) {
+    char err[256];
+    size_t len = 0;
+    char * json = galloc_model_document(m, s, &len, err, sizeof(err));
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    struct galloc_error    e;
+    uint64_t total = 0;
+    if (json && galloc_document_read(json, len, &doc, &e)) {
+        if (galloc_plan_graph(&doc.graph, &plan, &e)) {
+            total = plan.buffers[0].size;
+            galloc_plan_free(&plan);
+        }
+        galloc_document_free(&doc);
+    }
+    free(json);
+    return total;
+}
+
+// llama.cpp reserves the prompt graph, the one-token-per-sequence graph, then the prompt graph
+// again, and keeps a buffer that is big enough: with 16 sequences a decode context's prompt graph
+// (16 tokens, 1 output) is smaller than its token graph (16 tokens, 16 outputs), which sets the size
+static void test_reserve_order(void) {
+    struct galloc_model * m = load_model(MODELS_DIR "/gguf/llama3-tiny.meta.gguf");
+    CHECK(m != NULL);
+    if (!m) {
+        return;
+    }
+    struct galloc_model_settings decode, tokens;
+    galloc_model_settings_default(&decode);
+    decode.n_ctx = 4096;
+    decode.n_seq = 16;
+    decode.graph = GALLOC_MODEL_GRAPH_DECODE;
+    tokens          = decode;
+    tokens.graph    = GALLOC_MODEL_GRAPH_PROMPT;
+    tokens.n_batch  = 16;
+    tokens.n_ubatch = 16; // 16 tokens, every one an output: the token graph
+    const uint64_t pp = plan_total(m, &decode), tg = plan_total(m, &tokens);
+    CHECK(pp > 0 && tg > pp);
+    struct galloc_model_sizes z;
+    char err[256];
+    CHECK(galloc_model_compute_sizes(m, &decode, &z, err, sizeof(err)));
+    CHECK_EQ_U64(z.compute[0], tg);
+    CHECK(galloc_model_compute_sizes(m, &tokens, &z, err, sizeof(err)));
+    CHECK_EQ_U64(z.compute[0], tg);
+    galloc_model_free(m);
+}
+
 static void test_swa_cache_sizes(void) {
     struct galloc_model_sizes z;
     // gemma3-tiny: window 128; the SWA cache is pad256(min(n_ctx_seq, 128 + n_ubatch))
@@ -589,6 +638,7 @@ int main(void) {
     RUN(test_manifest);
     RUN(test_context_rounding);
     RUN(test_swa_cache_sizes);
+    RUN(test_reserve_order);
     RUN(test_bad_settings);
     RUN(test_cards);
     RUN(test_cards_match_files);

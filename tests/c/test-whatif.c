@@ -785,7 +785,7 @@ static void test_csv_bad(void) {
     for (size_t i = 0; i < rows; i++) {
         len += (size_t) snprintf(big + len, cap - len, "%zu,0,100,1\n", i);
     }
-    CHECK(!galloc_whatif_from_csv(big, len, 0, 10, &r, &err) && strstr(err.message, "conflicting item pairs") && err.status == GALLOC_STATUS_LIMIT);
+    CHECK(!galloc_whatif_from_csv(big, len, 0, 10, &r, &err) && strstr(err.message, "declined: more than 20000000 pairs of items live at once") && err.status == GALLOC_STATUS_DECLINED);
     free(big);
 }
 

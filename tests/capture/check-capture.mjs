@@ -10,7 +10,8 @@
 // that `galloc plan` of each captured graph equals ggml's placement (`galloc diff`), how
 // alloc_graph's own re-reserve arrived (gcc: through the PLT; clang: a direct call the
 // replay has to predict), that LD_BIND_NOW does not stop a process without ggml, that the
-// library has no strong references to ggml, and that static and -Bsymbolic builds are named.
+// library has no strong references to ggml and exports its hooks only, that static and
+// -Bsymbolic builds are named, and that valgrind finds no error or leak of it in the program.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,6 +119,17 @@ for (const dir of builds) {
   const sym = run(join(dir, 'symbolic', 'capture-demo'), [], { LD_PRELOAD: lib, GALLOC_CAPTURE_DIR: symOut });
   check(sym.status === 0 && /was linked with -Bsymbolic/.test(sym.stderr), `${cc}: a -Bsymbolic ggml is named (${sym.stderr.split('\n')[1]})`);
   rmSync(symOut, { recursive: true, force: true });
+}
+
+// memory errors and leaks of the library in the program, under valgrind (the library is not built
+// with sanitizers: it runs inside someone else's process)
+{
+  const dir = builds[0];
+  const out = mkdtempSync(join(tmpdir(), 'capture-valgrind-'));
+  const vg = run('valgrind', ['--error-exitcode=9', '--leak-check=full', '--errors-for-leak-kinds=definite,indirect', '--trace-children=yes',
+                              'env', `LD_PRELOAD=${join(dir, 'libgalloc-capture.so')}`, join(dir, 'capture-demo')], { GALLOC_CAPTURE_DIR: out });
+  check(vg.status === 0 && / 0 errors from 0 contexts/.test(vg.stderr), `${basename(dir)}: valgrind finds no error and no leak (${vg.status})`);
+  rmSync(out, { recursive: true, force: true });
 }
 
 for (const f of failures) console.error(`capture: FAIL ${f}`);

@@ -8,6 +8,7 @@
 
 #include "galloc-document.h"
 #include "galloc-document-impl.h"
+#include "galloc-error.h"
 #include "json.h"
 
 #include <stdarg.h>
@@ -161,9 +162,11 @@ static bool reader_vfail(struct reader * r, enum galloc_status status, const str
             n = snprintf(out, size, "%s: ", path->array);
         }
     }
+    int m = 0;
     if (n >= 0 && (size_t) n < size) {
-        vsnprintf(out + n, size - (size_t) n, fmt, ap);
+        m = vsnprintf(out + n, size - (size_t) n, fmt, ap);
     }
+    galloc_error_one_line(out, n < 0 || (size_t) n >= size || m < 0 || (size_t) m >= size - (size_t) n);
     return false;
 }
 

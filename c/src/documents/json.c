@@ -260,8 +260,9 @@ static void parser_fail(struct parser * p, size_t at, const char * fmt, ...) {
     if (n >= 0 && (size_t) n < size) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(out + n, size - (size_t) n, fmt, ap);
+        int m = vsnprintf(out + n, size - (size_t) n, fmt, ap);
         va_end(ap);
+        galloc_error_one_line(out, m < 0 || (size_t) m >= size - (size_t) n);
     }
 }
 

@@ -7,12 +7,14 @@
 // every token an output), with weights and caches on a dummy buffer as in no_alloc mode.
 // The compute buffer size is what ggml_gallocr keeps after llama.cpp's three reserves.
 
+#include "galloc-document.h"
 #include "galloc-export.h"
 #include "galloc-model-impl.h"
+#include "galloc-planner.h"
 #include "galloc-virtual.h"
-#include "ggml-alloc.h"
 #include "ggml-impl.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +73,7 @@ static bool sizes_fit(const struct galloc_model * m, const struct model_cparams 
     double worst = 0.0;
     const char * what = "";
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        const double kq  = (double) cp->n_ctx_seq * n_tokens * hp->n_head[il] * 4.0;                 // attention scores
+        const double kq  = cp->flash_attn ? 0.0 : (double) cp->n_ctx_seq * n_tokens * hp->n_head[il] * 4.0; // attention scores
         const double kv  = (double) cp->n_ctx_seq * cp->n_seq_max * galloc_hp_n_embd_v_gqa_max(hp) * 4.0;  // one layer's cache
         const double ffn = n_tokens * (double) (hp->n_ff[il] > hp->n_ff_exp * hp->n_expert_used ? hp->n_ff[il]
                                                                                                : hp->n_ff_exp * hp->n_expert_used) * 4.0;
@@ -84,6 +86,12 @@ static bool sizes_fit(const struct galloc_model * m, const struct model_cparams 
     if (worst > limit) {
         snprintf(err, err_size, "-c/-ub: %s would take %.0f GiB, more than a graph document holds (1 TiB per tensor)", what,
                  worst / 1073741824.0);
+        return false;
+    }
+    // ggml counts a tensor's bytes in size_t: where it has 32 bits (wasm32), every tensor must fit
+    if (worst * 2.0 > (double) SIZE_MAX) {
+        snprintf(err, err_size, "-c/-ub: %s would take %.0f MiB, too large to plan with a 32-bit size_t (use the 64-bit CLI)",
+                 what, worst / 1048576.0);
         return false;
     }
     return true;
@@ -409,6 +417,51 @@ char * galloc_model_document_named(const struct galloc_model * m, const struct g
     return doc;
 }
 
+// one reserve of llama.cpp's scheduler (ggml_gallocr_reserve_n): the graph planned, and the
+// buffer reallocated to the new plan's chunks when any chunk must grow (chunk sizes in 64 bits)
+struct reserved_buffer {
+    bool     allocated;
+    int32_t  n_chunks;
+    uint64_t chunks[GALLOC_MAX_CHUNKS];
+};
+
+static bool reserve(struct ggml_cgraph * gf, ggml_backend_buffer_type_t buft, struct reserved_buffer * buf, char * msg,
+                    size_t msg_size) {
+    size_t len = 0;
+    char * json = galloc_export_graph(gf, "reserve", &buft, 1, NULL, NULL, &len);
+    if (!json) {
+        snprintf(msg, msg_size, "out of memory writing the graph");
+        return false;
+    }
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    struct galloc_error    err;
+    bool ok = galloc_document_read(json, len, &doc, &err);
+    free(json);
+    if (!ok) {
+        snprintf(msg, msg_size, "the graph: %.200s", err.message);
+        return false;
+    }
+    ok = galloc_plan_graph(&doc.graph, &plan, &err);
+    if (!ok) {
+        snprintf(msg, msg_size, "planning the graph: %.200s", err.message);
+    } else {
+        const struct galloc_buffer_plan * bp = &plan.buffers[0];
+        bool grow = !buf->allocated;
+        for (int32_t c = 0; c < bp->n_chunks; c++) {
+            grow = grow || bp->chunk_sizes[c] > (c < buf->n_chunks ? buf->chunks[c] : 0);
+        }
+        if (grow) {
+            buf->allocated = true;
+            buf->n_chunks  = bp->n_chunks;
+            memcpy(buf->chunks, bp->chunk_sizes, sizeof(buf->chunks));
+        }
+        galloc_plan_free(&plan);
+    }
+    galloc_document_free(&doc);
+    return ok;
+}
+
 bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
                                 struct galloc_model_sizes * out, char * err, size_t err_size) {
     char msg[256] = "";
@@ -428,15 +481,22 @@ bool galloc_model_compute_sizes(const struct galloc_model * m, const struct gall
         return false;
     }
     // prompt, then one token per sequence, then the prompt again: the buffer is kept when it is big enough
+    struct reserved_buffer buf = { 0 };
     struct model_build * pp = build_prompt(m, &cp, buft, msg, sizeof(msg));
-    struct model_build * tg = pp ? build_graph(m, &cp, buft, cp.n_seq_max, cp.n_seq_max, cp.n_seq_max, msg, sizeof(msg)) : NULL;
-    ggml_gallocr_t galloc = tg ? ggml_gallocr_new_n(&buft, 1) : NULL;
-    bool ok = galloc && ggml_gallocr_reserve_n(galloc, pp->g.gf, NULL, NULL) && ggml_gallocr_reserve_n(galloc, tg->g.gf, NULL, NULL) &&
-              ggml_gallocr_reserve_n(galloc, pp->g.gf, NULL, NULL);
+    bool ok = pp && reserve(pp->g.gf, buft, &buf, msg, sizeof(msg));
     if (ok) {
+        struct model_build * tg = build_graph(m, &cp, buft, cp.n_seq_max, cp.n_seq_max, cp.n_seq_max, msg, sizeof(msg));
+        ok = tg && reserve(tg->g.gf, buft, &buf, msg, sizeof(msg)) && reserve(pp->g.gf, buft, &buf, msg, sizeof(msg));
+        build_free(tg);
+    }
+    if (ok) {
+        uint64_t total = 0;
+        for (int32_t c = 0; c < buf.n_chunks; c++) {
+            total += buf.chunks[c];
+        }
         out->n_bufts    = 1;
         snprintf(out->names[0], sizeof(out->names[0]), "%s", ggml_backend_buft_name(buft));
-        out->compute[0] = ggml_gallocr_get_buffer_size(galloc, 0);
+        out->compute[0] = total;
         out->n_ctx      = cp.n_ctx;
         out->n_ctx_seq  = cp.n_ctx_seq;
         out->n_ctx_swa  = pp->caches[1].used ? pp->caches[1].size : 0;
@@ -445,18 +505,13 @@ bool galloc_model_compute_sizes(const struct galloc_model * m, const struct gall
         out->n_leafs    = pp->g.gf->n_leafs;
         for (int c = 0; c < 2; c++) {
             for (uint32_t il = 0; pp->caches[c].used && il < m->hp.n_layer; il++) {
-                out->kv_bytes += pp->caches[c].k[il] ? ggml_nbytes(pp->caches[c].k[il]) + ggml_nbytes(pp->caches[c].v[il]) : 0;
+                out->kv_bytes += pp->caches[c].k[il] ? (uint64_t) ggml_nbytes(pp->caches[c].k[il]) + ggml_nbytes(pp->caches[c].v[il]) : 0;
             }
         }
-    } else if (pp && tg) {
-        snprintf(msg, sizeof(msg), "the compute buffer could not be planned");
-    }
-    if (!ok) {
+    } else {
         copy_err(err, err_size, msg);
     }
-    ggml_gallocr_free(galloc);
     build_free(pp);
-    build_free(tg);
     galloc_virtual_buft_free(buft);
     return ok;
 }

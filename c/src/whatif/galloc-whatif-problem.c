@@ -170,8 +170,9 @@ static bool build_conflicts(const struct galloc_whatif_problem * p, struct gallo
             n_active = kept;
             active[n_active++] = i;
             if (pairs > GALLOC_WHATIF_MAX_PAIRS) {
-                ok = galloc_fail(err, GALLOC_STATUS_LIMIT, "more than %llu conflicting item pairs (too many items live at once)",
-                          (unsigned long long) GALLOC_WHATIF_MAX_PAIRS);
+                ok = galloc_fail(err, GALLOC_STATUS_DECLINED,
+                                 "declined: more than %llu pairs of items live at once; the document is valid, but too large to analyse",
+                                 (unsigned long long) GALLOC_WHATIF_MAX_PAIRS);
                 break;
             }
         }

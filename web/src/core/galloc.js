@@ -31,7 +31,7 @@
  */
 
 /**
- * @typedef {'invalid-input'|'limit'|'out-of-memory'|'bad-argument'|'not-found'|'io-error'|'module-aborted'} GallocErrorCode
+ * @typedef {'invalid-input'|'limit'|'out-of-memory'|'bad-argument'|'not-found'|'io-error'|'declined'|'module-aborted'} GallocErrorCode
  */
 
 /**
