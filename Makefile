@@ -39,7 +39,7 @@ SHARED   ?= ../shared
 comma    := ,
 CONFORMANCE := $(SHARED)/conformance/test-alloc.cpp
 
-.PHONY: bench all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
+.PHONY: tables bench all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
 
 all: lib cli
 
@@ -114,6 +114,11 @@ build/web/index.html: $(shell find web -type f 2>/dev/null) build/wasm/galloc.mj
 
 # make run PORT=8081 serves on another port; a port in use is said before anything is served
 PORT ?= 8080
+# the web UI's copy of ggml's tables, generated from the C tables (tests/js/ggml-tables.test.js
+# fails when the committed file and the C tables differ)
+tables: build/wasm/galloc.mjs
+	node scripts/gen-ggml-tables.mjs
+
 run: deps
 	@$(MAKE) --no-print-directory cli build/wasm/galloc.mjs build/web/index.html
 	@node scripts/port-free.mjs 127.0.0.1 $(PORT)
@@ -140,7 +145,16 @@ test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 test-e2e: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 	@$(call suite,e2e,e2e) npm run --silent e2e
 
-test-c: $(TESTS) build/san/galloc $(REPLAYS)
+# the exporter is meant to be dropped into C++ builds too (llama.cpp): it must compile as C++
+# with the C++ compiler and with clang++, warning-free (the C build above checks C)
+EXPORT_CXX_WARN := -x c++ -std=c++17 -Wall -Wextra -Werror -Wpedantic -Wcast-qual
+build/san/export-cxx.ok: c/src/documents/galloc-export.c c/include/galloc-export.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(EXPORT_CXX_WARN) $(INC_documents) -c $< -o build/san/export-cxx.o
+	$(CLANG)++ $(EXPORT_CXX_WARN) $(INC_documents) -c $< -o build/san/export-clangxx.o
+	@touch $@
+
+test-c: $(TESTS) build/san/galloc $(REPLAYS) build/san/export-cxx.ok
 	@$(call suite,c,c) ./scripts/test-c.sh $(TESTS) $(REPLAYS)
 
 # upstream's own test, from $(SHARED) (the reference data beside the checkout); skipped when
@@ -158,9 +172,10 @@ test-conformance:
 	  if [ $$st -ne 0 ]; then echo "conformance: FAILED (exit $$st, $$n/13 PASSED)"; exit 1; fi; \
 	  echo "conformance: $$n/13 PASSED"; [ "$$n" -eq 13 ]'
 
-# the golden plans, the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
+# the golden plans (tests/golden; tests/golden-real: real llama.cpp graphs), the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
 test-golden: build/san/galloc build/rel/galloc
-	@$(call suite,golden,golden$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
+	@$(call suite,golden,golden$(comma)golden-real$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
+	  ./scripts/check-golden-real.sh build/san/galloc tests/golden-real 244 && \
 	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc && \
 	  ./scripts/check-model.sh build/san/galloc'
 

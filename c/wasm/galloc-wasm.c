@@ -56,6 +56,8 @@ GALLOC_WASM_EXPORT const char * galloc_wasm_status_name  (int32_t status); // it
 GALLOC_WASM_EXPORT const char * galloc_wasm_last_error   (void);         // its message, "" after a success
 GALLOC_WASM_EXPORT size_t       galloc_wasm_result_length(void);         // bytes of the string it returned
 GALLOC_WASM_EXPORT const char * galloc_wasm_version      (void);         // "0.1.0"
+GALLOC_WASM_EXPORT char *       galloc_wasm_tables       (void);         // ggml's tables as JSON (free it)
+GALLOC_WASM_EXPORT const char * galloc_wasm_last_warning (void);         // the last document's warning, "" for none
 // documents: json is len bytes of UTF-8; the result is malloc'd (free with galloc_wasm_free) or NULL
 GALLOC_WASM_EXPORT char *       galloc_wasm_plan         (const char * json, size_t len); // the plan document
 GALLOC_WASM_EXPORT char *       galloc_wasm_graph        (const char * json, size_t len); // the graph, checked and filled in
@@ -177,9 +179,20 @@ GALLOC_WASM_EXPORT const char * galloc_wasm_version(void) {
     return GALLOC_VERSION;
 }
 
+// ggml's tables (types with block sizes, ops, which ops may run in place, unary ops, GLU ops,
+// flags) as galloc_document_write_tables writes them: web/src/core/ggml-tables.js is generated
+// from this (make tables) and tests/js check that they agree. Free with galloc_wasm_free.
+GALLOC_WASM_EXPORT char * galloc_wasm_tables(void) {
+    size_t len  = 0;
+    char * text = galloc_document_write_tables(&len);
+    return galloc_wasm_result(text, len);
+}
+
 //
 // planning
 //
+
+static char g_warning[1024]; // what the last document read warns about
 
 // read len bytes of a graph document (need not be NUL-terminated) into *doc; false with the
 // reader's message (JSON path first) otherwise
@@ -189,11 +202,18 @@ static bool galloc_wasm_read(const char * json, size_t len, struct galloc_docume
         return false;
     }
     struct galloc_error err;
+    g_warning[0] = '\0';
     if (!galloc_document_read(json, len, doc, &err)) {
         galloc_wasm_fail(err.status, "%s", err.message);
         return false;
     }
+    galloc_document_warning(doc, g_warning, sizeof(g_warning));
     return true;
+}
+
+// the warning of the last document read (names the tables lack, galloc_document_warning), "" for none
+GALLOC_WASM_EXPORT const char * galloc_wasm_last_warning(void) {
+    return g_warning;
 }
 
 // plan a graph document: the "galloc-plan" document (malloc'd, NUL-terminated, free with

@@ -240,6 +240,22 @@ try {
     }, last, { timeout: 5000 });
   });
 
+  await check('a real graph with an op newer than the tables imports, plans as the CLI does, and the banner warns once', async () => {
+    const doc = { tensors: [{ name: 'x', op: 'NONE', type: 'f32', ne: [8], flags: ['input'] },
+      { name: 'z', op: 'GET_ROWS', type: 'f32', ne: [8, 0], src: [0] },
+      { name: 'y', op: 'GATED_DELTA_NET_V2', type: 'f32', ne: [8], src: [0, 1], flags: ['output'] }], outputs: [2] };
+    await page.click('text=Paste…');
+    await page.fill('[data-testid=paste-text]', JSON.stringify(doc));
+    await page.click('[data-testid=paste-import]');
+    await page.waitForFunction(() => /warning: .*op GATED_DELTA_NET_V2 \(1 tensor\)/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''), null, { timeout: 5000 });
+    assert(await page.locator('[data-testid=notice].warning').count() === 1, 'the warning is not shown as a warning');
+    await waitTotal(0, cliPlan(doc).buffers[0].size, 'real graph import');
+    assert((await editorText()).includes('y = GATED_DELTA_NET_V2(x, z)'), 'the unknown op is not kept by name in the text');
+    // back to llama-tiny for the checks that follow
+    await page.setInputFiles('[data-testid=file-input]', llama);
+    await waitTotal(0, cliPlan(JSON.parse(readFileSync(llama, 'utf8'))).buffers[0].size, 'llama-tiny again');
+  });
+
   await check('bad input: a broken document and a broken line show errors and keep the last good plan', async () => {
     const before = await totalOf(0);
     await page.click('text=Paste…');

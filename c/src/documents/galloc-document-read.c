@@ -18,12 +18,8 @@
 
 #define DOCUMENT_MAX_BUFFER_TYPES 1024 // entries of "buffer_types" (they are compared pairwise)
 
-const char * const galloc_document_flag_names[GALLOC_DOCUMENT_N_FLAGS] = {
-    "input", "output", "param", "loss", "compute",
-};
-
 //
-// size rules
+// size arithmetic
 //
 
 static bool mul_u64(uint64_t a, uint64_t b, uint64_t * out) {
@@ -39,47 +35,6 @@ static bool add_u64(uint64_t a, uint64_t b, uint64_t * out) {
         return false;
     }
     *out = a + b;
-    return true;
-}
-
-bool galloc_document_contiguous_nb(int32_t type, const int64_t ne[GGML_MAX_DIMS], uint64_t nb[GGML_MAX_DIMS]) {
-    const uint64_t blck = (uint64_t) ggml_blck_size((enum ggml_type) type);
-    nb[0] = ggml_type_size((enum ggml_type) type);
-    if (blck == 0 || !mul_u64(nb[0], (uint64_t) ne[0] / blck, &nb[1])) {
-        return false;
-    }
-    for (int i = 2; i < GGML_MAX_DIMS; i++) {
-        if (!mul_u64(nb[i - 1], (uint64_t) ne[i - 1], &nb[i])) {
-            return false;
-        }
-    }
-    return true;
-}
-
-bool galloc_document_nbytes(int32_t type, const int64_t ne[GGML_MAX_DIMS], const uint64_t nb[GGML_MAX_DIMS], uint64_t * nbytes) {
-    const uint64_t blck = (uint64_t) ggml_blck_size((enum ggml_type) type);
-    uint64_t       total;
-    int            first_dim;
-    if (blck == 0) {
-        return false;
-    }
-    if (blck == 1) {
-        total     = ggml_type_size((enum ggml_type) type);
-        first_dim = 0;
-    } else {
-        if (!mul_u64((uint64_t) ne[0], nb[0], &total)) {
-            return false;
-        }
-        total    /= blck;
-        first_dim = 1;
-    }
-    for (int i = first_dim; i < GGML_MAX_DIMS; i++) {
-        uint64_t term;
-        if (!mul_u64((uint64_t) (ne[i] - 1), nb[i], &term) || !add_u64(total, term, &total)) {
-            return false;
-        }
-    }
-    *nbytes = total;
     return true;
 }
 
@@ -128,6 +83,8 @@ struct reader {
     int32_t                  n_ops;
     struct name_id           types[GGML_TYPE_COUNT]; // sorted by name; only types with a block size
     int32_t                  n_types;
+    size_t                   n_alloc_sizes;   // tensors with "alloc_sizes" so far
+    size_t                   cap_alloc_sizes; // rows doc->alloc_sizes has room for
 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -498,6 +455,54 @@ static bool read_tensor_size_limit(struct reader * r, const struct doc_path * pa
     return true;
 }
 
+// tensors[i].alloc_sizes: one entry per buffer type, bytes or null (= ggml_nbytes)
+static bool read_tensor_alloc_sizes(struct reader * r, const struct galloc_json_value * e, int32_t i, const struct galloc_tensor * t) {
+    struct galloc_document *  doc  = r->doc;
+    const struct galloc_json_value * v    = get_optional(e, "alloc_sizes");
+    struct doc_path           path = path_field("tensors", i, "alloc_sizes");
+    doc->tensor_alloc_sizes[i]     = -1;
+    if (v == NULL) {
+        return true;
+    }
+    if (get_optional(e, "alloc_size") != NULL) {
+        return reader_fail(r, &path, "given with \"alloc_size\" (one or the other)");
+    }
+    if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
+        return false;
+    }
+    const size_t nbt = (size_t) doc->n_buffer_types;
+    if (galloc_json_array_size(v) != nbt) {
+        return reader_fail(r, &path, "%zu entries for %zu buffer types", galloc_json_array_size(v), nbt);
+    }
+    if (r->n_alloc_sizes == r->cap_alloc_sizes) { // grows with the JSON arrays already in memory
+        size_t    cap   = r->cap_alloc_sizes ? 2 * r->cap_alloc_sizes : 16;
+        uint64_t * grown = cap <= SIZE_MAX / nbt / sizeof(uint64_t) ? realloc(doc->alloc_sizes, cap * nbt * sizeof(uint64_t)) : NULL;
+        if (grown == NULL) {
+            return reader_oom(r);
+        }
+        doc->alloc_sizes   = grown;
+        r->cap_alloc_sizes = cap;
+    }
+    uint64_t * sizes = &doc->alloc_sizes[r->n_alloc_sizes * nbt];
+    for (size_t b = 0; b < nbt; b++) {
+        const struct galloc_json_value * sv = galloc_json_array_at(v, b);
+        path  = path_sub("tensors", i, "alloc_sizes", (int64_t) b);
+        sizes[b] = t->nbytes;
+        if (galloc_json_type_of(sv) == JSON_TYPE_NULL) {
+            continue;
+        }
+        if (!read_u64(r, sv, &path, &sizes[b]) || !read_tensor_size_limit(r, &path, true, sizes[b], "")) {
+            return false;
+        }
+        if (sizes[b] < t->nbytes) {
+            return reader_fail(r, &path, "%llu is less than the tensor's %llu bytes (ggml_nbytes)", (unsigned long long) sizes[b],
+                               (unsigned long long) t->nbytes);
+        }
+    }
+    doc->tensor_alloc_sizes[i] = (int32_t) r->n_alloc_sizes++;
+    return true;
+}
+
 static bool read_tensor_shape(struct reader * r, const struct galloc_json_value * e, int32_t i, struct galloc_tensor * t) {
     struct doc_path           path = path_item("tensors", i);
     const struct galloc_json_value * v    = galloc_json_object_get(e, "ne");
@@ -520,8 +525,8 @@ static bool read_tensor_shape(struct reader * r, const struct galloc_json_value 
             if (!read_i64(r, galloc_json_array_at(v, (size_t) d), &path, &t->ne[d])) {
                 return false;
             }
-            if (t->ne[d] < 1) {
-                return reader_fail(r, &path, "%lld elements, must be at least 1", (long long) t->ne[d]);
+            if (t->ne[d] < 0) {
+                return reader_fail(r, &path, "%lld elements, must be 0 or more", (long long) t->ne[d]);
             }
         }
         if (!mul_u64(nelements, (uint64_t) t->ne[d], &nelements) || nelements > (uint64_t) INT64_MAX) {
@@ -529,11 +534,12 @@ static bool read_tensor_shape(struct reader * r, const struct galloc_json_value 
             return reader_fail(r, &path, "the element count overflows 64 bits");
         }
     }
-    const int64_t blck = ggml_blck_size((enum ggml_type) t->type);
-    if (t->ne[0] % blck != 0) {
+    uint64_t blck, tsize;
+    galloc_document_type_traits(r->doc, t->type, &blck, &tsize);
+    if ((uint64_t) t->ne[0] % blck != 0) {
         path = path_sub("tensors", i, "ne", 0);
-        return reader_fail(r, &path, "%lld is not a multiple of the block size %lld of %s", (long long) t->ne[0],
-                           (long long) blck, ggml_type_name((enum ggml_type) t->type));
+        return reader_fail(r, &path, "%lld is not a multiple of the block size %llu of %s", (long long) t->ne[0],
+                           (unsigned long long) blck, galloc_document_type_name(r->doc, i));
     }
 
     if ((v = get_optional(e, "nb")) != NULL) {
@@ -551,13 +557,13 @@ static bool read_tensor_shape(struct reader * r, const struct galloc_json_value 
             }
         }
         path    = path_field("tensors", i, "nb");
-        bool ok = galloc_document_nbytes(t->type, t->ne, t->nb, &t->nbytes);
+        bool ok = galloc_document_nbytes(blck, tsize, t->ne, t->nb, &t->nbytes);
         if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "byte size ")) {
             return false;
         }
     } else {
         path    = path_item("tensors", i);
-        bool ok = galloc_document_contiguous_nb(t->type, t->ne, t->nb) && galloc_document_nbytes(t->type, t->ne, t->nb, &t->nbytes);
+        bool ok = galloc_document_contiguous_nb(blck, tsize, t->ne, t->nb) && galloc_document_nbytes(blck, tsize, t->ne, t->nb, &t->nbytes);
         if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "byte size ")) {
             return false;
         }
@@ -575,7 +581,7 @@ static bool read_tensor_shape(struct reader * r, const struct galloc_json_value 
                                (unsigned long long) t->alloc_size, (unsigned long long) t->nbytes);
         }
     }
-    return true;
+    return read_tensor_alloc_sizes(r, e, i, t);
 }
 
 static bool read_tensor_links(struct reader * r, const struct galloc_json_value * e, int32_t i, struct galloc_tensor * t) {
@@ -670,29 +676,174 @@ static bool read_tensor_links(struct reader * r, const struct galloc_json_value 
         }
         t->external = 1;
     }
+    if ((v = get_optional(e, "external")) != NULL) {
+        path = path_field("tensors", i, "external");
+        bool external = false;
+        if (!read_expect(r, v, &path, JSON_TYPE_BOOL)) {
+            return false;
+        }
+        galloc_json_get_bool(v, &external);
+        if (external) {
+            if (t->view_src >= 0) {
+                return reader_fail(r, &path, "a view has no memory of its own (its view_src's is used)");
+            }
+            t->external = 1; // has memory outside any buffer (data and no buffer): never placed
+        }
+    }
     return true;
 }
 
 
-// tensors[i].<key>: a required string naming one of names[0..n) (ggml's op or type names)
-static bool read_tensor_name_field(struct reader * r, const struct galloc_json_value * e, int32_t i, const char * key,
-                                   const struct name_id * names, int32_t n, int32_t * out) {
-    struct doc_path           path = path_item("tensors", i);
-    const struct galloc_json_value * v    = galloc_json_object_get(e, key);
-    if (v == NULL) {
-        return reader_fail(r, &path, "missing \"%s\"", key);
+// the id of a name the tables do not know (GALLOC_DOCUMENT_UNKNOWN + k), kept once per kind; -1 after an error
+static int32_t intern_unknown(struct reader * r, const struct doc_path * path, const struct galloc_json_value * v, int32_t kind) {
+    struct galloc_document * doc = r->doc;
+    size_t                   len;
+    const char *             name = galloc_json_get_string(v, &len);
+    static const char * const what[] = { "op", "unary_op", "glu_op", "type" };
+    if (!galloc_document_is_table_name(name, len)) {
+        char shown[64];
+        galloc_json_describe(v, shown, sizeof(shown));
+        reader_fail(r, path, "unknown %s %s (a name ggml's tables lack is kept, but must be 1 to 63 letters, digits or '_')",
+                    what[kind], shown);
+        return -1;
     }
-    path = path_field("tensors", i, key);
+    for (int32_t k = 0; k < doc->n_unknown; k++) {
+        if (doc->unknown[k].kind == kind && strcmp(doc->unknown[k].name, name) == 0) {
+            return GALLOC_DOCUMENT_UNKNOWN + k;
+        }
+    }
+    if (doc->n_unknown == GALLOC_DOCUMENT_MAX_UNKNOWN) {
+        reader_limit(r, path, "unknown %s \"%s\": more than %d distinct names the tables do not know", what[kind], name,
+                    GALLOC_DOCUMENT_MAX_UNKNOWN);
+        return -1;
+    }
+    if (doc->unknown == NULL &&
+        (doc->unknown = reader_alloc(r, GALLOC_DOCUMENT_MAX_UNKNOWN, sizeof(struct galloc_unknown_name))) == NULL) {
+        return -1;
+    }
+    struct galloc_unknown_name * u = &doc->unknown[doc->n_unknown];
+    memcpy(u->name, name, len + 1);
+    u->kind = kind;
+    return GALLOC_DOCUMENT_UNKNOWN + doc->n_unknown++;
+}
+
+static void count_unknown_use(struct galloc_document * doc, int32_t id) {
+    if (id >= GALLOC_DOCUMENT_UNKNOWN && id - GALLOC_DOCUMENT_UNKNOWN < doc->n_unknown) {
+        doc->unknown[id - GALLOC_DOCUMENT_UNKNOWN].n_tensors++;
+    }
+}
+
+// "type_traits": block size and bytes per block of types, required for the ones ggml's table lacks
+static bool read_type_traits(struct reader * r, const struct galloc_json_value * root) {
+    struct galloc_document *  doc  = r->doc;
+    const struct galloc_json_value * arr  = get_optional(root, "type_traits");
+    struct doc_path           path = path_top("type_traits");
+    if (arr == NULL) {
+        return true;
+    }
+    if (!read_expect(r, arr, &path, JSON_TYPE_ARRAY)) {
+        return false;
+    }
+    for (size_t i = 0; i < galloc_json_array_size(arr); i++) {
+        const struct galloc_json_value * e = galloc_json_array_at(arr, i);
+        const struct galloc_json_value * v;
+        uint64_t                  blck = 0, size = 0;
+        path = path_item("type_traits", (int64_t) i);
+        if (!read_expect(r, e, &path, JSON_TYPE_OBJECT)) {
+            return false;
+        }
+        static const char * const keys[3] = { "name", "blck_size", "type_size" };
+        for (int k = 0; k < 3; k++) {
+            if (galloc_json_object_get(e, keys[k]) == NULL) {
+                return reader_fail(r, &path, "missing \"%s\"", keys[k]);
+            }
+        }
+        path = path_field("type_traits", (int64_t) i, "blck_size");
+        if (!read_u64(r, galloc_json_object_get(e, "blck_size"), &path, &blck)) {
+            return false;
+        }
+        if (blck < 1 || blck > 1024) {
+            return reader_fail(r, &path, "%llu elements per block, expected 1 to 1024", (unsigned long long) blck);
+        }
+        path = path_field("type_traits", (int64_t) i, "type_size");
+        if (!read_u64(r, galloc_json_object_get(e, "type_size"), &path, &size)) {
+            return false;
+        }
+        if (size < 1 || size > 65536) {
+            return reader_fail(r, &path, "%llu bytes per block, expected 1 to 65536", (unsigned long long) size);
+        }
+        path = path_field("type_traits", (int64_t) i, "name");
+        v    = galloc_json_object_get(e, "name");
+        const char * name = read_name(r, v, &path, 0);
+        if (name == NULL) {
+            return false;
+        }
+        int32_t      known = name_find(r->types, r->n_types, name);
+        if (known >= 0) {
+            if ((uint64_t) ggml_blck_size((enum ggml_type) known) != blck || ggml_type_size((enum ggml_type) known) != size) {
+                return reader_fail(r, &path, "type %s has %lld elements in %zu bytes per block in ggml, not %llu in %llu", name,
+                                   (long long) ggml_blck_size((enum ggml_type) known), ggml_type_size((enum ggml_type) known),
+                                   (unsigned long long) blck, (unsigned long long) size);
+            }
+            continue;
+        }
+        int32_t before = doc->n_unknown;
+        int32_t id     = intern_unknown(r, &path, v, GALLOC_NAME_TYPE);
+        if (id < 0) {
+            return false;
+        }
+        if (doc->n_unknown == before) {
+            return reader_fail(r, &path, "type %s is described twice", name);
+        }
+        doc->unknown[id - GALLOC_DOCUMENT_UNKNOWN].blck_size = (int64_t) blck;
+        doc->unknown[id - GALLOC_DOCUMENT_UNKNOWN].type_size = size;
+    }
+    return true;
+}
+
+// tensors[i].op: an op name; one the table lacks is kept
+static bool read_tensor_op(struct reader * r, const struct galloc_json_value * e, int32_t i, int32_t * out) {
+    struct doc_path           path = path_item("tensors", i);
+    const struct galloc_json_value * v    = galloc_json_object_get(e, "op");
+    if (v == NULL) {
+        return reader_fail(r, &path, "missing \"op\"");
+    }
+    path = path_field("tensors", i, "op");
     const char * name = read_name(r, v, &path, 0); // "ADD\u0000XYZ" is no op, not ADD
     if (name == NULL) {
         return false;
     }
-    if ((*out = name_find(names, n, name)) < 0) {
-        char what[64];
-        galloc_json_describe(v, what, sizeof(what));
-        return reader_fail(r, &path, "unknown %s %s", key, what);
+    if ((*out = name_find(r->ops, r->n_ops, name)) < 0) {
+        *out = intern_unknown(r, &path, v, GALLOC_NAME_OP);
     }
-    return true;
+    return *out >= 0;
+}
+
+// tensors[i].type: a type name; one the table lacks must be described in "type_traits"
+static bool read_tensor_type(struct reader * r, const struct galloc_json_value * e, int32_t i, int32_t * out) {
+    struct galloc_document *  doc  = r->doc;
+    struct doc_path           path = path_item("tensors", i);
+    const struct galloc_json_value * v    = galloc_json_object_get(e, "type");
+    if (v == NULL) {
+        return reader_fail(r, &path, "missing \"type\"");
+    }
+    path = path_field("tensors", i, "type");
+    const char * name = read_name(r, v, &path, 0);
+    if (name == NULL) {
+        return false;
+    }
+    if ((*out = name_find(r->types, r->n_types, name)) >= 0) {
+        return true;
+    }
+    for (int32_t k = 0; k < doc->n_unknown; k++) {
+        if (doc->unknown[k].kind == GALLOC_NAME_TYPE && strcmp(doc->unknown[k].name, name) == 0) {
+            *out = GALLOC_DOCUMENT_UNKNOWN + k;
+            return true;
+        }
+    }
+    char what[64];
+    galloc_json_describe(v, what, sizeof(what));
+    return reader_fail(r, &path, "unknown type %s: its block size and bytes per block must be given in \"type_traits\"", what);
 }
 
 // tensors[i].unary_op / .glu_op: which unary op or gated linear unit a UNARY or GLU tensor computes
@@ -709,7 +860,7 @@ static bool read_tensor_sub_op(struct reader * r, const struct galloc_json_value
         struct doc_path path = path_field("tensors", i, keys[k]);
         if (doc->tensors[i].op != (int32_t) ops[k]) {
             return reader_fail(r, &path, "only %s tensors have one (this one is %s)", ggml_op_name(ops[k]),
-                               ggml_op_name((enum ggml_op) doc->tensors[i].op));
+                               galloc_document_op_name(doc, i));
         }
         const char * name = read_name(r, v, &path, 0);
         if (name == NULL) {
@@ -722,11 +873,11 @@ static bool read_tensor_sub_op(struct reader * r, const struct galloc_json_value
                 doc->tensor_sub_op[i] = id;
             }
         }
-        if (doc->tensor_sub_op[i] < 0) {
-            char what[64];
-            galloc_json_describe(v, what, sizeof(what));
-            return reader_fail(r, &path, "unknown %s %s", keys[k], what);
+        if (doc->tensor_sub_op[i] < 0 &&
+            (doc->tensor_sub_op[i] = intern_unknown(r, &path, v, k == 0 ? GALLOC_NAME_UNARY_OP : GALLOC_NAME_GLU_OP)) < 0) {
+            return false;
         }
+        count_unknown_use(doc, doc->tensor_sub_op[i]);
     }
     return true;
 }
@@ -749,10 +900,11 @@ static bool read_tensor(struct reader * r, const struct galloc_json_value * e, i
         memcpy(doc->tensor_names[i], name, strlen(name) + 1);
     }
 
-    if (!read_tensor_name_field(r, e, i, "op", r->ops, r->n_ops, &t->op) ||
-        !read_tensor_name_field(r, e, i, "type", r->types, r->n_types, &t->type)) {
+    if (!read_tensor_op(r, e, i, &t->op) || !read_tensor_type(r, e, i, &t->type)) {
         return false;
     }
+    count_unknown_use(doc, t->op);
+    count_unknown_use(doc, t->type);
 
     return read_tensor_shape(r, e, i, t) && read_tensor_links(r, e, i, t) && read_tensor_sub_op(r, e, i);
 }
@@ -776,6 +928,14 @@ static bool check_views(struct reader * r) {
         }
         uint64_t end;
         path = path_item("tensors", i);
+        if (t->nbytes == 0) { // ggml checks no range for a view without bytes
+            if (t->view_offs > GALLOC_DOCUMENT_MAX_TENSOR_BYTES) {
+                path = path_field("tensors", i, "view_offs");
+                return reader_fail(r, &path, "%llu is over the limit of %llu bytes (2^40)", (unsigned long long) t->view_offs,
+                                   (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
+            }
+            continue;
+        }
         if (!add_u64(t->view_offs, t->nbytes, &end) || end > root->nbytes) {
             return reader_fail(r, &path, "the view's bytes [%llu, %llu + %llu) reach past the %llu bytes of its view_src %d",
                                (unsigned long long) t->view_offs, (unsigned long long) t->view_offs,
@@ -1039,6 +1199,13 @@ static bool read_graph(struct reader * r, const struct galloc_json_value * root)
 // the whole document
 //
 
+// the planner's alloc_size callback for a document with "alloc_sizes"
+static uint64_t document_alloc_size(void * user, int32_t t, int32_t buffer_id) {
+    const struct galloc_document * doc = user;
+    int32_t                        row = doc->tensor_alloc_sizes[t];
+    return row < 0 ? doc->tensors[t].alloc_size : doc->alloc_sizes[(size_t) row * (size_t) doc->n_buffer_types + (size_t) buffer_id];
+}
+
 // the per-tensor arrays grow with the entries read (doubling, zeroed), never sized from the count
 // alone: 4,194,304 entries of `0` are refused at tensors[0] before ~1 GB is set aside for them
 static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
@@ -1055,7 +1222,9 @@ static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
     doc->tensor_buffer_type = bt ? bt : doc->tensor_buffer_type;
     void * so = bt ? realloc(doc->tensor_sub_op, want * sizeof(int32_t)) : NULL;
     doc->tensor_sub_op = so ? so : doc->tensor_sub_op;
-    if (!so) {
+    void * as = so ? realloc(doc->tensor_alloc_sizes, want * sizeof(int32_t)) : NULL;
+    doc->tensor_alloc_sizes = as ? as : doc->tensor_alloc_sizes;
+    if (!as) {
         reader_oom(r);
         return false;
     }
@@ -1063,6 +1232,7 @@ static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
     memset(doc->tensor_names + old, 0, (want - old) * sizeof(*doc->tensor_names));
     memset(doc->tensor_buffer_type + old, 0, (want - old) * sizeof(int32_t));
     memset(doc->tensor_sub_op + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_alloc_sizes + old, 0, (want - old) * sizeof(int32_t));
     *cap = want;
     return true;
 }
@@ -1088,6 +1258,9 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
     }
     doc->n_tensors = (int32_t) n;
     reader_build_names(r);
+    if (!read_type_traits(r, root)) {
+        return false;
+    }
     size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
         if (i == cap && !grow_tensor_arrays(r, &cap, n)) {
@@ -1115,8 +1288,8 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
     g->leaf_buffer_ids = doc->leaf_buffer_ids;
     g->n_buffer_types  = doc->n_buffer_types;
     g->buffer_types    = doc->buffer_types;
-    g->alloc_size      = NULL;
-    g->user            = NULL;
+    g->alloc_size      = r->n_alloc_sizes > 0 ? document_alloc_size : NULL;
+    g->user            = r->n_alloc_sizes > 0 ? doc : NULL;
     return true;
 }
 
@@ -1159,6 +1332,9 @@ void galloc_document_free(struct galloc_document * doc) {
     free(doc->tensor_names);
     free(doc->tensor_buffer_type);
     free(doc->tensor_sub_op);
+    free(doc->tensor_alloc_sizes);
+    free(doc->alloc_sizes);
+    free(doc->unknown);
     free(doc->nodes);
     free(doc->node_buffer_ids);
     free(doc->leafs);

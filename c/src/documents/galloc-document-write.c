@@ -46,18 +46,6 @@ static char * write_finish(struct galloc_json_writer * w, size_t * len) {
     return galloc_json_writer_finish(w, len);
 }
 
-const char * galloc_document_op_desc(const struct galloc_document * doc, int32_t t) {
-    const struct galloc_tensor * tensor = &doc->tensors[t];
-    int32_t sub = doc->tensor_sub_op != NULL ? doc->tensor_sub_op[t] : -1;
-    const char * name = NULL;
-    if (sub >= 0 && tensor->op == GGML_OP_UNARY) {
-        name = ggml_unary_op_name((enum ggml_unary_op) sub);
-    } else if (sub >= 0 && tensor->op == GGML_OP_GLU) {
-        name = ggml_glu_op_name((enum ggml_glu_op) sub);
-    }
-    return name != NULL ? name : ggml_op_name((enum ggml_op) tensor->op);
-}
-
 //
 // graph document
 //
@@ -69,15 +57,13 @@ static void write_graph_tensor(struct galloc_json_writer * w, const struct gallo
     galloc_json_write_key(w, "name");
     galloc_json_write_cstr(w, doc->tensor_names != NULL ? doc->tensor_names[i] : "");
     galloc_json_write_key(w, "op");
-    galloc_json_write_cstr(w, ggml_op_name((enum ggml_op) t->op));
+    galloc_json_write_cstr(w, galloc_document_op_name(doc, i));
     if (doc->tensor_sub_op != NULL && doc->tensor_sub_op[i] >= 0) {
-        bool unary = t->op == GGML_OP_UNARY;
-        galloc_json_write_key(w, unary ? "unary_op" : "glu_op");
-        galloc_json_write_cstr(w, unary ? ggml_unary_op_name((enum ggml_unary_op) doc->tensor_sub_op[i])
-                                 : ggml_glu_op_name((enum ggml_glu_op) doc->tensor_sub_op[i]));
+        galloc_json_write_key(w, t->op == GGML_OP_UNARY ? "unary_op" : "glu_op");
+        galloc_json_write_cstr(w, galloc_document_op_desc(doc, i));
     }
     galloc_json_write_key(w, "type");
-    galloc_json_write_cstr(w, ggml_type_name((enum ggml_type) t->type));
+    galloc_json_write_cstr(w, galloc_document_type_name(doc, i));
 
     // ne without trailing 1s (at least one number)
     int n_dims = GGML_MAX_DIMS;
@@ -93,7 +79,9 @@ static void write_graph_tensor(struct galloc_json_writer * w, const struct gallo
 
     // nb only when not contiguous
     uint64_t nb[GGML_MAX_DIMS];
-    bool     contiguous = galloc_document_contiguous_nb(t->type, t->ne, nb) && memcmp(nb, t->nb, sizeof(nb)) == 0;
+    uint64_t blck, tsize;
+    bool     contiguous = galloc_document_type_traits(doc, t->type, &blck, &tsize) &&
+                      galloc_document_contiguous_nb(blck, tsize, t->ne, nb) && memcmp(nb, t->nb, sizeof(nb)) == 0;
     if (!contiguous) {
         galloc_json_write_key(w, "nb");
         galloc_json_write_begin_array(w);
@@ -139,13 +127,29 @@ static void write_graph_tensor(struct galloc_json_writer * w, const struct gallo
         galloc_json_write_end_array(w);
     }
 
-    if (t->alloc_size != t->nbytes) {
+    int32_t row = doc->tensor_alloc_sizes != NULL ? doc->tensor_alloc_sizes[i] : -1;
+    if (row >= 0) {
+        const uint64_t * sizes = &doc->alloc_sizes[(size_t) row * (size_t) doc->n_buffer_types];
+        galloc_json_write_key(w, "alloc_sizes");
+        galloc_json_write_begin_array(w);
+        for (int32_t b = 0; b < doc->n_buffer_types; b++) {
+            if (sizes[b] == t->nbytes) {
+                galloc_json_write_null(w);
+            } else {
+                galloc_json_write_u64(w, sizes[b]);
+            }
+        }
+        galloc_json_write_end_array(w);
+    } else if (t->alloc_size != t->nbytes) {
         galloc_json_write_key(w, "alloc_size");
         galloc_json_write_u64(w, t->alloc_size);
     }
     if (doc->tensor_buffer_type != NULL && doc->tensor_buffer_type[i] >= 0) {
         galloc_json_write_key(w, "buffer_type");
         galloc_json_write_i64(w, doc->tensor_buffer_type[i]);
+    } else if (t->external) {
+        galloc_json_write_key(w, "external");
+        galloc_json_write_bool(w, true);
     }
     galloc_json_write_end_object(w);
 }
@@ -174,6 +178,32 @@ char * galloc_document_write_graph(const struct galloc_document * doc, size_t * 
         galloc_json_write_end_object(&w);
     }
     galloc_json_write_end_array(&w);
+
+    // the block size and bytes per block of every type the tables do not know
+    bool traits = false;
+    for (int32_t k = 0; k < doc->n_unknown; k++) {
+        const struct galloc_unknown_name * u = &doc->unknown[k];
+        if (u->kind != GALLOC_NAME_TYPE) {
+            continue;
+        }
+        if (!traits) {
+            galloc_json_write_newline(&w, 2);
+            galloc_json_write_key(&w, "type_traits");
+            galloc_json_write_begin_array(&w);
+            traits = true;
+        }
+        galloc_json_write_begin_object(&w);
+        galloc_json_write_key(&w, "name");
+        galloc_json_write_cstr(&w, u->name);
+        galloc_json_write_key(&w, "blck_size");
+        galloc_json_write_i64(&w, u->blck_size);
+        galloc_json_write_key(&w, "type_size");
+        galloc_json_write_u64(&w, u->type_size);
+        galloc_json_write_end_object(&w);
+    }
+    if (traits) {
+        galloc_json_write_end_array(&w);
+    }
 
     galloc_json_write_newline(&w, 2);
     galloc_json_write_key(&w, "tensors");

@@ -388,6 +388,30 @@ export class Galloc {
   }
 
   /**
+   * ggml's tables as the C library has them (the one source of truth; web/src/core/ggml-tables.js
+   * is generated from this by `make tables`).
+   * @returns {{ggml: string, types: Record<string, [number, number]>, ops: string[], inplace_ops: string[],
+   *   unary_ops: string[], glu_ops: string[], flags: string[]}}
+   */
+  tables() {
+    this.alive();
+    const r = this.call(() => this.m._galloc_wasm_tables()) >>> 0;
+    if (r === 0) throw this.lastError();
+    return JSON.parse(this.takeString(r));
+  }
+
+  /**
+   * What the last document read by plan(), normalize() and the like warns about: the ops, unary
+   * ops, GLU ops and types it uses that ggml's tables (0.21.0) lack (kept by name; such ops are
+   * planned as ops that may not run in place). "" when nothing.
+   * @returns {string}
+   */
+  lastWarning() {
+    this.alive();
+    return this.cString(this.call(() => this.m._galloc_wasm_last_warning()));
+  }
+
+  /**
    * The library's version.
    * @returns {string} e.g. "0.1.0"
    */
