@@ -91,7 +91,7 @@ APT_PACKAGES := emscripten chromium nodejs npm clang
 deps:
 	@missing=""; \
 	command -v emcc >/dev/null 2>&1 || missing="$$missing emscripten"; \
-	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	[ -x "$${CHROMIUM:-/usr/bin/chromium}" ] || missing="$$missing chromium"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	command -v clang >/dev/null 2>&1 || missing="$$missing clang"; \
@@ -100,7 +100,9 @@ deps:
 	    echo "deps: installing$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else echo "deps: missing$$missing (run make as root on Debian to install them)"; exit 1; fi; \
-	fi
+	fi; \
+	node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' || \
+	  { echo "deps: Node.js $$(node --version) is too old: Vite needs 20.19 or newer (Debian 12 ships 18; see README)"; exit 1; }
 
 # npm packages, pinned by package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -130,7 +132,7 @@ run: deps
 # Every suite records its result lines in $(SUMMARY) (scripts/suite.sh); make test runs them
 # all, even after a failure, and ends with the recap of scripts/test-summary.sh.
 SUMMARY ?= build/summary
-SUITES  := c conformance golden capture js e2e
+SUITES  := c layers conformance golden capture js e2e
 suite    = ./scripts/suite.sh $(SUMMARY) $(1) $(2) --
 
 test: deps
@@ -153,6 +155,10 @@ build/san/export-cxx.ok: c/src/documents/galloc-export.c c/include/galloc-export
 	$(CXX) $(EXPORT_CXX_WARN) $(INC_documents) -c $< -o build/san/export-cxx.o
 	$(CLANG)++ $(EXPORT_CXX_WARN) $(INC_documents) -c $< -o build/san/export-clangxx.o
 	@touch $@
+
+# the layers of c/src, no new circle between source files, prefixed exports (scripts/check-layers.mjs)
+test-layers: $(SAN_OBJ)
+	@$(call suite,layers,layers) node scripts/check-layers.mjs build/san/obj
 
 test-c: $(TESTS) build/san/galloc $(REPLAYS) build/san/export-cxx.ok
 	@$(call suite,c,c) ./scripts/test-c.sh $(TESTS) $(REPLAYS)
