@@ -11,7 +11,8 @@
 // and of a 12,000-tensor import. The What-if panel: its numbers against the
 // CLI's `plan --compare`, another planner's plan on the timeline, a MiniMalloc
 // CSV problem solved in the worker (timed), bad CSV input, a long search that
-// leaves the page responsive and can be stopped. Screenshots go to build/e2e/.
+// leaves the page responsive and can be stopped. The explanation panels (e2e-explain.mjs):
+// the peak panel, the memory chart and the compare view on the 70B llama preset. Screenshots go to build/e2e/.
 // Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build; E2E_MINIMALLOC_ALL=1
 // also times every CSV of ../shared/bench/minimalloc, when present)
 import { chromium } from 'playwright-core';
@@ -23,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from './static-server.mjs';
 import { parseGraphText } from '../../web/src/core/graph-text.js';
 import { cliCompare } from '../js/whatif-helpers.js';
+import { explainChecks } from './e2e-explain.mjs';
 import { readabilityChecks } from './readability.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -539,6 +541,8 @@ try {
   });
 
   const hoverTimes = await readabilityChecks({ page, check, assert, OUT, cliPlan, cliPreset, serverUrl: server.url, context, ROOT });
+
+  await explainChecks({ page, check, assert, cliPlan, cliPreset, OUT, CLI });
 
   await check('no console errors', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join(' | '));
