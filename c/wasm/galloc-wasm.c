@@ -75,7 +75,7 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_whatif_csv   (const char * csv, size
 // explain (galloc-explain.h): the peak, what is live there, memory over time; two graphs compared
 // (fold: nonzero groups names by layer). The galloc_explain_write_json / _diff_write_json text.
 GALLOC_WASM_EXPORT char *       galloc_wasm_explain      (const char * json, size_t len);
-GALLOC_WASM_EXPORT char *       galloc_wasm_explain_compare(const char * json_a, size_t len_a, const char * json_b, size_t len_b,
+GALLOC_WASM_EXPORT char *       galloc_wasm_explain_compare(const char * galloc_json_a, size_t len_a, const char * galloc_json_b, size_t len_b,
                                                             int32_t fold);
 // presets
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_preset_count      (void);
@@ -342,11 +342,11 @@ GALLOC_WASM_EXPORT char * galloc_wasm_explain(const char * json, size_t len) {
 
 // two graph documents explained and compared (B minus A): the "galloc-explain-diff" JSON text
 // with "a" and "b" holding both explanations; a failing document's message starts with "A: " or "B: "
-GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * json_a, size_t len_a, const char * json_b, size_t len_b,
+GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * galloc_json_a, size_t len_a, const char * galloc_json_b, size_t len_b,
                                                       int32_t fold) {
     struct galloc_wasm_explained a, b;
     for (int side = 0; side < 2; side++) {
-        if (!galloc_wasm_explain_one(side ? json_b : json_a, side ? len_b : len_a, side ? &b : &a)) {
+        if (!galloc_wasm_explain_one(side ? galloc_json_b : galloc_json_a, side ? len_b : len_a, side ? &b : &a)) {
             char msg[GALLOC_WASM_ERROR_SIZE];
             snprintf(msg, sizeof(msg), "%s", galloc_wasm_error);
             if (side) {
@@ -500,16 +500,16 @@ GALLOC_WASM_EXPORT char * galloc_wasm_gguf_summary(const uint8_t * data, size_t 
     char err[GALLOC_WASM_ERROR_SIZE] = "";
     enum galloc_gguf_status st = galloc_gguf_read_prefix(data, len, size, &g, &need, err, sizeof(err));
     if (st == GALLOC_GGUF_NEED_MORE) {
-        struct json_writer w;
-        json_writer_init(&w);
-        json_write_begin_object(&w);
-        json_write_key(&w, "need_bytes");
-        json_write_u64(&w, need);
-        json_write_key(&w, "message");
-        json_write_cstr(&w, err);
-        json_write_end_object(&w);
+        struct galloc_json_writer w;
+        galloc_json_writer_init(&w);
+        galloc_json_write_begin_object(&w);
+        galloc_json_write_key(&w, "need_bytes");
+        galloc_json_write_u64(&w, need);
+        galloc_json_write_key(&w, "message");
+        galloc_json_write_cstr(&w, err);
+        galloc_json_write_end_object(&w);
         size_t out_len = 0;
-        char * out = json_writer_finish(&w, &out_len);
+        char * out = galloc_json_writer_finish(&w, &out_len);
         return galloc_wasm_result(out, out_len);
     }
     if (st != GALLOC_GGUF_OK) {
@@ -605,16 +605,16 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_info(int32_t handle) {
     if (m == NULL) {
         return NULL;
     }
-    struct json_writer w;
-    json_writer_init(&w);
-    json_write_begin_object(&w);
-    json_write_key(&w, "architecture");
-    json_write_cstr(&w, galloc_model_arch_name(m));
-    json_write_key(&w, "name");
-    json_write_cstr(&w, galloc_model_name(m));
-    json_write_end_object(&w);
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
+    galloc_json_write_key(&w, "architecture");
+    galloc_json_write_cstr(&w, galloc_model_arch_name(m));
+    galloc_json_write_key(&w, "name");
+    galloc_json_write_cstr(&w, galloc_model_name(m));
+    galloc_json_write_end_object(&w);
     size_t out_len = 0;
-    char * out = json_writer_finish(&w, &out_len);
+    char * out = galloc_json_writer_finish(&w, &out_len);
     return galloc_wasm_result(out, out_len);
 }
 
@@ -624,25 +624,25 @@ static bool galloc_wasm_settings(const char * json, size_t len, struct galloc_mo
     galloc_model_settings_default(s);
     struct galloc_error err;
     galloc_error_clear(&err);
-    struct json_doc * doc = json_parse(json, len, &err);
+    struct galloc_json_doc * doc = galloc_json_parse(json, len, &err);
     if (doc == NULL) {
         galloc_wasm_fail(err.status == GALLOC_STATUS_NO_MEMORY ? GALLOC_STATUS_NO_MEMORY : GALLOC_STATUS_ARGUMENT, "settings: %s", err.message);
         return false;
     }
-    const struct json_value * root = json_doc_root(doc);
-    bool ok = json_type_of(root) == JSON_TYPE_OBJECT;
+    const struct galloc_json_value * root = galloc_json_doc_root(doc);
+    bool ok = galloc_json_type_of(root) == JSON_TYPE_OBJECT;
     if (!ok) {
         galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "settings: not an object");
     }
-    for (size_t i = 0; ok && i < json_object_size(root); i++) {
+    for (size_t i = 0; ok && i < galloc_json_object_size(root); i++) {
         size_t klen;
-        const char * key = json_object_key_at(root, i, &klen);
-        const struct json_value * v = json_object_value_at(root, i);
+        const char * key = galloc_json_object_key_at(root, i, &klen);
+        const struct galloc_json_value * v = galloc_json_object_value_at(root, i);
         int64_t n = 0;
         const char * str = NULL;
-        const bool is_int = json_get_i64(v, &n) == JSON_INT_OK;
-        if (json_type_of(v) == JSON_TYPE_STRING) {
-            str = json_get_string(v, NULL);
+        const bool is_int = galloc_json_get_i64(v, &n) == JSON_INT_OK;
+        if (galloc_json_type_of(v) == JSON_TYPE_STRING) {
+            str = galloc_json_get_string(v, NULL);
         }
         const bool small = is_int && n >= INT32_MIN && n <= INT32_MAX;
 #define KEY(k) (klen == strlen(k) && memcmp(key, k, klen) == 0)
@@ -659,11 +659,11 @@ static bool galloc_wasm_settings(const char * json, size_t len, struct galloc_mo
 #undef KEY
         if (!ok) {
             char shown[160];
-            json_describe(v, shown, sizeof(shown));
+            galloc_json_describe(v, shown, sizeof(shown));
             galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "settings.%.*s: %s is not a valid value", (int) (klen < 64 ? klen : 64), key, shown);
         }
     }
-    json_doc_free(doc);
+    galloc_json_doc_free(doc);
     return ok;
 }
 
@@ -671,20 +671,20 @@ static bool galloc_wasm_settings(const char * json, size_t len, struct galloc_mo
 GALLOC_WASM_EXPORT char * galloc_wasm_model_defaults(void) {
     struct galloc_model_settings s;
     galloc_model_settings_default(&s);
-    struct json_writer w;
-    json_writer_init(&w);
-    json_write_begin_object(&w);
-    json_write_key(&w, "n_ctx");      json_write_i64(&w, s.n_ctx);
-    json_write_key(&w, "n_batch");    json_write_i64(&w, s.n_batch);
-    json_write_key(&w, "n_ubatch");   json_write_i64(&w, s.n_ubatch);
-    json_write_key(&w, "flash_attn"); json_write_i64(&w, s.flash_attn);
-    json_write_key(&w, "type_k");     json_write_cstr(&w, ggml_type_name(s.type_k));
-    json_write_key(&w, "type_v");     json_write_cstr(&w, ggml_type_name(s.type_v));
-    json_write_key(&w, "n_seq");      json_write_i64(&w, s.n_seq);
-    json_write_key(&w, "graph");      json_write_cstr(&w, s.graph == GALLOC_MODEL_GRAPH_DECODE ? "decode" : "prompt");
-    json_write_end_object(&w);
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
+    galloc_json_write_key(&w, "n_ctx");      galloc_json_write_i64(&w, s.n_ctx);
+    galloc_json_write_key(&w, "n_batch");    galloc_json_write_i64(&w, s.n_batch);
+    galloc_json_write_key(&w, "n_ubatch");   galloc_json_write_i64(&w, s.n_ubatch);
+    galloc_json_write_key(&w, "flash_attn"); galloc_json_write_i64(&w, s.flash_attn);
+    galloc_json_write_key(&w, "type_k");     galloc_json_write_cstr(&w, ggml_type_name(s.type_k));
+    galloc_json_write_key(&w, "type_v");     galloc_json_write_cstr(&w, ggml_type_name(s.type_v));
+    galloc_json_write_key(&w, "n_seq");      galloc_json_write_i64(&w, s.n_seq);
+    galloc_json_write_key(&w, "graph");      galloc_json_write_cstr(&w, s.graph == GALLOC_MODEL_GRAPH_DECODE ? "decode" : "prompt");
+    galloc_json_write_end_object(&w);
     size_t out_len = 0;
-    char * out = json_writer_finish(&w, &out_len);
+    char * out = galloc_json_writer_finish(&w, &out_len);
     return galloc_wasm_result(out, out_len);
 }
 
@@ -719,28 +719,28 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_sizes(int32_t handle, const char * s
         return galloc_wasm_fail(strstr(err, "out of memory") ? GALLOC_STATUS_NO_MEMORY : GALLOC_STATUS_INVALID, "%s",
                                 err[0] ? err : "the graph could not be planned");
     }
-    struct json_writer w;
-    json_writer_init(&w);
-    json_write_begin_object(&w);
-    json_write_key(&w, "buffer_types");
-    json_write_begin_array(&w);
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
+    galloc_json_write_key(&w, "buffer_types");
+    galloc_json_write_begin_array(&w);
     for (int b = 0; b < z.n_bufts; b++) {
-        json_write_begin_object(&w);
-        json_write_key(&w, "name");    json_write_cstr(&w, z.names[b]);
-        json_write_key(&w, "compute"); json_write_u64(&w, z.compute[b]);
-        json_write_end_object(&w);
+        galloc_json_write_begin_object(&w);
+        galloc_json_write_key(&w, "name");    galloc_json_write_cstr(&w, z.names[b]);
+        galloc_json_write_key(&w, "compute"); galloc_json_write_u64(&w, z.compute[b]);
+        galloc_json_write_end_object(&w);
     }
-    json_write_end_array(&w);
-    json_write_key(&w, "n_ctx");     json_write_i64(&w, z.n_ctx);
-    json_write_key(&w, "n_ctx_seq"); json_write_i64(&w, z.n_ctx_seq);
-    json_write_key(&w, "n_ctx_swa"); json_write_i64(&w, z.n_ctx_swa);
-    json_write_key(&w, "n_tokens");  json_write_i64(&w, z.n_tokens);
-    json_write_key(&w, "n_nodes");   json_write_i64(&w, z.n_nodes);
-    json_write_key(&w, "n_leafs");   json_write_i64(&w, z.n_leafs);
-    json_write_key(&w, "kv_bytes");  json_write_u64(&w, z.kv_bytes);
-    json_write_end_object(&w);
+    galloc_json_write_end_array(&w);
+    galloc_json_write_key(&w, "n_ctx");     galloc_json_write_i64(&w, z.n_ctx);
+    galloc_json_write_key(&w, "n_ctx_seq"); galloc_json_write_i64(&w, z.n_ctx_seq);
+    galloc_json_write_key(&w, "n_ctx_swa"); galloc_json_write_i64(&w, z.n_ctx_swa);
+    galloc_json_write_key(&w, "n_tokens");  galloc_json_write_i64(&w, z.n_tokens);
+    galloc_json_write_key(&w, "n_nodes");   galloc_json_write_i64(&w, z.n_nodes);
+    galloc_json_write_key(&w, "n_leafs");   galloc_json_write_i64(&w, z.n_leafs);
+    galloc_json_write_key(&w, "kv_bytes");  galloc_json_write_u64(&w, z.kv_bytes);
+    galloc_json_write_end_object(&w);
     size_t out_len = 0;
-    char * out = json_writer_finish(&w, &out_len);
+    char * out = galloc_json_writer_finish(&w, &out_len);
     return galloc_wasm_result(out, out_len);
 }
 

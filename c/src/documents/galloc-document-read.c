@@ -180,53 +180,53 @@ static void * reader_alloc(struct reader * r, size_t n, size_t size) {
 // typed field access
 //
 
-static bool read_expect(struct reader * r, const struct json_value * v, const struct doc_path * path, enum json_type type) {
-    if (json_type_of(v) != type) {
-        return reader_fail(r, path, "expected %s, got %s", json_type_name(type), json_type_name(json_type_of(v)));
+static bool read_expect(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, enum galloc_json_type type) {
+    if (galloc_json_type_of(v) != type) {
+        return reader_fail(r, path, "expected %s, got %s", galloc_json_type_name(type), galloc_json_type_name(galloc_json_type_of(v)));
     }
     return true;
 }
 
-static bool read_u64(struct reader * r, const struct json_value * v, const struct doc_path * path, uint64_t * out) {
+static bool read_u64(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, uint64_t * out) {
     char what[64];
-    switch (json_get_u64(v, out)) {
+    switch (galloc_json_get_u64(v, out)) {
         case JSON_INT_OK:
             return true;
         case JSON_INT_WRONG_TYPE:
-            return reader_fail(r, path, "expected an integer, got %s", json_type_name(json_type_of(v)));
+            return reader_fail(r, path, "expected an integer, got %s", galloc_json_type_name(galloc_json_type_of(v)));
         case JSON_INT_NOT_INTEGER:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is not an integer", what);
         case JSON_INT_NEGATIVE:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is negative", what);
         case JSON_INT_OVERFLOW:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is past 2^64 - 1", what);
     }
     return reader_fail(r, path, "expected an integer");
 }
 
-static bool read_i64(struct reader * r, const struct json_value * v, const struct doc_path * path, int64_t * out) {
+static bool read_i64(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, int64_t * out) {
     char what[64];
-    switch (json_get_i64(v, out)) {
+    switch (galloc_json_get_i64(v, out)) {
         case JSON_INT_OK:
             return true;
         case JSON_INT_WRONG_TYPE:
-            return reader_fail(r, path, "expected an integer, got %s", json_type_name(json_type_of(v)));
+            return reader_fail(r, path, "expected an integer, got %s", galloc_json_type_name(galloc_json_type_of(v)));
         case JSON_INT_NOT_INTEGER:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is not an integer", what);
         case JSON_INT_NEGATIVE:
         case JSON_INT_OVERFLOW:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is out of the 64-bit integer range", what);
     }
     return reader_fail(r, path, "expected an integer");
 }
 
 // an index in [0, n); `what` names the n things ("tensors")
-static bool read_index(struct reader * r, const struct json_value * v, const struct doc_path * path, int32_t n,
+static bool read_index(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, int32_t n,
                        const char * what, int32_t * out) {
     int64_t i;
     if (!read_i64(r, v, path, &i)) {
@@ -240,12 +240,12 @@ static bool read_index(struct reader * r, const struct json_value * v, const str
 }
 
 // a string without NUL bytes, at most max_len bytes (0: no limit)
-static const char * read_name(struct reader * r, const struct json_value * v, const struct doc_path * path, size_t max_len) {
+static const char * read_name(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, size_t max_len) {
     if (!read_expect(r, v, path, JSON_TYPE_STRING)) {
         return NULL;
     }
     size_t       len;
-    const char * s = json_get_string(v, &len);
+    const char * s = galloc_json_get_string(v, &len);
     if (memchr(s, '\0', len) != NULL) {
         reader_fail(r, path, "contains a NUL character");
         return NULL;
@@ -258,9 +258,9 @@ static const char * read_name(struct reader * r, const struct json_value * v, co
 }
 
 // a member that may be absent or null (both give NULL)
-static const struct json_value * get_optional(const struct json_value * obj, const char * key) {
-    const struct json_value * v = json_object_get(obj, key);
-    return json_type_of(v) == JSON_TYPE_NULL ? NULL : v;
+static const struct galloc_json_value * get_optional(const struct galloc_json_value * obj, const char * key) {
+    const struct galloc_json_value * v = galloc_json_object_get(obj, key);
+    return galloc_json_type_of(v) == JSON_TYPE_NULL ? NULL : v;
 }
 
 //
@@ -304,11 +304,11 @@ static int32_t name_find(const struct name_id * table, int32_t n, const char * n
 // top level and buffer types
 //
 
-static bool read_header(struct reader * r, const struct json_value * root) {
+static bool read_header(struct reader * r, const struct galloc_json_value * root) {
     struct doc_path           path;
-    const struct json_value * v;
+    const struct galloc_json_value * v;
 
-    if ((v = json_object_get(root, "format")) != NULL) {
+    if ((v = galloc_json_object_get(root, "format")) != NULL) {
         path = path_top("format");
         const char * format = read_name(r, v, &path, 0);
         if (format == NULL) {
@@ -316,11 +316,11 @@ static bool read_header(struct reader * r, const struct json_value * root) {
         }
         if (strcmp(format, "galloc-graph") != 0) {
             char what[64];
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, &path, "%s, expected \"galloc-graph\"", what);
         }
     }
-    if ((v = json_object_get(root, "version")) != NULL) {
+    if ((v = galloc_json_object_get(root, "version")) != NULL) {
         path = path_top("version");
         int64_t version;
         if (!read_i64(r, v, &path, &version)) {
@@ -346,16 +346,16 @@ static bool read_header(struct reader * r, const struct json_value * root) {
     return true;
 }
 
-static bool read_buffer_types(struct reader * r, const struct json_value * root) {
+static bool read_buffer_types(struct reader * r, const struct galloc_json_value * root) {
     struct galloc_document *  doc = r->doc;
-    const struct json_value * arr = get_optional(root, "buffer_types");
+    const struct galloc_json_value * arr = get_optional(root, "buffer_types");
     struct doc_path           path = path_top("buffer_types");
     size_t                    n    = 1;
     if (arr != NULL) {
         if (!read_expect(r, arr, &path, JSON_TYPE_ARRAY)) {
             return false;
         }
-        n = json_array_size(arr);
+        n = galloc_json_array_size(arr);
         if (n == 0) {
             return reader_fail(r, &path, "empty (at least one buffer type is needed)");
         }
@@ -377,13 +377,13 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
         bt->max_size  = GALLOC_NO_MAX_SIZE;
         bt->allocator = (int32_t) i;
         if (arr != NULL) {
-            const struct json_value * e = json_array_at(arr, i);
-            const struct json_value * v;
+            const struct galloc_json_value * e = galloc_json_array_at(arr, i);
+            const struct galloc_json_value * v;
             path = path_item("buffer_types", (int64_t) i);
             if (!read_expect(r, e, &path, JSON_TYPE_OBJECT)) {
                 return false;
             }
-            if ((v = json_object_get(e, "name")) == NULL) {
+            if ((v = galloc_json_object_get(e, "name")) == NULL) {
                 return reader_fail(r, &path, "missing \"name\"");
             }
             path = path_field("buffer_types", (int64_t) i, "name");
@@ -391,7 +391,7 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
                 return false;
             }
             path = path_item("buffer_types", (int64_t) i);
-            if ((v = json_object_get(e, "alignment")) == NULL) {
+            if ((v = galloc_json_object_get(e, "alignment")) == NULL) {
                 return reader_fail(r, &path, "missing \"alignment\"");
             }
             path = path_field("buffer_types", (int64_t) i, "alignment");
@@ -456,9 +456,9 @@ static bool read_tensor_size_limit(struct reader * r, const struct doc_path * pa
 }
 
 // tensors[i].alloc_sizes: one entry per buffer type, bytes or null (= ggml_nbytes)
-static bool read_tensor_alloc_sizes(struct reader * r, const struct json_value * e, int32_t i, const struct galloc_tensor * t) {
+static bool read_tensor_alloc_sizes(struct reader * r, const struct galloc_json_value * e, int32_t i, const struct galloc_tensor * t) {
     struct galloc_document *  doc  = r->doc;
-    const struct json_value * v    = get_optional(e, "alloc_sizes");
+    const struct galloc_json_value * v    = get_optional(e, "alloc_sizes");
     struct doc_path           path = path_field("tensors", i, "alloc_sizes");
     doc->tensor_alloc_sizes[i]     = -1;
     if (v == NULL) {
@@ -471,8 +471,8 @@ static bool read_tensor_alloc_sizes(struct reader * r, const struct json_value *
         return false;
     }
     const size_t nbt = (size_t) doc->n_buffer_types;
-    if (json_array_size(v) != nbt) {
-        return reader_fail(r, &path, "%zu entries for %zu buffer types", json_array_size(v), nbt);
+    if (galloc_json_array_size(v) != nbt) {
+        return reader_fail(r, &path, "%zu entries for %zu buffer types", galloc_json_array_size(v), nbt);
     }
     if (r->n_alloc_sizes == r->cap_alloc_sizes) { // grows with the JSON arrays already in memory
         size_t    cap   = r->cap_alloc_sizes ? 2 * r->cap_alloc_sizes : 16;
@@ -485,10 +485,10 @@ static bool read_tensor_alloc_sizes(struct reader * r, const struct json_value *
     }
     uint64_t * sizes = &doc->alloc_sizes[r->n_alloc_sizes * nbt];
     for (size_t b = 0; b < nbt; b++) {
-        const struct json_value * sv = json_array_at(v, b);
+        const struct galloc_json_value * sv = galloc_json_array_at(v, b);
         path  = path_sub("tensors", i, "alloc_sizes", (int64_t) b);
         sizes[b] = t->nbytes;
-        if (json_type_of(sv) == JSON_TYPE_NULL) {
+        if (galloc_json_type_of(sv) == JSON_TYPE_NULL) {
             continue;
         }
         if (!read_u64(r, sv, &path, &sizes[b]) || !read_tensor_size_limit(r, &path, true, sizes[b], "")) {
@@ -503,9 +503,9 @@ static bool read_tensor_alloc_sizes(struct reader * r, const struct json_value *
     return true;
 }
 
-static bool read_tensor_shape(struct reader * r, const struct json_value * e, int32_t i, struct galloc_tensor * t) {
+static bool read_tensor_shape(struct reader * r, const struct galloc_json_value * e, int32_t i, struct galloc_tensor * t) {
     struct doc_path           path = path_item("tensors", i);
-    const struct json_value * v    = json_object_get(e, "ne");
+    const struct galloc_json_value * v    = galloc_json_object_get(e, "ne");
     if (v == NULL) {
         return reader_fail(r, &path, "missing \"ne\"");
     }
@@ -513,7 +513,7 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
     if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
         return false;
     }
-    size_t n = json_array_size(v);
+    size_t n = galloc_json_array_size(v);
     if (n < 1 || n > GGML_MAX_DIMS) {
         return reader_fail(r, &path, "%zu numbers, expected 1 to %d", n, GGML_MAX_DIMS);
     }
@@ -522,7 +522,7 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
         t->ne[d] = 1;
         if ((size_t) d < n) {
             path = path_sub("tensors", i, "ne", d);
-            if (!read_i64(r, json_array_at(v, (size_t) d), &path, &t->ne[d])) {
+            if (!read_i64(r, galloc_json_array_at(v, (size_t) d), &path, &t->ne[d])) {
                 return false;
             }
             if (t->ne[d] < 0) {
@@ -547,12 +547,12 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
         if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
             return false;
         }
-        if (json_array_size(v) != GGML_MAX_DIMS) {
-            return reader_fail(r, &path, "%zu numbers, expected %d", json_array_size(v), GGML_MAX_DIMS);
+        if (galloc_json_array_size(v) != GGML_MAX_DIMS) {
+            return reader_fail(r, &path, "%zu numbers, expected %d", galloc_json_array_size(v), GGML_MAX_DIMS);
         }
         for (int d = 0; d < GGML_MAX_DIMS; d++) {
             path = path_sub("tensors", i, "nb", d);
-            if (!read_u64(r, json_array_at(v, (size_t) d), &path, &t->nb[d])) {
+            if (!read_u64(r, galloc_json_array_at(v, (size_t) d), &path, &t->nb[d])) {
                 return false;
             }
         }
@@ -584,10 +584,10 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
     return read_tensor_alloc_sizes(r, e, i, t);
 }
 
-static bool read_tensor_links(struct reader * r, const struct json_value * e, int32_t i, struct galloc_tensor * t) {
+static bool read_tensor_links(struct reader * r, const struct galloc_json_value * e, int32_t i, struct galloc_tensor * t) {
     struct galloc_document *  doc = r->doc;
     struct doc_path           path;
-    const struct json_value * v;
+    const struct galloc_json_value * v;
 
     for (int s = 0; s < GGML_MAX_SRC; s++) {
         t->src[s] = -1;
@@ -597,13 +597,13 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
         if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
             return false;
         }
-        size_t n = json_array_size(v);
+        size_t n = galloc_json_array_size(v);
         if (n > GGML_MAX_SRC) {
             return reader_limit(r, &path, "%zu sources, more than %d (GGML_MAX_SRC)", n, GGML_MAX_SRC);
         }
         for (size_t s = 0; s < n; s++) {
-            const struct json_value * sv = json_array_at(v, s);
-            if (json_type_of(sv) == JSON_TYPE_NULL) {
+            const struct galloc_json_value * sv = galloc_json_array_at(v, s);
+            if (galloc_json_type_of(sv) == JSON_TYPE_NULL) {
                 continue;
             }
             path = path_sub("tensors", i, "src", (int64_t) s);
@@ -644,14 +644,14 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
         if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
             return false;
         }
-        for (size_t k = 0; k < json_array_size(v); k++) {
-            const struct json_value * fv = json_array_at(v, k);
+        for (size_t k = 0; k < galloc_json_array_size(v); k++) {
+            const struct galloc_json_value * fv = galloc_json_array_at(v, k);
             path = path_sub("tensors", i, "flags", (int64_t) k);
             if (!read_expect(r, fv, &path, JSON_TYPE_STRING)) {
                 return false;
             }
             size_t       len;
-            const char * name = json_get_string(fv, &len);
+            const char * name = galloc_json_get_string(fv, &len);
             int          bit  = -1;
             for (int b = 0; b < GALLOC_DOCUMENT_N_FLAGS; b++) {
                 if (strlen(galloc_document_flag_names[b]) == len && memcmp(galloc_document_flag_names[b], name, len) == 0) {
@@ -660,7 +660,7 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
             }
             if (bit < 0) {
                 char what[64];
-                json_describe(fv, what, sizeof(what));
+                galloc_json_describe(fv, what, sizeof(what));
                 return reader_fail(r, &path, "unknown flag %s (known: input, output, param, loss, compute)", what);
             }
             t->flags |= 1 << bit;
@@ -682,7 +682,7 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
         if (!read_expect(r, v, &path, JSON_TYPE_BOOL)) {
             return false;
         }
-        json_get_bool(v, &external);
+        galloc_json_get_bool(v, &external);
         if (external) {
             if (t->view_src >= 0) {
                 return reader_fail(r, &path, "a view has no memory of its own (its view_src's is used)");
@@ -695,14 +695,14 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
 
 
 // the id of a name the tables do not know (GALLOC_DOCUMENT_UNKNOWN + k), kept once per kind; -1 after an error
-static int32_t intern_unknown(struct reader * r, const struct doc_path * path, const struct json_value * v, int32_t kind) {
+static int32_t intern_unknown(struct reader * r, const struct doc_path * path, const struct galloc_json_value * v, int32_t kind) {
     struct galloc_document * doc = r->doc;
     size_t                   len;
-    const char *             name = json_get_string(v, &len);
+    const char *             name = galloc_json_get_string(v, &len);
     static const char * const what[] = { "op", "unary_op", "glu_op", "type" };
     if (!galloc_document_is_table_name(name, len)) {
         char shown[64];
-        json_describe(v, shown, sizeof(shown));
+        galloc_json_describe(v, shown, sizeof(shown));
         reader_fail(r, path, "unknown %s %s (a name ggml's tables lack is kept, but must be 1 to 63 letters, digits or '_')",
                     what[kind], shown);
         return -1;
@@ -734,9 +734,9 @@ static void count_unknown_use(struct galloc_document * doc, int32_t id) {
 }
 
 // "type_traits": block size and bytes per block of types, required for the ones ggml's table lacks
-static bool read_type_traits(struct reader * r, const struct json_value * root) {
+static bool read_type_traits(struct reader * r, const struct galloc_json_value * root) {
     struct galloc_document *  doc  = r->doc;
-    const struct json_value * arr  = get_optional(root, "type_traits");
+    const struct galloc_json_value * arr  = get_optional(root, "type_traits");
     struct doc_path           path = path_top("type_traits");
     if (arr == NULL) {
         return true;
@@ -744,9 +744,9 @@ static bool read_type_traits(struct reader * r, const struct json_value * root) 
     if (!read_expect(r, arr, &path, JSON_TYPE_ARRAY)) {
         return false;
     }
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const struct json_value * e = json_array_at(arr, i);
-        const struct json_value * v;
+    for (size_t i = 0; i < galloc_json_array_size(arr); i++) {
+        const struct galloc_json_value * e = galloc_json_array_at(arr, i);
+        const struct galloc_json_value * v;
         uint64_t                  blck = 0, size = 0;
         path = path_item("type_traits", (int64_t) i);
         if (!read_expect(r, e, &path, JSON_TYPE_OBJECT)) {
@@ -754,26 +754,26 @@ static bool read_type_traits(struct reader * r, const struct json_value * root) 
         }
         static const char * const keys[3] = { "name", "blck_size", "type_size" };
         for (int k = 0; k < 3; k++) {
-            if (json_object_get(e, keys[k]) == NULL) {
+            if (galloc_json_object_get(e, keys[k]) == NULL) {
                 return reader_fail(r, &path, "missing \"%s\"", keys[k]);
             }
         }
         path = path_field("type_traits", (int64_t) i, "blck_size");
-        if (!read_u64(r, json_object_get(e, "blck_size"), &path, &blck)) {
+        if (!read_u64(r, galloc_json_object_get(e, "blck_size"), &path, &blck)) {
             return false;
         }
         if (blck < 1 || blck > 1024) {
             return reader_fail(r, &path, "%llu elements per block, expected 1 to 1024", (unsigned long long) blck);
         }
         path = path_field("type_traits", (int64_t) i, "type_size");
-        if (!read_u64(r, json_object_get(e, "type_size"), &path, &size)) {
+        if (!read_u64(r, galloc_json_object_get(e, "type_size"), &path, &size)) {
             return false;
         }
         if (size < 1 || size > 65536) {
             return reader_fail(r, &path, "%llu bytes per block, expected 1 to 65536", (unsigned long long) size);
         }
         path = path_field("type_traits", (int64_t) i, "name");
-        v    = json_object_get(e, "name");
+        v    = galloc_json_object_get(e, "name");
         const char * name = read_name(r, v, &path, 0);
         if (name == NULL) {
             return false;
@@ -802,9 +802,9 @@ static bool read_type_traits(struct reader * r, const struct json_value * root) 
 }
 
 // tensors[i].op: an op name; one the table lacks is kept
-static bool read_tensor_op(struct reader * r, const struct json_value * e, int32_t i, int32_t * out) {
+static bool read_tensor_op(struct reader * r, const struct galloc_json_value * e, int32_t i, int32_t * out) {
     struct doc_path           path = path_item("tensors", i);
-    const struct json_value * v    = json_object_get(e, "op");
+    const struct galloc_json_value * v    = galloc_json_object_get(e, "op");
     if (v == NULL) {
         return reader_fail(r, &path, "missing \"op\"");
     }
@@ -820,10 +820,10 @@ static bool read_tensor_op(struct reader * r, const struct json_value * e, int32
 }
 
 // tensors[i].type: a type name; one the table lacks must be described in "type_traits"
-static bool read_tensor_type(struct reader * r, const struct json_value * e, int32_t i, int32_t * out) {
+static bool read_tensor_type(struct reader * r, const struct galloc_json_value * e, int32_t i, int32_t * out) {
     struct galloc_document *  doc  = r->doc;
     struct doc_path           path = path_item("tensors", i);
-    const struct json_value * v    = json_object_get(e, "type");
+    const struct galloc_json_value * v    = galloc_json_object_get(e, "type");
     if (v == NULL) {
         return reader_fail(r, &path, "missing \"type\"");
     }
@@ -842,18 +842,18 @@ static bool read_tensor_type(struct reader * r, const struct json_value * e, int
         }
     }
     char what[64];
-    json_describe(v, what, sizeof(what));
+    galloc_json_describe(v, what, sizeof(what));
     return reader_fail(r, &path, "unknown type %s: its block size and bytes per block must be given in \"type_traits\"", what);
 }
 
 // tensors[i].unary_op / .glu_op: which unary op or gated linear unit a UNARY or GLU tensor computes
-static bool read_tensor_sub_op(struct reader * r, const struct json_value * e, int32_t i) {
+static bool read_tensor_sub_op(struct reader * r, const struct galloc_json_value * e, int32_t i) {
     struct galloc_document * doc = r->doc;
     doc->tensor_sub_op[i]        = -1;
     static const char * const keys[2] = { "unary_op", "glu_op" };
     static const enum ggml_op ops[2]  = { GGML_OP_UNARY, GGML_OP_GLU };
     for (int k = 0; k < 2; k++) {
-        const struct json_value * v = get_optional(e, keys[k]);
+        const struct galloc_json_value * v = get_optional(e, keys[k]);
         if (v == NULL) {
             continue;
         }
@@ -882,11 +882,11 @@ static bool read_tensor_sub_op(struct reader * r, const struct json_value * e, i
     return true;
 }
 
-static bool read_tensor(struct reader * r, const struct json_value * e, int32_t i) {
+static bool read_tensor(struct reader * r, const struct galloc_json_value * e, int32_t i) {
     struct galloc_document *  doc  = r->doc;
     struct galloc_tensor *    t    = &doc->tensors[i];
     struct doc_path           path = path_item("tensors", i);
-    const struct json_value * v;
+    const struct galloc_json_value * v;
 
     if (!read_expect(r, e, &path, JSON_TYPE_OBJECT)) {
         return false;
@@ -1002,13 +1002,13 @@ static bool check_cycles(struct reader * r) {
 //
 
 // an array of tensor indices (or buffer type indices), allocated from its JSON array size
-static bool read_index_list(struct reader * r, const struct json_value * arr, const char * key, int32_t n_max,
+static bool read_index_list(struct reader * r, const struct galloc_json_value * arr, const char * key, int32_t n_max,
                             const char * what, int32_t ** out, int32_t * n_out) {
     struct doc_path path = path_top(key);
     if (!read_expect(r, arr, &path, JSON_TYPE_ARRAY)) {
         return false;
     }
-    size_t n = json_array_size(arr);
+    size_t n = galloc_json_array_size(arr);
     if (n > (size_t) INT32_MAX) {
         return reader_limit(r, &path, "too many entries");
     }
@@ -1019,7 +1019,7 @@ static bool read_index_list(struct reader * r, const struct json_value * arr, co
     *n_out = (int32_t) n;
     for (size_t k = 0; k < n; k++) {
         path = path_item(key, (int64_t) k);
-        if (!read_index(r, json_array_at(arr, k), &path, n_max, what, &(*out)[k])) {
+        if (!read_index(r, galloc_json_array_at(arr, k), &path, n_max, what, &(*out)[k])) {
             return false;
         }
     }
@@ -1027,7 +1027,7 @@ static bool read_index_list(struct reader * r, const struct json_value * arr, co
 }
 
 // nodes and leafs as ggml_build_forward_expand makes them from the outputs, in order
-static bool build_from_outputs(struct reader * r, const struct json_value * arr) {
+static bool build_from_outputs(struct reader * r, const struct galloc_json_value * arr) {
     struct galloc_document * doc     = r->doc;
     int32_t *                outputs = NULL;
     int32_t                  n_out   = 0;
@@ -1146,9 +1146,9 @@ static bool check_graph(struct reader * r) {
     return ok;
 }
 
-static bool read_buffer_ids(struct reader * r, const struct json_value * root, const char * key, int32_t n_expected,
+static bool read_buffer_ids(struct reader * r, const struct galloc_json_value * root, const char * key, int32_t n_expected,
                             const char * list, int32_t ** out) {
-    const struct json_value * arr = get_optional(root, key);
+    const struct galloc_json_value * arr = get_optional(root, key);
     int32_t                   n   = 0;
     if (arr == NULL) {
         return true;
@@ -1163,10 +1163,10 @@ static bool read_buffer_ids(struct reader * r, const struct json_value * root, c
     return true;
 }
 
-static bool read_graph(struct reader * r, const struct json_value * root) {
+static bool read_graph(struct reader * r, const struct galloc_json_value * root) {
     struct galloc_document *  doc   = r->doc;
-    const struct json_value * nodes = get_optional(root, "nodes");
-    const struct json_value * leafs = get_optional(root, "leafs");
+    const struct galloc_json_value * nodes = get_optional(root, "nodes");
+    const struct galloc_json_value * leafs = get_optional(root, "leafs");
     if (nodes != NULL || leafs != NULL) {
         if (nodes == NULL) {
             struct doc_path path = path_top("leafs");
@@ -1181,7 +1181,7 @@ static bool read_graph(struct reader * r, const struct json_value * root) {
             return false;
         }
     } else {
-        const struct json_value * outputs = get_optional(root, "outputs");
+        const struct galloc_json_value * outputs = get_optional(root, "outputs");
         if (outputs == NULL) {
             struct doc_path path = path_top("document");
             return reader_fail(r, &path, "needs \"nodes\" and \"leafs\", or \"outputs\"");
@@ -1237,14 +1237,14 @@ static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
     return true;
 }
 
-static bool read_document(struct reader * r, const struct json_value * root) {
+static bool read_document(struct reader * r, const struct galloc_json_value * root) {
     struct galloc_document * doc  = r->doc;
     struct doc_path          path = path_top("document");
     if (!read_expect(r, root, &path, JSON_TYPE_OBJECT) || !read_header(r, root) || !read_buffer_types(r, root)) {
         return false;
     }
 
-    const struct json_value * tensors = json_object_get(root, "tensors");
+    const struct galloc_json_value * tensors = galloc_json_object_get(root, "tensors");
     if (tensors == NULL) {
         return reader_fail(r, &path, "missing \"tensors\"");
     }
@@ -1252,7 +1252,7 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     if (!read_expect(r, tensors, &path, JSON_TYPE_ARRAY)) {
         return false;
     }
-    size_t n = json_array_size(tensors);
+    size_t n = galloc_json_array_size(tensors);
     if (n > GALLOC_DOCUMENT_MAX_TENSORS) {
         return reader_limit(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
     }
@@ -1266,7 +1266,7 @@ static bool read_document(struct reader * r, const struct json_value * root) {
         if (i == cap && !grow_tensor_arrays(r, &cap, n)) {
             return false;
         }
-        if (!read_tensor(r, json_array_at(tensors, i), (int32_t) i)) {
+        if (!read_tensor(r, galloc_json_array_at(tensors, i), (int32_t) i)) {
             return false;
         }
     }
@@ -1304,12 +1304,12 @@ bool galloc_document_read(const char * json, size_t len, struct galloc_document 
         reader_limit(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
         return false;
     }
-    struct json_doc * parsed = json_parse(json, len, err);
+    struct galloc_json_doc * parsed = galloc_json_parse(json, len, err);
     if (parsed == NULL) {
         return false;
     }
-    bool ok = read_document(&r, json_doc_root(parsed));
-    json_doc_free(parsed);
+    bool ok = read_document(&r, galloc_json_doc_root(parsed));
+    galloc_json_doc_free(parsed);
     if (!ok) {
         galloc_document_free(doc);
     }

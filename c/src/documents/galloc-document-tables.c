@@ -174,53 +174,53 @@ bool galloc_document_warning(const struct galloc_document * doc, char * buf, siz
 }
 
 char * galloc_document_write_tables(size_t * len) {
-    struct json_writer w;
-    json_writer_init(&w);
-    json_write_begin_object(&w);
-    json_write_key(&w, "ggml");
-    json_write_cstr(&w, "0.21.0");
-    json_write_key(&w, "types");
-    json_write_begin_object(&w);
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
+    galloc_json_write_key(&w, "ggml");
+    galloc_json_write_cstr(&w, "0.21.0");
+    galloc_json_write_key(&w, "types");
+    galloc_json_write_begin_object(&w);
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
         const char * name = ggml_type_name((enum ggml_type) t);
         if (name == NULL || ggml_blck_size((enum ggml_type) t) == 0) {
             continue; // a removed type
         }
-        json_write_key(&w, name);
-        json_write_begin_array(&w);
-        json_write_i64(&w, ggml_blck_size((enum ggml_type) t));
-        json_write_u64(&w, ggml_type_size((enum ggml_type) t));
-        json_write_end_array(&w);
+        galloc_json_write_key(&w, name);
+        galloc_json_write_begin_array(&w);
+        galloc_json_write_i64(&w, ggml_blck_size((enum ggml_type) t));
+        galloc_json_write_u64(&w, ggml_type_size((enum ggml_type) t));
+        galloc_json_write_end_array(&w);
     }
-    json_write_end_object(&w);
+    galloc_json_write_end_object(&w);
     for (int pass = 0; pass < 2; pass++) {
-        json_write_key(&w, pass == 0 ? "ops" : "inplace_ops");
-        json_write_begin_array(&w);
+        galloc_json_write_key(&w, pass == 0 ? "ops" : "inplace_ops");
+        galloc_json_write_begin_array(&w);
         for (int op = 0; op < GGML_OP_COUNT; op++) {
             if (pass == 0 || ggml_op_can_inplace((enum ggml_op) op)) {
-                json_write_cstr(&w, ggml_op_name((enum ggml_op) op));
+                galloc_json_write_cstr(&w, ggml_op_name((enum ggml_op) op));
             }
         }
-        json_write_end_array(&w);
+        galloc_json_write_end_array(&w);
     }
-    json_write_key(&w, "unary_ops");
-    json_write_begin_array(&w);
+    galloc_json_write_key(&w, "unary_ops");
+    galloc_json_write_begin_array(&w);
     for (int op = 0; op < GGML_UNARY_OP_COUNT; op++) {
-        json_write_cstr(&w, ggml_unary_op_name((enum ggml_unary_op) op));
+        galloc_json_write_cstr(&w, ggml_unary_op_name((enum ggml_unary_op) op));
     }
-    json_write_end_array(&w);
-    json_write_key(&w, "glu_ops");
-    json_write_begin_array(&w);
+    galloc_json_write_end_array(&w);
+    galloc_json_write_key(&w, "glu_ops");
+    galloc_json_write_begin_array(&w);
     for (int op = 0; op < GGML_GLU_OP_COUNT; op++) {
-        json_write_cstr(&w, ggml_glu_op_name((enum ggml_glu_op) op));
+        galloc_json_write_cstr(&w, ggml_glu_op_name((enum ggml_glu_op) op));
     }
-    json_write_end_array(&w);
-    json_write_key(&w, "flags");
-    json_write_begin_array(&w);
+    galloc_json_write_end_array(&w);
+    galloc_json_write_key(&w, "flags");
+    galloc_json_write_begin_array(&w);
     for (int b = 0; b < GALLOC_DOCUMENT_N_FLAGS; b++) {
-        json_write_cstr(&w, galloc_document_flag_names[b]);
+        galloc_json_write_cstr(&w, galloc_document_flag_names[b]);
     }
-    json_write_end_array(&w);
-    json_write_end_object(&w);
-    return json_writer_finish(&w, len);
+    galloc_json_write_end_array(&w);
+    galloc_json_write_end_object(&w);
+    return galloc_json_writer_finish(&w, len);
 }
