@@ -57,7 +57,7 @@ printf 'id,lower,upper,size\n0,0,5,16\n1,3,8,16\n2,6,9,8\n' > "$tmp/good.csv"
 head -c 4096 /dev/urandom > "$tmp/noise.bin"
 
 expect 0 ""                                   -- "$galloc" --help
-for cmd in plan diff compare presets preset; do
+for cmd in plan diff compare presets preset explain; do
     expect 0 ""                               -- "$galloc" "$cmd" --help
 done
 expect 2 "usage: galloc"                      -- "$galloc"
@@ -138,6 +138,23 @@ printf '%s
     "  best: greedy-by-size, 32 bytes, 16 bytes (33.33 %) less than ggml" > "$tmp/cmp.expected"
 same_out "compare on a CSV problem solved by hand" "$tmp/cmp.expected" -- cat "$tmp/cmp.got"
 grep -q 'exact .*proved optimal' "$tmp/cmp.txt"; [ $? -eq 0 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "cli: FAILED: the exact search does not prove 32 optimal"; }
+
+# explain: graphs whose peak, live set and chunk-raising tensor are derived by hand (tests/explain/README.md)
+e=tests/explain
+same_out "explain, derived by hand" "$e/chain.expected"                        -- "$galloc" explain "$e/chain.graph.json"
+same_out "explain --no-fold, derived by hand" "$e/chain-no-fold.expected"       -- "$galloc" explain "$e/chain.graph.json" --no-fold
+same_out "explain of two graphs, derived by hand" "$e/compare.expected"        -- "$galloc" explain "$e/chain.graph.json" "$e/chain-small.graph.json" --no-fold
+sed 's|^tests/explain/chain.graph.json |- |' "$e/chain.expected" > "$tmp/chain-stdin.expected"
+same_out "explain reads stdin" "$tmp/chain-stdin.expected"                   -- sh -c "\"$galloc\" explain - < $e/chain.graph.json"
+expect 0 ""                                   -- "$galloc" explain "$g/llama-7b-like.graph.json" --top 3
+expect 3 "tensors\[1\].src\[1\]: index 40 out of range" -- "$galloc" explain "$tmp/bad.json"
+expect 3 "tensors\[1\].src\[1\]: index 40 out of range" -- "$galloc" explain "$e/chain.graph.json" "$tmp/bad.json"
+expect 4 "No such file"                       -- "$galloc" explain "$tmp/missing.json"
+expect 2 "no graph document"                  -- "$galloc" explain
+expect 2 "one graph document, or two"         -- "$galloc" explain "$e/chain.graph.json" "$e/chain.graph.json" "$e/chain.graph.json"
+expect 2 "only one of the two"                -- "$galloc" explain - -
+expect 2 "--top needs a number"               -- "$galloc" explain "$e/chain.graph.json" --top 0
+expect 2 "unknown option"                     -- "$galloc" explain "$e/chain.graph.json" --bogus
 
 echo "cli: $pass cases passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -61,6 +61,43 @@ awk -v NBT=100 -v PER=200 -v W=30 -f scripts/gen-many-buffer-types.awk > "$tmp/m
 expect 0 20 ""                                -- "$galloc" plan "$tmp/many-bt.json" --compare --budget-ms 3000
 expect_out "buffer 99 (b99)"
 
+# a valid input the what-if analysis declines (20,000 items live at once: 2e8 pairs) has its own
+# status and says so (was exit 3, "invalid input")
+awk 'BEGIN { for (i = 0; i < 20000; i++) print i ",0,100,1" }' > "$tmp/wide.csv"
+expect 6 20 "declined: more than 20000000 pairs of items live at once; the document is valid" -- "$galloc" compare "$tmp/wide.csv"
+
+# names reach the terminal without control characters (ESC, CR, LF, BEL as '?'), cut at 32
+# characters on a character boundary in --table; buffer names likewise in --draw and --compare
+e='\u00e9'
+printf '{"buffer_types": [{"name": "b\\u001b[31mX\\r\\n", "alignment": 32}], "tensors": [
+  {"name": "\\u001b]0;pwn\\u0007%s", "op": "NONE", "type": "f32", "ne": [4], "flags": ["input"]},
+  {"name": "a\\nb", "op": "ADD", "type": "f32", "ne": [4], "src": [0, 0]}], "outputs": [1]}' \
+  "$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e$e" > "$tmp/names.json"
+no_controls() { # stdout holds no byte below 0x20 but LF, no DEL
+    if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$tmp/out"; then
+        fail=$((fail + 1)); echo "hostile: FAILED: control characters in the output of $1: $(head -c 200 "$tmp/out" | od -c | head -3)"
+    else
+        pass=$((pass + 1))
+    fi
+}
+for mode in --table --draw "--compare --budget-ms 10"; do
+    expect 0 20 ""                                 -- "$galloc" plan "$tmp/names.json" $mode
+    no_controls "$mode"
+    expect_out "buffer 0 (b?\[31mX??)"
+done
+expect 0 20 ""                                     -- "$galloc" plan "$tmp/names.json" --table
+expect_out "     0  ?]0;pwn?$(printf 'é%.0s' $(seq 24)) NONE"  # 8 + 24 of 27 é: 32 characters, cut between two é
+expect_out "     1  a?b                              ADD"
+expect_lines 6
+
+# every command whose stdout cannot be written exits 4 (file error), not 0
+g=tests/golden
+for args in "plan $g/llama-tiny.graph.json" "plan $g/llama-tiny.graph.json --table" "plan $g/llama-tiny.graph.json --draw" \
+            "plan $g/llama-tiny.graph.json --compare --budget-ms 10" "compare tests/fixtures/minimalloc/A.1048576.csv --budget-ms 10" \
+            "presets" "preset llama-tiny" "diff $g/llama-tiny.plan.json $g/llama-tiny-2buft.plan.json" "--help"; do
+    expect 4 20 "stdout: write error"              -- sh -c "exec \"\$0\" $args > /dev/full" "$galloc"
+done
+
 # diff reads plans with the checked plan reader: what is not a plan is refused with its place
 plan() { printf '{"format": %s, "version": %s, "buffers": [{"chunk_sizes": %s}], "tensors": [%s]}' "$@"; }
 plan '"galloc-plan"' 1 '[64]' '{"buffer": 0, "chunk": 0, "offset": "abc"}' > "$tmp/p-abc.json"

@@ -94,6 +94,7 @@ static void sizes_from_buffers(const struct capture_alloc * ca, struct capture_s
     sizes->n = ca->n_bufts < 64 ? ca->n_bufts : 64;
     for (int i = 0; i < sizes->n; i++) {
         sizes->bytes[i] = ggml_gallocr_get_buffer_size(ca->galloc, i);
+        sizes->kept[i]  = ca->chunks[ca->leader[i]].known && ca->chunks[ca->leader[i]].epoch != ca->epoch;
     }
 }
 
@@ -113,7 +114,7 @@ static bool after_reserve(struct capture_alloc * ca, struct ggml_cgraph * graph,
                           const struct capture_sizes * sizes, const char * via, bool * is_new) {
     capture_stats.reserves++;
     capture_replay_record(ca, graph);
-    capture_alloc_keep_ids(ca, graph, node_ids, leaf_ids);
+    capture_layout_record(ca, graph, node_ids, leaf_ids);
     ca->graph             = -1;
     ca->placement_pending = false;
     if (!capture_enabled() || !capture_write_graph(ca, graph, node_ids, leaf_ids, is_new)) {
@@ -149,8 +150,9 @@ static bool reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int
                                  "said still fits (another ggml version?); written anyway");
             auto_reserve_written = true;
         }
-        if (nested && !alloc_graph_before->order) {
-            capture_before_take(alloc_graph_before, ca, graph); // for the placement, after alloc_graph
+        if (nested) {
+            capture_before_free(alloc_graph_before); // taken for the plan now replaced
+            capture_before_take(alloc_graph_before, ca, graph);
         }
         struct capture_sizes sizes;
         sizes_from_buffers(ca, &sizes);
@@ -213,7 +215,7 @@ CAPTURE_API void HOOK(ggml_gallocr_reserve_n_size)(ggml_gallocr_t galloc, struct
     struct capture_alloc * ca = known_allocator(galloc);
     REAL(ggml_gallocr_reserve_n_size)(galloc, graph, node_buffer_ids, leaf_buffer_ids, sizes);
     if (ca) {
-        struct capture_sizes reported = { .n = ca->n_bufts < 64 ? ca->n_bufts : 64 };
+        struct capture_sizes reported = { .n = ca->n_bufts < 64 ? ca->n_bufts : 64 }; // what ggml planned
         for (int i = 0; i < reported.n; i++) {
             reported.bytes[i] = sizes[i];
         }
@@ -241,10 +243,9 @@ CAPTURE_API bool HOOK(ggml_gallocr_alloc_graph)(ggml_gallocr_t galloc, struct gg
         // the reserve inside sees these tensors as they are now: write them before they are placed
         capture_alloc_begin_reserve(ca);
         written = after_reserve(ca, graph, NULL, NULL, NULL, "alloc_graph", &is_new);
-    } else if (ca->placement_pending && !capture_same_as_reserved(ca, graph)) {
-        ca->placement_pending = false; // a smaller graph placed by an earlier plan: no document of its own
     }
-    struct capture_before before  = { 0 };
+    // the first graph placed by this plan tells where the reserved graph's tensors went
+    struct capture_before before = { 0 };
     if (ca->placement_pending) {
         capture_before_take(&before, ca, graph);
     }
@@ -274,8 +275,8 @@ CAPTURE_API bool HOOK(ggml_gallocr_alloc_graph)(ggml_gallocr_t galloc, struct gg
             capture_print_summary(ca, &sizes, is_new, "alloc_graph");
         }
     }
-    if (ok && before.order != NULL && ca->placement_pending) {
-        capture_write_placement(ca, graph, &before);
+    if (ok && before.tensors != NULL && ca->placement_pending) {
+        capture_write_placement(ca, &before);
     }
     capture_before_free(&before);
     capture_unlock();

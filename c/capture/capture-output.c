@@ -134,19 +134,6 @@ static bool hash_with_ids(const struct capture_alloc * ca, struct ggml_cgraph * 
     return true;
 }
 
-bool capture_graph_hash(const struct capture_alloc * ca, struct ggml_cgraph * graph, uint64_t * hash, size_t * len) {
-    return hash_with_ids(ca, graph, ca->node_ids, ca->leaf_ids, hash, len);
-}
-
-bool capture_same_as_reserved(const struct capture_alloc * ca, struct ggml_cgraph * graph) {
-    if (ca->graph < 0 || written[ca->graph].n_nodes != graph->n_nodes || written[ca->graph].n_leafs != graph->n_leafs) {
-        return false;
-    }
-    uint64_t hash = 0;
-    size_t   len  = 0;
-    return capture_graph_hash(ca, graph, &hash, &len) && hash == written[ca->graph].hash && len == written[ca->graph].len;
-}
-
 // create dir/stem.graph.json, never replacing a file (another run's): the next number instead
 static FILE * create_graph_file(const struct capture_alloc * ca, const struct ggml_cgraph * graph, char * stem, int * number) {
     for (int tries = 0; tries < 100000; tries++) {
@@ -252,6 +239,13 @@ void capture_print_summary(const struct capture_alloc * ca, const struct capture
         if (ca->leader[i] == i) {
             n += snprintf(line + n, sizeof(line) - (size_t) n, ", %s %.2f MiB", ggml_backend_buft_name(ca->bufts[i]),
                           sizes->bytes[i] / 1024.0 / 1024.0);
+            if (n > 0 && (size_t) n < sizeof(line) && capture_verbose()) {
+                n += snprintf(line + n, sizeof(line) - (size_t) n, " (%zu bytes)", sizes->bytes[i]);
+            }
+            if (n > 0 && (size_t) n < sizeof(line) && sizes->kept[i]) {
+                // ggml never shrinks: the buffer is that of an earlier, larger reserve
+                n += snprintf(line + n, sizeof(line) - (size_t) n, " (the buffer of an earlier reserve)");
+            }
         }
     }
     char path[4096];

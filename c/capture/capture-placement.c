@@ -2,76 +2,54 @@
 //
 // After ggml_gallocr_alloc_graph every tensor it placed has a backend buffer
 // (one chunk of one buffer type) and an address in it; views point into their
-// source's memory. The plan document lists, index for index with the graph
-// document, each tensor's buffer type, chunk and offset, so that
-// `galloc diff` can compare it with the project's plan of the same document.
+// source's memory. ggml places a graph by the positions of its last reserve
+// (capture-layout.c), so the tensor at each position tells where the reserved
+// graph's tensor of that position went. The plan document lists, index for
+// index with the reserved graph's document, each tensor's buffer type, chunk
+// and offset, so that `galloc diff` compares it with the project's plan:
 //
+//  - views: their source's place plus the reserved view's offset (ggml derives them so);
 //  - chunk: the position of the tensor's backend buffer among the chunks the
 //    allocator's reserve allocated for that type (capture-registry.c);
-//  - chunk_sizes: where ggml's allocator put the end of each chunk, its
-//    highest tensor end (offset + alloc size, aligned) - what ggml asked the
-//    backend for when it (re)allocated for this plan. buffer_sizes: the sizes
-//    of the buffers really in use, larger when ggml kept buffers from an
-//    earlier, larger reserve;
-//  - buffer: a type listed twice shares one allocator and one set of buffers;
-//    such tensors get the id ggml gave them: the id they were first placed
-//    with (leafs, then inputs, then in node order), or their parent's when
-//    they took over its memory in place.
+//  - chunk_sizes: the end of the furthest tensor of each chunk (offset + alloc
+//    size, aligned), which is what ggml's allocator asks the backend for;
+//    buffer_sizes: the buffers really in use (larger when ggml kept buffers
+//    from an earlier, larger reserve); size: their sum, 0 for a type listed
+//    again (it shares the first one's allocator and buffers);
+//  - buffer: the id ggml gave the tensor, the one it was first placed with,
+//    or its source's when it took that memory over in place (these differ only
+//    between entries of one buffer type listed twice).
 
 #include "capture.h"
-#include "galloc-export.h"
 #include "ggml-impl.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-// the buffer types the document adds for tensors allocated before (as the exporter lists them)
-static int count_extra_types(const struct capture_alloc * ca, const struct capture_before * b) {
-    ggml_backend_buffer_type_t extra[64];
-    int                        n_extra = 0;
-    for (int32_t i = 0; i < b->n; i++) {
-        const struct ggml_tensor * t = b->order[i];
-        if (t->view_src != NULL || t->buffer == NULL) {
-            continue;
-        }
-        ggml_backend_buffer_type_t bt    = ggml_backend_buffer_get_type(t->buffer);
-        bool                       known = false;
-        for (int k = 0; k < ca->n_bufts && !known; k++) {
-            known = ca->bufts[k] == bt;
-        }
-        for (int k = 0; k < n_extra && !known; k++) {
-            known = extra[k] == bt;
-        }
-        if (!known && n_extra < 64) {
-            extra[n_extra++] = bt;
-        }
-    }
-    return n_extra;
-}
-
-bool capture_before_take(struct capture_before * b, const struct capture_alloc * ca, struct ggml_cgraph * graph) {
-    b->order    = galloc_export_tensor_order(graph, &b->n);
-    b->external = b->order ? malloc((size_t) (b->n > 0 ? b->n : 1) * sizeof(bool)) : NULL;
-    if (b->external == NULL) {
+bool capture_before_take(struct capture_before * b, const struct capture_alloc * ca, const struct ggml_cgraph * graph) {
+    const struct capture_layout * l = &ca->layout;
+    size_t                        n = (size_t) (l->n > 0 ? l->n : 1);
+    b->tensors  = malloc(n * sizeof(*b->tensors));
+    b->external = malloc(n * sizeof(*b->external));
+    if (b->tensors == NULL || b->external == NULL || l->pos == NULL) {
         capture_before_free(b);
-        capture_warn_once(3, "out of memory writing a graph document");
         return false;
     }
-    for (int32_t i = 0; i < b->n; i++) {
-        const struct ggml_tensor * t = b->order[i];
-        const struct ggml_tensor * root = t->view_src ? t->view_src : t;
-        b->external[i] = root->data != NULL || root->buffer != NULL;
+    b->n = l->n;
+    for (int32_t k = 0; k < l->n; k++) {
+        struct ggml_tensor * t = l->pos[k].kind >= 0 ? capture_tensor_at(graph, &l->pos[k]) : NULL;
+        const struct ggml_tensor * root = t && t->view_src ? t->view_src : t;
+        b->tensors[k]  = t;
+        b->external[k] = root == NULL || root->data != NULL || root->buffer != NULL;
     }
-    b->n_extra_types = count_extra_types(ca, b);
     return true;
 }
 
 void capture_before_free(struct capture_before * b) {
-    free(b->order);
+    free(b->tensors);
     free(b->external);
-    b->order    = NULL;
+    b->tensors  = NULL;
     b->external = NULL;
     b->n        = 0;
 }
@@ -83,88 +61,6 @@ struct place {
     int    label; // the buffer id written
 };
 
-// tensor -> document index (open addressing; ggml's hash set differs between versions)
-struct index_map {
-    const struct ggml_tensor ** keys;
-    int32_t                   * index;
-    size_t                      mask;
-};
-
-static size_t pointer_slot(const struct index_map * m, const struct ggml_tensor * t) {
-    size_t h = (size_t) ((uintptr_t) t >> 4) * (size_t) 0x9E3779B97F4A7C15ULL;
-    size_t i = h & m->mask;
-    while (m->keys[i] != NULL && m->keys[i] != t) {
-        i = (i + 1) & m->mask;
-    }
-    return i;
-}
-
-static bool index_map_init(struct index_map * m, const struct capture_before * before) {
-    size_t size = 16;
-    while (size < (size_t) before->n * 2) {
-        size *= 2;
-    }
-    m->keys  = calloc(size, sizeof(*m->keys));
-    m->index = malloc(size * sizeof(*m->index));
-    m->mask  = size - 1;
-    if (m->keys == NULL || m->index == NULL) {
-        return false;
-    }
-    for (int32_t i = 0; i < before->n; i++) {
-        size_t slot    = pointer_slot(m, before->order[i]);
-        m->keys[slot]  = before->order[i];
-        m->index[slot] = i;
-    }
-    return true;
-}
-
-static int32_t index_of(const struct index_map * m, const struct ggml_tensor * t) {
-    if (t == NULL) {
-        return -1;
-    }
-    size_t slot = pointer_slot(m, t);
-    return m->keys[slot] == t ? m->index[slot] : -1;
-}
-
-static int id_at(const int * ids, int i) {
-    return ids ? ids[i] : 0;
-}
-
-// the id each tensor was first placed with, in the order upstream's reserve places them
-static void first_ids(const struct capture_alloc * ca, const struct ggml_cgraph * graph, const struct index_map * m, int * assigned) {
-#define ASSIGN(t, id)                                  \
-    do {                                               \
-        int32_t k_ = index_of(m, (t));                 \
-        if (k_ >= 0 && assigned[k_] < 0) {             \
-            assigned[k_] = (id);                       \
-        }                                              \
-    } while (0)
-    for (int i = 0; i < graph->n_leafs; i++) {
-        ASSIGN(graph->leafs[i], id_at(ca->leaf_ids, i));
-    }
-    for (int i = 0; i < graph->n_nodes; i++) {
-        struct ggml_tensor * node = graph->nodes[i];
-        if (node->flags & GGML_TENSOR_FLAG_INPUT) {
-            ASSIGN(node, id_at(ca->node_ids, i));
-        }
-        for (int j = 0; j < GGML_MAX_SRC; j++) {
-            if (node->src[j] && (node->src[j]->flags & GGML_TENSOR_FLAG_INPUT)) {
-                ASSIGN(node->src[j], id_at(ca->node_ids, i));
-            }
-        }
-    }
-    for (int i = 0; i < graph->n_nodes; i++) {
-        struct ggml_tensor * node = graph->nodes[i];
-        for (int j = 0; j < GGML_MAX_SRC; j++) {
-            if (node->src[j]) {
-                ASSIGN(node->src[j], id_at(ca->node_ids, i));
-            }
-        }
-        ASSIGN(node, id_at(ca->node_ids, i));
-    }
-#undef ASSIGN
-}
-
 static void write_size(FILE * f, uint64_t v) {
     if (v > (1ULL << 53)) {
         fprintf(f, "\"%" PRIu64 "\"", v);
@@ -173,24 +69,34 @@ static void write_size(FILE * f, uint64_t v) {
     }
 }
 
-// the place of every tensor; false when a placed tensor's buffer is none the allocator has
+// where each tensor is; false when a placed tensor's buffer is of none of the allocator's types
 static bool locate_all(const struct capture_alloc * ca, const struct capture_before * before, struct place * places) {
     // buffers no reserve was seen allocating (a build that hides ggml_backend_buft_alloc_buffer): numbered in order of use
     ggml_backend_buffer_t seen[CAPTURE_MAX_CHUNKS];
     int                   seen_type[CAPTURE_MAX_CHUNKS];
     int                   n_seen = 0;
     bool                  ok     = true;
-    for (int32_t i = 0; i < before->n; i++) {
-        const struct ggml_tensor * t = before->order[i];
-        places[i] = (struct place) { -1, 0, 0, -1 };
-        if (before->external[i] || t->buffer == NULL || t->data == NULL) {
+    const struct capture_layout * l = &ca->layout;
+    for (int32_t k = 0; k < before->n; k++) {
+        const struct ggml_tensor * t = before->tensors[k];
+        places[k] = (struct place) { -1, 0, 0, -1 };
+        if (before->external[k] || t->buffer == NULL || t->data == NULL) {
+            continue;
+        }
+        if (l->view[k]) {
+            // ggml derives a view from its source: the reserved graph's source place and view offset
+            int32_t r = l->root[k];
+            if (r >= 0 && r < k && places[r].type >= 0) {
+                places[k]         = places[r];
+                places[k].offset += l->offs[k];
+            }
             continue;
         }
         int type = -1, chunk = 0;
         if (!capture_alloc_locate(ca, t->buffer, &type, &chunk)) {
             ggml_backend_buffer_type_t bt = ggml_backend_buffer_get_type(t->buffer);
-            for (int k = 0; k < ca->n_bufts && type < 0; k++) {
-                type = ca->bufts[k] == bt ? ca->leader[k] : -1;
+            for (int b = 0; b < ca->n_bufts && type < 0; b++) {
+                type = ca->bufts[b] == bt ? ca->leader[b] : -1;
             }
             if (type < 0) {
                 ok = false;
@@ -207,72 +113,56 @@ static bool locate_all(const struct capture_alloc * ca, const struct capture_bef
             }
             capture_warn_once(5, "the chunk buffers of an allocator were not seen allocated: chunks numbered in order of use");
         }
-        places[i].type   = type;
-        places[i].chunk  = chunk;
-        places[i].offset = (size_t) ((const char *) t->data - (const char *) ggml_backend_buffer_get_base(t->buffer));
+        places[k].type   = type;
+        places[k].chunk  = chunk;
+        places[k].offset = (size_t) ((const char *) t->data - (const char *) ggml_backend_buffer_get_base(t->buffer));
     }
     return ok;
 }
 
-// the buffer id each placed tensor is written with
-static bool label_all(const struct capture_alloc * ca, struct ggml_cgraph * graph, const struct capture_before * before, struct place * places) {
-    struct index_map m        = { 0 };
-    int            * assigned = malloc((size_t) (before->n > 0 ? before->n : 1) * sizeof(int));
-    bool             ok       = index_map_init(&m, before) && assigned;
-    for (int32_t i = 0; ok && i < before->n; i++) {
-        assigned[i] = -1;
-    }
-    if (ok) {
-        first_ids(ca, graph, &m, assigned);
-    }
-    for (int32_t i = 0; ok && i < before->n; i++) {
-        const struct ggml_tensor * t = before->order[i];
-        struct place             * p = &places[i];
+// the buffer id of each placed tensor (document order: sources and view roots come first)
+static void label_all(const struct capture_alloc * ca, struct place * places) {
+    const struct capture_layout * l = &ca->layout;
+    for (int32_t k = 0; k < l->n; k++) {
+        struct place * p = &places[k];
         if (p->type < 0) {
             continue;
         }
-        int id   = assigned[i] >= 0 && assigned[i] < ca->n_bufts && ca->leader[assigned[i]] == p->type ? assigned[i] : p->type;
-        p->label = id;
-        if (t->view_src != NULL) {
-            int32_t root = index_of(&m, t->view_src);
-            p->label     = root >= 0 && places[root].label >= 0 ? places[root].label : id;
+        int id   = l->first_id[k];
+        p->label = id >= 0 && id < ca->n_bufts && ca->leader[id] == p->type ? id : p->type;
+        if (l->view[k]) {
+            int32_t r = l->root[k]; // a view is written with its source's buffer id
+            p->label  = r >= 0 && places[r].label >= 0 ? places[r].label : p->label;
             continue;
         }
         // in place of a source: at the source's address while the source was still live
         for (int j = 0; j < GGML_MAX_SRC; j++) {
-            int32_t s = index_of(&m, t->src[j]);
-            if (s >= 0 && t->src[j]->view_src == NULL && places[s].type == p->type && places[s].chunk == p->chunk &&
-                places[s].offset == p->offset && places[s].label >= 0) {
+            int32_t s = l->src[(size_t) k * GGML_MAX_SRC + j];
+            if (s >= 0 && !l->view[s] && places[s].type == p->type && places[s].chunk == p->chunk && places[s].offset == p->offset) {
                 p->label = places[s].label;
                 break;
             }
         }
     }
-    free(m.keys);
-    free(m.index);
-    free(assigned);
-    return ok;
 }
 
-static void write_document(FILE * f, const struct capture_alloc * ca, const struct capture_before * before, const struct place * places,
-                           const char * name) {
+static void write_document(FILE * f, const struct capture_alloc * ca, const struct place * places, const char * name) {
+    const struct capture_layout * l = &ca->layout;
     fprintf(f, "{\n  \"format\": \"galloc-plan\",\n  \"version\": 1,\n  \"name\": \"%s\",\n", name);
     fprintf(f, "  \"source\": \"ggml_gallocr_alloc_graph, captured by libgalloc-capture\",\n  \"buffers\": [");
     for (int b = 0; b < ca->n_bufts; b++) {
-        // a type listed again shares its leader's chunks; its size counts 0, as ggml_gallocr_get_buffer_size says
         int      leader                   = ca->leader[b];
         uint64_t ends[CAPTURE_MAX_CHUNKS] = { 0 };
         int      n_chunks                 = 0;
         size_t   align                    = ggml_backend_buft_get_alignment(ca->bufts[leader]);
-        for (int32_t i = 0; i < before->n; i++) {
-            const struct ggml_tensor * t = before->order[i];
-            if (places[i].type != leader || t->view_src != NULL || places[i].chunk >= CAPTURE_MAX_CHUNKS) {
+        for (int32_t k = 0; k < l->n; k++) {
+            if (places[k].type != leader || l->view[k] || places[k].chunk >= CAPTURE_MAX_CHUNKS) {
                 continue;
             }
-            size_t   size = ggml_backend_buft_get_alloc_size(ca->bufts[places[i].label], t);
-            uint64_t end  = places[i].offset + (size + align - 1) / align * align;
-            ends[places[i].chunk] = end > ends[places[i].chunk] ? end : ends[places[i].chunk];
-            n_chunks              = places[i].chunk + 1 > n_chunks ? places[i].chunk + 1 : n_chunks;
+            uint64_t size = l->bytes[(size_t) k * ca->n_bufts + places[k].label];
+            uint64_t end  = places[k].offset + (size + align - 1) / align * align;
+            ends[places[k].chunk] = end > ends[places[k].chunk] ? end : ends[places[k].chunk];
+            n_chunks              = places[k].chunk + 1 > n_chunks ? places[k].chunk + 1 : n_chunks;
         }
         uint64_t total = 0;
         fprintf(f, "%s\n    { \"buffer_type\": %d, \"chunk_sizes\": [", b ? "," : "", b);
@@ -291,46 +181,42 @@ static void write_document(FILE * f, const struct capture_alloc * ca, const stru
         }
         fprintf(f, "] }");
     }
-    for (int k = 0; k < before->n_extra_types; k++) {
-        fprintf(f, ",\n    { \"buffer_type\": %d, \"chunk_sizes\": [], \"size\": 0, \"buffer_sizes\": [] }", ca->n_bufts + k);
+    for (int e = 0; e < l->n_extra; e++) {
+        fprintf(f, ",\n    { \"buffer_type\": %d, \"chunk_sizes\": [], \"size\": 0, \"buffer_sizes\": [] }", ca->n_bufts + e);
     }
     fprintf(f, "\n  ],\n  \"tensors\": [");
-    for (int32_t i = 0; i < before->n; i++) {
-        const struct ggml_tensor * t = before->order[i];
-        const struct place       * p = &places[i];
-        fprintf(f, "%s\n    ", i ? "," : "");
+    for (int32_t k = 0; k < l->n; k++) {
+        const struct place * p = &places[k];
+        fprintf(f, "%s\n    ", k ? "," : "");
         if (p->type < 0) {
             fprintf(f, "null");
             continue;
         }
-        size_t size = t->view_src ? ggml_nbytes(t) : ggml_backend_buft_get_alloc_size(ca->bufts[p->label], t);
         fprintf(f, "{ \"buffer\": %d, \"chunk\": %d, \"offset\": ", p->label, p->chunk);
         write_size(f, p->offset);
         fprintf(f, ", \"size\": ");
-        write_size(f, size);
-        fprintf(f, "%s }", t->view_src ? ", \"view\": true" : "");
+        write_size(f, l->bytes[(size_t) k * ca->n_bufts + p->label]);
+        fprintf(f, "%s }", l->view[k] ? ", \"view\": true" : "");
     }
     fprintf(f, "\n  ]\n}\n");
 }
 
-bool capture_write_placement(struct capture_alloc * ca, struct ggml_cgraph * graph, const struct capture_before * before) {
-    int           g      = ca->graph;
-    struct place * places = malloc((size_t) (before->n > 0 ? before->n : 1) * sizeof(*places));
+bool capture_write_placement(struct capture_alloc * ca, const struct capture_before * before) {
+    int g                 = ca->graph;
     ca->placement_pending = false;
-    if (places == NULL || capture_graph_stem(g) == NULL) {
-        free(places);
+    if (capture_graph_stem(g) == NULL || before->n != ca->layout.n) {
         return false;
     }
-    bool located = locate_all(ca, before, places);
-    if (!label_all(ca, graph, before, places)) {
-        free(places);
+    struct place * places = malloc((size_t) (before->n > 0 ? before->n : 1) * sizeof(*places));
+    if (places == NULL) {
         capture_warn_once(3, "out of memory writing a graph document");
         return false;
     }
-    if (!located) {
-        capture_warn_once(6, "a tensor of graph %d was placed in a buffer none of its allocator's types made; written as null",
+    if (!locate_all(ca, before, places)) {
+        capture_warn_once(6, "a tensor of graph %d was placed in a buffer of none of its allocator's types; written as null",
                           capture_graph_number(g));
     }
+    label_all(ca, places);
     char   path[4096];
     FILE * f = fopen(capture_graph_path(g, ".ggml-plan.json", path, sizeof(path)), "w");
     if (f == NULL) {
@@ -338,7 +224,7 @@ bool capture_write_placement(struct capture_alloc * ca, struct ggml_cgraph * gra
         capture_warn_once(4, "cannot write %s", path);
         return false;
     }
-    write_document(f, ca, before, places, capture_graph_stem(g));
+    write_document(f, ca, places, capture_graph_stem(g));
     bool ok = fclose(f) == 0;
     free(places);
     if (ok) {

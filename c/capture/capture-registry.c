@@ -2,14 +2,13 @@
 //
 // Its buffer types (seen at ggml_gallocr_new_n), the backend buffers of each
 // type's chunks in chunk order (seen at ggml_backend_buft_alloc_buffer while
-// a reserve runs: ggml allocates chunk 0, 1, ... of each type in turn), and the
-// buffer ids of its last reserve. The caller holds the capture lock.
+// a reserve runs: ggml allocates chunk 0, 1, ... of each type in turn). The
+// caller holds the capture lock.
 
 #include "capture.h"
 #include "ggml-impl.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 static struct capture_alloc * allocators;
 
@@ -27,8 +26,7 @@ static void alloc_free(struct capture_alloc * ca) {
     free(ca->leader);
     free(ca->chunks);
     free(ca->replay.slots);
-    free(ca->node_ids);
-    free(ca->leaf_ids);
+    capture_layout_free(&ca->layout);
     free(ca);
 }
 
@@ -111,25 +109,6 @@ void capture_alloc_forget_freed(struct capture_alloc * ca) {
             ca->chunks[i].known = false;
         }
     }
-}
-
-static bool copy_ids(int ** dst, const int * src, int n) {
-    free(*dst);
-    *dst = NULL;
-    if (src == NULL || n <= 0) {
-        return true;
-    }
-    *dst = malloc((size_t) n * sizeof(int));
-    if (*dst == NULL) {
-        return false;
-    }
-    memcpy(*dst, src, (size_t) n * sizeof(int));
-    return true;
-}
-
-bool capture_alloc_keep_ids(struct capture_alloc * ca, const struct ggml_cgraph * graph, const int * node_ids, const int * leaf_ids) {
-    bool ok = copy_ids(&ca->node_ids, node_ids, graph->n_nodes);
-    return copy_ids(&ca->leaf_ids, leaf_ids, graph->n_leafs) && ok;
 }
 
 bool capture_alloc_locate(const struct capture_alloc * ca, ggml_backend_buffer_t buffer, int * type, int * chunk) {

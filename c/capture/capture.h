@@ -45,6 +45,29 @@ struct capture_replay {
     size_t                cap;
 };
 
+// where each tensor of the last reserved graph's document sits in the graph, and what the
+// reserve saw of it: ggml_gallocr_alloc_graph places a later graph that still fits by these
+// positions (node i, source slot j of node i, leaf i), with the reserve's plan
+enum capture_position_kind { CAPTURE_AT_LEAF, CAPTURE_AT_NODE, CAPTURE_AT_SOURCE };
+
+struct capture_position {
+    int32_t kind; // enum capture_position_kind
+    int32_t index; // leaf or node index
+    int32_t slot;  // source slot (CAPTURE_AT_SOURCE)
+};
+
+struct capture_layout {
+    int32_t                   n;        // tensors in the document
+    int32_t                   n_extra;  // buffer types the document lists after the allocator's
+    struct capture_position * pos;      // [n] the first position of tensors[k]
+    bool                    * view;     // [n]
+    int32_t                 * root;     // [n] a view's source of memory (document index), -1 otherwise
+    uint64_t                * offs;     // [n] a view's byte offset into it
+    int32_t                 * src;      // [n * GGML_MAX_SRC] document indices of its sources, -1 none
+    int32_t                 * first_id; // [n] the buffer id the reserve first placed it with, -1 none
+    uint64_t                * bytes;    // [n * n_bufts] its alloc size for each buffer type (views: ggml_nbytes)
+};
+
 struct capture_alloc {
     ggml_gallocr_t               galloc;
     int                          n_bufts;
@@ -53,8 +76,7 @@ struct capture_alloc {
     struct capture_chunks      * chunks; // [n_bufts], meaningful at leaders
     unsigned                     epoch;  // reserves so far
     struct capture_replay        replay;
-    int                        * node_ids; // buffer ids of the last reserve (copies; NULL = all 0)
-    int                        * leaf_ids;
+    struct capture_layout        layout;
     int                          graph;              // written-graph index of the last reserve, -1 none
     bool                         placement_pending;  // that graph's placement is still to be written
     struct capture_alloc       * next;
@@ -71,8 +93,6 @@ void capture_alloc_begin_reserve(struct capture_alloc * ca);
 void capture_alloc_record_buffer(struct capture_alloc * ca, ggml_backend_buffer_type_t buft, ggml_backend_buffer_t buffer);
 // after a no_alloc reserve: forget chunk lists of buffers ggml freed
 void capture_alloc_forget_freed(struct capture_alloc * ca);
-// keep the buffer ids of the reserve (for placement labels)
-bool capture_alloc_keep_ids(struct capture_alloc * ca, const struct ggml_cgraph * graph, const int * node_ids, const int * leaf_ids);
 // find the leader type and chunk of a backend buffer; false when it is none of ca's chunks
 bool capture_alloc_locate(const struct capture_alloc * ca, ggml_backend_buffer_t buffer, int * type, int * chunk);
 
@@ -87,6 +107,7 @@ bool capture_replay_needs_realloc(const struct capture_alloc * ca, const struct 
 
 struct capture_sizes {
     size_t bytes[64]; // per buffer type as ggml reports them (0 for a type listed before)
+    bool   kept[64];  // the reserve kept the type's buffers of an earlier, larger one
     int    n;
 };
 
@@ -98,10 +119,6 @@ bool capture_write_graph(struct capture_alloc * ca, struct ggml_cgraph * graph, 
                          bool * is_new);
 // the one-line summary of the graph ca reserved last (sizes as ggml reports them)
 void capture_print_summary(const struct capture_alloc * ca, const struct capture_sizes * sizes, bool is_new, const char * via);
-// the FNV-1a hash of the document graph would be written as (name left empty)
-bool capture_graph_hash(const struct capture_alloc * ca, struct ggml_cgraph * graph, uint64_t * hash, size_t * len);
-// does graph write the same document as the graph ca reserved last?
-bool capture_same_as_reserved(const struct capture_alloc * ca, struct ggml_cgraph * graph);
 // the stem of written graph g ("prog-003-4182n-CPU"), NULL if g is not one
 const char * capture_graph_stem(int g);
 const char * capture_graph_path(int g, const char * suffix, char * buf, size_t size);
@@ -109,21 +126,28 @@ int          capture_graph_number(int g); // NNN in its name
 bool         capture_graph_placed(int g);
 void         capture_graph_set_placed(int g);
 
+// ---- layout of the reserved graph (capture-layout.c) ---------------------------------
+
+// record ca->layout from graph as the reserve saw it (with the ids it was given)
+bool capture_layout_record(struct capture_alloc * ca, struct ggml_cgraph * graph, const int * node_ids, const int * leaf_ids);
+void capture_layout_free(struct capture_layout * l);
+// the tensor of graph at a position (NULL when graph has none there)
+struct ggml_tensor * capture_tensor_at(const struct ggml_cgraph * graph, const struct capture_position * p);
+
 // ---- placement (capture-placement.c) -------------------------------------------------
 
-// what the tensors of graph were before alloc_graph gave them memory
+// the tensors of the graph alloc_graph is about to place, by the reserved document's index,
+// and whether each had memory before (the document's "buffer_type"; views of such)
 struct capture_before {
-    struct ggml_tensor ** order;    // document order (galloc_export_tensor_order)
     int32_t               n;
-    bool                * external; // [n] had memory before (the document's "buffer_type"), views of such
-    int                   n_extra_types; // buffer types of such tensors that are not the allocator's: the
-                                         // document lists them after the allocator's
+    struct ggml_tensor ** tensors;  // [n] (NULL: no tensor at that position)
+    bool                * external; // [n]
 };
 
-bool capture_before_take(struct capture_before * b, const struct capture_alloc * ca, struct ggml_cgraph * graph);
+bool capture_before_take(struct capture_before * b, const struct capture_alloc * ca, const struct ggml_cgraph * graph);
 void capture_before_free(struct capture_before * b);
-// write the placement ggml made for ca's last reserved graph (graph just allocated by it)
-bool capture_write_placement(struct capture_alloc * ca, struct ggml_cgraph * graph, const struct capture_before * before);
+// write the placement ggml made for ca's last reserved graph, read from the graph it just placed
+bool capture_write_placement(struct capture_alloc * ca, const struct capture_before * before);
 
 // ---- counters and messages (capture-startup.c) ---------------------------------------
 

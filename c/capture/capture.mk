@@ -11,13 +11,17 @@
 # without ggml starts even under LD_BIND_NOW.
 
 GGML ?=
-CAPTURE_GGML_INC = $(if $(GGML),$(if $(wildcard $(GGML)/ggml/include/ggml.h),-I$(GGML)/ggml/include -I$(GGML)/ggml/src,-I$(GGML)/include -I$(GGML)/src),$(INC_ggml))
+# the headers: a ggml checkout (include/, src/), a llama.cpp one (ggml/include, ggml/src), or the
+# project's own; with GGML the exporter's header alone is copied beside (its "ggml.h" must be theirs)
+CAPTURE_GGML_INC = $(if $(GGML),$(if $(wildcard $(GGML)/ggml/include/ggml.h),-I$(GGML)/ggml/include -I$(GGML)/ggml/src,-I$(GGML)/include -I$(GGML)/src) -Ibuild/capture/include,$(INC_ggml))
 # the project's exporter writes the graph documents
 CAPTURE_SRC  = $(sort $(wildcard c/capture/*.c)) $(filter %/galloc-export.c,$(LIB_SRC))
 CAPTURE_HDR  = $(wildcard c/capture/*.h) $(HEADERS)
 # unknown ggml headers may warn where the project's do not: -Werror only on the project's own
-CAPTURE_WARN = $(if $(GGML),$(filter-out -Werror -Wmissing-prototypes -Wstrict-prototypes,$(WARN)),$(WARN))
-CAPTURE_OPT  = -std=c11 -O2 -g -fPIC -fvisibility=hidden
+# (upstream's ggml-impl.h defines static helpers each file uses a few of)
+CAPTURE_WARN = $(if $(GGML),$(filter-out -Werror -Wmissing-prototypes -Wstrict-prototypes,$(WARN)) -Wno-unused-function,$(WARN))
+# hidden: only the hooks are exported (the exporter inside must not stand in for a program's own copy)
+CAPTURE_OPT  = -std=c11 -O2 -g -fPIC -fvisibility=hidden -DGALLOC_EXPORT_API=extern
 
 # $(call capture_link,CC,INCLUDES,WARNINGS): compile, weaken ggml's symbols, link $@
 define capture_link
@@ -38,6 +42,7 @@ capture: build/capture/libgalloc-capture.so
 	@echo "capture: $< (ggml headers: $(CAPTURE_GGML_INC))"
 
 build/capture/libgalloc-capture.so: $(CAPTURE_SRC) $(CAPTURE_HDR) $(CAPTURE_CONFIG)
+	@mkdir -p build/capture/include && cp c/include/galloc-export.h build/capture/include/
 	$(call capture_link,$(CC),$(CAPTURE_GGML_INC),$(CAPTURE_WARN))
 
 # ---- the test: per compiler, the project's ggml subset as a shared library, the library, the program
@@ -68,11 +73,10 @@ build/capture-test/$(1)/symbolic/capture-demo: $$(CAPTURE_TEST_SRC) $$(LIB_SRC) 
 	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) -fPIC -shared -Wl,-Bsymbolic $$(CAPTURE_LIB_INC) $$(LIB_SRC) -o $$(@D)/libggml-subset.so
 	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(INC_ggml) $$(CAPTURE_TEST_SRC) -L$$(@D) -lggml-subset -Wl,-rpath,'$$$$ORIGIN' -o $$@
 
-build/capture-test/$(1)/ready: build/capture-test/$(1)/capture-demo build/capture-test/$(1)/capture-demo-static \
-                               build/capture-test/$(1)/symbolic/capture-demo build/capture-test/$(1)/libgalloc-capture.so
-	@touch $$@
+CAPTURE_TEST_FILES += build/capture-test/$(1)/capture-demo build/capture-test/$(1)/capture-demo-static \
+                      build/capture-test/$(1)/symbolic/capture-demo build/capture-test/$(1)/libgalloc-capture.so
 endef
 $(foreach c,$(CAPTURE_COMPILERS),$(eval $(call capture_test_rules,$(c),$(if $(filter clang,$(c)),$(CLANG),gcc))))
 
-test-capture: build/san/galloc $(foreach c,$(CAPTURE_COMPILERS),build/capture-test/$(c)/ready)
+test-capture: build/san/galloc $(CAPTURE_TEST_FILES)
 	@$(call suite,capture,capture) node tests/capture/check-capture.mjs build/san/galloc $(foreach c,$(CAPTURE_COMPILERS),build/capture-test/$(c))

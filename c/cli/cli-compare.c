@@ -85,15 +85,18 @@ bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const stru
     galloc_whatif_budget_start(&budget, budget_ms, n_allocators);
     for (int32_t b = 0; b < doc->n_buffer_types; b++) {
         if (doc->buffer_types[b].allocator != b) {
-            fprintf(out, "buffer %d (%s): shares the allocator of buffer %d\n", b, doc->buffer_type_names[b], doc->buffer_types[b].allocator);
+            char name[4 * 64 + 1];
+            fprintf(out, "buffer %d (%s): shares the allocator of buffer %d\n", b, cli_safe_text(name, sizeof(name), doc->buffer_type_names[b], 64, 0),
+                    doc->buffer_types[b].allocator);
             continue;
         }
         struct galloc_whatif_result r;
         if (!galloc_whatif_from_plan(&doc->graph, plan, b, galloc_whatif_budget_next(&budget), &r, err)) {
             return false;
         }
-        char title[160];
-        snprintf(title, sizeof(title), "buffer %d (%s)", b, doc->buffer_type_names[b]);
+        char title[320];
+        char name[4 * 64 + 1];
+        snprintf(title, sizeof(title), "buffer %d (%s)", b, cli_safe_text(name, sizeof(name), doc->buffer_type_names[b], 64, 0));
         cli_print_whatif(out, title, &r);
         galloc_whatif_free(&r);
     }

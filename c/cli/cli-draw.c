@@ -5,6 +5,7 @@
 // through 62 symbols; the legend after each chunk names the ones drawn.
 
 #include "cli-draw.h"
+#include "cli-io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,9 @@ static void draw_chunk(FILE * out, const struct galloc_document * doc, const str
     int32_t first = -1, last = plan->n_steps - 1;
     int32_t steps = last - first + 1;
     int     rows  = steps < max_rows ? steps : max_rows;
-    fprintf(out, "buffer %d (%s) chunk %d: %llu bytes, %d columns of %.1f bytes; step down\n", buffer, doc->buffer_type_names[buffer],
+    char name[4 * 64 + 1];
+    fprintf(out, "buffer %d (%s) chunk %d: %llu bytes, %d columns of %.1f bytes; step down\n", buffer,
+            cli_safe_text(name, sizeof(name), doc->buffer_type_names[buffer], 64, 0),
             chunk, (unsigned long long) size, width, (double) size / width);
     for (int r = 0; r < rows; r++) {
         int32_t step = first + (int32_t) ((int64_t) r * (steps - 1) / (rows > 1 ? rows - 1 : 1));

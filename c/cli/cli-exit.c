@@ -10,6 +10,7 @@ static const int exit_codes[GALLOC_STATUS_COUNT] = {
     [GALLOC_STATUS_ARGUMENT]  = EXIT_USAGE,
     [GALLOC_STATUS_NOT_FOUND] = EXIT_USAGE,
     [GALLOC_STATUS_IO]        = EXIT_FILE,
+    [GALLOC_STATUS_DECLINED]  = EXIT_DECLINED,
 };
 
 int cli_exit_code(enum galloc_status status) {

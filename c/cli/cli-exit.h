@@ -1,7 +1,8 @@
 // cli-exit.h: the galloc CLI's exit statuses, and the one table from library statuses to them.
 //
 // Exit status: 0 success (plans equal), 1 plans differ, 2 usage error (also an unknown
-// preset), 3 invalid input or an input past a limit, 4 file error, 5 out of memory.
+// preset), 3 invalid input or an input past a limit, 4 file error, 5 out of memory,
+// 6 a valid input the what-if analysis declines (too many items live at once).
 
 #pragma once
 
@@ -14,6 +15,7 @@ enum exit_code {
     EXIT_INPUT  = 3,
     EXIT_FILE   = 4,
     EXIT_MEMORY = 5,
+    EXIT_DECLINED = 6, // a valid input the what-if analysis declines (--compare, compare)
 };
 
 // the exit status for a failure of the library (or of the CLI's file I/O) with this status

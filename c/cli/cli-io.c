@@ -81,3 +81,39 @@ bool cli_write_file(const char * path, const char * text, size_t len, struct gal
     }
     return ok;
 }
+
+const char * cli_safe_text(char * buf, size_t size, const char * s, int max_chars, int pad_chars) {
+    size_t n = 0;
+    int    chars = 0;
+    const unsigned char * p = (const unsigned char *) (s ? s : "");
+    while (*p && (max_chars == 0 || chars < max_chars)) {
+        size_t len = *p < 0x80 ? 1 : (*p >> 5) == 0x6 ? 2 : (*p >> 4) == 0xE ? 3 : (*p >> 3) == 0x1E ? 4 : 1;
+        for (size_t k = 1; k < len; k++) {
+            if ((p[k] & 0xC0) != 0x80) {
+                len = 1; // not a sequence (documents hold valid UTF-8; be safe anyway)
+                break;
+            }
+        }
+        bool control = *p < 0x20 || *p == 0x7F || (len == 1 && *p >= 0x80) || (len == 2 && p[0] == 0xC2 && p[1] < 0xA0);
+        size_t out = control ? 1 : len;
+        if (n + out + 1 > size) {
+            break; // only whole characters
+        }
+        if (control) {
+            buf[n++] = '?';
+        } else {
+            memcpy(buf + n, p, len);
+            n += len;
+        }
+        p += len;
+        chars++;
+    }
+    while (chars < pad_chars && n + 2 <= size) {
+        buf[n++] = ' ';
+        chars++;
+    }
+    if (size > 0) {
+        buf[n < size ? n : size - 1] = '\0';
+    }
+    return buf;
+}

@@ -12,3 +12,8 @@
 char * cli_read_file(const char * path, size_t max_bytes, size_t * len, struct galloc_error * err);
 // write text to path ("-" or NULL = stdout); false with a message in err
 bool   cli_write_file(const char * path, const char * text, size_t len, struct galloc_error * err);
+
+// text from a document made safe for a terminal: control characters (C0, DEL, C1) become '?',
+// at most max_chars characters (0: no limit), cut on a UTF-8 character boundary, then padded
+// with spaces to pad_chars characters. Writes into buf (size bytes) and returns it.
+const char * cli_safe_text(char * buf, size_t size, const char * s, int max_chars, int pad_chars);

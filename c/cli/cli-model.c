@@ -9,6 +9,7 @@
 #include "cli-io.h"
 #include "galloc-gguf.h"
 #include "galloc-model.h"
+#include "galloc-status.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -231,14 +232,15 @@ int cli_model_command(int argc, char ** argv) {
     }
 
     int code = EXIT_OK;
+    struct galloc_error werr;
     size_t len = 0;
     char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
     struct galloc_model_sizes z;
     if (!doc || !galloc_model_compute_sizes(m, &s, &z, err, sizeof(err))) {
         fprintf(stderr, "galloc model: %s\n", err);
         code = strstr(err, "out of memory") ? EXIT_MEMORY : err[0] == '-' ? EXIT_USAGE : EXIT_INPUT;
-    } else if (!cli_write_file(output, doc, len, err, sizeof(err))) {
-        fprintf(stderr, "galloc model: %s\n", err);
+    } else if (!cli_write_file(output, doc, len, &werr)) {
+        fprintf(stderr, "galloc model: %s\n", werr.message);
         code = EXIT_FILE;
     } else {
         fprintf(stderr, "%s (%s): n_ctx = %lld, n_ctx_seq = %lld", galloc_model_name(m), galloc_model_arch_name(m),

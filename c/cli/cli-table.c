@@ -4,14 +4,16 @@
 // words why a tensor is where it is, as the web UI's tooltip does.
 
 #include "cli-table.h"
+#include "cli-io.h"
 
 static void describe_how(char * buf, size_t size, const struct galloc_document * doc, const struct galloc_place * p) {
+    char name[4 * 64 + 1];
     switch ((enum galloc_how) p->how) {
         case GALLOC_HOW_INPLACE:
-            snprintf(buf, size, "in place of #%d %s", p->parent, doc->tensor_names[p->parent]);
+            snprintf(buf, size, "in place of #%d %s", p->parent, cli_safe_text(name, sizeof(name), doc->tensor_names[p->parent], 0, 0));
             break;
         case GALLOC_HOW_VIEW:
-            snprintf(buf, size, "view of #%d %s", p->parent, doc->tensor_names[p->parent]);
+            snprintf(buf, size, "view of #%d %s", p->parent, cli_safe_text(name, sizeof(name), doc->tensor_names[p->parent], 0, 0));
             break;
         default:
             snprintf(buf, size, "%s", galloc_how_name((enum galloc_how) p->how));
@@ -24,10 +26,11 @@ static void print_row(FILE * out, const struct galloc_document * doc, const stru
     if (p->buffer < 0) {
         return;
     }
-    char how[160], steps[32];
+    char how[320], steps[32], name[4 * 32 + 1];
     describe_how(how, sizeof(how), doc, p);
     snprintf(steps, sizeof(steps), "%d..%d", p->first_step, p->last_step);
-    fprintf(out, "%6d  %-32.32s %-10.10s %-11s %3d %5d %14llu %14llu  %s\n", t, doc->tensor_names[t],
+    // names: control characters shown as '?', cut at 32 characters (not bytes), padded to 32
+    fprintf(out, "%6d  %s %-10.10s %-11s %3d %5d %14llu %14llu  %s\n", t, cli_safe_text(name, sizeof(name), doc->tensor_names[t], 32, 32),
             galloc_document_op_desc(doc, t), steps, p->buffer, p->chunk,
             (unsigned long long) p->offset, (unsigned long long) p->size, how);
 }
@@ -45,7 +48,8 @@ void cli_print_table(FILE * out, const struct galloc_document * doc, const struc
     fprintf(out, "\n");
     for (int32_t b = 0; b < plan->n_buffer_types; b++) {
         const struct galloc_buffer_plan * bp = &plan->buffers[b];
-        fprintf(out, "buffer %d (%s): %d chunk%s [", b, doc->buffer_type_names[b], bp->n_chunks, bp->n_chunks == 1 ? "" : "s");
+        char bname[4 * 64 + 1];
+        fprintf(out, "buffer %d (%s): %d chunk%s [", b, cli_safe_text(bname, sizeof(bname), doc->buffer_type_names[b], 64, 0), bp->n_chunks, bp->n_chunks == 1 ? "" : "s");
         for (int32_t c = 0; c < bp->n_chunks; c++) {
             fprintf(out, "%s%llu", c ? ", " : "", (unsigned long long) bp->chunk_sizes[c]);
         }

@@ -3,6 +3,7 @@
 //   galloc plan GRAPH.json [-o PLAN.json] [--table] [--draw] [--compare [--budget-ms N]]
 //   galloc compare PROBLEM.csv [--capacity N] [--budget-ms N]
 //   galloc diff PLAN_A.json PLAN_B.json
+//   galloc explain GRAPH.json [GRAPH_B.json] [--top N] [--fold|--no-fold]
 //   galloc presets | galloc preset NAME
 //   galloc model MODEL.gguf | --card NAME | --cards [llama.cpp's context flags]
 //
@@ -13,6 +14,7 @@
 #include "cli-diff.h"
 #include "cli-draw.h"
 #include "cli-exit.h"
+#include "cli-explain.h"
 #include "cli-io.h"
 #include "cli-model.h"
 #include "cli-table.h"
@@ -36,13 +38,16 @@ static const char * usage_main =
     "  plan GRAPH.json --compare                  compare ggml's plan with offline planners and the lower bound\n"
     "  compare PROBLEM.csv [--capacity N]         the same for a MiniMalloc CSV problem\n"
     "  diff PLAN_A.json PLAN_B.json               compare two plans (exit 1 when they differ)\n"
+    "  explain GRAPH.json [GRAPH_B.json]          why the buffer is this big: the peak, what is live there;\n"
+    "                                             with two graphs, what accounts for the difference\n"
     "  presets                                    list the built-in graph documents\n"
     "  preset NAME                                print a built-in graph document\n"
     "  model MODEL.gguf [-c N] [-ub N] [-fa on|off] ...\n"
     "                                             llama.cpp's compute graph and buffer size for a model\n"
     "\n"
     "Use - for stdin/stdout. `galloc <command> --help` for details.\n"
-    "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory\n";
+    "exit status: 0 ok, 1 plans differ, 2 usage, 3 invalid document, 4 file error, 5 out of memory,\n"
+    "6 the what-if analysis declines the input (too many items live at once)\n";
 
 static const char * usage_plan =
     "usage: galloc plan GRAPH.json [-o PLAN.json] [--table] [--draw] [--compare [--budget-ms N]]\n"
@@ -75,6 +80,21 @@ static const char * usage_diff =
     "Compares two galloc-plan documents: every buffer's chunk sizes and every\n"
     "tensor's buffer, chunk and offset. Prints the first differences; exit 0 when\n"
     "equal, 1 when they differ, 3 when a document cannot be read.\n";
+
+static const char * usage_explain =
+    "usage: galloc explain GRAPH.json [GRAPH_B.json] [--top N] [--fold|--no-fold]\n"
+    "\n"
+    "Plans the graph document (- for stdin) and prints, per buffer type, the allocator's\n"
+    "size, the peak of live bytes and the step where it is reached, the tensors live\n"
+    "there largest first (name, op, type, shape, bytes, % of the buffer), and for each\n"
+    "chunk the tensor whose placement last raised its size. Names carrying a layer\n"
+    "(attn_norm-12, blk.12.*, cache_k_l12) are folded into one row per name with the\n"
+    "layers they span (--no-fold: one row per tensor).\n"
+    "With two documents (e.g. flash attention off and on), prints per buffer type both\n"
+    "sizes, the difference, how much of it is the peak and how much packing, and the\n"
+    "names whose bytes at the peaks differ, largest difference first. B minus A.\n"
+    "--top N: at most N rows per table (default 20).\n"
+    "Errors name the JSON path of the culprit, on stderr; exit 3.\n";
 
 static const char * usage_presets =
     "usage: galloc presets\n"
@@ -262,7 +282,7 @@ static int cmd_preset(int argc, char ** argv) {
     return EXIT_OK;
 }
 
-int main(int argc, char ** argv) {
+static int run_command(int argc, char ** argv) {
     if (argc < 2) {
         fputs(usage_main, stderr);
         return EXIT_USAGE;
@@ -282,6 +302,13 @@ int main(int argc, char ** argv) {
         }
         return cli_compare_command(argc - 2, argv + 2, usage_compare);
     }
+    if (strcmp(cmd, "explain") == 0) {
+        if (wants_help(argc - 2, argv + 2)) {
+            fputs(usage_explain, stdout);
+            return EXIT_OK;
+        }
+        return cli_explain_command(argc - 2, argv + 2, usage_explain);
+    }
     if (strcmp(cmd, "diff") == 0) {
         return cmd_diff(argc - 2, argv + 2);
     }
@@ -296,4 +323,14 @@ int main(int argc, char ** argv) {
     }
     fprintf(stderr, "galloc: unknown command '%s'\n%s", cmd, usage_main);
     return EXIT_USAGE;
+}
+
+// every command: what it printed must have reached stdout (`> /dev/full` is a file error)
+int main(int argc, char ** argv) {
+    int code = run_command(argc, argv);
+    if ((fflush(stdout) != 0 || ferror(stdout)) && code != EXIT_FILE) {
+        fprintf(stderr, "galloc: stdout: write error\n");
+        code = EXIT_FILE;
+    }
+    return code;
 }

@@ -101,17 +101,18 @@ char * galloc_model_document_named(const struct galloc_model * m, const struct g
 struct galloc_model_sizes {
     int    n_bufts;
     char   names[GALLOC_MODEL_MAX_BUFTS][16];   // buffer type names ("CPU")
-    size_t compute[GALLOC_MODEL_MAX_BUFTS];      // "<name> compute buffer size", bytes
+    uint64_t compute[GALLOC_MODEL_MAX_BUFTS];    // "<name> compute buffer size", bytes
     int64_t n_ctx;                               // the context after llama.cpp's rounding (n_ctx)
     int64_t n_ctx_seq;                           // cells per sequence stream
     int64_t n_ctx_swa;                           // cells of the sliding-window cache (0: none)
     int64_t n_tokens;                            // tokens in the graph
     int32_t n_nodes, n_leafs;                    // of the graph
-    size_t kv_bytes;                             // K and V caches, bytes ("KV buffer size")
+    uint64_t kv_bytes;                           // K and V caches, bytes ("KV buffer size")
 };
 
-// plans the reserved graphs as llama.cpp does (prompt, one token per sequence, prompt again: a
-// buffer only grows) and reports the compute buffer size per buffer type
+// plans the reserved graphs as llama.cpp does (prompt, one token per sequence, prompt again: the
+// buffer is reallocated only when a chunk must grow) and reports the compute buffer size per
+// buffer type; sizes are 64-bit on every target
 bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
                                 struct galloc_model_sizes * out, char * err, size_t err_size);
 

@@ -19,8 +19,9 @@ enum galloc_status {
     GALLOC_STATUS_ARGUMENT  = 4, // the caller passed a bad argument (NULL, an index or a count out of range)
     GALLOC_STATUS_NOT_FOUND = 5, // nothing by that name (a preset)
     GALLOC_STATUS_IO        = 6, // a file could not be read or written (the CLI)
+    GALLOC_STATUS_DECLINED  = 7, // valid input an analysis declines to take on (what-if: too many items live at once)
 };
-#define GALLOC_STATUS_COUNT 7
+#define GALLOC_STATUS_COUNT 8
 
 #define GALLOC_ERROR_SIZE 512 // bytes of a message, NUL included
 
@@ -30,7 +31,7 @@ struct galloc_error {
 };
 
 // the status' stable name: "ok", "invalid-input", "limit", "out-of-memory", "bad-argument",
-// "not-found", "io-error"; "unknown" out of range
+// "not-found", "io-error", "declined"; "unknown" out of range
 const char * galloc_status_name(int status);
 
 // status OK and an empty message (err may be NULL)

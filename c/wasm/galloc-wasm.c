@@ -14,6 +14,7 @@
 //   M._galloc_wasm_free(r);
 
 #include "galloc-document.h"
+#include "galloc-explain.h"
 #include "galloc-planner.h"
 #include "galloc-presets.h"
 #include "galloc-timing.h"
@@ -66,6 +67,11 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_whatif       (const char * json, siz
 // a MiniMalloc CSV problem; capacity (bytes, 0: none) = capacity_hi * 2^32 + capacity_lo, exact to 2^64
 GALLOC_WASM_EXPORT char *       galloc_wasm_whatif_csv   (const char * csv, size_t len, uint32_t capacity_lo, uint32_t capacity_hi,
                                                           uint32_t budget_ms);
+// explain (galloc-explain.h): the peak, what is live there, memory over time; two graphs compared
+// (fold: nonzero groups names by layer). The galloc_explain_write_json / _diff_write_json text.
+GALLOC_WASM_EXPORT char *       galloc_wasm_explain      (const char * json, size_t len);
+GALLOC_WASM_EXPORT char *       galloc_wasm_explain_compare(const char * json_a, size_t len_a, const char * json_b, size_t len_b,
+                                                            int32_t fold);
 // presets
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_preset_count      (void);
 GALLOC_WASM_EXPORT const char * galloc_wasm_preset_name       (int32_t i);          // static; NULL out of range
@@ -253,6 +259,89 @@ static char * galloc_wasm_whatif_text(struct galloc_whatif_result * r) {
     char * out = galloc_whatif_write_json(r, &out_len);
     galloc_whatif_free(r);
     return galloc_wasm_result(out, out_len);
+}
+
+// a graph document read, planned and explained (one side of galloc_wasm_explain_compare)
+struct galloc_wasm_explained {
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    struct galloc_explain  ex;
+};
+
+static void galloc_wasm_explained_free(struct galloc_wasm_explained * e) {
+    galloc_explain_free(&e->ex);
+    galloc_plan_free(&e->plan);
+    galloc_document_free(&e->doc);
+}
+
+// false with the status and message set; on failure e holds nothing
+static bool galloc_wasm_explain_one(const char * json, size_t len, struct galloc_wasm_explained * e) {
+    memset(e, 0, sizeof(*e));
+    if (!galloc_wasm_read(json, len, &e->doc)) {
+        return false;
+    }
+    struct galloc_error err;
+    if (!galloc_plan_graph(&e->doc.graph, &e->plan, &err) || !galloc_explain_plan(&e->doc, &e->plan, &e->ex, &err)) {
+        galloc_wasm_explained_free(e);
+        galloc_wasm_fail(err.status, "%s", err.message);
+        return false;
+    }
+    return true;
+}
+
+// plan a graph document and explain the plan: the "galloc-explain" JSON text (malloc'd, as
+// galloc_wasm_plan returns a plan), or NULL with a status and message
+GALLOC_WASM_EXPORT char * galloc_wasm_explain(const char * json, size_t len) {
+    struct galloc_wasm_explained e;
+    if (!galloc_wasm_explain_one(json, len, &e)) {
+        return NULL;
+    }
+    size_t out_len = 0;
+    char * out = galloc_explain_write_json(&e.doc, &e.ex, &out_len);
+    galloc_wasm_explained_free(&e);
+    return galloc_wasm_result(out, out_len);
+}
+
+// two graph documents explained and compared (B minus A): the "galloc-explain-diff" JSON text
+// with "a" and "b" holding both explanations; a failing document's message starts with "A: " or "B: "
+GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * json_a, size_t len_a, const char * json_b, size_t len_b,
+                                                      int32_t fold) {
+    struct galloc_wasm_explained a, b;
+    for (int side = 0; side < 2; side++) {
+        if (!galloc_wasm_explain_one(side ? json_b : json_a, side ? len_b : len_a, side ? &b : &a)) {
+            char msg[GALLOC_WASM_ERROR_SIZE];
+            snprintf(msg, sizeof(msg), "%s", galloc_wasm_error);
+            if (side) {
+                galloc_wasm_explained_free(&a);
+            }
+            return galloc_wasm_fail(galloc_wasm_status, "%s: %s", side ? "B" : "A", msg);
+        }
+    }
+    struct galloc_explain_diff d;
+    struct galloc_error        err;
+    char * out = NULL, * text_a = NULL, * text_b = NULL, * text_d = NULL;
+    size_t len_ta = 0, len_tb = 0, len_td = 0;
+    if (galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, fold != 0, &d, &err)) {
+        text_d = galloc_explain_diff_write_json(&d, &len_td);
+        galloc_explain_diff_free(&d);
+    }
+    text_a = galloc_explain_write_json(&a.doc, &a.ex, &len_ta);
+    text_b = galloc_explain_write_json(&b.doc, &b.ex, &len_tb);
+    galloc_wasm_explained_free(&a);
+    galloc_wasm_explained_free(&b);
+    size_t n = 0;
+    if (text_a && text_b && text_d) {
+        // {"diff": ..., "a": ..., "b": ...}
+        size_t cap = len_ta + len_tb + len_td + 32;
+        out = malloc(cap);
+        if (out) {
+            n = (size_t) snprintf(out, cap, "{\"diff\": %s,\n\"a\": %s,\n\"b\": %s}\n", text_d, text_a, text_b);
+        }
+    }
+    free(text_a);
+    free(text_b);
+    free(text_d);
+    return galloc_wasm_result(out, n);
 }
 
 // plan a graph document and compare ggml's plan of buffer type buffer_type's allocator with the

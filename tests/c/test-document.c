@@ -547,6 +547,17 @@ static const struct bad_document BAD_DOCUMENTS[] = {
       "tensors[1].src: expected an array, got a number", false },
     { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 2}], " GRAPH01 "}",
       "tensors[1].view_src: index 2 out of range (2 tensors)", false },
+    // a view of a tensor in no list and not allocated outside: its memory is nowhere
+    { "{\"tensors\": [" T0 ", " T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 1}], \"nodes\": [2], \"leafs\": [0]}",
+      "nodes[0]: tensors[2].view_src = 1 is neither a node, a leaf, nor external (tensors missing)", false },
+    // strings with NUL are refused, not read up to the NUL
+    { "{\"format\": \"galloc-graph\\u0000zzz\", \"tensors\": []}", "format: contains a NUL character", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"ADD\\u0000XYZ\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 0]}], " GRAPH01 "}",
+      "tensors[1].op: contains a NUL character", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\\u0000\", \"ne\": [4]}, " T1 "], " GRAPH01 "}",
+      "tensors[0].type: contains a NUL character", false },
+    { "{\"tensors\": [" T0 ", {\"op\": \"UNARY\", \"unary_op\": \"SILU\\u0000x\", \"type\": \"f32\", \"ne\": [4], \"src\": [0]}], " GRAPH01 "}",
+      "tensors[1].unary_op: contains a NUL character", false },
     { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 1}], " GRAPH01 "}",
       "tensors[1].view_src: the tensor itself", false },
     { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_offs\": 4}], " GRAPH01 "}",

@@ -14,6 +14,7 @@
 #include "galloc-gguf.h"
 #include "galloc-model.h"
 #include "galloc-planner.h"
+#include "galloc-status.h"
 #include "json.h"
 
 #include <stdarg.h>
@@ -119,9 +120,10 @@ static bool same_tensor(const char * row, size_t i, const struct json_value * ta
 }
 
 static bool same_graph(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len) {
-    char err[256];
-    struct json_doc * a = json_parse(built, built_len, err, sizeof(err));
-    struct json_doc * b = json_parse(ref, ref_len, err, sizeof(err));
+    struct galloc_error jerr;
+    struct json_doc * a = json_parse(built, built_len, &jerr);
+    struct json_doc * b = a ? json_parse(ref, ref_len, &jerr) : NULL;
+    const char * err = jerr.message;
     bool ok = a && b;
     if (ok) {
         const struct json_value * ra = json_doc_root(a), * rb = json_doc_root(b);
@@ -151,9 +153,10 @@ static bool same_graph(const char * row, const char * built, size_t built_len, c
 
 // plan equality as the format defines it: chunk sizes, and every tensor's buffer, chunk, offset
 static bool same_plan(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len) {
-    char err[256];
-    struct json_doc * a = json_parse(built, built_len, err, sizeof(err));
-    struct json_doc * b = json_parse(ref, ref_len, err, sizeof(err));
+    struct galloc_error jerr;
+    struct json_doc * a = json_parse(built, built_len, &jerr);
+    struct json_doc * b = a ? json_parse(ref, ref_len, &jerr) : NULL;
+    const char * err = jerr.message;
     bool ok = a && b;
     if (ok) {
         const struct json_value * ba = json_object_get(json_doc_root(a), "buffers");
@@ -283,20 +286,21 @@ static void check_row(const struct row * r) {
         // the built graph planned by the project's planner equals upstream's plan
         struct galloc_document doc;
         struct galloc_plan     plan;
-        if (galloc_document_read(built, built_len, &doc, err, sizeof(err))) {
-            if (galloc_plan_graph(&doc.graph, &plan, err, sizeof(err))) {
+        struct galloc_error derr;
+        if (galloc_document_read(built, built_len, &doc, &derr)) {
+            if (galloc_plan_graph(&doc.graph, &plan, &derr)) {
                 size_t plan_len = 0;
                 char * plan_json = galloc_document_write_plan(&doc, &plan, &plan_len);
                 CHECK(plan_json != NULL && same_plan(row, plan_json, plan_len, ref_plan, ref_plan_len));
                 free(plan_json);
                 galloc_plan_free(&plan);
             } else {
-                fprintf(stderr, "  %s: plan: %s\n", row, err);
+                fprintf(stderr, "  %s: plan: %s\n", row, derr.message);
                 check_failures++;
             }
             galloc_document_free(&doc);
         } else {
-            fprintf(stderr, "  %s: document: %s\n", row, err);
+            fprintf(stderr, "  %s: document: %s\n", row, derr.message);
             check_failures++;
         }
         // the size llama.cpp logs (after its three reserves) and the context it made
@@ -392,6 +396,55 @@ static void test_context_rounding(void) {
     // K and V: 2 layers x 2 x n_embd_k_gqa 128 x cells x 2 bytes (f16)
     CHECK(sizes_of("llama3-tiny.meta.gguf", 4096, 512, 1, 1, &z));
     CHECK_EQ_U64(z.kv_bytes, 2ull * 2 * 128 * 4096 * 2);
+}
+
+// the total of one document's plan
+static uint64_t plan_total(const struct galloc_model * m, const struct galloc_model_settings * s) {
+    char err[256];
+    size_t len = 0;
+    char * json = galloc_model_document(m, s, &len, err, sizeof(err));
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    struct galloc_error    e;
+    uint64_t total = 0;
+    if (json && galloc_document_read(json, len, &doc, &e)) {
+        if (galloc_plan_graph(&doc.graph, &plan, &e)) {
+            total = plan.buffers[0].size;
+            galloc_plan_free(&plan);
+        }
+        galloc_document_free(&doc);
+    }
+    free(json);
+    return total;
+}
+
+// llama.cpp reserves the prompt graph, the one-token-per-sequence graph, then the prompt graph
+// again, and keeps a buffer that is big enough: with 16 sequences a decode context's prompt graph
+// (16 tokens, 1 output) is smaller than its token graph (16 tokens, 16 outputs), which sets the size
+static void test_reserve_order(void) {
+    struct galloc_model * m = load_model(MODELS_DIR "/gguf/llama3-tiny.meta.gguf");
+    CHECK(m != NULL);
+    if (!m) {
+        return;
+    }
+    struct galloc_model_settings decode, tokens;
+    galloc_model_settings_default(&decode);
+    decode.n_ctx = 4096;
+    decode.n_seq = 16;
+    decode.graph = GALLOC_MODEL_GRAPH_DECODE;
+    tokens          = decode;
+    tokens.graph    = GALLOC_MODEL_GRAPH_PROMPT;
+    tokens.n_batch  = 16;
+    tokens.n_ubatch = 16; // 16 tokens, every one an output: the token graph
+    const uint64_t pp = plan_total(m, &decode), tg = plan_total(m, &tokens);
+    CHECK(pp > 0 && tg > pp);
+    struct galloc_model_sizes z;
+    char err[256];
+    CHECK(galloc_model_compute_sizes(m, &decode, &z, err, sizeof(err)));
+    CHECK_EQ_U64(z.compute[0], tg);
+    CHECK(galloc_model_compute_sizes(m, &tokens, &z, err, sizeof(err)));
+    CHECK_EQ_U64(z.compute[0], tg);
+    galloc_model_free(m);
 }
 
 static void test_swa_cache_sizes(void) {
@@ -502,12 +555,93 @@ static void test_cards_match_files(void) {
     }
 }
 
+// a GGUF file whose KV value was changed: the u32 (or the type) after the key
+static char * patched(const char * key, int field, uint32_t value, size_t * len) {
+    char * bytes = read_whole_file(MODELS_DIR "/gguf/llama3-tiny.meta.gguf", len);
+    if (!bytes) {
+        return NULL;
+    }
+    const size_t klen = strlen(key);
+    for (size_t i = 0; i + klen + 8 <= *len; i++) {
+        uint32_t type;
+        memcpy(&type, bytes + i + klen, 4);
+        if (memcmp(bytes + i, key, klen) == 0 && type <= 12) {
+            memcpy(bytes + i + klen + (field == 0 ? 4 : 0), &value, 4); // field 0: the value, 1: the type
+            return bytes;
+        }
+    }
+    free(bytes);
+    return NULL;
+}
+
+// hostile or inconsistent metadata: an error naming the key or tensor, never an abort
+static void test_bad_models(void) {
+    static const struct { const char * key; int field; uint32_t value; const char * says; } cases[] = {
+        { "llama.attention.head_count_kv", 0, 3,       "head_count_kv" },      // 4 heads: not a divisor
+        { "llama.block_count",             0, 100000,  "block_count" },
+        { "llama.block_count",             0, 3,       "missing tensor 'blk.2.attn_norm.weight'" },
+        { "llama.embedding_length",        0, 300,     "invalid n_rot: 64, expected 75" },
+        { "llama.feed_forward_length",     0, 600,     "tensor 'blk.0.ffn_gate.weight' has wrong shape" },
+        { "llama.rope.dimension_count",    0, 62,      "invalid n_rot" },
+        { "llama.block_count",             1, 5,       "wrong type" },          // INT32 where llama.cpp wants UINT32
+        { "llama.attention.head_count",    0, 0,       "head_count" },
+        { "llama.feed_forward_length",     0, 1u << 30, "feed_forward_length" },
+        { "llama.vocab_size",              0, 0,       "vocabulary" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t len = 0;
+        char * bytes = patched(cases[i].key, cases[i].field, cases[i].value, &len);
+        CHECK(bytes != NULL);
+        if (!bytes) {
+            continue;
+        }
+        struct galloc_gguf g;
+        uint64_t need = 0;
+        char gerr[256], err[256] = "";
+        CHECK(galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, gerr, sizeof(gerr)) == GALLOC_GGUF_OK);
+        struct galloc_model * m = NULL;
+        bool built = galloc_model_from_gguf(&g, &m, err, sizeof(err));
+        if (built) {
+            struct galloc_model_settings s;
+            galloc_model_settings_default(&s);
+            s.n_ctx = 4096;
+            size_t doc_len;
+            char * doc = galloc_model_document(m, &s, &doc_len, err, sizeof(err));
+            built = doc != NULL;
+            free(doc);
+        }
+        CHECK(!built);
+        if (strstr(err, cases[i].says) == NULL) {
+            fprintf(stderr, "  %s = %u: '%s' does not say '%s'\n", cases[i].key, cases[i].value, err, cases[i].says);
+            check_failures++;
+        }
+        galloc_model_free(m);
+        galloc_gguf_free(&g);
+        free(bytes);
+    }
+    // settings past what a document holds: an error naming the flags
+    struct galloc_model * m = NULL;
+    char err[256];
+    CHECK(galloc_model_from_card("llama-3.1-70b", &m, err, sizeof(err)));
+    struct galloc_model_settings s;
+    galloc_model_settings_default(&s);
+    s.n_ctx = s.n_batch = s.n_ubatch = 1 << 24;
+    s.flash_attn = 0;
+    size_t len;
+    char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
+    CHECK(doc == NULL && strncmp(err, "-c/-ub", 6) == 0);
+    free(doc);
+    galloc_model_free(m);
+}
+
 int main(void) {
     RUN(test_manifest);
     RUN(test_context_rounding);
     RUN(test_swa_cache_sizes);
+    RUN(test_reserve_order);
     RUN(test_bad_settings);
     RUN(test_cards);
     RUN(test_cards_match_files);
+    RUN(test_bad_models);
     return check_report("test-models-real");
 }

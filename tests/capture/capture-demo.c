@@ -12,6 +12,8 @@
 //   C  two buffer types: reserve_n_size only (a memory estimate, nothing allocated)
 //   D  "gpu" alone: a node flagged as an input is placed before the nodes listed
 //      before it, so the chunks are not met in chunk order in the document
+//   E  one buffer type: reserve a graph, then alloc_graph a smaller graph of the same
+//      shape, which fits and is placed by the reserve's plan (as llama.cpp's batches are)
 // Graphs have inputs, in-place ops, views, outputs and a weight allocated before the
 // graph allocator runs. The program checks only that ggml's calls succeed; the
 // script checks what the capture library wrote.
@@ -134,6 +136,7 @@ int main(void) {
     struct ggml_tensor  * w256        = ggml_new_tensor_1d(weights_ctx, GGML_TYPE_F32, 256);
     struct ggml_tensor  * w512        = ggml_new_tensor_1d(weights_ctx, GGML_TYPE_F32, 512);
     struct ggml_tensor  * w1024       = ggml_new_tensor_1d(weights_ctx, GGML_TYPE_F32, 1024);
+    struct ggml_tensor  * w128        = ggml_new_tensor_1d(weights_ctx, GGML_TYPE_F32, 128);
     ggml_backend_buffer_t weights     = ggml_backend_alloc_ctx_tensors_from_buft(weights_ctx, cpu);
     check(weights != NULL, "weights");
 
@@ -194,8 +197,18 @@ int main(void) {
     check(ggml_gallocr_alloc_graph(d, g6), "D alloc g6");
     check(ggml_backend_buffer_get_base(in->buffer) != ggml_backend_buffer_get_base(n2->buffer), "D: several chunks");
 
+    // E: the reserved graph's placement, read from the smaller graph placed by its plan
+    ggml_gallocr_t e = ggml_gallocr_new(cpu);
+    struct ggml_context * ctx7 = new_context();
+    struct ggml_cgraph  * g7   = chain(ctx7, w256, 7);
+    check(ggml_gallocr_reserve(e, g7), "E reserve g7");
+    struct ggml_context * ctx8 = new_context();
+    struct ggml_cgraph  * g8   = chain(ctx8, w128, 7);
+    check(ggml_gallocr_alloc_graph(e, g8), "E alloc g8 (fits)");
+
     ggml_gallocr_free(a);
     ggml_gallocr_free(d);
+    ggml_gallocr_free(e);
     ggml_gallocr_free(b);
     ggml_gallocr_free(c);
     ggml_backend_buffer_free(weights);
@@ -204,7 +217,7 @@ int main(void) {
     free(node_ids4);
     free(leaf_ids4);
     free(node_ids5);
-    struct ggml_context * contexts[] = { weights_ctx, ctx1, ctx2, ctx1b, ctx3, ctx4, ctx5, ctx6 };
+    struct ggml_context * contexts[] = { weights_ctx, ctx1, ctx2, ctx1b, ctx3, ctx4, ctx5, ctx6, ctx7, ctx8 };
     for (size_t i = 0; i < sizeof(contexts) / sizeof(contexts[0]); i++) {
         ggml_free(contexts[i]);
     }

@@ -10,7 +10,8 @@
 // that `galloc plan` of each captured graph equals ggml's placement (`galloc diff`), how
 // alloc_graph's own re-reserve arrived (gcc: through the PLT; clang: a direct call the
 // replay has to predict), that LD_BIND_NOW does not stop a process without ggml, that the
-// library has no strong references to ggml, and that static and -Bsymbolic builds are named.
+// library has no strong references to ggml and exports its hooks only, that static and
+// -Bsymbolic builds are named, and that valgrind finds no error or leak of it in the program.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,8 +38,8 @@ function run(cmd, args, env = {}) {
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
-// what capture-demo.c does, written down by hand: six distinct graphs (A's first graph is
-// reserved twice), five of them allocated
+// what capture-demo.c does, written down by hand: seven distinct graphs (A's first graph is
+// reserved twice), six of them placed
 const expected = [
   { stem: 'capture-demo-001-14n-CPU', nodes: 14, types: [['CPU', 32, null]], placed: true },
   { stem: 'capture-demo-002-22n-CPU', nodes: 22, types: [['CPU', 32, null]], placed: true },
@@ -46,6 +47,8 @@ const expected = [
   { stem: 'capture-demo-004-24n-gpu+pinned', nodes: 24, types: [['gpu', 64, 4096], ['pinned', 32, null], ['gpu', 64, 4096], ['CPU', 32, null]], placed: true, ids: 3 },
   { stem: 'capture-demo-005-9n-CPU+pinned', nodes: 9, types: [['CPU', 32, null], ['pinned', 32, null]], placed: false, ids: 2 },
   { stem: 'capture-demo-006-2n-gpu', nodes: 2, types: [['gpu', 64, 4096]], placed: true, chunks: 3 },
+  // placed through a smaller graph of the same shape
+  { stem: 'capture-demo-007-10n-CPU', nodes: 10, types: [['CPU', 32, null]], placed: true },
 ];
 
 for (const dir of builds) {
@@ -98,6 +101,11 @@ for (const dir of builds) {
   // no strong undefined ggml symbol: a process without ggml starts even when binding everything at once
   const nm = run('nm', ['-D', '--undefined-only', lib]);
   check(nm.status === 0 && !/ U ggml_/.test(nm.stdout), `${cc}: no strong ggml references in the library`);
+  // it exports the hooks and nothing else (its copy of the exporter must not stand in for a program's own)
+  const hooks = ['ggml_backend_buft_alloc_buffer', 'ggml_gallocr_alloc_graph', 'ggml_gallocr_free', 'ggml_gallocr_new',
+                 'ggml_gallocr_new_n', 'ggml_gallocr_reserve', 'ggml_gallocr_reserve_n', 'ggml_gallocr_reserve_n_size'];
+  const defined = run('nm', ['-D', '--defined-only', lib]).stdout.split('\n').map((l) => l.split(' ').pop()).filter((n) => n && !n.startsWith('_'));
+  check(JSON.stringify(defined.sort()) === JSON.stringify(hooks), `${cc}: the library exports the hooks only (${defined.join(' ')})`);
   const bindNow = run('/bin/true', [], { LD_PRELOAD: lib, LD_BIND_NOW: '1' });
   check(bindNow.status === 0 && bindNow.stderr === '', `${cc}: LD_BIND_NOW=1 LD_PRELOAD=... /bin/true (${bindNow.status}: ${bindNow.stderr})`);
 
@@ -111,6 +119,17 @@ for (const dir of builds) {
   const sym = run(join(dir, 'symbolic', 'capture-demo'), [], { LD_PRELOAD: lib, GALLOC_CAPTURE_DIR: symOut });
   check(sym.status === 0 && /was linked with -Bsymbolic/.test(sym.stderr), `${cc}: a -Bsymbolic ggml is named (${sym.stderr.split('\n')[1]})`);
   rmSync(symOut, { recursive: true, force: true });
+}
+
+// memory errors and leaks of the library in the program, under valgrind (the library is not built
+// with sanitizers: it runs inside someone else's process)
+{
+  const dir = builds[0];
+  const out = mkdtempSync(join(tmpdir(), 'capture-valgrind-'));
+  const vg = run('valgrind', ['--error-exitcode=9', '--leak-check=full', '--errors-for-leak-kinds=definite,indirect', '--trace-children=yes',
+                              'env', `LD_PRELOAD=${join(dir, 'libgalloc-capture.so')}`, join(dir, 'capture-demo')], { GALLOC_CAPTURE_DIR: out });
+  check(vg.status === 0 && / 0 errors from 0 contexts/.test(vg.stderr), `${basename(dir)}: valgrind finds no error and no leak (${vg.status})`);
+  rmSync(out, { recursive: true, force: true });
 }
 
 for (const f of failures) console.error(`capture: FAIL ${f}`);

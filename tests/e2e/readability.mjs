@@ -108,23 +108,23 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
   };
 
   await check('ux: byte axes tick at round binary values, labelled exactly', async () => {
-    for (const name of ['llama-tiny', 'test_multiple_buffer_types', 'llama-70b-pp512']) {
+    for (const name of ['llama-tiny', 'test_multiple_buffer_types', 'llama-3.1-70b-c8192']) {
       await preset(name);
       const ticks = await checkTicks(name);
-      if (name === 'llama-70b-pp512') assert(ticks.some((t) => t.label === '1 GiB'), `no 1 GiB tick on ${name}: ${ticks.map((t) => t.label)}`);
+      if (name === 'llama-3.1-70b-c8192') assert(ticks.some((t) => t.label === '256 MiB'), `no 256 MiB tick on ${name}: ${ticks.map((t) => t.label)}`);
     }
     await shot('axis-70b');
   });
 
-  await check('ux: log and piecewise byte scales (llama-70b-pp512): round ticks, the small tensors taller', async () => {
+  await check('ux: log and piecewise byte scales (llama-3.1-70b-c8192): round ticks, the small tensors taller', async () => {
     const laneH = () => page.$eval('[data-testid=timeline] .lane-frame', (r) => Number(r.getAttribute('height')));
-    await preset('llama-70b-pp512');
+    await preset('llama-3.1-70b-c8192');
     try {
       for (const scale of ['log', 'piecewise']) {
         await page.selectOption('[data-testid=byte-scale]', scale);
         await page.waitForFunction(() => window.__gallocTimeline, null, { timeout: 5000 });
         const ticks = await checkTicks(`${scale} scale`);
-        // the tick of 16 MiB (the size of most tensors here) sits far above the bottom
+        // ticks among the small offsets, where most tensors of this graph live
         const h = await laneH();
         const low = ticks.filter((t) => t.bytes > 0 && t.bytes <= 64 * 2 ** 20);
         assert(low.length >= 2, `${scale}: only ${low.length} ticks up to 64 MiB (${ticks.map((t) => t.label)})`);
@@ -287,7 +287,7 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     await shot('multiple-buffer-types');
   });
 
-  await check('ux: hover on llama-70b-pp512 and on a 12k-tensor import: tooltips with the CLI\'s place of the tensor', async () => {
+  await check('ux: hover on llama-3.1-70b-c8192 and on a 12k-tensor import: tooltips with the CLI\'s place of the tensor', async () => {
     const measureHover = async (label, expectMode, plan, doc) => {
       await page.evaluate(() => window.scrollTo(0, 0));
       const tl = page.locator('[data-testid=timeline]');
@@ -358,9 +358,9 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
       assert(z.ks[7] > 2 * z.ks[0] && z.ks[15] < z.ks[7], `${label}: the wheel did not zoom in and out (${z.ks.join(', ')})`);
       times.push(`${label}: wheel zoom step to painted frame median ${z.median.toFixed(1)} ms, max ${z.max.toFixed(1)} ms`);
     };
-    await preset('llama-70b-pp512');
-    const d70 = cliPreset('llama-70b-pp512');
-    await measureHover('llama-70b-pp512 (2,167 rectangles)', 'canvas', cliPlan(d70), d70);
+    await preset('llama-3.1-70b-c8192');
+    const d70 = cliPreset('llama-3.1-70b-c8192');
+    await measureHover('llama-3.1-70b-c8192 (2,013 rectangles)', 'canvas', cliPlan(d70), d70);
     const f12k = path.join(ROOT, 'tests/golden/rand-n10000-s1-a32-chunked.graph.json');
     await page.setInputFiles('[data-testid=file-input]', f12k);
     await page.waitForFunction(() => /imported/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''), null, { timeout: 60000 });
@@ -369,9 +369,9 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     await shot('12k-hover');
   });
   await check('ux: the search box finds a tensor by name and selects it everywhere; the timeline pans to it', async () => {
-    await preset('llama-70b-pp512');
-    const doc = cliPreset('llama-70b-pp512');
-    const want = 'kq_soft_max-61';
+    await preset('llama-3.1-70b-c8192');
+    const doc = cliPreset('llama-3.1-70b-c8192');
+    const want = 'ffn_gate-61';
     const i = doc.tensors.findIndex((t) => t.name === want);
     assert(i >= 0, `no ${want} in the preset`);
     // zoom the timeline into its first steps, so the tensor is out of view
@@ -384,7 +384,7 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     // the step axis still has ticks once zoomed in
     const stepTicks = await page.$$eval('[data-testid=timeline] .overlay > .axis .tick', (ts) => ts.filter((t) => t.style.display !== 'none' && t.textContent !== '').length);
     assert(stepTicks >= 5, `${stepTicks} step ticks on the zoomed timeline`);
-    await page.fill('[data-testid=tensor-search]', 'soft_max-61');
+    await page.fill('[data-testid=tensor-search]', 'FFN_gate-61');
     await page.waitForSelector('[data-testid=search-results] li[data-t]', { timeout: 5000 });
     const listed = await page.$$eval('[data-testid=search-results] li[data-t]', (li) => li.map((l) => Number(l.dataset.t)));
     assert(listed[0] === i, `first match #${listed[0]}, want #${i} ${want}`);

@@ -194,14 +194,11 @@ describe('CSV problems as timeline data', () => {
     expect(src.facts(0)).toMatchObject({ name: 'row 0', where: `chunk 0 · offset ${rect.offset} · [${rect.offset}, ${rect.offset + rect.size})`, steps: `live over [${rows[0][1]}, ${rows[0][2]})` });
   });
 
-  it('times start at the earliest lower; an empty problem still lays out', () => {
+  it('times start at the earliest lower', () => {
     const r = g.whatifCsv('0,100,103,8\n1,101,102,4\n', { budgetMs: 0 });
     const src = csvWhatifSource(r, 'exact', { name: 'x' });
     expect(src.rects.map((x) => [x.first, x.last])).toEqual([[0, 2], [1, 1]]);
     expect(src.steps).toBe(3);
-    const empty = csvWhatifSource(g.whatifCsv('', { budgetMs: 0 }), 'exact', { name: 'empty' });
-    expect(empty.rects).toEqual([]);
-    expect(timelineLayout(empty, { width: 600 }).sections[0].empty).toBe(true);
   });
 
   it('exports as SVG with the names escaped, never markup', () => {

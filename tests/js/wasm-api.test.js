@@ -157,7 +157,7 @@ describe('statuses', () => {
   }
 
   it('error codes are the library\'s status names, read from the module', () => {
-    expect(galloc.statusNames).toEqual(['ok', 'invalid-input', 'limit', 'out-of-memory', 'bad-argument', 'not-found', 'io-error']);
+    expect(galloc.statusNames).toEqual(['ok', 'invalid-input', 'limit', 'out-of-memory', 'bad-argument', 'not-found', 'io-error', 'declined']);
   });
 
   it('the same input fails with the same status in WASM and in the CLI (its exit code table)', () => {

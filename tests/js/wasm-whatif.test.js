@@ -157,11 +157,9 @@ describe('what-if on CSV problems', () => {
     expect(galloc.whatifCsv('0,0,2,8\n1,1,3,8\n', { budgetMs: 0 }).lower_bound).toBe(16);
   });
 
-  it('an empty problem, and a header alone, have nothing to place', () => {
+  it('an empty problem, and a header alone, are refused: there is nothing to place', () => {
     for (const text of ['', 'id,lower,upper,size\n', '\n\n']) {
-      const r = galloc.whatifCsv(text, { budgetMs: 0 });
-      expect(r.items).toEqual([]);
-      expect(r.planners.map((p) => p.total)).toEqual([0, 0, 0, 0]);
+      expect(() => galloc.whatifCsv(text, { budgetMs: 0 })).toThrow(/^no rows \(expected lines id,lower,upper,size\)$/);
     }
   });
 

@@ -8,6 +8,7 @@
 
 #include "galloc-document.h"
 #include "galloc-document-impl.h"
+#include "galloc-error.h"
 #include "json.h"
 
 #include <stdarg.h>
@@ -161,9 +162,11 @@ static bool reader_vfail(struct reader * r, enum galloc_status status, const str
             n = snprintf(out, size, "%s: ", path->array);
         }
     }
+    int m = 0;
     if (n >= 0 && (size_t) n < size) {
-        vsnprintf(out + n, size - (size_t) n, fmt, ap);
+        m = vsnprintf(out + n, size - (size_t) n, fmt, ap);
     }
+    galloc_error_one_line(out, n < 0 || (size_t) n >= size || m < 0 || (size_t) m >= size - (size_t) n);
     return false;
 }
 
@@ -350,10 +353,10 @@ static bool read_header(struct reader * r, const struct json_value * root) {
 
     if ((v = json_object_get(root, "format")) != NULL) {
         path = path_top("format");
-        if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        const char * format = read_name(r, v, &path, 0);
+        if (format == NULL) {
             return false;
         }
-        const char * format = json_get_string(v, NULL);
         if (strcmp(format, "galloc-graph") != 0) {
             char what[64];
             json_describe(v, what, sizeof(what));
@@ -680,10 +683,11 @@ static bool read_tensor_name_field(struct reader * r, const struct json_value * 
         return reader_fail(r, &path, "missing \"%s\"", key);
     }
     path = path_field("tensors", i, key);
-    if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+    const char * name = read_name(r, v, &path, 0); // "ADD\u0000XYZ" is no op, not ADD
+    if (name == NULL) {
         return false;
     }
-    if ((*out = name_find(names, n, json_get_string(v, NULL))) < 0) {
+    if ((*out = name_find(names, n, name)) < 0) {
         char what[64];
         json_describe(v, what, sizeof(what));
         return reader_fail(r, &path, "unknown %s %s", key, what);
@@ -707,11 +711,11 @@ static bool read_tensor_sub_op(struct reader * r, const struct json_value * e, i
             return reader_fail(r, &path, "only %s tensors have one (this one is %s)", ggml_op_name(ops[k]),
                                ggml_op_name((enum ggml_op) doc->tensors[i].op));
         }
-        if (!read_expect(r, v, &path, JSON_TYPE_STRING)) {
+        const char * name = read_name(r, v, &path, 0);
+        if (name == NULL) {
             return false;
         }
-        const char * name  = json_get_string(v, NULL);
-        int32_t      count = k == 0 ? GGML_UNARY_OP_COUNT : GGML_GLU_OP_COUNT;
+        int32_t count = k == 0 ? GGML_UNARY_OP_COUNT : GGML_GLU_OP_COUNT;
         for (int32_t id = 0; id < count && doc->tensor_sub_op[i] < 0; id++) {
             const char * known = k == 0 ? ggml_unary_op_name((enum ggml_unary_op) id) : ggml_glu_op_name((enum ggml_glu_op) id);
             if (known != NULL && strcmp(known, name) == 0) {
@@ -967,6 +971,11 @@ static bool check_graph(struct reader * r) {
                 ok = reader_fail(r, &path, "tensors[%d].src[%d] = %d is nodes[%d], which comes later", t, s, src, node_pos[src]);
             }
         }
+        int32_t vs = node->view_src;
+        if (ok && vs >= 0 && node_pos[vs] < 0 && leaf_pos[vs] < 0 && !doc->tensors[vs].external) {
+            // ggml_gallocr would find the view's memory nowhere (upstream asserts view_src->buffer)
+            ok = reader_fail(r, &path, "tensors[%d].view_src = %d is neither a node, a leaf, nor external (tensors missing)", t, vs);
+        }
         if (ok && node->view_src >= 0 && node_pos[node->view_src] > k) {
             ok = reader_fail(r, &path, "tensors[%d].view_src = %d is nodes[%d], which comes later", t, node->view_src,
                              node_pos[node->view_src]);
@@ -1030,6 +1039,34 @@ static bool read_graph(struct reader * r, const struct json_value * root) {
 // the whole document
 //
 
+// the per-tensor arrays grow with the entries read (doubling, zeroed), never sized from the count
+// alone: 4,194,304 entries of `0` are refused at tensors[0] before ~1 GB is set aside for them
+static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
+    struct galloc_document * doc = r->doc;
+    size_t old = *cap, want = old ? 2 * old : 1024;
+    if (want > n) {
+        want = n;
+    }
+    void * t  = realloc(doc->tensors, want * sizeof(*doc->tensors));
+    doc->tensors = t ? t : doc->tensors;
+    void * nm = t ? realloc(doc->tensor_names, want * sizeof(*doc->tensor_names)) : NULL;
+    doc->tensor_names = nm ? nm : doc->tensor_names;
+    void * bt = nm ? realloc(doc->tensor_buffer_type, want * sizeof(int32_t)) : NULL;
+    doc->tensor_buffer_type = bt ? bt : doc->tensor_buffer_type;
+    void * so = bt ? realloc(doc->tensor_sub_op, want * sizeof(int32_t)) : NULL;
+    doc->tensor_sub_op = so ? so : doc->tensor_sub_op;
+    if (!so) {
+        reader_oom(r);
+        return false;
+    }
+    memset(doc->tensors + old, 0, (want - old) * sizeof(*doc->tensors));
+    memset(doc->tensor_names + old, 0, (want - old) * sizeof(*doc->tensor_names));
+    memset(doc->tensor_buffer_type + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_sub_op + old, 0, (want - old) * sizeof(int32_t));
+    *cap = want;
+    return true;
+}
+
 static bool read_document(struct reader * r, const struct json_value * root) {
     struct galloc_document * doc  = r->doc;
     struct doc_path          path = path_top("document");
@@ -1049,19 +1086,19 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     if (n > GALLOC_DOCUMENT_MAX_TENSORS) {
         return reader_limit(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
     }
-    doc->tensors            = reader_alloc(r, n, sizeof(struct galloc_tensor));
-    doc->tensor_names       = reader_alloc(r, n, sizeof(*doc->tensor_names));
-    doc->tensor_buffer_type = reader_alloc(r, n, sizeof(int32_t));
-    doc->tensor_sub_op      = reader_alloc(r, n, sizeof(int32_t));
-    if (doc->tensors == NULL || doc->tensor_names == NULL || doc->tensor_buffer_type == NULL || doc->tensor_sub_op == NULL) {
-        return false;
-    }
     doc->n_tensors = (int32_t) n;
     reader_build_names(r);
+    size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
+        if (i == cap && !grow_tensor_arrays(r, &cap, n)) {
+            return false;
+        }
         if (!read_tensor(r, json_array_at(tensors, i), (int32_t) i)) {
             return false;
         }
+    }
+    if (n == 0 && !grow_tensor_arrays(r, &cap, 1)) {
+        return false; // the arrays are never NULL
     }
     if (!check_views(r) || !check_cycles(r) || !read_graph(r, root)) {
         return false;

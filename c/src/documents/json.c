@@ -9,6 +9,7 @@
 #include "json.h"
 #include "galloc-error.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,8 +260,9 @@ static void parser_fail(struct parser * p, size_t at, const char * fmt, ...) {
     if (n >= 0 && (size_t) n < size) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(out + n, size - (size_t) n, fmt, ap);
+        int m = vsnprintf(out + n, size - (size_t) n, fmt, ap);
         va_end(ap);
+        galloc_error_one_line(out, m < 0 || (size_t) m >= size - (size_t) n);
     }
 }
 
@@ -1375,6 +1377,20 @@ bool json_write_u64(struct json_writer * w, uint64_t v) {
 bool json_write_i64(struct json_writer * w, int64_t v) {
     uint64_t mag = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
     return writer_before_value(w, false) && writer_integer(w, v < 0, mag, mag > JSON_EXACT_LIMIT);
+}
+
+bool json_write_f64(struct json_writer * w, double v) {
+    if (!isfinite(v)) {
+        return json_write_null(w);
+    }
+    char buf[40];
+    for (int digits = 15; digits <= 17; digits++) { // the fewest digits that read back as v
+        snprintf(buf, sizeof(buf), "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) {
+            break;
+        }
+    }
+    return writer_before_value(w, false) && writer_put(w, buf, strlen(buf));
 }
 
 bool json_write_bool(struct json_writer * w, bool v) {

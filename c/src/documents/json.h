@@ -148,6 +148,7 @@ bool json_write_cstr  (struct json_writer * w, const char * s);
 // integers; above 2^53 in magnitude they are written as decimal strings ("18446744073709551615")
 bool json_write_u64   (struct json_writer * w, uint64_t v);
 bool json_write_i64   (struct json_writer * w, int64_t  v);
+bool json_write_f64   (struct json_writer * w, double v);  // shortest round-trip text; NaN/inf as null
 bool json_write_bool  (struct json_writer * w, bool v);
 bool json_write_null  (struct json_writer * w);
 // a parsed value, copied (numbers keep their text); containers on one line

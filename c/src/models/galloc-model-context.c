@@ -7,12 +7,14 @@
 // every token an output), with weights and caches on a dummy buffer as in no_alloc mode.
 // The compute buffer size is what ggml_gallocr keeps after llama.cpp's three reserves.
 
+#include "galloc-document.h"
 #include "galloc-export.h"
 #include "galloc-model-impl.h"
+#include "galloc-planner.h"
 #include "galloc-virtual.h"
-#include "ggml-alloc.h"
 #include "ggml-impl.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,37 @@ static uint32_t pad256(uint64_t x) {
     return (uint32_t) ((x + 255) / 256 * 256);
 }
 
+// the largest tensors a graph of these settings has, in f32, below 2^40 bytes (what documents hold)
+static bool sizes_fit(const struct galloc_model * m, const struct model_cparams * cp, char * err, size_t err_size) {
+    const struct model_hparams * hp = &m->hp;
+    const double n_tokens = cp->n_ubatch < cp->n_ctx ? cp->n_ubatch : cp->n_ctx, limit = 1099511627776.0;
+    double worst = 0.0;
+    const char * what = "";
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        const double kq  = cp->flash_attn ? 0.0 : (double) cp->n_ctx_seq * n_tokens * hp->n_head[il] * 4.0; // attention scores
+        const double kv  = (double) cp->n_ctx_seq * cp->n_seq_max * hp_n_embd_v_gqa_max(hp) * 4.0;  // one layer's cache
+        const double ffn = n_tokens * (double) (hp->n_ff[il] > hp->n_ff_exp * hp->n_expert_used ? hp->n_ff[il]
+                                                                                               : hp->n_ff_exp * hp->n_expert_used) * 4.0;
+        if (kq > worst) { worst = kq; what = "the attention scores"; }
+        if (kv > worst) { worst = kv; what = "a layer's KV cache"; }
+        if (ffn > worst) { worst = ffn; what = "the FFN"; }
+    }
+    const double logits = (double) hp->n_vocab * n_tokens * 4.0;
+    if (logits > worst) { worst = logits; what = "the logits"; }
+    if (worst > limit) {
+        snprintf(err, err_size, "-c/-ub: %s would take %.0f GiB, more than a graph document holds (1 TiB per tensor)", what,
+                 worst / 1073741824.0);
+        return false;
+    }
+    // ggml counts a tensor's bytes in size_t: where it has 32 bits (wasm32), every tensor must fit
+    if (worst * 2.0 > (double) SIZE_MAX) {
+        snprintf(err, err_size, "-c/-ub: %s would take %.0f MiB, too large to plan with a 32-bit size_t (use the 64-bit CLI)",
+                 what, worst / 1048576.0);
+        return false;
+    }
+    return true;
+}
+
 bool model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
                         char * err, size_t err_size) {
     const struct model_hparams * hp = &m->hp;
@@ -109,7 +142,8 @@ bool model_cparams_init(const struct galloc_model * m, const struct galloc_model
         snprintf(err, err_size, "-ctv: quantized V cache (%s) requires flash attention (-fa on)", ggml_type_name(s->type_v));
         return false;
     }
-    for (uint32_t il = 0; cp->flash_attn && il < hp->n_layer; il++) {
+    // llama.cpp checks this with flash attention; without, ggml would assert on the cache's views
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
         if (ggml_is_quantized(s->type_k) && hp_n_embd_head_k(hp, il) % ggml_blck_size(s->type_k) != 0) {
             snprintf(err, err_size, "-ctk: K cache type %s with block size %lld does not divide n_embd_head_k=%u",
                      ggml_type_name(s->type_k), (long long) ggml_blck_size(s->type_k), hp_n_embd_head_k(hp, il));
@@ -177,7 +211,7 @@ bool model_cparams_init(const struct galloc_model * m, const struct galloc_model
         snprintf(err, err_size, "-ub: the micro-batch is 0 tokens");
         return false;
     }
-    return true;
+    return sizes_fit(m, cp, err, err_size);
 }
 
 //
@@ -293,9 +327,10 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
     g->wctx   = ggml_init(wp);
     g->wbuf   = ggml_backend_buft_alloc_buffer(buft, 0); // the weights' and caches' dummy buffer (no_alloc)
     g->layers = calloc(n_layer, sizeof(*g->layers));
-    // llama.cpp's graph_max_nodes is max(1024, 8 * n_tensors); this is a bound above what a graph needs
-    const size_t n_graph = 2048 + 16 * n_weights + (size_t) n_layer * (8 + 4 * (size_t) m->hp.n_expert_used);
-    struct ggml_init_params cp0 = { 3 * n_graph * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_graph, false), NULL, true };
+    // llama.cpp's graph_max_nodes is max(1024, 8 * n_tensors); a layer adds at most ~70 nodes, and
+    // two per expert used (a view and an add)
+    const size_t n_graph = 1024 + (size_t) n_layer * (96 + 2 * (size_t) m->hp.n_expert_used);
+    struct ggml_init_params cp0 = { 2 * n_graph * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_graph, false), NULL, true };
     g->ctx = ggml_init(cp0);
     if (!g->wctx || !g->wbuf || !g->layers || !g->ctx) {
         snprintf(err, err_size, "out of memory");
@@ -382,6 +417,51 @@ char * galloc_model_document_named(const struct galloc_model * m, const struct g
     return doc;
 }
 
+// one reserve of llama.cpp's scheduler (ggml_gallocr_reserve_n): the graph planned, and the
+// buffer reallocated to the new plan's chunks when any chunk must grow (chunk sizes in 64 bits)
+struct reserved_buffer {
+    bool     allocated;
+    int32_t  n_chunks;
+    uint64_t chunks[GALLOC_MAX_CHUNKS];
+};
+
+static bool reserve(struct ggml_cgraph * gf, ggml_backend_buffer_type_t buft, struct reserved_buffer * buf, char * msg,
+                    size_t msg_size) {
+    size_t len = 0;
+    char * json = galloc_export_graph(gf, "reserve", &buft, 1, NULL, NULL, &len);
+    if (!json) {
+        snprintf(msg, msg_size, "out of memory writing the graph");
+        return false;
+    }
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    struct galloc_error    err;
+    bool ok = galloc_document_read(json, len, &doc, &err);
+    free(json);
+    if (!ok) {
+        snprintf(msg, msg_size, "the graph: %.200s", err.message);
+        return false;
+    }
+    ok = galloc_plan_graph(&doc.graph, &plan, &err);
+    if (!ok) {
+        snprintf(msg, msg_size, "planning the graph: %.200s", err.message);
+    } else {
+        const struct galloc_buffer_plan * bp = &plan.buffers[0];
+        bool grow = !buf->allocated;
+        for (int32_t c = 0; c < bp->n_chunks; c++) {
+            grow = grow || bp->chunk_sizes[c] > (c < buf->n_chunks ? buf->chunks[c] : 0);
+        }
+        if (grow) {
+            buf->allocated = true;
+            buf->n_chunks  = bp->n_chunks;
+            memcpy(buf->chunks, bp->chunk_sizes, sizeof(buf->chunks));
+        }
+        galloc_plan_free(&plan);
+    }
+    galloc_document_free(&doc);
+    return ok;
+}
+
 bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
                                 struct galloc_model_sizes * out, char * err, size_t err_size) {
     char msg[256] = "";
@@ -401,15 +481,22 @@ bool galloc_model_compute_sizes(const struct galloc_model * m, const struct gall
         return false;
     }
     // prompt, then one token per sequence, then the prompt again: the buffer is kept when it is big enough
+    struct reserved_buffer buf = { 0 };
     struct model_build * pp = build_prompt(m, &cp, buft, msg, sizeof(msg));
-    struct model_build * tg = pp ? build_graph(m, &cp, buft, cp.n_seq_max, cp.n_seq_max, cp.n_seq_max, msg, sizeof(msg)) : NULL;
-    ggml_gallocr_t galloc = tg ? ggml_gallocr_new_n(&buft, 1) : NULL;
-    bool ok = galloc && ggml_gallocr_reserve_n(galloc, pp->g.gf, NULL, NULL) && ggml_gallocr_reserve_n(galloc, tg->g.gf, NULL, NULL) &&
-              ggml_gallocr_reserve_n(galloc, pp->g.gf, NULL, NULL);
+    bool ok = pp && reserve(pp->g.gf, buft, &buf, msg, sizeof(msg));
     if (ok) {
+        struct model_build * tg = build_graph(m, &cp, buft, cp.n_seq_max, cp.n_seq_max, cp.n_seq_max, msg, sizeof(msg));
+        ok = tg && reserve(tg->g.gf, buft, &buf, msg, sizeof(msg)) && reserve(pp->g.gf, buft, &buf, msg, sizeof(msg));
+        build_free(tg);
+    }
+    if (ok) {
+        uint64_t total = 0;
+        for (int32_t c = 0; c < buf.n_chunks; c++) {
+            total += buf.chunks[c];
+        }
         out->n_bufts    = 1;
         snprintf(out->names[0], sizeof(out->names[0]), "%s", ggml_backend_buft_name(buft));
-        out->compute[0] = ggml_gallocr_get_buffer_size(galloc, 0);
+        out->compute[0] = total;
         out->n_ctx      = cp.n_ctx;
         out->n_ctx_seq  = cp.n_ctx_seq;
         out->n_ctx_swa  = pp->caches[1].used ? pp->caches[1].size : 0;
@@ -418,18 +505,13 @@ bool galloc_model_compute_sizes(const struct galloc_model * m, const struct gall
         out->n_leafs    = pp->g.gf->n_leafs;
         for (int c = 0; c < 2; c++) {
             for (uint32_t il = 0; pp->caches[c].used && il < m->hp.n_layer; il++) {
-                out->kv_bytes += pp->caches[c].k[il] ? ggml_nbytes(pp->caches[c].k[il]) + ggml_nbytes(pp->caches[c].v[il]) : 0;
+                out->kv_bytes += pp->caches[c].k[il] ? (uint64_t) ggml_nbytes(pp->caches[c].k[il]) + ggml_nbytes(pp->caches[c].v[il]) : 0;
             }
         }
-    } else if (pp && tg) {
-        snprintf(msg, sizeof(msg), "the compute buffer could not be planned");
-    }
-    if (!ok) {
+    } else {
         copy_err(err, err_size, msg);
     }
-    ggml_gallocr_free(galloc);
     build_free(pp);
-    build_free(tg);
     galloc_virtual_buft_free(buft);
     return ok;
 }

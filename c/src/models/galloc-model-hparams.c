@@ -231,6 +231,43 @@ bool ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * ou
 // llama_model::load_hparams
 //
 
+// what llama.cpp would assert on while building (it aborts; here a message), and sizes beyond
+// any model, so that no shape overflows and every graph stays within what documents hold
+static bool hparams_sane(struct model_loader * ml, const struct model_hparams * hp) {
+    static const struct { const char * key; uint32_t max; } limits[] = {
+        { "embedding_length", 1u << 20 }, { "vocab_size", 1u << 24 }, { "context_length", 1u << 24 },
+        { "expert_used_count", 128 }, { "attention.key_length", 1u << 14 }, { "attention.value_length", 1u << 14 },
+        { "expert_feed_forward_length", 1u << 22 }, { "attention.sliding_window", 1u << 24 },
+    };
+    const uint32_t values[] = { hp->n_embd, hp->n_vocab, hp->n_ctx_train, hp->n_expert_used,
+                                hp->n_embd_head_k_full > hp->n_embd_head_k_swa ? hp->n_embd_head_k_full : hp->n_embd_head_k_swa,
+                                hp->n_embd_head_v_full > hp->n_embd_head_v_swa ? hp->n_embd_head_v_full : hp->n_embd_head_v_swa,
+                                hp->n_ff_exp, hp->n_swa };
+    for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+        if (values[i] > limits[i].max) {
+            return ml_fail(ml, "%s.%s: %u is more than %u", ml->arch, limits[i].key, values[i], limits[i].max);
+        }
+    }
+    if (hp->n_embd_head_k_full == 0 || hp->n_embd_head_v_full == 0 || hp->n_embd_head_k_swa == 0 || hp->n_embd_head_v_swa == 0) {
+        return ml_fail(ml, "%s.attention.key_length/value_length: a head size of 0", ml->arch);
+    }
+    if (hp->n_rot_full > hp->n_embd_head_k_full || hp->n_rot_full % 2 != 0 || hp->n_rot_swa > hp->n_embd_head_k_swa ||
+        hp->n_rot_swa % 2 != 0) {
+        return ml_fail(ml, "%s.rope.dimension_count: %u is odd or more than the head size %u", ml->arch, hp->n_rot_full,
+                       hp->n_embd_head_k_full);
+    }
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        if (hp->n_head[il] > (1u << 12) || hp->n_head[il] % hp->n_head_kv[il] != 0) {
+            return ml_fail(ml, "%s.attention.head_count_kv: layer %u has %u heads for %u KV heads (a divisor, at most 4096 heads)",
+                           ml->arch, il, hp->n_head[il], hp->n_head_kv[il]);
+        }
+        if (hp->n_ff[il] > (1u << 22)) {
+            return ml_fail(ml, "%s.feed_forward_length: layer %u: %u is more than %u", ml->arch, il, hp->n_ff[il], 1u << 22);
+        }
+    }
+    return true;
+}
+
 static enum model_rope_scaling rope_scaling_from_name(const char * name, bool * ok) {
     *ok = true;
     if (strcmp(name, "none") == 0) {
@@ -378,7 +415,7 @@ bool model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
     if (hp->n_embd == 0 || hp->n_vocab == 0) {
         return ml_fail(ml, "%s: %s", ml->arch, hp->n_embd == 0 ? "embedding_length is 0" : "no vocabulary size");
     }
-    return true;
+    return hparams_sane(ml, hp);
 }
 
 //

@@ -17,6 +17,11 @@
 #    define GALLOC_PRINTF(fmt, args)
 #endif
 
+// make s (NUL-terminated) one line of text: control characters become '?'; when cut (the
+// message was truncated), a partial UTF-8 character at its end is dropped. galloc_fail does it;
+// code that formats err->message itself calls it after.
+void galloc_error_one_line(char * s, bool cut);
+
 // set err's status and format its message (when err is not NULL); returns false
 GALLOC_PRINTF(3, 4)
 bool galloc_fail(struct galloc_error * err, enum galloc_status status, const char * fmt, ...);

@@ -170,8 +170,9 @@ static bool build_conflicts(const struct galloc_whatif_problem * p, struct whati
             n_active = kept;
             active[n_active++] = i;
             if (pairs > GALLOC_WHATIF_MAX_PAIRS) {
-                ok = galloc_fail(err, GALLOC_STATUS_LIMIT, "more than %llu conflicting item pairs (too many items live at once)",
-                          (unsigned long long) GALLOC_WHATIF_MAX_PAIRS);
+                ok = galloc_fail(err, GALLOC_STATUS_DECLINED,
+                                 "declined: more than %llu pairs of items live at once; the document is valid, but too large to analyse",
+                                 (unsigned long long) GALLOC_WHATIF_MAX_PAIRS);
                 break;
             }
         }
@@ -595,6 +596,40 @@ static bool bad_number(struct galloc_error * err, int64_t line, const char * wha
     return galloc_fail(err, GALLOC_STATUS_INVALID, "line %lld: %s '%s' is not an integer in [0, %s]", (long long) line, what, shown, limit);
 }
 
+// a row's id as it stands in the text, for the duplicate check
+struct csv_id {
+    const char * s;
+    size_t       n;
+    int64_t      line;
+};
+
+static int cmp_csv_id(const void * a, const void * b) {
+    const struct csv_id * x = a, * y = b;
+    size_t n = x->n < y->n ? x->n : y->n;
+    int    c = memcmp(x->s, y->s, n);
+    if (c != 0) {
+        return c;
+    }
+    if (x->n != y->n) {
+        return x->n < y->n ? -1 : 1;
+    }
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+// ids are names: not empty, no control bytes, each used once (names the later line of a pair)
+static bool check_csv_ids(struct csv_id * ids, int32_t n, struct galloc_error * err) {
+    qsort(ids, (size_t) n, sizeof(*ids), cmp_csv_id);
+    for (int32_t k = 1; k < n; k++) {
+        if (ids[k].n == ids[k - 1].n && memcmp(ids[k].s, ids[k - 1].s, ids[k].n) == 0) {
+            char shown[32];
+            show_field(shown, sizeof(shown), (struct field) { ids[k].s, ids[k].n });
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "line %lld: id '%s' is already the id of line %lld", (long long) ids[k].line, shown,
+                               (long long) ids[k - 1].line);
+        }
+    }
+    return true;
+}
+
 bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, struct galloc_error * err) {
     memset(prob, 0, sizeof(*prob));
     prob->alignment = 1;
@@ -603,6 +638,7 @@ bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_
         return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "no CSV text");
     }
     struct galloc_whatif_item * items = NULL;
+    struct csv_id *             ids   = NULL;
     size_t  cap        = 0;
     int32_t n          = 0;
     int64_t line       = 0;
@@ -650,6 +686,16 @@ bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_
                       n_f == 5 ? "more than " : "", n_f == 5 ? 4 : n_f);
             break;
         }
+        bool id_ok = f[0].n > 0;
+        for (size_t k = 0; k < f[0].n && id_ok; k++) {
+            id_ok = (unsigned char) f[0].s[k] >= 32 && f[0].s[k] != 127;
+        }
+        if (!id_ok) {
+            char shown[32];
+            show_field(shown, sizeof(shown), f[0]);
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "line %lld: id '%s' is empty or holds control characters", (long long) line, shown);
+            break;
+        }
         uint64_t lower = 0, upper = 0, size = 0;
         if (!parse_u64(f[1], (uint64_t) GALLOC_WHATIF_MAX_TIME, &lower)) {
             ok = bad_number(err, line, "lower", f[1], "2^62");
@@ -675,16 +721,28 @@ bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_
         if ((size_t) n == cap) {
             size_t                      new_cap = cap ? 2 * cap : 256;
             struct galloc_whatif_item * grown   = realloc(items, new_cap * sizeof(*items));
-            if (!grown) {
+            struct csv_id *             grown_ids = grown ? realloc(ids, new_cap * sizeof(*ids)) : NULL;
+            if (grown) {
+                items = grown;
+            }
+            if (!grown || !grown_ids) {
                 ok = galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "line %lld: out of memory", (long long) line);
                 break;
             }
-            items = grown;
-            cap   = new_cap;
+            ids = grown_ids;
+            cap = new_cap;
         }
         items[n] = (struct galloc_whatif_item) { n, 1, size, (int64_t) lower, (int64_t) upper - 1 };
+        ids[n]   = (struct csv_id) { f[0].s, f[0].n, line };
         n++;
     }
+    if (ok && n == 0) {
+        ok = galloc_fail(err, GALLOC_STATUS_INVALID, "no rows (expected lines id,lower,upper,size)");
+    }
+    if (ok) {
+        ok = check_csv_ids(ids, n, err);
+    }
+    free(ids);
     if (!ok) {
         free(items);
         return false;

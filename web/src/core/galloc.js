@@ -31,7 +31,7 @@
  */
 
 /**
- * @typedef {'invalid-input'|'limit'|'out-of-memory'|'bad-argument'|'not-found'|'io-error'|'module-aborted'} GallocErrorCode
+ * @typedef {'invalid-input'|'limit'|'out-of-memory'|'bad-argument'|'not-found'|'io-error'|'declined'|'module-aborted'} GallocErrorCode
  */
 
 /**
@@ -68,6 +68,65 @@
  *   graph: id = the chain's first tensor; CSV: id = the data row (0-based); first/last inclusive steps
  * @property {WhatifPlanner[]} planners ggml, greedy-by-size, greedy-by-breadth, exact
  * @property {number[]} [tensor_item]   graph only: per tensor the item holding its memory, -1: none
+ */
+
+/**
+ * A tensor in an explanation. Byte counts past 2^53 stay decimal strings.
+ * @typedef {object} ExplainTensor
+ * @property {number} tensor   index in the document
+ * @property {string} name
+ * @property {string} op       as ggml_op_desc names it: the unary op or GLU ("SILU", "SWIGLU") or the op
+ * @property {string} type     "f32", ...
+ * @property {number[]} ne     4 dimensions
+ * @property {number|string} bytes  rounded bytes it holds
+ * @property {number} percent  bytes as a percentage of the buffer's size
+ * @property {number} layer    the layer its name carries, -1 none
+ */
+
+/**
+ * One buffer type of an explanation.
+ * @typedef {object} ExplainBuffer
+ * @property {number} buffer_type
+ * @property {string} name
+ * @property {number|null} shared_with  earlier buffer type whose allocator it uses (numbers there), or null
+ * @property {number|string} size       bytes: the allocator's size
+ * @property {number|string} peak_live  bytes: the most live at one step
+ * @property {number} peak_step         first step reaching it (-1: before the first node)
+ * @property {number|string} overhead   size - peak_live
+ * @property {number} overhead_percent  of peak_live
+ * @property {Array<{chunk: number, size: number|string, raiser: (ExplainTensor & {offset: number|string, step: number})|null}>} chunks
+ * @property {ExplainTensor[]} live     at the peak, largest first
+ * @property {Array<{name: string, count: number, bytes: number|string, percent: number, tensor: number, first_layer: number, last_layer: number}>} groups
+ *   the live set folded by layer ("kq-*"), largest first
+ * @property {Array<number|string>} live_bytes  per step: index 0 before the first node, i + 1 step i
+ * @property {Array<number|string>} high_water  per step, as live_bytes
+ */
+
+/**
+ * @typedef {object} ExplainResult
+ * @property {'galloc-explain'} format
+ * @property {number} n_steps
+ * @property {number} n_tensors
+ * @property {number} n_layers       1 + the largest layer a name carries, 0 none
+ * @property {ExplainBuffer[]} buffers
+ * @property {number[]} layer        per tensor, -1 none
+ * @property {number[]} hold_buffer  per tensor: the allocator holding its memory, -1 none
+ * @property {number[]} hold_first   per tensor: first step it holds memory (> hold_last: never)
+ * @property {number[]} hold_last
+ * @property {Array<number|string>} hold_bytes
+ */
+
+/**
+ * @typedef {object} ExplainDiff
+ * @property {'galloc-explain-diff'} format
+ * @property {boolean} folded
+ * @property {number|string} total_a
+ * @property {number|string} total_b
+ * @property {number|string} total_diff  total_b - total_a
+ * @property {Array<{name: string, buffer_a: number, buffer_b: number, size_a: number|string, size_b: number|string,
+ *   size_diff: number|string, peak_a: number|string, peak_b: number|string, peak_diff: number|string, peak_step_a: number,
+ *   peak_step_b: number, overhead_diff: number|string, rows: Array<{name: string, bytes_a: number|string,
+ *   bytes_b: number|string, diff: number|string, count_a: number, count_b: number, tensor_a: number, tensor_b: number}>}>} buffers
  */
 
 
@@ -248,6 +307,47 @@ export class Galloc {
     const lo = Number(cap & 0xffffffffn);
     const hi = Number(cap >> 32n);
     return JSON.parse(this.withInput(String(text), (ptr, len) => this.m._galloc_wasm_whatif_csv(ptr, len, lo, hi, budget)));
+  }
+
+  /**
+   * Why the compute buffer is this big (galloc-explain.h): plans the graph and returns, per
+   * buffer type, the allocator's size, the peak of live bytes and its step, the tensors live
+   * at the peak largest first (name, op, type, ne, bytes, percent of the buffer, layer), the
+   * same folded by layer (groups), per chunk the tensor whose placement last raised its size,
+   * and per step the live bytes and the high-water mark (index 0: before the first node, i + 1:
+   * step i); per tensor its layer and the steps it holds memory (hold_buffer/first/last/bytes).
+   * @param {object|string} graph a graph document (object or JSON text)
+   * @returns {ExplainResult}
+   * @throws {GallocError} 'invalid-input' (the message names the place)
+   */
+  explain(graph) {
+    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_explain(ptr, len)));
+  }
+
+  /**
+   * Two graphs explained and compared, B minus A: per buffer type (matched by name) both sizes,
+   * the difference, how much of it is the peak and how much packing, and the names (or, with
+   * fold, layer-folded names) whose bytes at the peaks differ, largest difference first.
+   * @param {object|string} a
+   * @param {object|string} b
+   * @param {{fold?: boolean}} [options] fold: group names by layer ("kq-*"), default true
+   * @returns {{diff: ExplainDiff, a: ExplainResult, b: ExplainResult}}
+   * @throws {GallocError} the failing document's message starts with "A: " or "B: "
+   */
+  explainCompare(a, b, { fold = true } = {}) {
+    const bytesB = encoder.encode(typeof b === 'string' ? b : toJSON(b));
+    return JSON.parse(this.withDocument(a, (pa, la) => {
+      const pb = this.m._galloc_wasm_alloc(bytesB.length + 1) >>> 0;
+      if (pb === 0) return 0; // out of memory: the status is set
+      try {
+        const heap = this.m.HEAPU8; // after the allocation, which may have grown the heap
+        heap.set(bytesB, pb);
+        heap[pb + bytesB.length] = 0;
+        return this.m._galloc_wasm_explain_compare(pa, la, pb, bytesB.length, fold ? 1 : 0);
+      } finally {
+        this.m._galloc_wasm_free(pb);
+      }
+    }));
   }
 
   /**

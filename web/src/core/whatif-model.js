@@ -177,9 +177,12 @@ export function graphWhatifSource(m, result, plannerName) {
 export function csvWhatifSource(result, plannerName, problem) {
   const planner = plannerOf(result, plannerName);
   if (!planner) return null;
-  const origin = result.items.length ? Math.min(...result.items.map((it) => num(it.first))) : 0;
+  // loops, not Math.min(...list): spreading 130k+ arguments overflows the call stack
+  let origin = result.items.length ? Infinity : 0;
+  for (const it of result.items) origin = Math.min(origin, num(it.first));
   const rects = itemRects(result, planner, origin);
-  const steps = Math.max(1, ...rects.map((r) => r.last + 1));
+  let steps = 1;
+  for (const r of rects) steps = Math.max(steps, r.last + 1);
   const buffer = planBuffer(result, planner, `${problem.name} · ${plannerName} plan`, rects);
   return {
     kind: 'csv', planner: plannerName, title: `${problem.name} · ${plannerName}`,

@@ -1,0 +1,384 @@
+// galloc-explain.c: the peak of a plan, what is live there, and the memory over time
+// (see galloc-explain.h for what "live" means).
+//
+// Each tensor's holding interval comes from its place; the live series is a running sum
+// of interval starts and ends; the high-water series replays the placements in the order
+// the planner made them (leafs, graph inputs, then per node its sources and the node).
+
+#include "galloc-error.h"
+#include "galloc-explain.h"
+#include "galloc-layer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t align_up(uint64_t size, uint64_t alignment) {
+    return (size + alignment - 1) & ~(alignment - 1);
+}
+
+// placed in memory of its own by the allocator (not a view, not external, not in place)
+static bool is_own_allocation(const struct galloc_place * p) {
+    return p->how == GALLOC_HOW_BEST_FIT || p->how == GALLOC_HOW_LAST_BLOCK || p->how == GALLOC_HOW_GROW ||
+           p->how == GALLOC_HOW_NEW_CHUNK;
+}
+
+static bool check_plan(const struct galloc_document * doc, const struct galloc_plan * plan, struct galloc_error * err) {
+    if (plan->n_tensors != doc->n_tensors || plan->n_buffer_types != doc->n_buffer_types || plan->n_steps != doc->n_nodes) {
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: %d tensors, %d buffer types, %d steps for a graph of %d, %d, %d",
+                           plan->n_tensors, plan->n_buffer_types, plan->n_steps, doc->n_tensors, doc->n_buffer_types, doc->n_nodes);
+    }
+    for (int32_t t = 0; t < plan->n_tensors; t++) {
+        const struct galloc_place * p = &plan->places[t];
+        if (!is_own_allocation(p) && p->how != GALLOC_HOW_INPLACE) {
+            continue;
+        }
+        if (p->buffer < 0 || p->buffer >= plan->n_buffer_types) {
+            return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: tensors[%d].buffer: %d out of range", t, p->buffer);
+        }
+        const struct galloc_buffer_plan * bp = &plan->buffers[doc->buffer_types[p->buffer].allocator];
+        if (p->chunk < 0 || p->chunk >= bp->n_chunks) {
+            return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: tensors[%d].chunk: %d out of range", t, p->chunk);
+        }
+        if (p->first_step < -1 || p->last_step < p->first_step || p->last_step >= plan->n_steps) {
+            return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: tensors[%d]: steps %d..%d out of range", t, p->first_step, p->last_step);
+        }
+    }
+    return true;
+}
+
+// per tensor: which allocator holds its memory, over which steps, how many bytes
+static void find_holdings(const struct galloc_document * doc, const struct galloc_plan * plan, struct galloc_explain * ex) {
+    for (int32_t t = 0; t < plan->n_tensors; t++) {
+        const struct galloc_place * p = &plan->places[t];
+        ex->hold_buffer[t] = -1;
+        ex->hold_first[t]  = 0;
+        ex->hold_last[t]   = -1;
+        ex->hold_bytes[t]  = 0;
+        bool inplace = p->how == GALLOC_HOW_INPLACE;
+        if (!is_own_allocation(p) && !inplace) {
+            continue;
+        }
+        int32_t a = doc->buffer_types[p->buffer].allocator;
+        ex->hold_buffer[t] = a;
+        ex->hold_first[t]  = inplace ? p->first_step + 1 : p->first_step; // its parent holds the step it takes over
+        ex->hold_last[t]   = p->last_step;
+        ex->hold_bytes[t]  = align_up(p->size, doc->buffer_types[a].alignment);
+    }
+}
+
+static int compare_live(const void * x, const void * y) {
+    const struct galloc_explain_live * a = x, * b = y;
+    if (a->bytes != b->bytes) {
+        return a->bytes > b->bytes ? -1 : 1;
+    }
+    return (a->tensor > b->tensor) - (a->tensor < b->tensor);
+}
+
+int32_t galloc_explain_live_at(const struct galloc_explain * ex, int32_t b, int32_t step,
+                               struct galloc_explain_live * out, int32_t max) {
+    if (b < 0 || b >= ex->n_buffers || ex->buffers[b].shared_with >= 0) {
+        return 0;
+    }
+    int32_t n = 0;
+    for (int32_t t = 0; t < ex->n_tensors; t++) {
+        if (ex->hold_buffer[t] == b && ex->hold_first[t] <= step && step <= ex->hold_last[t]) {
+            if (out && n < max) {
+                out[n] = (struct galloc_explain_live) { t, ex->hold_bytes[t] };
+            }
+            n++;
+        }
+    }
+    if (out && n > 1 && max > 1) {
+        qsort(out, (size_t) (n < max ? n : max), sizeof(*out), compare_live);
+    }
+    return n;
+}
+
+// live bytes per step of allocator a: starts and ends summed in one pass
+static void live_series(const struct galloc_explain * ex, int32_t a, uint64_t * delta, uint64_t * live) {
+    int32_t n = ex->n_steps + 1;
+    memset(delta, 0, (size_t) (n + 1) * sizeof(uint64_t));
+    for (int32_t t = 0; t < ex->n_tensors; t++) {
+        if (ex->hold_buffer[t] == a && ex->hold_first[t] <= ex->hold_last[t]) {
+            delta[ex->hold_first[t] + 1] += ex->hold_bytes[t];
+            delta[ex->hold_last[t] + 2]  -= ex->hold_bytes[t]; // unsigned: wraps back exactly
+        }
+    }
+    uint64_t sum = 0;
+    for (int32_t i = 0; i < n; i++) {
+        sum += delta[i];
+        live[i] = sum;
+    }
+}
+
+// the order the planner placed tensors in: leafs; graph inputs (counting pass); per node its
+// sources, then the node. order[] gets every tensor once, at its first visit.
+static int32_t placement_order(const struct galloc_document * doc, bool * seen, int32_t * order) {
+    int32_t n = 0;
+    memset(seen, 0, (size_t) doc->n_tensors * sizeof(bool));
+#define VISIT(t) do { int32_t t_ = (t); if (t_ >= 0 && !seen[t_]) { seen[t_] = true; order[n++] = t_; } } while (0)
+    for (int32_t i = 0; i < doc->n_leafs; i++) {
+        VISIT(doc->leafs[i]);
+    }
+    for (int32_t i = 0; i < doc->n_nodes; i++) {
+        const struct galloc_tensor * node = &doc->tensors[doc->nodes[i]];
+        if (node->flags & GGML_TENSOR_FLAG_INPUT) {
+            VISIT(doc->nodes[i]);
+        }
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            if (node->src[s] >= 0 && (doc->tensors[node->src[s]].flags & GGML_TENSOR_FLAG_INPUT)) {
+                VISIT(node->src[s]);
+            }
+        }
+    }
+    for (int32_t i = 0; i < doc->n_nodes; i++) {
+        const struct galloc_tensor * node = &doc->tensors[doc->nodes[i]];
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            VISIT(node->src[s]);
+        }
+        VISIT(doc->nodes[i]);
+    }
+#undef VISIT
+    return n;
+}
+
+// high-water mark per step of every allocator, and per chunk the tensor that last raised it.
+// The placements in order (stably bucketed by their step, so a plan made elsewhere whose steps
+// disagree with the visiting order still counts each placement at its own step) are swept once.
+static void high_water_series(const struct galloc_document * doc, const struct galloc_plan * plan, const int32_t * order,
+                              int32_t n_order, int32_t * bucket_start, int32_t * sorted, uint64_t * ex_scratch_chunk_end,
+                              struct galloc_explain * ex) {
+    int32_t n = ex->n_steps + 1;
+    memset(bucket_start, 0, (size_t) (n + 1) * sizeof(int32_t));
+    for (int32_t j = 0; j < n_order; j++) {
+        const struct galloc_place * p = &plan->places[order[j]];
+        if (is_own_allocation(p)) {
+            bucket_start[p->first_step + 2]++;
+        }
+    }
+    for (int32_t i = 1; i <= n; i++) {
+        bucket_start[i] += bucket_start[i - 1];
+    }
+    for (int32_t j = 0; j < n_order; j++) {
+        const struct galloc_place * p = &plan->places[order[j]];
+        if (is_own_allocation(p)) {
+            sorted[bucket_start[p->first_step + 1]++] = order[j];
+        }
+    }
+    // bucket_start[i] is now the end of step i - 1's placements
+    for (int32_t b = 0; b < ex->n_buffers; b++) {
+        struct galloc_explain_buffer * eb = &ex->buffers[b];
+        for (int32_t c = 0; c < GALLOC_MAX_CHUNKS; c++) {
+            eb->chunk_raiser[c]      = -1;
+            eb->chunk_raiser_step[c] = -1;
+        }
+    }
+    uint64_t * chunk_end = ex_scratch_chunk_end; // per allocator and chunk: highest end placed so far
+    memset(chunk_end, 0, (size_t) ex->n_buffers * GALLOC_MAX_CHUNKS * sizeof(uint64_t));
+    int32_t j = 0;
+    for (int32_t i = 0; i < n; i++) {
+        for (int32_t b = 0; b < ex->n_buffers; b++) {
+            struct galloc_explain_buffer * eb = &ex->buffers[b];
+            if (eb->shared_with < 0) {
+                eb->high_water[i] = i > 0 ? eb->high_water[i - 1] : 0;
+            }
+        }
+        for (; j < bucket_start[i]; j++) {
+            int32_t                        t  = sorted[j];
+            const struct galloc_place    * p  = &plan->places[t];
+            int32_t                        a  = doc->buffer_types[p->buffer].allocator;
+            struct galloc_explain_buffer * eb = &ex->buffers[a];
+            uint64_t *                     ce = &chunk_end[(size_t) a * GALLOC_MAX_CHUNKS + (size_t) p->chunk];
+            uint64_t end = p->offset + align_up(p->size, eb->alignment);
+            if (end > *ce) {
+                eb->high_water[i] += end - *ce;
+                *ce = end;
+                eb->chunk_raiser[p->chunk]      = t;
+                eb->chunk_raiser_step[p->chunk]   = i - 1;
+                eb->chunk_raiser_offset[p->chunk] = p->offset;
+                eb->chunk_raiser_bytes[p->chunk]  = end - p->offset;
+            }
+        }
+    }
+}
+
+// the peak of allocator b's series and the tensors live there
+static bool find_peak(struct galloc_explain * ex, struct galloc_explain_buffer * eb) {
+    int32_t n = ex->n_steps + 1, at = 0;
+    for (int32_t i = 1; i < n; i++) {
+        if (eb->live_bytes[i] > eb->live_bytes[at]) {
+            at = i;
+        }
+    }
+    eb->peak_live = eb->live_bytes[at];
+    eb->peak_step = at - 1;
+    int32_t count = galloc_explain_live_at(ex, eb->buffer_type, eb->peak_step, NULL, 0);
+    eb->live      = malloc((size_t) (count > 0 ? count : 1) * sizeof(*eb->live));
+    if (!eb->live) {
+        return false;
+    }
+    eb->n_live = galloc_explain_live_at(ex, eb->buffer_type, eb->peak_step, eb->live, count);
+    return true;
+}
+
+double galloc_explain_percent(uint64_t part, uint64_t whole) {
+    return whole ? 100.0 * (double) part / (double) whole : 0.0;
+}
+
+static int compare_groups_by_name(const void * x, const void * y) {
+    const struct galloc_explain_group * a = x, * b = y;
+    return strcmp(a->name, b->name);
+}
+
+static int compare_groups_by_bytes(const void * x, const void * y) {
+    const struct galloc_explain_group * a = x, * b = y;
+    if (a->bytes != b->bytes) {
+        return a->bytes > b->bytes ? -1 : 1;
+    }
+    return strcmp(a->name, b->name);
+}
+
+// the live set at the peak folded by layer: one entry per tensor, sorted by name, merged
+static bool fold_live(const struct galloc_document * doc, struct galloc_explain * ex, struct galloc_explain_buffer * eb) {
+    eb->groups = malloc((size_t) (eb->n_live > 0 ? eb->n_live : 1) * sizeof(*eb->groups));
+    if (!eb->groups) {
+        return false;
+    }
+    for (int32_t i = 0; i < eb->n_live; i++) { // live is largest first: a group's first member is its largest
+        struct galloc_explain_group * g = &eb->groups[i];
+        int32_t t = eb->live[i].tensor;
+        if (doc->tensor_names[t][0] == '\0') {
+            snprintf(g->name, sizeof(g->name), "#%d", t);
+        } else {
+            galloc_layer_fold(doc->tensor_names[t], g->name, sizeof(g->name));
+        }
+        g->count       = 1;
+        g->bytes       = eb->live[i].bytes;
+        g->tensor      = t;
+        g->first_layer = g->last_layer = ex->layer[t];
+    }
+    // stable merge: qsort is not stable, so members keep "largest first" by taking the max below
+    qsort(eb->groups, (size_t) eb->n_live, sizeof(*eb->groups), compare_groups_by_name);
+    int32_t n = 0;
+    for (int32_t i = 0; i < eb->n_live; i++) {
+        struct galloc_explain_group * g = &eb->groups[i];
+        if (n > 0 && strcmp(eb->groups[n - 1].name, g->name) == 0) {
+            struct galloc_explain_group * m = &eb->groups[n - 1];
+            uint64_t mb = ex->hold_bytes[m->tensor], gb = ex->hold_bytes[g->tensor];
+            if (gb > mb || (gb == mb && g->tensor < m->tensor)) {
+                m->tensor = g->tensor;
+            }
+            m->count += 1;
+            m->bytes += g->bytes;
+            if (g->first_layer >= 0 && (m->first_layer < 0 || g->first_layer < m->first_layer)) {
+                m->first_layer = g->first_layer;
+            }
+            if (g->last_layer > m->last_layer) {
+                m->last_layer = g->last_layer;
+            }
+        } else {
+            eb->groups[n++] = *g;
+        }
+    }
+    qsort(eb->groups, (size_t) n, sizeof(*eb->groups), compare_groups_by_bytes);
+    eb->n_groups = n;
+    return true;
+}
+
+static void * alloc_array(size_t n, size_t size, bool * ok) {
+    void * p = malloc((n > 0 ? n : 1) * size);
+    *ok = *ok && p != NULL;
+    return p;
+}
+
+bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc_plan * plan,
+                         struct galloc_explain * out, struct galloc_error * err) {
+    memset(out, 0, sizeof(*out));
+    if (!check_plan(doc, plan, err)) {
+        return false;
+    }
+    size_t nt = (size_t) doc->n_tensors, ns = (size_t) doc->n_nodes + 1, nb = (size_t) doc->n_buffer_types;
+    bool   ok = true;
+    out->n_steps     = doc->n_nodes;
+    out->n_tensors   = doc->n_tensors;
+    out->n_buffers   = doc->n_buffer_types;
+    out->buffers     = calloc(nb, sizeof(*out->buffers));
+    ok               = out->buffers != NULL;
+    out->layer       = alloc_array(nt, sizeof(int32_t), &ok);
+    out->hold_buffer = alloc_array(nt, sizeof(int32_t), &ok);
+    out->hold_first  = alloc_array(nt, sizeof(int32_t), &ok);
+    out->hold_last   = alloc_array(nt, sizeof(int32_t), &ok);
+    out->hold_bytes  = alloc_array(nt, sizeof(uint64_t), &ok);
+    bool     * seen      = alloc_array(nt, sizeof(bool), &ok);
+    int32_t  * order     = alloc_array(nt, sizeof(int32_t), &ok);
+    int32_t  * sorted    = alloc_array(nt, sizeof(int32_t), &ok);
+    int32_t  * buckets   = alloc_array(ns + 1, sizeof(int32_t), &ok);
+    uint64_t * delta     = alloc_array(ns + 1, sizeof(uint64_t), &ok);
+    uint64_t * chunk_end = alloc_array(nb * GALLOC_MAX_CHUNKS, sizeof(uint64_t), &ok);
+    for (size_t b = 0; ok && b < nb; b++) {
+        struct galloc_explain_buffer    * eb = &out->buffers[b];
+        const struct galloc_buffer_plan * bp = &plan->buffers[b];
+        eb->buffer_type = (int32_t) b;
+        eb->shared_with = doc->buffer_types[b].allocator != (int32_t) b ? doc->buffer_types[b].allocator : -1;
+        eb->alignment   = doc->buffer_types[b].alignment;
+        eb->n_chunks    = eb->shared_with < 0 ? bp->n_chunks : 0;
+        for (int32_t c = 0; c < eb->n_chunks; c++) {
+            eb->chunk_sizes[c] = bp->chunk_sizes[c];
+            eb->size += bp->chunk_sizes[c];
+        }
+        eb->peak_step = -1;
+        if (eb->shared_with < 0) {
+            eb->live_bytes = alloc_array(ns, sizeof(uint64_t), &ok);
+            eb->high_water = alloc_array(ns, sizeof(uint64_t), &ok);
+        }
+    }
+    if (ok) {
+        int32_t max_layer = -1;
+        for (int32_t t = 0; t < doc->n_tensors; t++) {
+            out->layer[t] = galloc_layer_parse(doc->tensor_names[t]).layer;
+            max_layer     = out->layer[t] > max_layer ? out->layer[t] : max_layer;
+        }
+        out->n_layers = max_layer + 1;
+        find_holdings(doc, plan, out);
+        int32_t n_order = placement_order(doc, seen, order);
+        high_water_series(doc, plan, order, n_order, buckets, sorted, chunk_end, out);
+        for (size_t b = 0; ok && b < nb; b++) {
+            struct galloc_explain_buffer * eb = &out->buffers[b];
+            if (eb->shared_with < 0) {
+                live_series(out, (int32_t) b, delta, eb->live_bytes);
+                ok = find_peak(out, eb) && fold_live(doc, out, eb);
+            }
+        }
+    }
+    free(seen);
+    free(order);
+    free(sorted);
+    free(buckets);
+    free(delta);
+    free(chunk_end);
+    if (!ok) {
+        galloc_explain_free(out);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory explaining %d tensors", doc->n_tensors);
+    }
+    return true;
+}
+
+void galloc_explain_free(struct galloc_explain * ex) {
+    if (!ex) {
+        return;
+    }
+    for (int32_t b = 0; ex->buffers && b < ex->n_buffers; b++) {
+        free(ex->buffers[b].live);
+        free(ex->buffers[b].groups);
+        free(ex->buffers[b].live_bytes);
+        free(ex->buffers[b].high_water);
+    }
+    free(ex->buffers);
+    free(ex->layer);
+    free(ex->hold_buffer);
+    free(ex->hold_first);
+    free(ex->hold_last);
+    free(ex->hold_bytes);
+    memset(ex, 0, sizeof(*ex));
+}

@@ -1,0 +1,400 @@
+// test-explain.c: the explanation of a plan (galloc-explain.h) and layer names (galloc-layer.h).
+//
+// Small graphs whose peak, live set, series and chunk-raising tensors are derived by hand
+// (the derivation is written next to each case), a comparison of two of them, the layer
+// parser's table, and on every golden graph the invariants against the planner's own
+// counting: the live series' maximum is the plan's peak_live, the last high-water mark is
+// the allocator's size, the live set at every step sums to the series.
+
+#include "check.h"
+#include "files.h"
+#include "galloc-document.h"
+#include "galloc-explain.h"
+#include "galloc-layer.h"
+#include "galloc-planner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct planned {
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    struct galloc_explain  ex;
+};
+
+static bool plan_and_explain(const char * json, struct planned * p) {
+    struct galloc_error err;
+    memset(p, 0, sizeof(*p));
+    if (!galloc_document_read(json, strlen(json), &p->doc, &err) ||
+        !galloc_plan_graph(&p->doc.graph, &p->plan, &err) ||
+        !galloc_explain_plan(&p->doc, &p->plan, &p->ex, &err)) {
+        fprintf(stderr, "plan_and_explain: %s\n", err.message);
+        galloc_plan_free(&p->plan);
+        galloc_document_free(&p->doc);
+        return false;
+    }
+    return true;
+}
+
+static void planned_free(struct planned * p) {
+    galloc_explain_free(&p->ex);
+    galloc_plan_free(&p->plan);
+    galloc_document_free(&p->doc);
+}
+
+static void check_series(const uint64_t * got, const uint64_t * want, int n) {
+    for (int i = 0; i < n; i++) {
+        CHECK_EQ_U64(got[i], want[i]);
+    }
+}
+
+// A chain, alignment 16, no max size. Bytes (rounded): inp 16, x-0 32, y-0 64, x-1 16, out 16.
+//   step -1: inp @0                      live 16  high water 16
+//   step  0: x-0 @16 (last block)        live 48  hw 48    then inp freed: [0,16) free
+//   step  1: y-0 @48 ([0,16) too small)  live 96  hw 112   then x-0 freed: [0,48) free
+//   step  2: x-1 @0 (best fit)           live 80  hw 112   then y-0 freed: [16, ...) free
+//   step  3: out @16 (last block)        live 32  hw 112   then x-1 freed
+// Peak 96 at step 1: y-0 64 (57.14 % of 112), x-0 32. Chunk 0 last raised by y-0 at step 1.
+static const char * chain_json(int y_elements) {
+    static char buf[1024];
+    snprintf(buf, sizeof(buf),
+        "{\"buffer_types\": [{\"name\": \"dev\", \"alignment\": 16, \"max_size\": null}],"
+        " \"tensors\": ["
+        "{\"name\": \"inp\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]},"
+        "{\"name\": \"x-0\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [8], \"src\": [0, 0]},"
+        "{\"name\": \"y-0\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [%d], \"src\": [1, 1]},"
+        "{\"name\": \"x-1\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [2, 2]},"
+        "{\"name\": \"out\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [2], \"src\": [3], \"flags\": [\"output\"]}],"
+        " \"leafs\": [0], \"nodes\": [1, 2, 3, 4]}", y_elements);
+    return buf;
+}
+
+static void test_chain(void) {
+    struct planned p;
+    if (!plan_and_explain(chain_json(16), &p)) { CHECK(false); return; }
+    const struct galloc_explain_buffer * b = &p.ex.buffers[0];
+    CHECK_EQ_U64(p.ex.n_steps, 4);
+    CHECK_EQ_U64(b->size, 112);
+    CHECK_EQ_U64(b->peak_live, 96);
+    CHECK(b->peak_step == 1);
+    CHECK_EQ_U64(b->n_live, 2);
+    CHECK(b->live[0].tensor == 2 && b->live[0].bytes == 64);
+    CHECK(b->live[1].tensor == 1 && b->live[1].bytes == 32);
+    CHECK_EQ_U64(b->n_chunks, 1);
+    CHECK(b->chunk_raiser[0] == 2 && b->chunk_raiser_step[0] == 1);
+    check_series(b->live_bytes, (uint64_t[]) { 16, 48, 96, 80, 32 }, 5);
+    check_series(b->high_water, (uint64_t[]) { 16, 48, 112, 112, 112 }, 5);
+    // layers: inp -, x-0 0, y-0 0, x-1 1, out -
+    CHECK(p.ex.layer[0] == -1 && p.ex.layer[1] == 0 && p.ex.layer[2] == 0 && p.ex.layer[3] == 1 && p.ex.layer[4] == -1);
+    CHECK(p.ex.n_layers == 2);
+    // folded: y-* (64, layer 0), x-* (32, layer 0)
+    CHECK(b->n_groups == 2);
+    CHECK(strcmp(b->groups[0].name, "y-*") == 0 && b->groups[0].bytes == 64 && b->groups[0].tensor == 2);
+    CHECK(strcmp(b->groups[1].name, "x-*") == 0 && b->groups[1].count == 1 && b->groups[1].first_layer == 0 && b->groups[1].last_layer == 0);
+    // live at step 2: x-1 16 and y-0 64 (y-0 is freed after step 2's node ran)
+    struct galloc_explain_live live[4];
+    CHECK(galloc_explain_live_at(&p.ex, 0, 2, live, 4) == 2);
+    CHECK(live[0].tensor == 2 && live[1].tensor == 3);
+    CHECK(galloc_explain_live_at(&p.ex, 0, 2, live, 1) == 2); // counts beyond max, writes one
+    CHECK(galloc_explain_live_at(&p.ex, 1, 2, live, 4) == 0);  // no such buffer type
+    planned_free(&p);
+}
+
+// In place with a shrinking tail, alignment 32. w 64 B (leaf), big 128 B asking 192 B
+// (alloc_size), small = scale(big) 128 B, c 32 B.
+//   step -1: w @0                                live 64   hw 64
+//   step  0: big @64                             live 256  hw 256   then w freed: [0,64) free
+//   step  1: small in place of big, [192,256) given back; during the step big still counts whole:
+//                                                live 192  hw 256
+//   step  2: c @0 (best fit in [0,64))           live 160 (small 128 + c 32)   then small freed
+// Peak 256 at step 0: big 192, w 64. small holds memory from step 2 on.
+static const char * shrink_json =
+    "{\"buffer_types\": [{\"name\": \"dev\", \"alignment\": 32, \"max_size\": null}],"
+    " \"tensors\": ["
+    "{\"name\": \"w\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [16]},"
+    "{\"name\": \"big\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [32], \"src\": [0, 0], \"alloc_size\": 192},"
+    "{\"name\": \"small\", \"op\": \"SCALE\", \"type\": \"f32\", \"ne\": [32], \"src\": [1]},"
+    "{\"name\": \"c\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [8], \"src\": [2, 2]}],"
+    " \"leafs\": [0], \"nodes\": [1, 2, 3]}";
+
+static void test_inplace_shrinking(void) {
+    struct planned p;
+    if (!plan_and_explain(shrink_json, &p)) { CHECK(false); return; }
+    const struct galloc_explain_buffer * b = &p.ex.buffers[0];
+    CHECK(p.plan.places[2].how == GALLOC_HOW_INPLACE);
+    CHECK_EQ_U64(b->size, 256);
+    CHECK_EQ_U64(b->peak_live, 256);
+    CHECK(b->peak_step == 0);
+    CHECK(b->n_live == 2 && b->live[0].tensor == 1 && b->live[0].bytes == 192 && b->live[1].tensor == 0);
+    check_series(b->live_bytes, (uint64_t[]) { 64, 256, 192, 160 }, 4);
+    check_series(b->high_water, (uint64_t[]) { 64, 256, 256, 256 }, 4);
+    CHECK(p.ex.hold_first[2] == 2 && p.ex.hold_last[2] == 2 && p.ex.hold_bytes[2] == 128);
+    CHECK(p.ex.hold_first[1] == 0 && p.ex.hold_last[1] == 1);
+    CHECK(b->chunk_raiser[0] == 1 && b->chunk_raiser_step[0] == 0);
+    CHECK(p.ex.n_layers == 0);
+    planned_free(&p);
+}
+
+// Two chunks: alignment 16, max size 64. a-0 32 B (leaf), b-0 64 B, c-1 16 B (output).
+//   step -1: a-0 chunk 0 @0                          live 32  hw 32
+//   step  0: b-0 does not fit chunk 0's last 32 B: chunk 1 @0
+//                                                    live 96  hw 96   then a-0 freed
+//   step  1: c-1 chunk 0 @0 (last block, reuse)      live 80  hw 96   then b-0 freed
+// Chunks [32, 64]: chunk 0 last raised by a-0 (step -1), chunk 1 by b-0 (step 0).
+static const char * chunks_json =
+    "{\"buffer_types\": [{\"name\": \"dev\", \"alignment\": 16, \"max_size\": 64}],"
+    " \"tensors\": ["
+    "{\"name\": \"a-0\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [8]},"
+    "{\"name\": \"b-0\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [16], \"src\": [0, 0]},"
+    "{\"name\": \"c-1\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [1, 1], \"flags\": [\"output\"]}],"
+    " \"leafs\": [0], \"nodes\": [1, 2]}";
+
+static void test_chunks(void) {
+    struct planned p;
+    if (!plan_and_explain(chunks_json, &p)) { CHECK(false); return; }
+    const struct galloc_explain_buffer * b = &p.ex.buffers[0];
+    CHECK(b->n_chunks == 2);
+    CHECK_EQ_U64(b->chunk_sizes[0], 32);
+    CHECK_EQ_U64(b->chunk_sizes[1], 64);
+    CHECK_EQ_U64(b->size, 96);
+    CHECK(b->chunk_raiser[0] == 0 && b->chunk_raiser_step[0] == -1);
+    CHECK(b->chunk_raiser[1] == 1 && b->chunk_raiser_step[1] == 0);
+    check_series(b->live_bytes, (uint64_t[]) { 32, 96, 80 }, 3);
+    check_series(b->high_water, (uint64_t[]) { 32, 96, 96 }, 3);
+    CHECK(b->peak_step == 0);
+    planned_free(&p);
+}
+
+// The chain (A) against the same chain with y-0 of 8 elements (B): in B, y-0 is 32 B @48,
+//   live [16, 48, 64, 48, 32], high water 80, peak 64 at step 1 (y-0 32, x-0 32).
+// Sizes 112 -> 80 (-32) = peaks 96 -> 64 (-32) + overheads 16 -> 16 (0); one row: y-0 64 -> 32.
+static void test_compare(void) {
+    struct planned a, b;
+    if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
+    if (!plan_and_explain(chain_json(8), &b)) { CHECK(false); return; }
+    struct galloc_explain_diff d;
+    struct galloc_error err;
+    CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, false, &d, &err));
+    CHECK(d.n_buffers == 1);
+    CHECK_EQ_U64(d.total_a, 112);
+    CHECK_EQ_U64(d.total_b, 80);
+    const struct galloc_explain_diff_buffer * db = &d.buffers[0];
+    CHECK(strcmp(db->name, "dev") == 0 && db->buffer_a == 0 && db->buffer_b == 0);
+    CHECK(db->size_diff == -32 && db->peak_diff == -32 && db->overhead_diff == 0);
+    CHECK(db->peak_step_a == 1 && db->peak_step_b == 1);
+    CHECK(db->n_rows == 1);
+    CHECK(strcmp(db->rows[0].name, "y-0") == 0);
+    CHECK_EQ_U64(db->rows[0].bytes_a, 64);
+    CHECK_EQ_U64(db->rows[0].bytes_b, 32);
+    CHECK(db->rows[0].tensor_a == 2 && db->rows[0].tensor_b == 2);
+    galloc_explain_diff_free(&d);
+
+    // folded: the rows group x-0/x-1 as "x-*"; still only y-* differs
+    CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, true, &d, &err));
+    CHECK(d.n_buffers == 1 && d.buffers[0].n_rows == 1 && strcmp(d.buffers[0].rows[0].name, "y-*") == 0);
+    galloc_explain_diff_free(&d);
+
+    // against the two-chunk graph (other names, other buffer limits): rows x-0 32 -> 0, y-0 64 -> 0,
+    // a-0 0 -> 32, b-0 0 -> 64; largest difference first, then by name
+    struct planned c;
+    if (!plan_and_explain(chunks_json, &c)) { CHECK(false); return; }
+    CHECK(galloc_explain_compare(&a.doc, &a.ex, &c.doc, &c.ex, false, &d, &err));
+    db = &d.buffers[0];
+    CHECK(db->n_rows == 4);
+    CHECK(strcmp(db->rows[0].name, "b-0") == 0 && strcmp(db->rows[1].name, "y-0") == 0);
+    CHECK(strcmp(db->rows[2].name, "a-0") == 0 && strcmp(db->rows[3].name, "x-0") == 0);
+    CHECK(db->peak_diff == 0 && db->size_diff == -16);
+    int64_t sum = 0;
+    for (int32_t i = 0; i < db->n_rows; i++) {
+        sum += (int64_t) db->rows[i].bytes_b - (int64_t) db->rows[i].bytes_a;
+    }
+    CHECK(sum == db->peak_diff);
+    galloc_explain_diff_free(&d);
+    planned_free(&c);
+    planned_free(&a);
+    planned_free(&b);
+}
+
+// buffer types matched by name; one only in B is listed after A's
+static void test_compare_buffer_names(void) {
+    struct planned a, b;
+    if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
+    char renamed[1024];
+    snprintf(renamed, sizeof(renamed), "%s", chain_json(16));
+    memcpy(strstr(renamed, "\"dev\""), "\"gpu\"", 5);
+    if (!plan_and_explain(renamed, &b)) { CHECK(false); return; }
+    struct galloc_explain_diff d;
+    struct galloc_error err;
+    CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, false, &d, &err));
+    CHECK(d.n_buffers == 2);
+    CHECK(strcmp(d.buffers[0].name, "dev") == 0 && d.buffers[0].buffer_b == -1 && d.buffers[0].size_diff == -112);
+    CHECK(strcmp(d.buffers[1].name, "gpu") == 0 && d.buffers[1].buffer_a == -1 && d.buffers[1].size_diff == 112);
+    CHECK(d.buffers[0].n_rows == 2 && d.buffers[1].n_rows == 2);
+    galloc_explain_diff_free(&d);
+    planned_free(&a);
+    planned_free(&b);
+}
+
+// Folding: a-0 (32 B) and a-1 (64 B) are both live at step 1 (a-0 freed after it): live
+// [16 (w), 48, 96, 80]; at the peak one group a-* of 2 tensors, 96 B, layers 0..1, largest a-1.
+static void test_fold_group(void) {
+    static const char * json =
+        "{\"buffer_types\": [{\"name\": \"dev\", \"alignment\": 16, \"max_size\": null}],"
+        " \"tensors\": ["
+        "{\"name\": \"w\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]},"
+        "{\"name\": \"a-0\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [8], \"src\": [0, 0]},"
+        "{\"name\": \"a-1\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [16], \"src\": [1, 1]},"
+        "{\"name\": \"b\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [2, 2]}],"
+        " \"leafs\": [0], \"nodes\": [1, 2, 3]}";
+    struct planned p;
+    if (!plan_and_explain(json, &p)) { CHECK(false); return; }
+    const struct galloc_explain_buffer * b = &p.ex.buffers[0];
+    check_series(b->live_bytes, (uint64_t[]) { 16, 48, 96, 80 }, 4);
+    CHECK(b->n_live == 2 && b->n_groups == 1);
+    CHECK(strcmp(b->groups[0].name, "a-*") == 0);
+    CHECK(b->groups[0].count == 2 && b->groups[0].bytes == 96 && b->groups[0].tensor == 2);
+    CHECK(b->groups[0].first_layer == 0 && b->groups[0].last_layer == 1);
+    planned_free(&p);
+}
+
+static void test_plan_mismatch(void) {
+    struct planned a, b;
+    if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
+    if (!plan_and_explain(chunks_json, &b)) { CHECK(false); return; }
+    struct galloc_explain ex;
+    struct galloc_error err;
+    CHECK(!galloc_explain_plan(&a.doc, &b.plan, &ex, &err));
+    CHECK(err.status == GALLOC_STATUS_ARGUMENT);
+    CHECK(strstr(err.message, "plan: 3 tensors") != NULL);
+    galloc_explain_free(&ex); // zeroed on failure: safe
+    planned_free(&a);
+    planned_free(&b);
+}
+
+static void test_layer_names(void) {
+    static const struct { const char * name; int32_t layer; const char * folded; } cases[] = {
+        { "attn_norm-12",                 12, "attn_norm-*" },
+        { "kq_soft_max-79",               79, "kq_soft_max-*" },
+        { "Kcur-3 (reshaped)",             3, "Kcur-* (reshaped)" },
+        { "blk.12.attn_q.weight",         12, "blk.*.attn_q.weight" },
+        { "cache_k_l7",                    7, "cache_k_l*" },
+        { "cache_v_l0 (view) (copy of Vcur-0 (reshaped))", 0, "cache_v_l* (view) (copy of Vcur-0 (reshaped))" },
+        { "inp_embd",                     -1, "inp_embd" },
+        { "node_12",                      -1, "node_12" },
+        { "x-1e5",                        -1, "x-1e5" },
+        { "-12",                          -1, "-12" },
+        { "blk.a.weight",                 -1, "blk.a.weight" },
+        { "blk.12",                       -1, "blk.12" },
+        { "layer-1234567",                -1, "layer-1234567" },
+        { "",                             -1, "" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char folded[96];
+        int32_t layer = galloc_layer_fold(cases[i].name, folded, sizeof(folded));
+        if (layer != cases[i].layer || strcmp(folded, cases[i].folded) != 0) {
+            fprintf(stderr, "layer of '%s': %d '%s', expected %d '%s'\n", cases[i].name, layer, folded, cases[i].layer, cases[i].folded);
+        }
+        CHECK(layer == cases[i].layer);
+        CHECK(strcmp(folded, cases[i].folded) == 0);
+        CHECK(galloc_layer_parse(cases[i].name).layer == cases[i].layer);
+    }
+    CHECK(galloc_layer_parse(NULL).layer == -1);
+    char tiny[4];
+    CHECK(galloc_layer_fold("attn_norm-12", tiny, sizeof(tiny)) == 12 && strcmp(tiny, "att") == 0);
+}
+
+// every golden graph: the series against the planner's own counting
+static void test_golden_invariants(void) {
+    int    n     = 0;
+    char ** names = golden_names(&n);
+    CHECK(names != NULL && n > 0);
+    for (int g = 0; names && g < n; g++) {
+        size_t len  = 0;
+        char * json = golden_read(names[g], "graph", &len);
+        struct planned p;
+        if (!json || !plan_and_explain(json, &p)) {
+            CHECK(false);
+            free(json);
+            continue;
+        }
+        free(json);
+        for (int32_t b = 0; b < p.ex.n_buffers; b++) {
+            const struct galloc_explain_buffer * eb = &p.ex.buffers[b];
+            if (eb->shared_with >= 0) {
+                CHECK(eb->size == 0 && eb->live_bytes == NULL);
+                continue;
+            }
+            int32_t ns = p.ex.n_steps + 1;
+            uint64_t max = 0;
+            for (int32_t i = 0; i < ns; i++) {
+                max = eb->live_bytes[i] > max ? eb->live_bytes[i] : max;
+                CHECK(eb->high_water[i] >= eb->live_bytes[i]);
+                CHECK(i == 0 || eb->high_water[i] >= eb->high_water[i - 1]);
+            }
+            if (max != p.plan.buffers[b].peak_live) {
+                fprintf(stderr, "%s buffer %d: series max %llu, plan peak_live %llu\n", names[g], b,
+                        (unsigned long long) max, (unsigned long long) p.plan.buffers[b].peak_live);
+            }
+            CHECK_EQ_U64(max, p.plan.buffers[b].peak_live);
+            CHECK_EQ_U64(eb->peak_live, p.plan.buffers[b].peak_live);
+            CHECK_EQ_U64(eb->high_water[ns - 1], p.plan.buffers[b].size);
+            uint64_t sum = 0;
+            for (int32_t i = 0; i < eb->n_live; i++) {
+                sum += eb->live[i].bytes;
+                CHECK(i == 0 || eb->live[i].bytes <= eb->live[i - 1].bytes);
+            }
+            CHECK_EQ_U64(sum, eb->peak_live);
+            uint64_t group_sum = 0;
+            int32_t  members   = 0;
+            for (int32_t i = 0; i < eb->n_groups; i++) {
+                group_sum += eb->groups[i].bytes;
+                members += eb->groups[i].count;
+                CHECK(i == 0 || eb->groups[i].bytes <= eb->groups[i - 1].bytes);
+                CHECK(eb->groups[i].first_layer <= eb->groups[i].last_layer);
+            }
+            CHECK_EQ_U64(group_sum, eb->peak_live);
+            CHECK(members == eb->n_live);
+            for (int32_t c = 0; c < eb->n_chunks; c++) {
+                int32_t t = eb->chunk_raiser[c];
+                CHECK(t >= 0);
+                if (t >= 0) { // its end is the chunk's size
+                    uint64_t a   = eb->alignment;
+                    uint64_t end = p.plan.places[t].offset + ((p.plan.places[t].size + a - 1) & ~(a - 1));
+                    CHECK(p.plan.places[t].chunk == c);
+                    CHECK_EQ_U64(end, eb->chunk_sizes[c]);
+                }
+            }
+            // the live set of every step sums to the series (small graphs: quadratic)
+            if (p.ex.n_tensors <= 2000) {
+                struct galloc_explain_live * live = malloc((size_t) p.ex.n_tensors * sizeof(*live) + 1);
+                for (int32_t i = 0; live && i < ns; i++) {
+                    int32_t  k = galloc_explain_live_at(&p.ex, b, i - 1, live, p.ex.n_tensors);
+                    uint64_t s = 0;
+                    for (int32_t j = 0; j < k; j++) {
+                        s += live[j].bytes;
+                    }
+                    CHECK_EQ_U64(s, eb->live_bytes[i]);
+                }
+                free(live);
+            }
+        }
+        if (strncmp(names[g], "llama-7b", 8) == 0) {
+            CHECK(p.ex.n_layers == 32);
+        }
+        planned_free(&p);
+    }
+    golden_names_free(names);
+}
+
+int main(void) {
+    RUN(test_chain);
+    RUN(test_inplace_shrinking);
+    RUN(test_chunks);
+    RUN(test_compare);
+    RUN(test_compare_buffer_names);
+    RUN(test_fold_group);
+    RUN(test_plan_mismatch);
+    RUN(test_layer_names);
+    RUN(test_golden_invariants);
+    return check_report("test-explain");
+}
