@@ -407,9 +407,9 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     await page.fill('[data-testid=tensor-search]', '');
     await page.click('[data-testid=reset-zoom]');
   });
-  await check('ux: layers (llama-70b-pp512): the slider zooms the timeline to a layer\'s steps; tooltips say "layer 12 of 80"', async () => {
-    await preset('llama-70b-pp512');
-    const doc = cliPreset('llama-70b-pp512');
+  await check('ux: layers (llama-3.1-70b-c8192): the slider zooms the timeline to a layer\'s steps; tooltips say "layer 12 of 80"', async () => {
+    await preset('llama-3.1-70b-c8192');
+    const doc = cliPreset('llama-3.1-70b-c8192');
     // the layer as llama.cpp writes it, read here without the parser under test
     const layerOfName = (n) => {
       const m = /-(\d+)(?: \(|$)/.exec(n) ?? /^blk\.(\d+)\./.exec(n) ?? /_l(\d+)(?: \(|$)/.exec(n);
