@@ -33,13 +33,13 @@ REL_OBJ  := $(LIB_SRC:c/src/%.c=build/rel/obj/%.o)
 SAN_OBJ  := $(LIB_SRC:c/src/%.c=build/san/obj/%.o)
 SUP_OBJ  := $(TEST_SUP:tests/c/support/%.c=build/san/sup/%.o)
 TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
-REPLAYS  := build/san/replay-gguf
+REPLAYS  := build/san/replay-document build/san/replay-csv build/san/replay-dynalloc build/san/replay-gguf
 
 SHARED   ?= ../shared
 comma    := ,
 CONFORMANCE := $(SHARED)/conformance/test-alloc.cpp
 
-.PHONY: bench all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
+.PHONY: tables bench all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
 
 all: lib cli
 
@@ -91,7 +91,7 @@ APT_PACKAGES := emscripten chromium nodejs npm clang
 deps:
 	@missing=""; \
 	command -v emcc >/dev/null 2>&1 || missing="$$missing emscripten"; \
-	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	[ -x "$${CHROMIUM:-/usr/bin/chromium}" ] || missing="$$missing chromium"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	command -v clang >/dev/null 2>&1 || missing="$$missing clang"; \
@@ -100,7 +100,9 @@ deps:
 	    echo "deps: installing$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else echo "deps: missing$$missing (run make as root on Debian to install them)"; exit 1; fi; \
-	fi
+	fi; \
+	node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' || \
+	  { echo "deps: Node.js $$(node --version) is too old: Vite needs 20.19 or newer (Debian 12 ships 18; see README)"; exit 1; }
 
 # npm packages, pinned by package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -114,6 +116,11 @@ build/web/index.html: $(shell find web -type f 2>/dev/null) build/wasm/galloc.mj
 
 # make run PORT=8081 serves on another port; a port in use is said before anything is served
 PORT ?= 8080
+# the web UI's copy of ggml's tables, generated from the C tables (tests/js/ggml-tables.test.js
+# fails when the committed file and the C tables differ)
+tables: build/wasm/galloc.mjs
+	node scripts/gen-ggml-tables.mjs
+
 run: deps
 	@$(MAKE) --no-print-directory cli build/wasm/galloc.mjs build/web/index.html
 	@node scripts/port-free.mjs 127.0.0.1 $(PORT)
@@ -125,7 +132,7 @@ run: deps
 # Every suite records its result lines in $(SUMMARY) (scripts/suite.sh); make test runs them
 # all, even after a failure, and ends with the recap of scripts/test-summary.sh.
 SUMMARY ?= build/summary
-SUITES  := c conformance golden capture js e2e
+SUITES  := c layers conformance golden capture js e2e
 suite    = ./scripts/suite.sh $(SUMMARY) $(1) $(2) --
 
 test: deps
@@ -140,7 +147,20 @@ test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 test-e2e: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 	@$(call suite,e2e,e2e) npm run --silent e2e
 
-test-c: $(TESTS) build/san/galloc $(REPLAYS)
+# the exporter is meant to be dropped into C++ builds too (llama.cpp): it must compile as C++
+# with the C++ compiler and with clang++, warning-free (the C build above checks C)
+EXPORT_CXX_WARN := -x c++ -std=c++17 -Wall -Wextra -Werror -Wpedantic -Wcast-qual
+build/san/export-cxx.ok: c/src/documents/galloc-export.c c/include/galloc-export.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(EXPORT_CXX_WARN) $(INC_documents) -c $< -o build/san/export-cxx.o
+	$(CLANG)++ $(EXPORT_CXX_WARN) $(INC_documents) -c $< -o build/san/export-clangxx.o
+	@touch $@
+
+# the layers of c/src, no new circle between source files, prefixed exports (scripts/check-layers.mjs)
+test-layers: $(SAN_OBJ)
+	@$(call suite,layers,layers) node scripts/check-layers.mjs build/san/obj
+
+test-c: $(TESTS) build/san/galloc $(REPLAYS) build/san/export-cxx.ok
 	@$(call suite,c,c) ./scripts/test-c.sh $(TESTS) $(REPLAYS)
 
 # upstream's own test, from $(SHARED) (the reference data beside the checkout); skipped when
@@ -158,9 +178,10 @@ test-conformance:
 	  if [ $$st -ne 0 ]; then echo "conformance: FAILED (exit $$st, $$n/13 PASSED)"; exit 1; fi; \
 	  echo "conformance: $$n/13 PASSED"; [ "$$n" -eq 13 ]'
 
-# the golden plans, the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
+# the golden plans (tests/golden; tests/golden-real: real llama.cpp graphs), the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
 test-golden: build/san/galloc build/rel/galloc
-	@$(call suite,golden,golden$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
+	@$(call suite,golden,golden$(comma)golden-real$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
+	  ./scripts/check-golden-real.sh build/san/galloc tests/golden-real 244 && \
 	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc && \
 	  ./scripts/check-model.sh build/san/galloc'
 
@@ -181,28 +202,43 @@ build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
 # a fuzz target's corpus (and seeds) replayed without libFuzzer under ASan+UBSan, as a test-c program (REPLAYS)
-REPLAY_DIRS_gguf := tests/fuzz/corpus-gguf tests/fixtures/gguf
-build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c build/san/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(REPLAY_DIRS_$*)"' $< tests/fuzz/replay.c build/san/libgalloc.a -o $@
+# (the kept corpus and the seeds of each target, FUZZ_CORPUS_* and FUZZ_SEEDS_* below)
+build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(SUP_OBJ) build/san/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(strip $(FUZZ_CORPUS_$*) $(FUZZ_SEEDS_$*))"' $< tests/fuzz/replay.c $(SUP_OBJ) build/san/libgalloc.a -o $@
 
 build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
-# libFuzzer over reader + planner + writer (the corpus it builds is kept in tests/fuzz/corpus),
-# then over the CSV problem reader + what-if planners (tests/fuzz/corpus-csv),
-# then the dynamic allocator against the linear scan (tests/fuzz/corpus-dynalloc),
-# then the GGUF header reader (tests/fuzz/corpus-gguf, seeded with tests/fixtures/gguf)
-fuzz: build/fuzz/fuzz-document build/fuzz/fuzz-csv build/fuzz/fuzz-dynalloc build/fuzz/fuzz-gguf
-	@mkdir -p tests/fuzz/corpus tests/fuzz/corpus-csv tests/fuzz/corpus-dynalloc tests/fuzz/corpus-gguf
-	./build/fuzz/fuzz-document -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
-	  -dict=tests/fuzz/fuzz-document.dict tests/fuzz/corpus tests/golden
-	./build/fuzz/fuzz-csv -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
-	  tests/fuzz/corpus-csv tests/fixtures/minimalloc
-	./build/fuzz/fuzz-dynalloc -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
-	  tests/fuzz/corpus-dynalloc
-	./build/fuzz/fuzz-gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
-	  -dict=tests/fuzz/fuzz-gguf.dict tests/fuzz/corpus-gguf tests/fixtures/gguf
+# libFuzzer over reader + planner + writer (kept corpus tests/fuzz/corpus, seeds tests/golden),
+# the CSV problem reader + what-if planners (tests/fuzz/corpus-csv), the dynamic allocator
+# against the linear scan (tests/fuzz/corpus-dynalloc), the GGUF header reader (tests/fuzz/corpus-gguf).
+# New inputs go to build/fuzz/new-<target>: the git tree stays clean. `make fuzz-merge` then adds
+# the new inputs that reach new code to the kept corpora (libFuzzer -merge=1), to be committed.
+# make test replays every kept corpus (build/san/replay-*, in test-c).
+FUZZ_TARGETS         := document csv dynalloc gguf
+FUZZ_CORPUS_document := tests/fuzz/corpus
+FUZZ_CORPUS_csv      := tests/fuzz/corpus-csv
+FUZZ_CORPUS_dynalloc := tests/fuzz/corpus-dynalloc
+FUZZ_CORPUS_gguf     := tests/fuzz/corpus-gguf
+FUZZ_SEEDS_document  := tests/golden
+FUZZ_SEEDS_csv       := tests/fixtures/minimalloc
+FUZZ_SEEDS_gguf      := tests/fixtures/gguf
+FUZZ_FLAGS_document  := -max_len=65536 -dict=tests/fuzz/fuzz-document.dict
+FUZZ_FLAGS_csv       := -max_len=16384
+FUZZ_FLAGS_dynalloc  := -max_len=16384
+FUZZ_FLAGS_gguf      := -max_len=65536 -dict=tests/fuzz/fuzz-gguf.dict
+FUZZ_COMMON          := -timeout=10 -rss_limit_mb=4096
+.PHONY: fuzz fuzz-merge
+fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
+fuzz-run-%: build/fuzz/fuzz-%
+	@mkdir -p build/fuzz/new-$*
+	./build/fuzz/fuzz-$* -max_total_time=$(FUZZ_SECONDS) $(FUZZ_COMMON) $(FUZZ_FLAGS_$*) build/fuzz/new-$* $(FUZZ_CORPUS_$*) $(FUZZ_SEEDS_$*)
+
+fuzz-merge: $(FUZZ_TARGETS:%=fuzz-merge-%)
+fuzz-merge-%: build/fuzz/fuzz-%
+	@mkdir -p build/fuzz/new-$*
+	./build/fuzz/fuzz-$* -merge=1 $(FUZZ_COMMON) $(FUZZ_FLAGS_$*) $(FUZZ_CORPUS_$*) build/fuzz/new-$*
 
 clean:
 	rm -rf build

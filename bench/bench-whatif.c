@@ -32,7 +32,7 @@ static void print_header(void) {
 }
 
 // one row of the table and of the JSON
-static void report(struct json_writer * w, const char * name, const struct galloc_whatif_result * r) {
+static void report(struct galloc_json_writer * w, const char * name, const struct galloc_whatif_result * r) {
     const struct galloc_whatif_plan * exact = &r->plans[GALLOC_WHATIF_EXACT];
     printf("%-34.34s %14llu %9.2f%%", name, (unsigned long long) r->lower_bound, pct_above(r->plans[GALLOC_WHATIF_GGML].total, r->lower_bound));
     for (int k = GALLOC_WHATIF_GREEDY_SIZE; k < GALLOC_WHATIF_N_PLANNERS; k++) {
@@ -48,39 +48,39 @@ static void report(struct json_writer * w, const char * name, const struct gallo
     }
     printf("\n");
 
-    json_write_newline(w, 2);
-    json_write_begin_object(w);
-    json_write_key(w, "problem");
-    json_write_cstr(w, name);
-    json_write_key(w, "lower_bound");
-    json_write_u64(w, r->lower_bound);
-    json_write_key(w, "capacity");
-    json_write_u64(w, r->problem.capacity);
+    galloc_json_write_newline(w, 2);
+    galloc_json_write_begin_object(w);
+    galloc_json_write_key(w, "problem");
+    galloc_json_write_cstr(w, name);
+    galloc_json_write_key(w, "lower_bound");
+    galloc_json_write_u64(w, r->lower_bound);
+    galloc_json_write_key(w, "capacity");
+    galloc_json_write_u64(w, r->problem.capacity);
     for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
-        json_write_key(w, r->plans[k].name);
-        json_write_begin_object(w);
-        json_write_key(w, "total");
-        json_write_u64(w, r->plans[k].total);
-        json_write_key(w, "time_us");
-        json_write_u64(w, (uint64_t) (r->plans[k].time_ms * 1000.0));
-        json_write_end_object(w);
+        galloc_json_write_key(w, r->plans[k].name);
+        galloc_json_write_begin_object(w);
+        galloc_json_write_key(w, "total");
+        galloc_json_write_u64(w, r->plans[k].total);
+        galloc_json_write_key(w, "time_us");
+        galloc_json_write_u64(w, (uint64_t) (r->plans[k].time_ms * 1000.0));
+        galloc_json_write_end_object(w);
     }
-    json_write_key(w, "best");
-    json_write_cstr(w, r->plans[r->best].name);
-    json_write_key(w, "proved_optimal");
-    json_write_bool(w, exact->proved_optimal);
-    json_write_key(w, "found_us");
-    json_write_u64(w, (uint64_t) (exact->found_ms * 1000.0));
-    json_write_key(w, "fit_us");
+    galloc_json_write_key(w, "best");
+    galloc_json_write_cstr(w, r->plans[r->best].name);
+    galloc_json_write_key(w, "proved_optimal");
+    galloc_json_write_bool(w, exact->proved_optimal);
+    galloc_json_write_key(w, "found_us");
+    galloc_json_write_u64(w, (uint64_t) (exact->found_ms * 1000.0));
+    galloc_json_write_key(w, "fit_us");
     if (exact->fit_ms >= 0) {
-        json_write_u64(w, (uint64_t) (exact->fit_ms * 1000.0));
+        galloc_json_write_u64(w, (uint64_t) (exact->fit_ms * 1000.0));
     } else {
-        json_write_null(w);
+        galloc_json_write_null(w);
     }
-    json_write_end_object(w);
+    galloc_json_write_end_object(w);
 }
 
-static void bench_preset(struct json_writer * w, const char * preset, uint32_t budget_ms) {
+static void bench_preset(struct galloc_json_writer * w, const char * preset, uint32_t budget_ms) {
     size_t len  = 0;
     char * text = galloc_llama_preset_document(preset, &len);
     if (!text) {
@@ -141,7 +141,7 @@ static uint64_t capacity_of(const char * name) {
     return start < dot && start > name && start[-1] == '.' ? strtoull(start, NULL, 10) : 0;
 }
 
-static void bench_csv_dir(struct json_writer * w, const char * dir, uint32_t budget_ms) {
+static void bench_csv_dir(struct galloc_json_writer * w, const char * dir, uint32_t budget_ms) {
     DIR * d = opendir(dir);
     if (!d) {
         printf("(no MiniMalloc problems: %s is not a directory)\n", dir);
@@ -203,9 +203,9 @@ int main(int argc, char ** argv) {
             out = argv[i];
         }
     }
-    struct json_writer w;
-    json_writer_init(&w);
-    json_write_begin_array(&w);
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_array(&w);
 
     printf("llama presets (exact search budget %u ms; %% = above the lower bound)\n", budget_ms);
     print_header();
@@ -216,11 +216,11 @@ int main(int argc, char ** argv) {
     print_header();
     bench_csv_dir(&w, dir, csv_budget_ms);
 
-    json_write_newline(&w, 0);
-    json_write_end_array(&w);
-    json_write_newline(&w, 0);
+    galloc_json_write_newline(&w, 0);
+    galloc_json_write_end_array(&w);
+    galloc_json_write_newline(&w, 0);
     size_t len  = 0;
-    char * json = json_writer_finish(&w, &len);
+    char * json = galloc_json_writer_finish(&w, &len);
     FILE * f    = json ? fopen(out, "wb") : NULL;
     if (!f || fwrite(json, 1, len, f) != len) {
         fprintf(stderr, "cannot write %s\n", out);

@@ -11,3 +11,8 @@ build/rel/bench-whatif: bench/bench-whatif.c build/rel/libgalloc.a $(HEADERS)
 .PHONY: bench-whatif
 bench-whatif: build/rel/bench-whatif
 	./build/rel/bench-whatif $(SHARED)/bench/minimalloc build/bench-whatif.json
+
+# issue 15's large and hostile inputs: time and peak memory (bench/bench-hostile.sh)
+.PHONY: bench-hostile
+bench-hostile: build/rel/galloc build/wasm/galloc.mjs
+	./bench/bench-hostile.sh build/rel/galloc

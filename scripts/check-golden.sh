@@ -10,7 +10,7 @@
 set -euo pipefail
 galloc=$1
 dir=$2
-EXPECTED_PRESET_TWINS=${EXPECTED_PRESET_TWINS:-18}
+EXPECTED_PRESET_TWINS=${EXPECTED_PRESET_TWINS:-19}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 g() { timeout 60 "$galloc" "$@"; }

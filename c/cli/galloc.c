@@ -166,6 +166,10 @@ static int cmd_plan(int argc, char ** argv) {
         fprintf(stderr, "galloc: %s: %s\n", input, err.message);
         return cli_exit_code(err.status);
     }
+    char warning[1024];
+    if (galloc_document_warning(&doc, warning, sizeof(warning))) {
+        fprintf(stderr, "galloc: %s: warning: %s\n", input, warning);
+    }
     struct galloc_plan plan;
     if (!galloc_plan_graph(&doc.graph, &plan, &err)) {
         fprintf(stderr, "galloc: %s: %s\n", input, err.message);

@@ -15,6 +15,9 @@ extern "C" {
 
 // max_size: SIZE_MAX for no limit. NULL when out of memory. name is copied.
 ggml_backend_buffer_type_t galloc_virtual_buft_new (const char * name, size_t alignment, size_t max_size);
+// the same, for a type that pads every allocation: get_alloc_size(t) = ggml_nbytes(t) + pad
+// (as a GPU backend asks more than ggml_nbytes for some tensors)
+ggml_backend_buffer_type_t galloc_virtual_buft_new_padded(const char * name, size_t alignment, size_t max_size, size_t pad);
 void                       galloc_virtual_buft_free(ggml_backend_buffer_type_t buft);
 
 #ifdef __cplusplus

@@ -76,7 +76,7 @@ enum ggml_status {
 GGML_API const char * ggml_status_to_string(enum ggml_status status);
 
 //
-// element types, as ggml numbers them (the gaps are removed upstream types)
+// element types, as ggml 0.21.0 numbers them (the gaps are removed upstream types)
 //
 
 enum ggml_type {
@@ -112,11 +112,14 @@ enum ggml_type {
     GGML_TYPE_TQ1_0   = 34,
     GGML_TYPE_TQ2_0   = 35,
     GGML_TYPE_MXFP4   = 39,
-    GGML_TYPE_COUNT   = 40,
+    GGML_TYPE_NVFP4   = 40,
+    GGML_TYPE_Q1_0    = 41,
+    GGML_TYPE_Q2_0    = 42,
+    GGML_TYPE_COUNT   = 43,
 };
 
 //
-// operations (the full list, so that real graphs can be described)
+// operations (the full list of ggml 0.21.0, so that real graphs can be described)
 //
 
 enum ggml_op {
@@ -178,6 +181,7 @@ enum ggml_op {
     GGML_OP_IM2COL,
     GGML_OP_IM2COL_BACK,
     GGML_OP_IM2COL_3D,
+    GGML_OP_COL2IM_1D,
     GGML_OP_CONV_2D,
     GGML_OP_CONV_3D,
     GGML_OP_CONV_2D_DW,
@@ -209,6 +213,11 @@ enum ggml_op {
     GGML_OP_GATED_LINEAR_ATTN,
     GGML_OP_RWKV_WKV7,
     GGML_OP_SOLVE_TRI,
+    GGML_OP_GATED_DELTA_NET,
+    GGML_OP_LIGHTNING_INDEXER,
+    GGML_OP_DSV4_HC_COMB,
+    GGML_OP_DSV4_HC_PRE,
+    GGML_OP_DSV4_HC_POST,
 
     GGML_OP_UNARY,
 
@@ -243,7 +252,14 @@ enum ggml_unary_op {
     GGML_UNARY_OP_HARDSWISH,
     GGML_UNARY_OP_HARDSIGMOID,
     GGML_UNARY_OP_EXP,
+    GGML_UNARY_OP_EXPM1,
+    GGML_UNARY_OP_SOFTPLUS,
     GGML_UNARY_OP_GELU_ERF,
+    GGML_UNARY_OP_XIELU,
+    GGML_UNARY_OP_FLOOR,
+    GGML_UNARY_OP_CEIL,
+    GGML_UNARY_OP_ROUND,
+    GGML_UNARY_OP_TRUNC,
 
     GGML_UNARY_OP_COUNT,
 };

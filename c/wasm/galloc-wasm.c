@@ -56,6 +56,8 @@ GALLOC_WASM_EXPORT const char * galloc_wasm_status_name  (int32_t status); // it
 GALLOC_WASM_EXPORT const char * galloc_wasm_last_error   (void);         // its message, "" after a success
 GALLOC_WASM_EXPORT size_t       galloc_wasm_result_length(void);         // bytes of the string it returned
 GALLOC_WASM_EXPORT const char * galloc_wasm_version      (void);         // "0.1.0"
+GALLOC_WASM_EXPORT char *       galloc_wasm_tables       (void);         // ggml's tables as JSON (free it)
+GALLOC_WASM_EXPORT const char * galloc_wasm_last_warning (void);         // the last document's warning, "" for none
 // documents: json is len bytes of UTF-8; the result is malloc'd (free with galloc_wasm_free) or NULL
 GALLOC_WASM_EXPORT char *       galloc_wasm_plan         (const char * json, size_t len); // the plan document
 GALLOC_WASM_EXPORT char *       galloc_wasm_graph        (const char * json, size_t len); // the graph, checked and filled in
@@ -70,7 +72,7 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_whatif_csv   (const char * csv, size
 // explain (galloc-explain.h): the peak, what is live there, memory over time; two graphs compared
 // (fold: nonzero groups names by layer). The galloc_explain_write_json / _diff_write_json text.
 GALLOC_WASM_EXPORT char *       galloc_wasm_explain      (const char * json, size_t len);
-GALLOC_WASM_EXPORT char *       galloc_wasm_explain_compare(const char * json_a, size_t len_a, const char * json_b, size_t len_b,
+GALLOC_WASM_EXPORT char *       galloc_wasm_explain_compare(const char * galloc_json_a, size_t len_a, const char * galloc_json_b, size_t len_b,
                                                             int32_t fold);
 // presets
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_preset_count      (void);
@@ -177,9 +179,20 @@ GALLOC_WASM_EXPORT const char * galloc_wasm_version(void) {
     return GALLOC_VERSION;
 }
 
+// ggml's tables (types with block sizes, ops, which ops may run in place, unary ops, GLU ops,
+// flags) as galloc_document_write_tables writes them: web/src/core/ggml-tables.js is generated
+// from this (make tables) and tests/js check that they agree. Free with galloc_wasm_free.
+GALLOC_WASM_EXPORT char * galloc_wasm_tables(void) {
+    size_t len  = 0;
+    char * text = galloc_document_write_tables(&len);
+    return galloc_wasm_result(text, len);
+}
+
 //
 // planning
 //
+
+static char g_warning[1024]; // what the last document read warns about
 
 // read len bytes of a graph document (need not be NUL-terminated) into *doc; false with the
 // reader's message (JSON path first) otherwise
@@ -189,11 +202,18 @@ static bool galloc_wasm_read(const char * json, size_t len, struct galloc_docume
         return false;
     }
     struct galloc_error err;
+    g_warning[0] = '\0';
     if (!galloc_document_read(json, len, doc, &err)) {
         galloc_wasm_fail(err.status, "%s", err.message);
         return false;
     }
+    galloc_document_warning(doc, g_warning, sizeof(g_warning));
     return true;
+}
+
+// the warning of the last document read (names the tables lack, galloc_document_warning), "" for none
+GALLOC_WASM_EXPORT const char * galloc_wasm_last_warning(void) {
+    return g_warning;
 }
 
 // plan a graph document: the "galloc-plan" document (malloc'd, NUL-terminated, free with
@@ -304,11 +324,11 @@ GALLOC_WASM_EXPORT char * galloc_wasm_explain(const char * json, size_t len) {
 
 // two graph documents explained and compared (B minus A): the "galloc-explain-diff" JSON text
 // with "a" and "b" holding both explanations; a failing document's message starts with "A: " or "B: "
-GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * json_a, size_t len_a, const char * json_b, size_t len_b,
+GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * galloc_json_a, size_t len_a, const char * galloc_json_b, size_t len_b,
                                                       int32_t fold) {
     struct galloc_wasm_explained a, b;
     for (int side = 0; side < 2; side++) {
-        if (!galloc_wasm_explain_one(side ? json_b : json_a, side ? len_b : len_a, side ? &b : &a)) {
+        if (!galloc_wasm_explain_one(side ? galloc_json_b : galloc_json_a, side ? len_b : len_a, side ? &b : &a)) {
             char msg[GALLOC_WASM_ERROR_SIZE];
             snprintf(msg, sizeof(msg), "%s", galloc_wasm_error);
             if (side) {

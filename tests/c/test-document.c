@@ -33,68 +33,68 @@ static int g_failures = 0; // failed checks
 //
 
 // parse text; NULL and the message in err on failure
-static struct json_doc * parse(const char * text, struct galloc_error * err) {
-    return json_parse(text, strlen(text), err);
+static struct galloc_json_doc * parse(const char * text, struct galloc_error * err) {
+    return galloc_json_parse(text, strlen(text), err);
 }
 
 static void check_parse_error(const char * text, size_t len, const char * expected) {
     g_cases++;
     struct galloc_error err;
-    struct json_doc * doc = json_parse(text, len, &err);
+    struct galloc_json_doc * doc = galloc_json_parse(text, len, &err);
     CHECK(doc == NULL, "parsed: %.60s", text);
     CHECK(doc != NULL || strcmp(err.message, expected) == 0, "error \"%s\", expected \"%s\"", err.message, expected);
-    json_doc_free(doc);
+    galloc_json_doc_free(doc);
 }
 
 static void check_parse_ok(const char * text) {
     g_cases++;
     struct galloc_error err;
-    struct json_doc * doc = parse(text, &err);
+    struct galloc_json_doc * doc = parse(text, &err);
     CHECK(doc != NULL, "%.60s: %s", text, err.message);
-    json_doc_free(doc);
+    galloc_json_doc_free(doc);
 }
 
 // the decoded string of a document that is one JSON string
 static void check_string(const char * text, const char * expected, size_t expected_len) {
     g_cases++;
     struct galloc_error err;
-    struct json_doc * doc = parse(text, &err);
+    struct galloc_json_doc * doc = parse(text, &err);
     CHECK(doc != NULL, "%s: %s", text, err.message);
     if (doc != NULL) {
         size_t       len = 0;
-        const char * s   = json_get_string(json_doc_root(doc), &len);
+        const char * s   = galloc_json_get_string(galloc_json_doc_root(doc), &len);
         CHECK(s != NULL && len == expected_len && memcmp(s, expected, len) == 0 && s[len] == '\0', "%s decoded wrong", text);
     }
-    json_doc_free(doc);
+    galloc_json_doc_free(doc);
 }
 
-static void check_u64(const char * text, enum json_int_status status, uint64_t expected) {
+static void check_u64(const char * text, enum galloc_json_int_status status, uint64_t expected) {
     g_cases++;
     struct galloc_error err;
-    struct json_doc * doc = parse(text, &err);
+    struct galloc_json_doc * doc = parse(text, &err);
     CHECK(doc != NULL, "%s: %s", text, err.message);
     if (doc != NULL) {
         uint64_t             v  = 12345;
-        enum json_int_status st = json_get_u64(json_doc_root(doc), &v);
+        enum galloc_json_int_status st = galloc_json_get_u64(galloc_json_doc_root(doc), &v);
         CHECK(st == status, "%s: status %d, expected %d", text, (int) st, (int) status);
         CHECK(st != JSON_INT_OK || v == expected, "%s: %llu", text, (unsigned long long) v);
         CHECK(st == JSON_INT_OK || v == 12345, "%s: output touched on failure", text);
     }
-    json_doc_free(doc);
+    galloc_json_doc_free(doc);
 }
 
-static void check_i64(const char * text, enum json_int_status status, int64_t expected) {
+static void check_i64(const char * text, enum galloc_json_int_status status, int64_t expected) {
     g_cases++;
     struct galloc_error err;
-    struct json_doc * doc = parse(text, &err);
+    struct galloc_json_doc * doc = parse(text, &err);
     CHECK(doc != NULL, "%s: %s", text, err.message);
     if (doc != NULL) {
         int64_t              v  = 0;
-        enum json_int_status st = json_get_i64(json_doc_root(doc), &v);
+        enum galloc_json_int_status st = galloc_json_get_i64(galloc_json_doc_root(doc), &v);
         CHECK(st == status, "%s: status %d, expected %d", text, (int) st, (int) status);
         CHECK(st != JSON_INT_OK || v == expected, "%s: %lld", text, (long long) v);
     }
-    json_doc_free(doc);
+    galloc_json_doc_free(doc);
 }
 
 static char * repeat(const char * a, int n, const char * b, int m) {
@@ -112,10 +112,10 @@ static char * repeat(const char * a, int n, const char * b, int m) {
 }
 
 // text of a writer run; "(null)" when it failed
-static void check_writer(struct json_writer * w, const char * expected) {
+static void check_writer(struct galloc_json_writer * w, const char * expected) {
     g_cases++;
     size_t len  = 0;
-    char * text = json_writer_finish(w, &len);
+    char * text = galloc_json_writer_finish(w, &len);
     if (expected == NULL) {
         CHECK(text == NULL, "writer should have failed, wrote %s", text);
     } else {
@@ -265,7 +265,7 @@ static void check_build_from_outputs(const char * name, const char * text, size_
         CHECK(false, "%s: %s", name, err.message);
         return;
     }
-    struct json_doc * parsed   = json_parse(text, len, &err);
+    struct galloc_json_doc * parsed   = galloc_json_parse(text, len, &err);
     uint8_t *         consumed = calloc((size_t) golden.n_tensors + 1, 1);
     for (int32_t k = 0; k < golden.n_nodes; k++) {
         for (int s = 0; s < GGML_MAX_SRC; s++) {
@@ -276,29 +276,29 @@ static void check_build_from_outputs(const char * name, const char * text, size_
         }
     }
     // copy every member but nodes and leafs, then add outputs
-    struct json_writer        w;
-    const struct json_value * root = json_doc_root(parsed);
-    json_writer_init(&w);
-    json_write_begin_object(&w);
-    for (size_t m = 0; m < json_object_size(root); m++) {
-        const char * key = json_object_key_at(root, m, NULL);
+    struct galloc_json_writer        w;
+    const struct galloc_json_value * root = galloc_json_doc_root(parsed);
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
+    for (size_t m = 0; m < galloc_json_object_size(root); m++) {
+        const char * key = galloc_json_object_key_at(root, m, NULL);
         if (strcmp(key, "nodes") == 0 || strcmp(key, "leafs") == 0) {
             continue;
         }
-        json_write_key(&w, key);
-        json_write_value(&w, json_object_value_at(root, m));
+        galloc_json_write_key(&w, key);
+        galloc_json_write_value(&w, galloc_json_object_value_at(root, m));
     }
-    json_write_key(&w, "outputs");
-    json_write_begin_array(&w);
+    galloc_json_write_key(&w, "outputs");
+    galloc_json_write_begin_array(&w);
     for (int32_t k = 0; k < golden.n_nodes; k++) {
         if (!consumed[golden.nodes[k]]) {
-            json_write_i64(&w, golden.nodes[k]);
+            galloc_json_write_i64(&w, golden.nodes[k]);
         }
     }
-    json_write_end_array(&w);
-    json_write_end_object(&w);
+    galloc_json_write_end_array(&w);
+    galloc_json_write_end_object(&w);
     size_t out_len = 0;
-    char * out     = json_writer_finish(&w, &out_len);
+    char * out     = galloc_json_writer_finish(&w, &out_len);
     CHECK(out != NULL, "%s: writer failed", name);
     if (out != NULL && galloc_document_read(out, out_len, &built, &err)) {
         const char * what = "";
@@ -310,12 +310,12 @@ static void check_build_from_outputs(const char * name, const char * text, size_
     }
     free(out);
     free(consumed);
-    json_doc_free(parsed);
+    galloc_json_doc_free(parsed);
     galloc_document_free(&golden);
 }
 
-static bool json_u64_at(const struct json_value * obj, const char * key, uint64_t * out) {
-    return json_get_u64(json_object_get(obj, key), out) == JSON_INT_OK;
+static bool galloc_json_u64_at(const struct galloc_json_value * obj, const char * key, uint64_t * out) {
+    return galloc_json_get_u64(galloc_json_object_get(obj, key), out) == JSON_INT_OK;
 }
 
 // plan the golden graph and compare chunk sizes and every tensor's buffer/chunk/offset with upstream's plan
@@ -340,37 +340,37 @@ static void check_golden_plan(const char * name, const char * graph_text, size_t
     }
     size_t            ours_len = 0;
     char *            ours_text = galloc_document_write_plan(&doc, &plan, &ours_len);
-    struct json_doc * ours      = ours_text != NULL ? json_parse(ours_text, ours_len, &err) : NULL;
+    struct galloc_json_doc * ours      = ours_text != NULL ? galloc_json_parse(ours_text, ours_len, &err) : NULL;
     CHECK(ours != NULL, "%s: our plan document does not parse: %s", name, ours_text ? err.message : "not written");
-    struct json_doc * golden = json_parse(golden_text, plan_len, &err);
+    struct galloc_json_doc * golden = galloc_json_parse(golden_text, plan_len, &err);
     CHECK(golden != NULL, "%s: golden plan: %s", name, err.message);
     if (ours != NULL && golden != NULL) {
-        const struct json_value * ob = json_object_get(json_doc_root(ours), "buffers");
-        const struct json_value * gb = json_object_get(json_doc_root(golden), "buffers");
-        CHECK(json_array_size(ob) == json_array_size(gb), "%s: %zu buffers, golden %zu", name, json_array_size(ob), json_array_size(gb));
-        for (size_t b = 0; b < json_array_size(gb) && b < json_array_size(ob); b++) {
-            const struct json_value * oc = json_object_get(json_array_at(ob, b), "chunk_sizes");
-            const struct json_value * gc = json_object_get(json_array_at(gb, b), "chunk_sizes");
-            bool same = json_array_size(oc) == json_array_size(gc);
-            for (size_t c = 0; same && c < json_array_size(gc); c++) {
+        const struct galloc_json_value * ob = galloc_json_object_get(galloc_json_doc_root(ours), "buffers");
+        const struct galloc_json_value * gb = galloc_json_object_get(galloc_json_doc_root(golden), "buffers");
+        CHECK(galloc_json_array_size(ob) == galloc_json_array_size(gb), "%s: %zu buffers, golden %zu", name, galloc_json_array_size(ob), galloc_json_array_size(gb));
+        for (size_t b = 0; b < galloc_json_array_size(gb) && b < galloc_json_array_size(ob); b++) {
+            const struct galloc_json_value * oc = galloc_json_object_get(galloc_json_array_at(ob, b), "chunk_sizes");
+            const struct galloc_json_value * gc = galloc_json_object_get(galloc_json_array_at(gb, b), "chunk_sizes");
+            bool same = galloc_json_array_size(oc) == galloc_json_array_size(gc);
+            for (size_t c = 0; same && c < galloc_json_array_size(gc); c++) {
                 uint64_t x = 0, y = 1;
-                same = json_get_u64(json_array_at(oc, c), &x) == JSON_INT_OK && json_get_u64(json_array_at(gc, c), &y) == JSON_INT_OK && x == y;
+                same = galloc_json_get_u64(galloc_json_array_at(oc, c), &x) == JSON_INT_OK && galloc_json_get_u64(galloc_json_array_at(gc, c), &y) == JSON_INT_OK && x == y;
             }
             CHECK(same, "%s: buffers[%zu].chunk_sizes differ", name, b);
         }
-        const struct json_value * ot = json_object_get(json_doc_root(ours), "tensors");
-        const struct json_value * gt = json_object_get(json_doc_root(golden), "tensors");
-        CHECK(json_array_size(ot) == json_array_size(gt), "%s: tensor counts differ", name);
+        const struct galloc_json_value * ot = galloc_json_object_get(galloc_json_doc_root(ours), "tensors");
+        const struct galloc_json_value * gt = galloc_json_object_get(galloc_json_doc_root(golden), "tensors");
+        CHECK(galloc_json_array_size(ot) == galloc_json_array_size(gt), "%s: tensor counts differ", name);
         int reported = 0;
-        for (size_t i = 0; i < json_array_size(gt) && i < json_array_size(ot) && reported < 5; i++) {
-            const struct json_value * o = json_array_at(ot, i);
-            const struct json_value * g = json_array_at(gt, i);
-            bool same = json_type_of(o) == json_type_of(g);
-            if (same && json_type_of(g) == JSON_TYPE_OBJECT) {
+        for (size_t i = 0; i < galloc_json_array_size(gt) && i < galloc_json_array_size(ot) && reported < 5; i++) {
+            const struct galloc_json_value * o = galloc_json_array_at(ot, i);
+            const struct galloc_json_value * g = galloc_json_array_at(gt, i);
+            bool same = galloc_json_type_of(o) == galloc_json_type_of(g);
+            if (same && galloc_json_type_of(g) == JSON_TYPE_OBJECT) {
                 static const char * const keys[] = { "buffer", "chunk", "offset" };
                 for (int k = 0; k < 3 && same; k++) {
                     uint64_t x = 0, y = 1;
-                    same = json_u64_at(o, keys[k], &x) && json_u64_at(g, keys[k], &y) && x == y;
+                    same = galloc_json_u64_at(o, keys[k], &x) && galloc_json_u64_at(g, keys[k], &y) && x == y;
                 }
             }
             if (!same) {
@@ -379,8 +379,8 @@ static void check_golden_plan(const char * name, const char * graph_text, size_t
             CHECK(same, "%s: tensors[%zu] placed differently from the golden plan", name, i);
         }
     }
-    json_doc_free(ours);
-    json_doc_free(golden);
+    galloc_json_doc_free(ours);
+    galloc_json_doc_free(golden);
     free(ours_text);
     galloc_plan_free(&plan);
     galloc_document_free(&doc);
@@ -480,16 +480,43 @@ static const struct bad_document BAD_DOCUMENTS[] = {
     { "{\"tensors\": [{\"type\": \"f32\", \"ne\": [1]}]}", "tensors[0]: missing \"op\"", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"ne\": [1]}]}", "tensors[0]: missing \"type\"", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\"}]}", "tensors[0]: missing \"ne\"", false },
-    { "{\"tensors\": [{\"op\": \"FOO\", \"type\": \"f32\", \"ne\": [1]}]}", "tensors[0].op: unknown op \"FOO\"", false },
-    { "{\"tensors\": [{\"op\": \"add\", \"type\": \"f32\", \"ne\": [1]}]}", "tensors[0].op: unknown op \"add\"", false },
+    { "{\"tensors\": [{\"op\": \"FOO BAR\", \"type\": \"f32\", \"ne\": [1]}]}",
+      "tensors[0].op: unknown op \"FOO BAR\" (a name ggml's tables lack is kept, but must be 1 to 63 letters, digits or '_')", false },
+    { "{\"tensors\": [{\"op\": \"\", \"type\": \"f32\", \"ne\": [1]}]}",
+      "tensors[0].op: unknown op \"\" (a name ggml's tables lack is kept, but must be 1 to 63 letters, digits or '_')", false },
     { "{\"tensors\": [{\"op\": 2, \"type\": \"f32\", \"ne\": [1]}]}", "tensors[0].op: expected a string, got a number", false },
-    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"q4_2\", \"ne\": [1]}]}", "tensors[0].type: unknown type \"q4_2\"", false },
-    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"F32\", \"ne\": [1]}]}", "tensors[0].type: unknown type \"F32\"", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"q4_2\", \"ne\": [1]}]}", "tensors[0].type: unknown type \"q4_2\": its block size and bytes per block must be given in \"type_traits\"", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"F32\", \"ne\": [1]}]}", "tensors[0].type: unknown type \"F32\": its block size and bytes per block must be given in \"type_traits\"", false },
+    { "{\"type_traits\": [{\"name\": \"q4_0\", \"blck_size\": 32, \"type_size\": 20}], \"tensors\": []}",
+      "type_traits[0].name: type q4_0 has 32 elements in 18 bytes per block in ggml, not 32 in 20", false },
+    { "{\"type_traits\": [{\"name\": \"nvfp5\", \"blck_size\": 0, \"type_size\": 20}], \"tensors\": []}",
+      "type_traits[0].blck_size: 0 elements per block, expected 1 to 1024", false },
+    { "{\"type_traits\": [{\"name\": \"nvfp5\", \"blck_size\": 64, \"type_size\": 100000}], \"tensors\": []}",
+      "type_traits[0].type_size: 100000 bytes per block, expected 1 to 65536", false },
+    { "{\"type_traits\": [{\"name\": \"nvfp5\", \"blck_size\": 64}], \"tensors\": []}",
+      "type_traits[0]: missing \"type_size\"", false },
+    { "{\"type_traits\": [{\"name\": \"nv-fp5\", \"blck_size\": 64, \"type_size\": 36}], \"tensors\": []}",
+      "type_traits[0].name: unknown type \"nv-fp5\" (a name ggml's tables lack is kept, but must be 1 to 63 letters, digits or '_')", false },
+    { "{\"type_traits\": [{\"name\": \"x9\", \"blck_size\": 64, \"type_size\": 36}, {\"name\": \"x9\", \"blck_size\": 64, \"type_size\": 36}], \"tensors\": []}",
+      "type_traits[1].name: type x9 is described twice", false },
+    { "{\"type_traits\": [{\"name\": \"x9\", \"blck_size\": 64, \"type_size\": 36}], \"tensors\": [{\"op\": \"NONE\", \"type\": \"x9\", \"ne\": [32]}]}",
+      "tensors[0].ne[0]: 32 is not a multiple of the block size 64 of x9", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_sizes\": [16, 32]}]}",
+      "tensors[0].alloc_sizes: 2 entries for 1 buffer types", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_sizes\": [8]}]}",
+      "tensors[0].alloc_sizes[0]: 8 is less than the tensor's 16 bytes (ggml_nbytes)", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_sizes\": [\"x\"]}]}",
+      "tensors[0].alloc_sizes[0]: \"x\" is not an integer", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_sizes\": 16}]}",
+      "tensors[0].alloc_sizes: expected an array, got a number", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_size\": 16, \"alloc_sizes\": [16]}]}",
+      "tensors[0].alloc_sizes: given with \"alloc_size\" (one or the other)", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_sizes\": [1099511627777]}]}",
+      "tensors[0].alloc_sizes[0]: 1099511627777 is over the limit of one tensor, 1099511627776 bytes (2^40)", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": 4}]}", "tensors[0].ne: expected an array, got a number", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": []}]}", "tensors[0].ne: 0 numbers, expected 1 to 4", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1, 1, 1, 1, 1]}]}", "tensors[0].ne: 5 numbers, expected 1 to 4", false },
-    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4, 0]}]}", "tensors[0].ne[1]: 0 elements, must be at least 1", false },
-    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [-4]}]}", "tensors[0].ne[0]: -4 elements, must be at least 1", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [-4]}]}", "tensors[0].ne[0]: -4 elements, must be 0 or more", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1.5]}]}", "tensors[0].ne[0]: 1.5 is not an integer", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1e3]}]}", "tensors[0].ne[0]: 1e3 is not an integer", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [9223372036854775808]}]}",
@@ -520,8 +547,10 @@ static const struct bad_document BAD_DOCUMENTS[] = {
       "tensors[0].unary_op: only UNARY tensors have one (this one is ADD)", false },
     { "{\"tensors\": [{\"op\": \"UNARY\", \"glu_op\": \"SWIGLU\", \"type\": \"f32\", \"ne\": [4]}]}",
       "tensors[0].glu_op: only GLU tensors have one (this one is UNARY)", false },
-    { "{\"tensors\": [{\"op\": \"UNARY\", \"unary_op\": \"silu\", \"type\": \"f32\", \"ne\": [4]}]}",
-      "tensors[0].unary_op: unknown unary_op \"silu\"", false },
+    { "{\"tensors\": [{\"op\": \"UNARY\", \"unary_op\": \"si lu\", \"type\": \"f32\", \"ne\": [4]}]}",
+      "tensors[0].unary_op: unknown unary_op \"si lu\" (a name ggml's tables lack is kept, but must be 1 to 63 letters, digits or '_')", false },
+    { "{\"tensors\": [{\"op\": \"FANCY\", \"unary_op\": \"SILU\", \"type\": \"f32\", \"ne\": [4]}]}",
+      "tensors[0].unary_op: only UNARY tensors have one (this one is FANCY)", false },
     { "{\"tensors\": [{\"op\": \"GLU\", \"glu_op\": 3, \"type\": \"f32\", \"ne\": [4]}]}",
       "tensors[0].glu_op: expected a string, got a number", false },
     { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": \"input\"}]}",
@@ -729,89 +758,89 @@ int main(void) {
     }
     {
         g_cases++;
-        struct json_doc * doc = parse("{\"s\": \"x\", \"n\": [1, 2, 3], \"o\": {\"k\": null}, \"b\": true}", &err);
+        struct galloc_json_doc * doc = parse("{\"s\": \"x\", \"n\": [1, 2, 3], \"o\": {\"k\": null}, \"b\": true}", &err);
         CHECK(doc != NULL, "%s", err.message);
-        const struct json_value * root = json_doc_root(doc);
+        const struct galloc_json_value * root = galloc_json_doc_root(doc);
         bool                      b    = false;
-        CHECK(json_object_size(root) == 4 && json_array_size(json_object_get(root, "n")) == 3, "sizes");
-        CHECK(json_object_get(root, "missing") == NULL && json_array_at(json_object_get(root, "n"), 3) == NULL, "absent");
-        CHECK(json_type_of(json_object_get(json_object_get(root, "o"), "k")) == JSON_TYPE_NULL, "null member");
-        CHECK(json_get_bool(json_object_get(root, "b"), &b) && b, "bool");
-        CHECK(strcmp(json_object_key_at(root, 2, NULL), "o") == 0, "key order");
-        CHECK(json_get_string(json_object_get(root, "n"), NULL) == NULL, "not a string");
-        json_doc_free(doc);
-        json_doc_free(NULL);
+        CHECK(galloc_json_object_size(root) == 4 && galloc_json_array_size(galloc_json_object_get(root, "n")) == 3, "sizes");
+        CHECK(galloc_json_object_get(root, "missing") == NULL && galloc_json_array_at(galloc_json_object_get(root, "n"), 3) == NULL, "absent");
+        CHECK(galloc_json_type_of(galloc_json_object_get(galloc_json_object_get(root, "o"), "k")) == JSON_TYPE_NULL, "null member");
+        CHECK(galloc_json_get_bool(galloc_json_object_get(root, "b"), &b) && b, "bool");
+        CHECK(strcmp(galloc_json_object_key_at(root, 2, NULL), "o") == 0, "key order");
+        CHECK(galloc_json_get_string(galloc_json_object_get(root, "n"), NULL) == NULL, "not a string");
+        galloc_json_doc_free(doc);
+        galloc_json_doc_free(NULL);
     }
 
     // --- JSON writer
     {
-        struct json_writer w;
-        json_writer_init(&w);
-        json_write_begin_object(&w);
-        json_write_key(&w, "a");   json_write_u64(&w, 1);
-        json_write_key(&w, "b");   json_write_begin_array(&w); json_write_i64(&w, -2); json_write_u64(&w, 3); json_write_end_array(&w);
-        json_write_key(&w, "c");   json_write_begin_array(&w); json_write_begin_object(&w); json_write_key(&w, "x"); json_write_null(&w);
-        json_write_end_object(&w); json_write_end_array(&w);
-        json_write_key(&w, "d");   json_write_begin_object(&w); json_write_end_object(&w);
-        json_write_key(&w, "e");   json_write_begin_array(&w); json_write_end_array(&w);
-        json_write_key(&w, "f");   json_write_bool(&w, false);
-        json_write_end_object(&w);
+        struct galloc_json_writer w;
+        galloc_json_writer_init(&w);
+        galloc_json_write_begin_object(&w);
+        galloc_json_write_key(&w, "a");   galloc_json_write_u64(&w, 1);
+        galloc_json_write_key(&w, "b");   galloc_json_write_begin_array(&w); galloc_json_write_i64(&w, -2); galloc_json_write_u64(&w, 3); galloc_json_write_end_array(&w);
+        galloc_json_write_key(&w, "c");   galloc_json_write_begin_array(&w); galloc_json_write_begin_object(&w); galloc_json_write_key(&w, "x"); galloc_json_write_null(&w);
+        galloc_json_write_end_object(&w); galloc_json_write_end_array(&w);
+        galloc_json_write_key(&w, "d");   galloc_json_write_begin_object(&w); galloc_json_write_end_object(&w);
+        galloc_json_write_key(&w, "e");   galloc_json_write_begin_array(&w); galloc_json_write_end_array(&w);
+        galloc_json_write_key(&w, "f");   galloc_json_write_bool(&w, false);
+        galloc_json_write_end_object(&w);
         check_writer(&w, "{ \"a\": 1, \"b\": [-2, 3], \"c\": [ { \"x\": null } ], \"d\": {}, \"e\": [], \"f\": false }");
 
-        json_write_begin_object(&w);
-        json_write_newline(&w, 2); json_write_key(&w, "t"); json_write_begin_array(&w);
-        json_write_newline(&w, 4); json_write_begin_object(&w); json_write_key(&w, "i"); json_write_u64(&w, 0); json_write_end_object(&w);
-        json_write_newline(&w, 4); json_write_null(&w);
-        json_write_newline(&w, 2); json_write_end_array(&w);
-        json_write_newline(&w, 2); json_write_key(&w, "n"); json_write_begin_array(&w); json_write_end_array(&w);
-        json_write_newline(&w, 0); json_write_end_object(&w);
-        json_write_newline(&w, 0);
+        galloc_json_write_begin_object(&w);
+        galloc_json_write_newline(&w, 2); galloc_json_write_key(&w, "t"); galloc_json_write_begin_array(&w);
+        galloc_json_write_newline(&w, 4); galloc_json_write_begin_object(&w); galloc_json_write_key(&w, "i"); galloc_json_write_u64(&w, 0); galloc_json_write_end_object(&w);
+        galloc_json_write_newline(&w, 4); galloc_json_write_null(&w);
+        galloc_json_write_newline(&w, 2); galloc_json_write_end_array(&w);
+        galloc_json_write_newline(&w, 2); galloc_json_write_key(&w, "n"); galloc_json_write_begin_array(&w); galloc_json_write_end_array(&w);
+        galloc_json_write_newline(&w, 0); galloc_json_write_end_object(&w);
+        galloc_json_write_newline(&w, 0);
         check_writer(&w, "{\n  \"t\": [\n    { \"i\": 0 },\n    null\n  ],\n  \"n\": []\n}\n");
 
-        json_write_begin_array(&w);
-        json_write_u64(&w, 9007199254740992ULL);
-        json_write_u64(&w, 9007199254740993ULL);
-        json_write_u64(&w, UINT64_MAX);
-        json_write_i64(&w, INT64_MIN);
-        json_write_i64(&w, -9007199254740992LL);
-        json_write_i64(&w, INT64_MAX);
-        json_write_end_array(&w);
+        galloc_json_write_begin_array(&w);
+        galloc_json_write_u64(&w, 9007199254740992ULL);
+        galloc_json_write_u64(&w, 9007199254740993ULL);
+        galloc_json_write_u64(&w, UINT64_MAX);
+        galloc_json_write_i64(&w, INT64_MIN);
+        galloc_json_write_i64(&w, -9007199254740992LL);
+        galloc_json_write_i64(&w, INT64_MAX);
+        galloc_json_write_end_array(&w);
         check_writer(&w, "[9007199254740992, \"9007199254740993\", \"18446744073709551615\", \"-9223372036854775808\", -9007199254740992, "
                          "\"9223372036854775807\"]");
 
         static const char raw[] = "q\"b\\s/\n\r\t\b\f\x01\x1f\x7f \xC3\xA9 \xF0\x9F\x98\x80 \xFF \xC3 \xED\xA0\x80";
-        json_write_string(&w, raw, sizeof(raw) - 1);
+        galloc_json_write_string(&w, raw, sizeof(raw) - 1);
         check_writer(&w, "\"q\\\"b\\\\s/\\n\\r\\t\\b\\f\\u0001\\u001F\x7f \xC3\xA9 \xF0\x9F\x98\x80 \xEF\xBF\xBD \xEF\xBF\xBD "
                          "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
-        json_write_string(&w, "a\0b", 3);
+        galloc_json_write_string(&w, "a\0b", 3);
         check_writer(&w, "\"a\\u0000b\"");
 
         // misuse: value without key, mismatched end, unfinished, two top-level values
-        json_write_begin_object(&w); json_write_u64(&w, 1); json_write_end_object(&w);
+        galloc_json_write_begin_object(&w); galloc_json_write_u64(&w, 1); galloc_json_write_end_object(&w);
         check_writer(&w, NULL);
-        json_write_begin_object(&w); json_write_end_array(&w);
+        galloc_json_write_begin_object(&w); galloc_json_write_end_array(&w);
         check_writer(&w, NULL);
-        json_write_begin_array(&w);
+        galloc_json_write_begin_array(&w);
         check_writer(&w, NULL);
-        json_write_u64(&w, 1); json_write_u64(&w, 2);
+        galloc_json_write_u64(&w, 1); galloc_json_write_u64(&w, 2);
         check_writer(&w, NULL);
         check_writer(&w, NULL); // nothing written
-        json_write_begin_array(&w); json_write_key(&w, "k");
+        galloc_json_write_begin_array(&w); galloc_json_write_key(&w, "k");
         check_writer(&w, NULL);
-        json_write_begin_object(&w); json_write_key(&w, "k");
-        json_write_end_object(&w);
+        galloc_json_write_begin_object(&w); galloc_json_write_key(&w, "k");
+        galloc_json_write_end_object(&w);
         check_writer(&w, NULL);
         for (int i = 0; i < JSON_MAX_DEPTH + 1; i++) {
-            json_write_begin_array(&w);
+            galloc_json_write_begin_array(&w);
         }
         check_writer(&w, NULL);
-        json_writer_free(&w);
+        galloc_json_writer_free(&w);
 
         // a parsed value copied through the writer
-        struct json_doc * doc = parse("{\"a\":[1,-2,1.5e3,123456789012345678901234567890,\"\\u00e9\\n\"],\"b\":{\"c\":[[]]},\"d\":true}", &err);
-        json_write_value(&w, json_doc_root(doc));
+        struct galloc_json_doc * doc = parse("{\"a\":[1,-2,1.5e3,123456789012345678901234567890,\"\\u00e9\\n\"],\"b\":{\"c\":[[]]},\"d\":true}", &err);
+        galloc_json_write_value(&w, galloc_json_doc_root(doc));
         check_writer(&w, "{ \"a\": [1, -2, 1.5e3, 123456789012345678901234567890, \"\xC3\xA9\\n\"], \"b\": { \"c\": [ [] ] }, \"d\": true }");
-        json_doc_free(doc);
+        galloc_json_doc_free(doc);
     }
 
     // --- bad graph documents: the exact error, no leak, and a good document reads right after

@@ -5,6 +5,8 @@
 // leaf/node split and auto-names, pool accounting, and that API misuse aborts
 // with a message (run in a forked child). `main` is a flat list of cases.
 
+#include "files.h"
+#include "ggml-alloc.h"
 #include "ggml-impl.h"
 #include "ggml.h"
 
@@ -111,47 +113,63 @@ static struct ggml_context * ctx_new(void) {
 // cases: types and names
 //
 
-static void test_type_traits(void) {
-    struct { enum ggml_type type; const char * name; int64_t blck; size_t size; bool quant; } expected[] = {
-        { GGML_TYPE_F32,     "f32",      1,   4, false }, { GGML_TYPE_F16,     "f16",      1,   2, false },
-        { GGML_TYPE_Q4_0,    "q4_0",    32,  18, true  }, { GGML_TYPE_Q4_1,    "q4_1",    32,  20, true  },
-        { GGML_TYPE_Q5_0,    "q5_0",    32,  22, true  }, { GGML_TYPE_Q5_1,    "q5_1",    32,  24, true  },
-        { GGML_TYPE_Q8_0,    "q8_0",    32,  34, true  }, { GGML_TYPE_Q8_1,    "q8_1",    32,  36, true  },
-        { GGML_TYPE_Q2_K,    "q2_K",   256,  84, true  }, { GGML_TYPE_Q3_K,    "q3_K",   256, 110, true  },
-        { GGML_TYPE_Q4_K,    "q4_K",   256, 144, true  }, { GGML_TYPE_Q5_K,    "q5_K",   256, 176, true  },
-        { GGML_TYPE_Q6_K,    "q6_K",   256, 210, true  }, { GGML_TYPE_Q8_K,    "q8_K",   256, 292, true  },
-        { GGML_TYPE_IQ2_XXS, "iq2_xxs",256,  66, true  }, { GGML_TYPE_IQ2_XS,  "iq2_xs", 256,  74, true  },
-        { GGML_TYPE_IQ3_XXS, "iq3_xxs",256,  98, true  }, { GGML_TYPE_IQ1_S,   "iq1_s",  256,  50, true  },
-        { GGML_TYPE_IQ4_NL,  "iq4_nl",  32,  18, true  }, { GGML_TYPE_IQ3_S,   "iq3_s",  256, 110, true  },
-        { GGML_TYPE_IQ2_S,   "iq2_s",  256,  82, true  }, { GGML_TYPE_IQ4_XS,  "iq4_xs", 256, 136, true  },
-        { GGML_TYPE_I8,      "i8",       1,   1, false }, { GGML_TYPE_I16,     "i16",      1,   2, false },
-        { GGML_TYPE_I32,     "i32",      1,   4, false }, { GGML_TYPE_I64,     "i64",      1,   8, false },
-        { GGML_TYPE_F64,     "f64",      1,   8, false }, { GGML_TYPE_IQ1_M,   "iq1_m",  256,  56, true  },
-        { GGML_TYPE_BF16,    "bf16",     1,   2, false }, { GGML_TYPE_TQ1_0,   "tq1_0",  256,  54, true  },
-        { GGML_TYPE_TQ2_0,   "tq2_0",  256,  66, true  }, { GGML_TYPE_MXFP4,   "mxfp4",   32,  17, true  },
-    };
-    const size_t n = sizeof(expected) / sizeof(expected[0]);
-    for (size_t i = 0; i < n; i++) {
-        CHECK_STR(ggml_type_name(expected[i].type), expected[i].name);
-        CHECK(ggml_blck_size(expected[i].type) == expected[i].blck);
-        CHECK(ggml_type_size(expected[i].type) == expected[i].size);
-        CHECK(ggml_is_quantized(expected[i].type) == expected[i].quant);
+// every type, op, unary op and GLU of ggml 0.21.0 as upstream's own library prints them
+// (tests/fixtures/ggml-0.21.0-tables.tsv), and nothing more: same ids, names, block sizes,
+// bytes per block, quantized flags, and which ops may run in place (ggml_op_can_inplace)
+static void test_tables_match_upstream(void) {
+    size_t len  = 0;
+    char * text = read_whole_file("tests/fixtures/ggml-0.21.0-tables.tsv", &len);
+    CHECK(text != NULL);
+    if (text == NULL) {
+        return;
     }
-    // every other value below GGML_TYPE_COUNT is a removed type
+    int n_types = 0, n_ops = 0, n_unary = 0, n_glu = 0;
+    for (char * line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char kind[16], name[64];
+        int  id = -1;
+        long long a = 0, b = 0, c = 0;
+        if (line[0] == '#') {
+            continue;
+        }
+        int fields = sscanf(line, "%15s %d %63s %lld %lld %lld", kind, &id, name, &a, &b, &c);
+        CHECK(fields >= 3);
+        if (strcmp(kind, "type") == 0 && fields == 6) {
+            n_types++;
+            CHECK(id >= 0 && id < GGML_TYPE_COUNT);
+            CHECK_STR(ggml_type_name((enum ggml_type) id), name);
+            CHECK(ggml_blck_size((enum ggml_type) id) == a);
+            CHECK(ggml_type_size((enum ggml_type) id) == (size_t) b);
+            CHECK(ggml_is_quantized((enum ggml_type) id) == (c != 0));
+        } else if (strcmp(kind, "op") == 0 && fields == 4) {
+            n_ops++;
+            CHECK(id >= 0 && id < GGML_OP_COUNT);
+            CHECK_STR(ggml_op_name((enum ggml_op) id), name);
+            CHECK(ggml_op_can_inplace((enum ggml_op) id) == (a != 0));
+        } else if (strcmp(kind, "unary_op") == 0) {
+            n_unary++;
+            CHECK_STR(ggml_unary_op_name((enum ggml_unary_op) id), name);
+        } else if (strcmp(kind, "glu_op") == 0) {
+            n_glu++;
+            CHECK_STR(ggml_glu_op_name((enum ggml_glu_op) id), name);
+        } else {
+            CHECK(!"unknown line in the tables fixture");
+        }
+    }
+    free(text);
+    CHECK(n_ops == GGML_OP_COUNT && n_unary == GGML_UNARY_OP_COUNT && n_glu == GGML_GLU_OP_COUNT);
+    CHECK(GGML_OP_COUNT == 101 && GGML_UNARY_OP_COUNT == 22 && GGML_GLU_OP_COUNT == 6 && GGML_TYPE_COUNT == 43);
+    // every value below GGML_TYPE_COUNT not in the fixture is a removed type, with no traits
     int named = 0;
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
         if (ggml_type_name((enum ggml_type) t) != NULL) {
             named++;
-            CHECK(ggml_blck_size((enum ggml_type) t) > 0);
         } else {
-            CHECK(ggml_blck_size((enum ggml_type) t) == 0);
-            CHECK(ggml_type_size((enum ggml_type) t) == 0);
+            CHECK(ggml_blck_size((enum ggml_type) t) == 0 && ggml_type_size((enum ggml_type) t) == 0);
         }
     }
-    CHECK(named == (int) n);
-    CHECK(ggml_type_name((enum ggml_type) 4) == NULL);
-    CHECK(ggml_type_name((enum ggml_type) 31) == NULL);
-    CHECK(ggml_type_name(GGML_TYPE_COUNT) == NULL);
+    CHECK(named == n_types && n_types == 35);
+    CHECK(ggml_type_name(GGML_TYPE_COUNT) == NULL && ggml_op_name(GGML_OP_COUNT) == NULL);
+    CHECK(!ggml_op_can_inplace(GGML_OP_COUNT) && !ggml_op_can_inplace((enum ggml_op) 0x40000000));
     CHECK(ggml_row_size(GGML_TYPE_Q4_0, 64) == 36);
     CHECK(ggml_row_size(GGML_TYPE_F16, 10) == 20);
 }
@@ -844,7 +862,7 @@ static void test_logging_and_abort(void) {
 
 int main(void) {
     struct { const char * name; void (*fn)(void); } cases[] = {
-        { "type_traits",                test_type_traits },
+        { "tables_match_upstream",      test_tables_match_upstream },
         { "op_names",                   test_op_names },
         { "nbytes_and_strides",         test_nbytes_and_strides },
         { "pool_accounting",            test_pool_accounting },

@@ -13,7 +13,7 @@
 #include <string.h>
 
 struct reference {
-    struct keyset_key * keys;
+    struct galloc_keyset_key * keys;
     int32_t             n;
 };
 
@@ -27,15 +27,15 @@ static uint64_t rng(void) {
 }
 
 // the place of the first key >= key in the reference
-static int32_t ref_lower_bound(const struct reference * r, struct keyset_key key) {
+static int32_t ref_lower_bound(const struct reference * r, struct galloc_keyset_key key) {
     int32_t i = 0;
-    while (i < r->n && keyset_key_less(r->keys[i], key)) {
+    while (i < r->n && galloc_keyset_key_less(r->keys[i], key)) {
         i++;
     }
     return i;
 }
 
-static void ref_insert(struct reference * r, struct keyset_key key) {
+static void ref_insert(struct reference * r, struct galloc_keyset_key key) {
     int32_t i = ref_lower_bound(r, key);
     memmove(&r->keys[i + 1], &r->keys[i], (size_t) (r->n - i) * sizeof(*r->keys));
     r->keys[i] = key;
@@ -48,16 +48,16 @@ static void ref_erase(struct reference * r, int32_t i) {
 }
 
 // the position of the i-th key of the set, found by stepping from the first
-static struct keyset_pos nth(const struct keyset * set, int32_t i) {
-    struct keyset_pos pos;
-    keyset_first(set, &pos);
+static struct galloc_keyset_pos nth(const struct keyset * set, int32_t i) {
+    struct galloc_keyset_pos pos;
+    galloc_keyset_first(set, &pos);
     for (int32_t k = 0; k < i; k++) {
-        keyset_next(set, &pos);
+        galloc_keyset_next(set, &pos);
     }
     return pos;
 }
 
-static bool same_key(struct keyset_key a, struct keyset_key b) {
+static bool same_key(struct galloc_keyset_key a, struct galloc_keyset_key b) {
     return a.hi == b.hi && a.lo == b.lo;
 }
 
@@ -66,79 +66,79 @@ static bool same_contents(const struct keyset * set, const struct reference * r)
     if (set->count != r->n) {
         return false;
     }
-    struct keyset_pos pos;
-    bool more = keyset_first(set, &pos);
+    struct galloc_keyset_pos pos;
+    bool more = galloc_keyset_first(set, &pos);
     for (int32_t i = 0; i < r->n; i++) {
-        if (!more || !same_key(keyset_at(set, pos), r->keys[i])) {
+        if (!more || !same_key(galloc_keyset_at(set, pos), r->keys[i])) {
             return false;
         }
-        more = keyset_next(set, &pos);
+        more = galloc_keyset_next(set, &pos);
     }
     if (more) {
         return false;
     }
-    more = keyset_last(set, &pos);
+    more = galloc_keyset_last(set, &pos);
     for (int32_t i = r->n - 1; i >= 0; i--) {
-        if (!more || !same_key(keyset_at(set, pos), r->keys[i])) {
+        if (!more || !same_key(galloc_keyset_at(set, pos), r->keys[i])) {
             return false;
         }
-        more = keyset_prev(set, &pos);
+        more = galloc_keyset_prev(set, &pos);
     }
     return !more;
 }
 
 // keys from a small range so that equal hi (and whole duplicates) are common
-static struct keyset_key random_key(uint64_t range) {
-    return (struct keyset_key) { rng() % range, rng() % 4 == 0 ? 0 : rng() % range };
+static struct galloc_keyset_key random_key(uint64_t range) {
+    return (struct galloc_keyset_key) { rng() % range, rng() % 4 == 0 ? 0 : rng() % range };
 }
 
 static void run_random(int32_t steps, int32_t grow_until, uint64_t range) {
     struct keyset set;
-    keyset_init(&set);
-    struct reference r = { malloc((size_t) (steps + 1) * sizeof(struct keyset_key)), 0 };
+    galloc_keyset_init(&set);
+    struct reference r = { malloc((size_t) (steps + 1) * sizeof(struct galloc_keyset_key)), 0 };
     int mismatches = 0;
     for (int32_t step = 0; step < steps && mismatches == 0; step++) {
         uint64_t dice    = rng() % 100;
         bool     growing = step < grow_until;
         if (r.n == 0 || dice < (growing ? 60u : 35u)) {
-            struct keyset_key key = random_key(range);
-            CHECK(keyset_insert(&set, key));
+            struct galloc_keyset_key key = random_key(range);
+            CHECK(galloc_keyset_insert(&set, key));
             ref_insert(&r, key);
         } else if (dice < 70) {
             int32_t i = (int32_t) (rng() % (uint64_t) r.n);
-            keyset_erase(&set, nth(&set, i));
+            galloc_keyset_erase(&set, nth(&set, i));
             ref_erase(&r, i);
         } else if (dice < 80) {
-            struct keyset_key key   = random_key(range);
+            struct galloc_keyset_key key   = random_key(range);
             int32_t           i     = ref_lower_bound(&r, key);
             bool              found = i < r.n && same_key(r.keys[i], key);
-            CHECK(keyset_erase_key(&set, key) == found);
+            CHECK(galloc_keyset_erase_key(&set, key) == found);
             if (found) {
                 ref_erase(&r, i);
             }
         } else if (dice < 90) {
             // replace a key by one between its neighbours
             int32_t           i    = (int32_t) (rng() % (uint64_t) r.n);
-            struct keyset_key low  = i > 0 ? r.keys[i - 1] : (struct keyset_key) { 0, 0 };
-            struct keyset_key key  = r.keys[i];
+            struct galloc_keyset_key low  = i > 0 ? r.keys[i - 1] : (struct galloc_keyset_key) { 0, 0 };
+            struct galloc_keyset_key key  = r.keys[i];
             uint64_t          hi   = low.hi + (key.hi - low.hi) / 2;
             if (hi == key.hi && key.hi == low.hi) {
                 key.lo = low.lo + (key.lo - low.lo) / 2;
             } else if (hi == low.hi) {
-                key = (struct keyset_key) { hi, low.lo };
+                key = (struct galloc_keyset_key) { hi, low.lo };
             } else if (hi != key.hi) {
-                key = (struct keyset_key) { hi, rng() };
+                key = (struct galloc_keyset_key) { hi, rng() };
             }
-            keyset_replace(&set, nth(&set, i), key);
+            galloc_keyset_replace(&set, nth(&set, i), key);
             r.keys[i] = key;
         } else {
-            struct keyset_key key = random_key(range + 2);
-            struct keyset_pos pos;
+            struct galloc_keyset_key key = random_key(range + 2);
+            struct galloc_keyset_pos pos;
             int32_t           i = ref_lower_bound(&r, key);
-            bool              found = keyset_lower_bound(&set, key, &pos);
+            bool              found = galloc_keyset_lower_bound(&set, key, &pos);
             CHECK(found == (i < r.n));
             if (found && i < r.n) {
-                CHECK(same_key(keyset_at(&set, pos), r.keys[i]));
+                CHECK(same_key(galloc_keyset_at(&set, pos), r.keys[i]));
             }
         }
         if (r.n < 200 || step % 97 == 0) {
@@ -150,12 +150,12 @@ static void run_random(int32_t steps, int32_t grow_until, uint64_t range) {
     }
     CHECK(mismatches == 0);
     CHECK(same_contents(&set, &r));
-    keyset_clear(&set);
+    galloc_keyset_clear(&set);
     CHECK(set.count == 0);
-    struct keyset_pos pos;
-    CHECK(!keyset_first(&set, &pos) && !keyset_last(&set, &pos));
-    CHECK(!keyset_lower_bound(&set, (struct keyset_key) { 0, 0 }, &pos));
-    keyset_free(&set);
+    struct galloc_keyset_pos pos;
+    CHECK(!galloc_keyset_first(&set, &pos) && !galloc_keyset_last(&set, &pos));
+    CHECK(!galloc_keyset_lower_bound(&set, (struct galloc_keyset_key) { 0, 0 }, &pos));
+    galloc_keyset_free(&set);
     free(r.keys);
 }
 
@@ -172,21 +172,21 @@ static void test_large(void) {
 // ascending and descending runs split the same bucket over and over
 static void test_sorted_runs(void) {
     struct keyset set;
-    keyset_init(&set);
+    galloc_keyset_init(&set);
     for (uint64_t i = 0; i < 5000; i++) {
-        CHECK(keyset_insert(&set, (struct keyset_key) { i, 0 }));
-        CHECK(keyset_insert(&set, (struct keyset_key) { 100000 - i, 1 }));
+        CHECK(galloc_keyset_insert(&set, (struct galloc_keyset_key) { i, 0 }));
+        CHECK(galloc_keyset_insert(&set, (struct galloc_keyset_key) { 100000 - i, 1 }));
     }
-    struct keyset_pos pos;
-    CHECK(keyset_lower_bound(&set, (struct keyset_key) { 4999, 1 }, &pos));
-    CHECK(keyset_at(&set, pos).hi == 95001 && keyset_at(&set, pos).lo == 1);
+    struct galloc_keyset_pos pos;
+    CHECK(galloc_keyset_lower_bound(&set, (struct galloc_keyset_key) { 4999, 1 }, &pos));
+    CHECK(galloc_keyset_at(&set, pos).hi == 95001 && galloc_keyset_at(&set, pos).lo == 1);
     for (uint64_t i = 0; i < 5000; i++) {
-        CHECK(keyset_erase_key(&set, (struct keyset_key) { i, 0 }));
+        CHECK(galloc_keyset_erase_key(&set, (struct galloc_keyset_key) { i, 0 }));
     }
     CHECK(set.count == 5000);
-    CHECK(keyset_first(&set, &pos) && keyset_at(&set, pos).hi == 95001);
-    CHECK(keyset_last(&set, &pos) && keyset_at(&set, pos).hi == 100000);
-    keyset_free(&set);
+    CHECK(galloc_keyset_first(&set, &pos) && galloc_keyset_at(&set, pos).hi == 95001);
+    CHECK(galloc_keyset_last(&set, &pos) && galloc_keyset_at(&set, pos).hi == 100000);
+    galloc_keyset_free(&set);
 }
 
 int main(void) {

@@ -2,7 +2,7 @@
 // streaming JSON parse under it.
 //
 // A bad-input table (each entry refused with the place named), the fields kept from a
-// golden plan against numbers read off the file by hand, and json_parse_stream: items
+// golden plan against numbers read off the file by hand, and galloc_json_parse_stream: items
 // in order with their keys, the streamed arrays empty in the DOM, a callback's error kept.
 
 #include "check.h"
@@ -120,19 +120,19 @@ struct seen {
     int    type[8];
 };
 
-static bool collect(void * user, const char * key, size_t index, const struct json_value * item, struct galloc_error * err) {
+static bool collect(void * user, const char * key, size_t index, const struct galloc_json_value * item, struct galloc_error * err) {
     struct seen * s = user;
-    if (json_type_of(item) == JSON_TYPE_STRING && strcmp(json_get_string(item, NULL), "stop") == 0) {
+    if (galloc_json_type_of(item) == JSON_TYPE_STRING && strcmp(galloc_json_get_string(item, NULL), "stop") == 0) {
         galloc_fail(err, GALLOC_STATUS_INVALID, "%s[%zu]: told to stop", key, index);
         return false;
     }
     if (s->n < 8) {
         snprintf(s->keys[s->n], sizeof(s->keys[0]), "%s", key);
         s->index[s->n] = index;
-        s->type[s->n]  = (int) json_type_of(item);
-        if (json_type_of(item) == JSON_TYPE_OBJECT) {
+        s->type[s->n]  = (int) galloc_json_type_of(item);
+        if (galloc_json_type_of(item) == JSON_TYPE_OBJECT) {
             uint64_t a = 0;
-            CHECK(json_get_u64(json_object_get(item, "a"), &a) == JSON_INT_OK && a == 7); // whole while handed over
+            CHECK(galloc_json_get_u64(galloc_json_object_get(item, "a"), &a) == JSON_INT_OK && a == 7); // whole while handed over
         }
     }
     s->n++;
@@ -144,24 +144,24 @@ static void test_stream(void) {
     struct seen  s;
     memset(&s, 0, sizeof(s));
     struct galloc_error err;
-    struct json_doc * d = json_parse_stream(text, strlen(text), collect, &s, &err);
+    struct galloc_json_doc * d = galloc_json_parse_stream(text, strlen(text), collect, &s, &err);
     CHECK(d != NULL);
     CHECK(s.n == 3); // x[0], x[1], w[0]; y.z is not a member of the root
     CHECK(strcmp(s.keys[0], "x") == 0 && s.index[0] == 0 && s.type[0] == JSON_TYPE_NUMBER);
     CHECK(strcmp(s.keys[1], "x") == 0 && s.index[1] == 1 && s.type[1] == JSON_TYPE_OBJECT);
     CHECK(strcmp(s.keys[2], "w") == 0 && s.index[2] == 0 && s.type[2] == JSON_TYPE_NULL);
-    const struct json_value * root = json_doc_root(d);
-    CHECK(json_type_of(json_object_get(root, "x")) == JSON_TYPE_ARRAY && json_array_size(json_object_get(root, "x")) == 0);
-    CHECK(json_array_size(json_object_get(json_object_get(root, "y"), "z")) == 1); // kept
-    json_doc_free(d);
+    const struct galloc_json_value * root = galloc_json_doc_root(d);
+    CHECK(galloc_json_type_of(galloc_json_object_get(root, "x")) == JSON_TYPE_ARRAY && galloc_json_array_size(galloc_json_object_get(root, "x")) == 0);
+    CHECK(galloc_json_array_size(galloc_json_object_get(galloc_json_object_get(root, "y"), "z")) == 1); // kept
+    galloc_json_doc_free(d);
 
     const char * stop = "{\"x\": [1, \"stop\", 3]}";
     memset(&s, 0, sizeof(s));
-    CHECK(json_parse_stream(stop, strlen(stop), collect, &s, &err) == NULL);
+    CHECK(galloc_json_parse_stream(stop, strlen(stop), collect, &s, &err) == NULL);
     CHECK(strcmp(err.message, "x[1]: told to stop") == 0 && s.n == 1);
     // a syntax error after streamed items is still the parser's, with its place
     const char * broken = "{\"x\": [1, 2, }";
-    CHECK(json_parse_stream(broken, strlen(broken), collect, &s, &err) == NULL);
+    CHECK(galloc_json_parse_stream(broken, strlen(broken), collect, &s, &err) == NULL);
     CHECK(strstr(err.message, "line 1, column 14") != NULL);
 }
 

@@ -337,19 +337,19 @@ static void test_exact_search(void) {
         brute_place(&br, 0);
 
         struct galloc_error err;
-        struct whatif_index       x;
+        struct galloc_whatif_index       x;
         struct galloc_whatif_plan start, exact;
-        CHECK(whatif_index_build(&p, &x, &err));
-        CHECK(whatif_plan_init(&start, n, "start") && whatif_plan_init(&exact, n, "exact"));
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK(galloc_whatif_plan_init(&start, n, "start") && galloc_whatif_plan_init(&exact, n, "exact"));
         uint64_t top = 0;
         for (int32_t i = 0; i < n; i++) {
             start.chunks[i]  = chunked ? i : 0;
             start.offsets[i] = chunked ? 0 : top;
             top += items[i].size;
         }
-        whatif_plan_finish(&p, &start);
+        galloc_whatif_plan_finish(&p, &start);
         CHECK(galloc_whatif_check(&p, &start, &err));
-        CHECK(whatif_exact(&p, &x, &start, 1000, &exact));
+        CHECK(galloc_whatif_exact(&p, &x, &start, 1000, &exact));
         bool ok = galloc_whatif_check(&p, &exact, &err);
         if (!ok) {
             fprintf(stderr, "exact seed %d: %s\n", seed, err.message);
@@ -370,9 +370,9 @@ static void test_exact_search(void) {
         CHECK(exact.proved_optimal || strict);
         n_proved += exact.proved_optimal && exact.total < start.total;
         n_cases++;
-        whatif_plan_release(&start);
-        whatif_plan_release(&exact);
-        whatif_index_free(&x);
+        galloc_whatif_plan_release(&start);
+        galloc_whatif_plan_release(&exact);
+        galloc_whatif_index_free(&x);
     }
     CHECK(n_proved > n_cases / 3); // many cases improve on the start (the others start optimal)
 }
@@ -836,23 +836,23 @@ static void test_json(void) {
     char *                      text = galloc_whatif_write_json(&r, &len);
     CHECK(text != NULL && len == strlen(text));
     struct galloc_error err;
-    struct json_doc *  doc = text ? json_parse(text, len, &err) : NULL;
+    struct galloc_json_doc *  doc = text ? galloc_json_parse(text, len, &err) : NULL;
     CHECK(doc != NULL);
     if (doc) {
-        const struct json_value * root = json_doc_root(doc);
+        const struct galloc_json_value * root = galloc_json_doc_root(doc);
         uint64_t                  v    = 0;
-        CHECK(json_get_u64(json_object_get(root, "lower_bound"), &v) == JSON_INT_OK && v == 12);
-        CHECK(json_get_u64(json_object_get(root, "capacity"), &v) == JSON_INT_OK && v == 12);
-        const struct json_value * items = json_object_get(root, "items");
-        CHECK(json_array_size(items) == 5);
-        CHECK(json_get_u64(json_object_get(json_array_at(items, 3), "size"), &v) == JSON_INT_OK && v == 4);
-        const struct json_value * planners = json_object_get(root, "planners");
-        CHECK(json_array_size(planners) == GALLOC_WHATIF_N_PLANNERS);
-        const struct json_value * exact = json_array_at(planners, GALLOC_WHATIF_EXACT);
-        CHECK(json_get_u64(json_object_get(exact, "total"), &v) == JSON_INT_OK && v == 12);
-        CHECK(json_array_size(json_object_get(exact, "offsets")) == 5);
-        CHECK(json_object_get(root, "max_size") != NULL && json_object_get(root, "tensor_item") == NULL);
-        json_doc_free(doc);
+        CHECK(galloc_json_get_u64(galloc_json_object_get(root, "lower_bound"), &v) == JSON_INT_OK && v == 12);
+        CHECK(galloc_json_get_u64(galloc_json_object_get(root, "capacity"), &v) == JSON_INT_OK && v == 12);
+        const struct galloc_json_value * items = galloc_json_object_get(root, "items");
+        CHECK(galloc_json_array_size(items) == 5);
+        CHECK(galloc_json_get_u64(galloc_json_object_get(galloc_json_array_at(items, 3), "size"), &v) == JSON_INT_OK && v == 4);
+        const struct galloc_json_value * planners = galloc_json_object_get(root, "planners");
+        CHECK(galloc_json_array_size(planners) == GALLOC_WHATIF_N_PLANNERS);
+        const struct galloc_json_value * exact = galloc_json_array_at(planners, GALLOC_WHATIF_EXACT);
+        CHECK(galloc_json_get_u64(galloc_json_object_get(exact, "total"), &v) == JSON_INT_OK && v == 12);
+        CHECK(galloc_json_array_size(galloc_json_object_get(exact, "offsets")) == 5);
+        CHECK(galloc_json_object_get(root, "max_size") != NULL && galloc_json_object_get(root, "tensor_item") == NULL);
+        galloc_json_doc_free(doc);
     }
     free(text);
     galloc_whatif_free(&r);

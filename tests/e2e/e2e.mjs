@@ -11,7 +11,8 @@
 // and of a 12,000-tensor import. The What-if panel: its numbers against the
 // CLI's `plan --compare`, another planner's plan on the timeline, a MiniMalloc
 // CSV problem solved in the worker (timed), bad CSV input, a long search that
-// leaves the page responsive and can be stopped. Screenshots go to build/e2e/.
+// leaves the page responsive and can be stopped. The explanation panels (e2e-explain.mjs):
+// the peak panel, the memory chart and the compare view on the 70B llama preset. Screenshots go to build/e2e/.
 // Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build; E2E_MINIMALLOC_ALL=1
 // also times every CSV of ../shared/bench/minimalloc, when present)
 import { chromium } from 'playwright-core';
@@ -23,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from './static-server.mjs';
 import { parseGraphText } from '../../web/src/core/graph-text.js';
 import { cliCompare } from '../js/whatif-helpers.js';
+import { explainChecks } from './e2e-explain.mjs';
 import { readabilityChecks } from './readability.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -238,6 +240,22 @@ try {
       const n = document.querySelector(`[data-testid=dag] [data-node="${i}"]`)?.getBoundingClientRect();
       return Boolean(n) && n.left >= svg.left && n.right <= svg.right && n.top >= svg.top && n.bottom <= svg.bottom;
     }, last, { timeout: 5000 });
+  });
+
+  await check('a real graph with an op newer than the tables imports, plans as the CLI does, and the banner warns once', async () => {
+    const doc = { tensors: [{ name: 'x', op: 'NONE', type: 'f32', ne: [8], flags: ['input'] },
+      { name: 'z', op: 'GET_ROWS', type: 'f32', ne: [8, 0], src: [0] },
+      { name: 'y', op: 'GATED_DELTA_NET_V2', type: 'f32', ne: [8], src: [0, 1], flags: ['output'] }], outputs: [2] };
+    await page.click('text=Paste…');
+    await page.fill('[data-testid=paste-text]', JSON.stringify(doc));
+    await page.click('[data-testid=paste-import]');
+    await page.waitForFunction(() => /warning: .*op GATED_DELTA_NET_V2 \(1 tensor\)/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''), null, { timeout: 5000 });
+    assert(await page.locator('[data-testid=notice].warning').count() === 1, 'the warning is not shown as a warning');
+    await waitTotal(0, cliPlan(doc).buffers[0].size, 'real graph import');
+    assert((await editorText()).includes('y = GATED_DELTA_NET_V2(x, z)'), 'the unknown op is not kept by name in the text');
+    // back to llama-tiny for the checks that follow
+    await page.setInputFiles('[data-testid=file-input]', llama);
+    await waitTotal(0, cliPlan(JSON.parse(readFileSync(llama, 'utf8'))).buffers[0].size, 'llama-tiny again');
   });
 
   await check('bad input: a broken document and a broken line show errors and keep the last good plan', async () => {
@@ -523,6 +541,8 @@ try {
   });
 
   const hoverTimes = await readabilityChecks({ page, check, assert, OUT, cliPlan, cliPreset, serverUrl: server.url, context, ROOT });
+
+  await explainChecks({ page, check, assert, cliPlan, cliPreset, OUT, CLI });
 
   await check('no console errors', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join(' | '));

@@ -87,7 +87,7 @@ describe('calls', () => {
     expect(galloc.plan(doc)).toEqual(galloc.plan(small()));
   });
 
-  it('normalize() keeps which unary op or GLU a tensor computes, and refuses an unknown one at its path', () => {
+  it('normalize() keeps which unary op or GLU a tensor computes, also one the tables lack, and refuses a malformed one at its path', () => {
     const doc = {
       tensors: [
         { name: 'x', op: 'NONE', type: 'f32', ne: [8], flags: ['input'] },
@@ -99,8 +99,10 @@ describe('calls', () => {
     const out = galloc.normalize(doc);
     expect(out.tensors[1]).toMatchObject({ op: 'UNARY', unary_op: 'SILU' });
     expect(out.tensors[2]).toMatchObject({ op: 'GLU', glu_op: 'SWIGLU' });
-    expect(() => galloc.normalize({ ...doc, tensors: [doc.tensors[0], { ...doc.tensors[1], unary_op: 'SILLY' }, doc.tensors[2]] }))
-      .toThrow('tensors[1].unary_op: unknown unary_op "SILLY"');
+    expect(galloc.normalize({ ...doc, tensors: [doc.tensors[0], { ...doc.tensors[1], unary_op: 'SILLY' }, doc.tensors[2]] }).tensors[1])
+      .toMatchObject({ op: 'UNARY', unary_op: 'SILLY' });
+    expect(() => galloc.normalize({ ...doc, tensors: [doc.tensors[0], { ...doc.tensors[1], unary_op: 'SIL LY' }, doc.tensors[2]] }))
+      .toThrow('tensors[1].unary_op: unknown unary_op "SIL LY"');
     expect(galloc.plan(doc).buffers[0].size).toBe(galloc.plan(out).buffers[0].size);
   });
 

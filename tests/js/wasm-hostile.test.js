@@ -16,3 +16,45 @@ describe('hostile documents', () => {
     expect(galloc.m.HEAPU8.length).toBeLessThan(384 * 2 ** 20);
   });
 });
+
+describe('JS API arguments', () => {
+  const bad = (fn, pattern) => {
+    let err = null;
+    try {
+      fn();
+    } catch (e) {
+      err = e;
+    }
+    expect(err, String(fn)).not.toBe(null);
+    expect(err.code).toBe('bad-argument');
+    expect(err.message).toMatch(pattern);
+  };
+
+  it('capacity is a number, a BigInt or a decimal string: not true, [5] or "0x10"', () => {
+    for (const capacity of [true, [5], '0x10', '1e3', {}, -1, 1.5]) {
+      bad(() => galloc.whatifCsv('0,0,2,8\n', { capacity, budgetMs: 0 }), /^capacity: /);
+    }
+    expect(galloc.whatifCsv('0,0,2,8\n', { capacity: ' 16 ', budgetMs: 0 }).capacity).toBe(16);
+    expect(galloc.whatifCsv('0,0,2,8\n', { capacity: 16n, budgetMs: 0 }).capacity).toBe(16);
+  });
+
+  it('a preset name with a NUL is no preset name (it read as the name before the NUL)', () => {
+    bad(() => galloc.preset('llama-tiny\0x'), /^preset: "llama-tiny\\u0000x" is not a preset name$/);
+    expect(galloc.preset('llama-tiny').name).toBe('llama-tiny');
+  });
+
+  it('timePlan counts runs exactly: 2**32 + 2 is refused, not run twice', () => {
+    const doc = galloc.presetText('llama-tiny');
+    bad(() => galloc.timePlan(doc, 2 ** 32 + 2), /^runs: 4294967298 is not an integer in \[1, 100000\]$/);
+    bad(() => galloc.timePlan(doc, '3'), /^runs: /);
+    expect(galloc.timePlan(doc, 2).runs).toBe(2);
+  });
+
+  it('errors from cyclic or throwing objects carry a code', () => {
+    const cyclic = { tensors: [] };
+    cyclic.self = cyclic;
+    bad(() => galloc.plan(cyclic), /^document: cannot be written as JSON/);
+    const throwing = { tensors: [], get nodes() { throw new Error('boom'); } };
+    bad(() => galloc.plan(throwing), /^document: cannot be written as JSON \(boom\)$/);
+  });
+});

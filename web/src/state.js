@@ -232,6 +232,7 @@ export function loadPreset(name, bufferLines) {
  */
 export function importGraph(input, source = 'the input') {
   let t;
+  let warning = '';
   try {
     if (typeof input === 'string' && !input.trimStart().startsWith('{')) {
       const r = parseGraphText(input);
@@ -239,7 +240,7 @@ export function importGraph(input, source = 'the input') {
       t = input;
     } else {
       const doc = checkGraph(typeof input === 'string' ? input : structuredClone(input));
-      withModule((mod) => mod.normalize(doc));
+      warning = withModule((mod) => { mod.normalize(doc); return mod.lastWarning(); });
       t = graphToText(doc);
     }
   } catch (e) {
@@ -264,7 +265,8 @@ export function importGraph(input, source = 'the input') {
     graphSource.value++;
     selected.value = -1;
     step.value = null;
-    notice.value = { kind: 'info', message: `imported ${source}: ${graph.value.tensors.length} tensors, ${graph.value.nodes.length} nodes` };
+    const imported = `imported ${source}: ${graph.value.tensors.length} tensors, ${graph.value.nodes.length} nodes`;
+    notice.value = warning ? { kind: 'warning', message: `${imported}; warning: ${warning}` } : { kind: 'info', message: imported };
   });
   return true;
 }

@@ -51,13 +51,13 @@ static void chunk_remove_block(struct linear_chunk * c, int32_t pos) {
 
 // ---- lifetime -----------------------------------------------------------
 
-void linear_dynalloc_init(struct linear_dynalloc * alloc, uint64_t alignment, uint64_t max_chunk_size) {
+void galloc_linear_dynalloc_init(struct linear_dynalloc * alloc, uint64_t alignment, uint64_t max_chunk_size) {
     memset(alloc, 0, sizeof(*alloc));
     alloc->alignment      = alignment;
     alloc->max_chunk_size = max_chunk_size;
 }
 
-void linear_dynalloc_reset(struct linear_dynalloc * alloc) {
+void galloc_linear_dynalloc_reset(struct linear_dynalloc * alloc) {
     for (int32_t i = 0; i < alloc->n_chunks; i++) {
         alloc->chunks[i].n_blocks = 0;
         alloc->chunks[i].max_size = 0;
@@ -65,7 +65,7 @@ void linear_dynalloc_reset(struct linear_dynalloc * alloc) {
     alloc->n_chunks = 0;
 }
 
-void linear_dynalloc_free_memory(struct linear_dynalloc * alloc) {
+void galloc_linear_dynalloc_free_memory(struct linear_dynalloc * alloc) {
     for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
         free(alloc->chunks[i].blocks);
         alloc->chunks[i].blocks   = NULL;
@@ -74,7 +74,7 @@ void linear_dynalloc_free_memory(struct linear_dynalloc * alloc) {
     alloc->n_chunks = 0;
 }
 
-bool linear_dynalloc_append(struct linear_dynalloc * alloc, int32_t chunk, uint64_t offset, uint64_t size) {
+bool galloc_linear_dynalloc_append(struct linear_dynalloc * alloc, int32_t chunk, uint64_t offset, uint64_t size) {
     struct linear_chunk * c = &alloc->chunks[chunk];
     return chunk_insert_block(c, c->n_blocks, offset, size);
 }
@@ -101,7 +101,7 @@ static int32_t linear_new_chunk(struct linear_dynalloc * alloc, uint64_t min_siz
     return alloc->n_chunks++;
 }
 
-bool linear_dynalloc_alloc(struct linear_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
+bool galloc_linear_dynalloc_alloc(struct linear_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
     size = align_up(size, alloc->alignment);
 
     int32_t         best_chunk = -1;
@@ -173,7 +173,7 @@ bool linear_dynalloc_alloc(struct linear_dynalloc * alloc, uint64_t size, struct
     return true;
 }
 
-bool linear_dynalloc_release(struct linear_dynalloc * alloc, struct galloc_address addr, uint64_t size) {
+bool galloc_linear_dynalloc_release(struct linear_dynalloc * alloc, struct galloc_address addr, uint64_t size) {
     assert(addr.chunk >= 0 && addr.chunk < alloc->n_chunks);
     size = align_up(size, alloc->alignment);
     struct linear_chunk * c = &alloc->chunks[addr.chunk];

@@ -26,10 +26,10 @@ struct linear_dynalloc {
     int32_t             n_chunks;
 };
 
-void linear_dynalloc_init       (struct linear_dynalloc * alloc, uint64_t alignment, uint64_t max_chunk_size);
-void linear_dynalloc_reset      (struct linear_dynalloc * alloc);
-void linear_dynalloc_free_memory(struct linear_dynalloc * alloc);
+void galloc_linear_dynalloc_init       (struct linear_dynalloc * alloc, uint64_t alignment, uint64_t max_chunk_size);
+void galloc_linear_dynalloc_reset      (struct linear_dynalloc * alloc);
+void galloc_linear_dynalloc_free_memory(struct linear_dynalloc * alloc);
 // append a block at the end of a chunk's list (offsets must ascend); false when out of memory
-bool linear_dynalloc_append     (struct linear_dynalloc * alloc, int32_t chunk, uint64_t offset, uint64_t size);
-bool linear_dynalloc_alloc      (struct linear_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how);
-bool linear_dynalloc_release    (struct linear_dynalloc * alloc, struct galloc_address addr, uint64_t size);
+bool galloc_linear_dynalloc_append     (struct linear_dynalloc * alloc, int32_t chunk, uint64_t offset, uint64_t size);
+bool galloc_linear_dynalloc_alloc      (struct linear_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how);
+bool galloc_linear_dynalloc_release    (struct linear_dynalloc * alloc, struct galloc_address addr, uint64_t size);

@@ -41,36 +41,36 @@ static uint64_t align_up(uint64_t size, uint64_t alignment) {
 
 // ---- keys ---------------------------------------------------------------
 
-static struct keyset_key offset_key(uint64_t offset, uint64_t size) {
-    return (struct keyset_key) { offset, size };
+static struct galloc_keyset_key offset_key(uint64_t offset, uint64_t size) {
+    return (struct galloc_keyset_key) { offset, size };
 }
 
 // equal sizes in decreasing offset, so the first block of a size is its highest
-static struct keyset_key size_key(uint64_t offset, uint64_t size) {
-    return (struct keyset_key) { size, ~offset };
+static struct galloc_keyset_key size_key(uint64_t offset, uint64_t size) {
+    return (struct galloc_keyset_key) { size, ~offset };
 }
 
 // ---- chunk's free blocks ------------------------------------------------
 
-static bool chunk_is_last(const struct chunk * c, struct keyset_pos pos) {
-    struct keyset_pos last;
-    return keyset_last(&c->by_offset, &last) && last.bucket == pos.bucket && last.index == pos.index;
+static bool chunk_is_last(const struct chunk * c, struct galloc_keyset_pos pos) {
+    struct galloc_keyset_pos last;
+    return galloc_keyset_last(&c->by_offset, &last) && last.bucket == pos.bucket && last.index == pos.index;
 }
 
 // add a block that touches no other block; false when out of memory
 static bool chunk_add_block(struct chunk * c, uint64_t offset, uint64_t size) {
-    struct keyset_pos last;
-    if (!keyset_last(&c->by_offset, &last)) {
-        return keyset_insert(&c->by_offset, offset_key(offset, size)); // the only block is the last
+    struct galloc_keyset_pos last;
+    if (!galloc_keyset_last(&c->by_offset, &last)) {
+        return galloc_keyset_insert(&c->by_offset, offset_key(offset, size)); // the only block is the last
     }
-    struct keyset_key old_last = keyset_at(&c->by_offset, last);
+    struct galloc_keyset_key old_last = galloc_keyset_at(&c->by_offset, last);
     // the block that ends up not last enters the size set
-    struct keyset_key inner = offset > old_last.hi ? size_key(old_last.hi, old_last.lo) : size_key(offset, size);
-    if (!keyset_insert(&c->by_size, inner)) {
+    struct galloc_keyset_key inner = offset > old_last.hi ? size_key(old_last.hi, old_last.lo) : size_key(offset, size);
+    if (!galloc_keyset_insert(&c->by_size, inner)) {
         return false;
     }
-    if (!keyset_insert(&c->by_offset, offset_key(offset, size))) {
-        keyset_erase_key(&c->by_size, inner);
+    if (!galloc_keyset_insert(&c->by_offset, offset_key(offset, size))) {
+        galloc_keyset_erase_key(&c->by_size, inner);
         return false;
     }
     return true;
@@ -78,12 +78,12 @@ static bool chunk_add_block(struct chunk * c, uint64_t offset, uint64_t size) {
 
 // remove the last block; the one before it (if any) becomes the last and leaves the size set
 static void chunk_remove_last(struct chunk * c) {
-    struct keyset_pos last;
-    keyset_last(&c->by_offset, &last);
-    keyset_erase(&c->by_offset, last);
-    if (keyset_last(&c->by_offset, &last)) {
-        struct keyset_key k = keyset_at(&c->by_offset, last);
-        bool erased = keyset_erase_key(&c->by_size, size_key(k.hi, k.lo));
+    struct galloc_keyset_pos last;
+    galloc_keyset_last(&c->by_offset, &last);
+    galloc_keyset_erase(&c->by_offset, last);
+    if (galloc_keyset_last(&c->by_offset, &last)) {
+        struct galloc_keyset_key k = galloc_keyset_at(&c->by_offset, last);
+        bool erased = galloc_keyset_erase_key(&c->by_size, size_key(k.hi, k.lo));
         assert(erased && "new last block not in the size set");
         (void) erased;
     }
@@ -91,29 +91,29 @@ static void chunk_remove_last(struct chunk * c) {
 
 // an inner block grew: move its size key from old_key to the larger new_key, in place when
 // no other key lies between them; false when out of memory (nothing changed)
-static bool size_key_grow(struct chunk * c, struct keyset_key old_key, struct keyset_key new_key) {
-    struct keyset_pos pos;
-    bool found = keyset_lower_bound(&c->by_size, old_key, &pos);
+static bool size_key_grow(struct chunk * c, struct galloc_keyset_key old_key, struct galloc_keyset_key new_key) {
+    struct galloc_keyset_pos pos;
+    bool found = galloc_keyset_lower_bound(&c->by_size, old_key, &pos);
     assert(found && "inner block not in the size set");
     (void) found;
-    struct keyset_pos next = pos;
-    if (!keyset_next(&c->by_size, &next) || keyset_key_less(new_key, keyset_at(&c->by_size, next))) {
-        keyset_replace(&c->by_size, pos, new_key);
+    struct galloc_keyset_pos next = pos;
+    if (!galloc_keyset_next(&c->by_size, &next) || galloc_keyset_key_less(new_key, galloc_keyset_at(&c->by_size, next))) {
+        galloc_keyset_replace(&c->by_size, pos, new_key);
         return true;
     }
-    if (!keyset_reserve(&c->by_size)) {
+    if (!galloc_keyset_reserve(&c->by_size)) {
         return false;
     }
-    keyset_erase(&c->by_size, pos);
-    keyset_insert(&c->by_size, new_key); // reserved: cannot fail
+    galloc_keyset_erase(&c->by_size, pos);
+    galloc_keyset_insert(&c->by_size, new_key); // reserved: cannot fail
     return true;
 }
 
 // ---- lifetime -----------------------------------------------------------
 
 static void chunk_clear(struct chunk * c) {
-    keyset_clear(&c->by_offset);
-    keyset_clear(&c->by_size);
+    galloc_keyset_clear(&c->by_offset);
+    galloc_keyset_clear(&c->by_size);
     c->max_size = 0;
 }
 
@@ -126,10 +126,10 @@ struct galloc_dynalloc * galloc_dynalloc_new(uint64_t alignment, uint64_t max_si
     alloc->alignment      = alignment;
     alloc->max_chunk_size = max_size < GALLOC_HUGE_SIZE ? max_size : GALLOC_HUGE_SIZE;
     for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
-        keyset_init(&alloc->chunks[i].by_offset);
-        keyset_init(&alloc->chunks[i].by_size);
+        galloc_keyset_init(&alloc->chunks[i].by_offset);
+        galloc_keyset_init(&alloc->chunks[i].by_size);
     }
-    linear_dynalloc_init(&alloc->lin, alignment, alloc->max_chunk_size);
+    galloc_linear_dynalloc_init(&alloc->lin, alignment, alloc->max_chunk_size);
     galloc_dynalloc_reset(alloc);
     return alloc;
 }
@@ -147,7 +147,7 @@ void galloc_dynalloc_reset(struct galloc_dynalloc * alloc) {
         chunk_clear(&alloc->chunks[i]);
     }
     alloc->n_chunks = 0;
-    linear_dynalloc_reset(&alloc->lin);
+    galloc_linear_dynalloc_reset(&alloc->lin);
     alloc->linear = alloc->always_linear;
 }
 
@@ -156,10 +156,10 @@ void galloc_dynalloc_free(struct galloc_dynalloc * alloc) {
         return;
     }
     for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
-        keyset_free(&alloc->chunks[i].by_offset);
-        keyset_free(&alloc->chunks[i].by_size);
+        galloc_keyset_free(&alloc->chunks[i].by_offset);
+        galloc_keyset_free(&alloc->chunks[i].by_size);
     }
-    linear_dynalloc_free_memory(&alloc->lin);
+    galloc_linear_dynalloc_free_memory(&alloc->lin);
     free(alloc);
 }
 
@@ -185,14 +185,14 @@ static int32_t dynalloc_new_chunk(struct galloc_dynalloc * alloc, uint64_t min_s
 
 // copy the chunks' blocks, in offset order, into the linear allocator
 static bool switch_to_linear(struct galloc_dynalloc * a) {
-    linear_dynalloc_reset(&a->lin);
+    galloc_linear_dynalloc_reset(&a->lin);
     for (int32_t ci = 0; ci < a->n_chunks; ci++) {
         const struct chunk * c = &a->chunks[ci];
         a->lin.chunks[ci].max_size = c->max_size;
-        struct keyset_pos pos;
-        for (bool more = keyset_first(&c->by_offset, &pos); more; more = keyset_next(&c->by_offset, &pos)) {
-            struct keyset_key k = keyset_at(&c->by_offset, pos);
-            if (!linear_dynalloc_append(&a->lin, ci, k.hi, k.lo)) {
+        struct galloc_keyset_pos pos;
+        for (bool more = galloc_keyset_first(&c->by_offset, &pos); more; more = galloc_keyset_next(&c->by_offset, &pos)) {
+            struct galloc_keyset_key k = galloc_keyset_at(&c->by_offset, pos);
+            if (!galloc_linear_dynalloc_append(&a->lin, ci, k.hi, k.lo)) {
                 return false;
             }
         }
@@ -203,38 +203,38 @@ static bool switch_to_linear(struct galloc_dynalloc * a) {
 }
 
 // cut size bytes from the start of the inner block at pos in the size set; false when out of memory
-static bool cut_inner_block(struct chunk * c, struct keyset_pos size_pos, uint64_t size) {
-    struct keyset_key k          = keyset_at(&c->by_size, size_pos);
+static bool cut_inner_block(struct chunk * c, struct galloc_keyset_pos size_pos, uint64_t size) {
+    struct galloc_keyset_key k          = galloc_keyset_at(&c->by_size, size_pos);
     uint64_t          block_size = k.hi;
     uint64_t          offset     = ~k.lo;
-    if (block_size > size && !keyset_reserve(&c->by_size)) {
+    if (block_size > size && !galloc_keyset_reserve(&c->by_size)) {
         return false;
     }
-    keyset_erase(&c->by_size, size_pos);
+    galloc_keyset_erase(&c->by_size, size_pos);
     if (block_size > size) {
-        keyset_insert(&c->by_size, size_key(offset + size, block_size - size)); // reserved: cannot fail
+        galloc_keyset_insert(&c->by_size, size_key(offset + size, block_size - size)); // reserved: cannot fail
     }
-    struct keyset_pos pos;
-    bool found = keyset_lower_bound(&c->by_offset, offset_key(offset, 0), &pos);
-    assert(found && keyset_at(&c->by_offset, pos).hi == offset);
+    struct galloc_keyset_pos pos;
+    bool found = galloc_keyset_lower_bound(&c->by_offset, offset_key(offset, 0), &pos);
+    assert(found && galloc_keyset_at(&c->by_offset, pos).hi == offset);
     (void) found;
     if (block_size == size) {
-        keyset_erase(&c->by_offset, pos);
+        galloc_keyset_erase(&c->by_offset, pos);
     } else {
-        keyset_replace(&c->by_offset, pos, offset_key(offset + size, block_size - size)); // same place among the offsets
+        galloc_keyset_replace(&c->by_offset, pos, offset_key(offset + size, block_size - size)); // same place among the offsets
     }
     return true;
 }
 
 // cut size bytes from the start of the chunk's last block
 static void cut_last_block(struct chunk * c, uint64_t size) {
-    struct keyset_pos last;
-    keyset_last(&c->by_offset, &last);
-    struct keyset_key k = keyset_at(&c->by_offset, last);
+    struct galloc_keyset_pos last;
+    galloc_keyset_last(&c->by_offset, &last);
+    struct galloc_keyset_key k = galloc_keyset_at(&c->by_offset, last);
     if (k.lo == size) {
         chunk_remove_last(c);
     } else {
-        keyset_replace(&c->by_offset, last, offset_key(k.hi + size, k.lo - size));
+        galloc_keyset_replace(&c->by_offset, last, offset_key(k.hi + size, k.lo - size));
     }
 }
 
@@ -244,7 +244,7 @@ bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct
         return false;
     }
     if (alloc->linear) {
-        return linear_dynalloc_alloc(&alloc->lin, size, addr, how);
+        return galloc_linear_dynalloc_alloc(&alloc->lin, size, addr, how);
     }
 
     // 1. best fit among the inner blocks; upstream's running best restarts in every chunk,
@@ -252,11 +252,11 @@ bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct
     //    a size, offsets down: the first key >= (size, 0) is the block.
     for (int32_t ci = alloc->n_chunks - 1; ci >= 0; ci--) {
         struct chunk *    c = &alloc->chunks[ci];
-        struct keyset_pos pos;
-        if (!keyset_lower_bound(&c->by_size, (struct keyset_key) { size, 0 }, &pos)) {
+        struct galloc_keyset_pos pos;
+        if (!galloc_keyset_lower_bound(&c->by_size, (struct galloc_keyset_key) { size, 0 }, &pos)) {
             continue;
         }
-        uint64_t offset = ~keyset_at(&c->by_size, pos).lo;
+        uint64_t offset = ~galloc_keyset_at(&c->by_size, pos).lo;
         if (!cut_inner_block(c, pos, size)) {
             return false;
         }
@@ -276,11 +276,11 @@ bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct
     int64_t best_reuse = INT64_MIN;
     for (int32_t ci = 0; ci < alloc->n_chunks; ci++) {
         const struct chunk * c = &alloc->chunks[ci];
-        struct keyset_pos    last;
-        if (!keyset_last(&c->by_offset, &last)) {
+        struct galloc_keyset_pos    last;
+        if (!galloc_keyset_last(&c->by_offset, &last)) {
             continue;
         }
-        struct keyset_key k            = keyset_at(&c->by_offset, last);
+        struct galloc_keyset_key k            = galloc_keyset_at(&c->by_offset, last);
         int64_t           reuse        = (int64_t) (c->max_size - k.hi - size);
         bool              better_grow  = best_reuse < 0 && reuse > best_reuse;
         bool              better_reuse = reuse >= 0 && reuse < best_reuse;
@@ -301,9 +301,9 @@ bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct
     }
 
     struct chunk *    c = &alloc->chunks[best_chunk];
-    struct keyset_pos last;
-    keyset_last(&c->by_offset, &last);
-    uint64_t offset = keyset_at(&c->by_offset, last).hi;
+    struct galloc_keyset_pos last;
+    galloc_keyset_last(&c->by_offset, &last);
+    uint64_t offset = galloc_keyset_at(&c->by_offset, last).hi;
     cut_last_block(c, size);
     addr->chunk  = best_chunk;
     addr->offset = offset;
@@ -322,7 +322,7 @@ bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_addre
         return false;
     }
     if (alloc->linear) {
-        return linear_dynalloc_release(&alloc->lin, addr, size);
+        return galloc_linear_dynalloc_release(&alloc->lin, addr, size);
     }
     assert(addr.chunk >= 0 && addr.chunk < alloc->n_chunks);
     struct chunk * c = &alloc->chunks[addr.chunk];
@@ -330,17 +330,17 @@ bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_addre
     // upstream walks the blocks in offset order and takes the first that ends at addr or
     // starts at addr + size; free blocks never touch and none starts inside [addr, addr + size),
     // so that is the block below addr if it ends there, else the block above if it starts at the end
-    struct keyset_pos above, below;
-    bool has_above = keyset_lower_bound(&c->by_offset, offset_key(addr.offset, 0), &above);
+    struct galloc_keyset_pos above, below;
+    bool has_above = galloc_keyset_lower_bound(&c->by_offset, offset_key(addr.offset, 0), &above);
     bool has_below = false;
     if (has_above) {
         below     = above;
-        has_below = keyset_prev(&c->by_offset, &below);
+        has_below = galloc_keyset_prev(&c->by_offset, &below);
     } else {
-        has_below = keyset_last(&c->by_offset, &below);
+        has_below = galloc_keyset_last(&c->by_offset, &below);
     }
-    struct keyset_key b = has_below ? keyset_at(&c->by_offset, below) : offset_key(0, 0);
-    struct keyset_key a = has_above ? keyset_at(&c->by_offset, above) : offset_key(0, 0);
+    struct galloc_keyset_key b = has_below ? galloc_keyset_at(&c->by_offset, below) : offset_key(0, 0);
+    struct galloc_keyset_key a = has_above ? galloc_keyset_at(&c->by_offset, above) : offset_key(0, 0);
 
     if (has_below && b.hi + b.lo == addr.offset) {
         bool     below_inner = !chunk_is_last(c, below);
@@ -351,20 +351,20 @@ bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_addre
             grown += a.lo;
         }
         bool stays_inner = below_inner && !above_last;
-        if (stays_inner && !keyset_reserve(&c->by_size)) {
+        if (stays_inner && !galloc_keyset_reserve(&c->by_size)) {
             return false; // nothing changed yet
         }
         if (take_above && !above_last) {
-            keyset_erase_key(&c->by_size, size_key(a.hi, a.lo));
+            galloc_keyset_erase_key(&c->by_size, size_key(a.hi, a.lo));
         }
         if (stays_inner) {
             size_key_grow(c, size_key(b.hi, b.lo), size_key(b.hi, grown)); // reserved: cannot fail
         } else if (below_inner) {
-            keyset_erase_key(&c->by_size, size_key(b.hi, b.lo)); // below takes the last block's place
+            galloc_keyset_erase_key(&c->by_size, size_key(b.hi, b.lo)); // below takes the last block's place
         }
-        keyset_replace(&c->by_offset, below, offset_key(b.hi, grown));
+        galloc_keyset_replace(&c->by_offset, below, offset_key(b.hi, grown));
         if (take_above) {
-            keyset_erase(&c->by_offset, above);
+            galloc_keyset_erase(&c->by_offset, above);
         }
         return true;
     }
@@ -375,7 +375,7 @@ bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_addre
         if (!chunk_is_last(c, above) && !size_key_grow(c, size_key(a.hi, a.lo), size_key(addr.offset, a.lo + size))) {
             return false;
         }
-        keyset_replace(&c->by_offset, above, offset_key(addr.offset, a.lo + size)); // still between the same neighbours
+        galloc_keyset_replace(&c->by_offset, above, offset_key(addr.offset, a.lo + size)); // still between the same neighbours
         return true;
     }
 
@@ -417,7 +417,7 @@ void galloc_dynalloc_free_block(const struct galloc_dynalloc * alloc, int32_t ch
         i -= set->pool[set->order[b]].n;
         b++;
     }
-    struct keyset_key k = keyset_at(set, (struct keyset_pos) { b, i });
+    struct galloc_keyset_key k = galloc_keyset_at(set, (struct galloc_keyset_pos) { b, i });
     *offset = k.hi;
     *size   = k.lo;
 }

@@ -7,23 +7,23 @@
 
 #define HALF (KEYSET_BUCKET / 2)
 
-void keyset_init(struct keyset * set) {
+void galloc_keyset_init(struct keyset * set) {
     memset(set, 0, sizeof(*set));
 }
 
-void keyset_clear(struct keyset * set) {
+void galloc_keyset_clear(struct keyset * set) {
     set->pool_size  = 0;
     set->n_free_ids = 0;
     set->n_buckets  = 0;
     set->count      = 0;
 }
 
-void keyset_free(struct keyset * set) {
+void galloc_keyset_free(struct keyset * set) {
     free(set->pool);
     free(set->free_ids);
     free(set->order);
     free(set->mins);
-    keyset_init(set);
+    galloc_keyset_init(set);
 }
 
 // ---- memory -------------------------------------------------------------
@@ -35,7 +35,7 @@ static bool reserve_bucket(struct keyset * set) {
             return false;
         }
         int32_t capacity = set->pool_capacity ? set->pool_capacity * 2 : 4;
-        struct keyset_bucket * pool = realloc(set->pool, (size_t) capacity * sizeof(*pool));
+        struct galloc_keyset_bucket * pool = realloc(set->pool, (size_t) capacity * sizeof(*pool));
         if (!pool) {
             return false;
         }
@@ -57,7 +57,7 @@ static bool reserve_bucket(struct keyset * set) {
             return false;
         }
         set->order = order;
-        struct keyset_key * mins = realloc(set->mins, (size_t) capacity * sizeof(*mins));
+        struct galloc_keyset_key * mins = realloc(set->mins, (size_t) capacity * sizeof(*mins));
         if (!mins) {
             return false;
         }
@@ -67,7 +67,7 @@ static bool reserve_bucket(struct keyset * set) {
     return true;
 }
 
-bool keyset_reserve(struct keyset * set) {
+bool galloc_keyset_reserve(struct keyset * set) {
     return reserve_bucket(set);
 }
 
@@ -100,14 +100,14 @@ static void order_remove(struct keyset * set, int32_t at) {
 // ---- searching ----------------------------------------------------------
 
 // key < other, computed without branches (searches below would mispredict half their steps)
-static inline int32_t less_flag(struct keyset_key key, struct keyset_key other) {
+static inline int32_t less_flag(struct galloc_keyset_key key, struct galloc_keyset_key other) {
     return (int32_t) ((key.hi < other.hi) | ((key.hi == other.hi) & (key.lo < other.lo)));
 }
 
 // how many of keys[0..n) are < key (keys sorted). Halving (without branches) down to a
 // bucket's size, then counting the keys with a smaller hi, one cheap compare each, then
 // stepping over the few keys with an equal hi and a smaller lo.
-static int32_t count_below(const struct keyset_key * keys, int32_t n, struct keyset_key key) {
+static int32_t count_below(const struct galloc_keyset_key * keys, int32_t n, struct galloc_keyset_key key) {
     int32_t base = 0;
     while (n > KEYSET_BUCKET) {
         int32_t half = n / 2;
@@ -127,17 +127,17 @@ static int32_t count_below(const struct keyset_key * keys, int32_t n, struct key
 }
 
 // the bucket (place in order) where key belongs: the last one whose smallest key is < key, else the first
-static int32_t bucket_for(const struct keyset * set, struct keyset_key key) {
+static int32_t bucket_for(const struct keyset * set, struct galloc_keyset_key key) {
     int32_t below = count_below(set->mins, set->n_buckets, key);
     return below > 0 ? below - 1 : 0;
 }
 
-bool keyset_lower_bound(const struct keyset * set, struct keyset_key key, struct keyset_pos * pos) {
+bool galloc_keyset_lower_bound(const struct keyset * set, struct galloc_keyset_key key, struct galloc_keyset_pos * pos) {
     if (set->n_buckets == 0) {
         return false;
     }
     int32_t                      b      = bucket_for(set, key);
-    const struct keyset_bucket * bucket = &set->pool[set->order[b]];
+    const struct galloc_keyset_bucket * bucket = &set->pool[set->order[b]];
     int32_t                      i      = count_below(bucket->keys, bucket->n, key);
     if (i == bucket->n) {
         // every key of this bucket is smaller: the next bucket starts at a key >= key
@@ -147,47 +147,47 @@ bool keyset_lower_bound(const struct keyset * set, struct keyset_key key, struct
         b++;
         i = 0;
     }
-    *pos = (struct keyset_pos) { b, i };
+    *pos = (struct galloc_keyset_pos) { b, i };
     return true;
 }
 
-bool keyset_first(const struct keyset * set, struct keyset_pos * pos) {
+bool galloc_keyset_first(const struct keyset * set, struct galloc_keyset_pos * pos) {
     if (set->n_buckets == 0) {
         return false;
     }
-    *pos = (struct keyset_pos) { 0, 0 };
+    *pos = (struct galloc_keyset_pos) { 0, 0 };
     return true;
 }
 
-bool keyset_last(const struct keyset * set, struct keyset_pos * pos) {
+bool galloc_keyset_last(const struct keyset * set, struct galloc_keyset_pos * pos) {
     if (set->n_buckets == 0) {
         return false;
     }
     int32_t b = set->n_buckets - 1;
-    *pos      = (struct keyset_pos) { b, set->pool[set->order[b]].n - 1 };
+    *pos      = (struct galloc_keyset_pos) { b, set->pool[set->order[b]].n - 1 };
     return true;
 }
 
-bool keyset_next(const struct keyset * set, struct keyset_pos * pos) {
+bool galloc_keyset_next(const struct keyset * set, struct galloc_keyset_pos * pos) {
     if (pos->index + 1 < set->pool[set->order[pos->bucket]].n) {
         pos->index++;
         return true;
     }
     if (pos->bucket + 1 < set->n_buckets) {
-        *pos = (struct keyset_pos) { pos->bucket + 1, 0 };
+        *pos = (struct galloc_keyset_pos) { pos->bucket + 1, 0 };
         return true;
     }
     return false;
 }
 
-bool keyset_prev(const struct keyset * set, struct keyset_pos * pos) {
+bool galloc_keyset_prev(const struct keyset * set, struct galloc_keyset_pos * pos) {
     if (pos->index > 0) {
         pos->index--;
         return true;
     }
     if (pos->bucket > 0) {
         int32_t b = pos->bucket - 1;
-        *pos      = (struct keyset_pos) { b, set->pool[set->order[b]].n - 1 };
+        *pos      = (struct galloc_keyset_pos) { b, set->pool[set->order[b]].n - 1 };
         return true;
     }
     return false;
@@ -195,7 +195,7 @@ bool keyset_prev(const struct keyset * set, struct keyset_pos * pos) {
 
 // ---- changing -----------------------------------------------------------
 
-bool keyset_insert(struct keyset * set, struct keyset_key key) {
+bool galloc_keyset_insert(struct keyset * set, struct galloc_keyset_key key) {
     if (set->n_buckets == 0) {
         if (!reserve_bucket(set)) {
             return false;
@@ -211,12 +211,12 @@ bool keyset_insert(struct keyset * set, struct keyset_key key) {
     if (set->pool[set->order[b]].n == KEYSET_BUCKET && !reserve_bucket(set)) {
         return false;
     }
-    struct keyset_bucket * bucket = &set->pool[set->order[b]];
+    struct galloc_keyset_bucket * bucket = &set->pool[set->order[b]];
     int32_t                i      = count_below(bucket->keys, bucket->n, key);
     if (bucket->n == KEYSET_BUCKET) {
         // split: the upper half moves to a new bucket right after this one
         int32_t                id    = take_bucket(set);
-        struct keyset_bucket * upper = &set->pool[id];
+        struct galloc_keyset_bucket * upper = &set->pool[id];
         memcpy(upper->keys, &bucket->keys[HALF], (size_t) (KEYSET_BUCKET - HALF) * sizeof(*upper->keys));
         upper->n  = KEYSET_BUCKET - HALF;
         bucket->n = HALF;
@@ -237,7 +237,7 @@ bool keyset_insert(struct keyset * set, struct keyset_key key) {
     return true;
 }
 
-void keyset_replace(struct keyset * set, struct keyset_pos pos, struct keyset_key key) {
+void galloc_keyset_replace(struct keyset * set, struct galloc_keyset_pos pos, struct galloc_keyset_key key) {
     set->pool[set->order[pos.bucket]].keys[pos.index] = key;
     if (pos.index == 0) {
         set->mins[pos.bucket] = key;
@@ -246,16 +246,16 @@ void keyset_replace(struct keyset * set, struct keyset_pos pos, struct keyset_ke
 
 // append the bucket at place b + 1 to the one at b and drop it
 static void merge_with_next(struct keyset * set, int32_t b) {
-    struct keyset_bucket *       into = &set->pool[set->order[b]];
-    const struct keyset_bucket * from = &set->pool[set->order[b + 1]];
+    struct galloc_keyset_bucket *       into = &set->pool[set->order[b]];
+    const struct galloc_keyset_bucket * from = &set->pool[set->order[b + 1]];
     memcpy(&into->keys[into->n], from->keys, (size_t) from->n * sizeof(*from->keys));
     into->n += from->n;
     order_remove(set, b + 1);
 }
 
-void keyset_erase(struct keyset * set, struct keyset_pos pos) {
+void galloc_keyset_erase(struct keyset * set, struct galloc_keyset_pos pos) {
     int32_t                b      = pos.bucket;
-    struct keyset_bucket * bucket = &set->pool[set->order[b]];
+    struct galloc_keyset_bucket * bucket = &set->pool[set->order[b]];
     memmove(&bucket->keys[pos.index], &bucket->keys[pos.index + 1], (size_t) (bucket->n - pos.index - 1) * sizeof(*bucket->keys));
     bucket->n--;
     set->count--;
@@ -274,15 +274,15 @@ void keyset_erase(struct keyset * set, struct keyset_pos pos) {
     }
 }
 
-bool keyset_erase_key(struct keyset * set, struct keyset_key key) {
-    struct keyset_pos pos;
-    if (!keyset_lower_bound(set, key, &pos)) {
+bool galloc_keyset_erase_key(struct keyset * set, struct galloc_keyset_key key) {
+    struct galloc_keyset_pos pos;
+    if (!galloc_keyset_lower_bound(set, key, &pos)) {
         return false;
     }
-    struct keyset_key found = keyset_at(set, pos);
+    struct galloc_keyset_key found = galloc_keyset_at(set, pos);
     if (found.hi != key.hi || found.lo != key.lo) {
         return false;
     }
-    keyset_erase(set, pos);
+    galloc_keyset_erase(set, pos);
     return true;
 }

@@ -18,63 +18,63 @@
 #define KEYSET_BUCKET 32
 
 // ordered by hi, then lo
-struct keyset_key {
+struct galloc_keyset_key {
     uint64_t hi;
     uint64_t lo;
 };
 
 // where a key is: the bucket's place in key order and the entry inside it
-struct keyset_pos {
+struct galloc_keyset_pos {
     int32_t bucket;
     int32_t index;
 };
 
-struct keyset_bucket {
+struct galloc_keyset_bucket {
     int32_t           n;
-    struct keyset_key keys[KEYSET_BUCKET];
+    struct galloc_keyset_key keys[KEYSET_BUCKET];
 };
 
 struct keyset {
-    struct keyset_bucket * pool;       // buckets, in any order
+    struct galloc_keyset_bucket * pool;       // buckets, in any order
     int32_t                pool_size;  // entries of pool in use or on the free list
     int32_t                pool_capacity;
     int32_t              * free_ids;   // released bucket ids (a stack)
     int32_t                n_free_ids;
     int32_t              * order;      // bucket ids in key order
-    struct keyset_key    * mins;       // the smallest key of each bucket in order
+    struct galloc_keyset_key    * mins;       // the smallest key of each bucket in order
     int32_t                n_buckets;
     int32_t                order_capacity;
     int64_t                count;      // keys held
 };
 
-static inline bool keyset_key_less(struct keyset_key a, struct keyset_key b) {
+static inline bool galloc_keyset_key_less(struct galloc_keyset_key a, struct galloc_keyset_key b) {
     return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
 }
 
-void keyset_init (struct keyset * set);
-void keyset_clear(struct keyset * set);   // drop every key, keep the memory
-void keyset_free (struct keyset * set);   // release the memory
+void galloc_keyset_init (struct keyset * set);
+void galloc_keyset_clear(struct keyset * set);   // drop every key, keep the memory
+void galloc_keyset_free (struct keyset * set);   // release the memory
 
 // add a key (duplicates are kept); false when out of memory (the set is unchanged)
-bool keyset_insert(struct keyset * set, struct keyset_key key);
+bool galloc_keyset_insert(struct keyset * set, struct galloc_keyset_key key);
 // make sure the next insert cannot run out of memory; false when out of memory
-bool keyset_reserve(struct keyset * set);
+bool galloc_keyset_reserve(struct keyset * set);
 // the first key >= key; false when there is none
-bool keyset_lower_bound(const struct keyset * set, struct keyset_key key, struct keyset_pos * pos);
+bool galloc_keyset_lower_bound(const struct keyset * set, struct galloc_keyset_key key, struct galloc_keyset_pos * pos);
 // the first or last key; false when the set is empty
-bool keyset_first(const struct keyset * set, struct keyset_pos * pos);
-bool keyset_last (const struct keyset * set, struct keyset_pos * pos);
+bool galloc_keyset_first(const struct keyset * set, struct galloc_keyset_pos * pos);
+bool galloc_keyset_last (const struct keyset * set, struct galloc_keyset_pos * pos);
 // step to the next or previous key; false at the end (pos is then unchanged)
-bool keyset_next(const struct keyset * set, struct keyset_pos * pos);
-bool keyset_prev(const struct keyset * set, struct keyset_pos * pos);
+bool galloc_keyset_next(const struct keyset * set, struct galloc_keyset_pos * pos);
+bool galloc_keyset_prev(const struct keyset * set, struct galloc_keyset_pos * pos);
 
-static inline struct keyset_key keyset_at(const struct keyset * set, struct keyset_pos pos) {
+static inline struct galloc_keyset_key galloc_keyset_at(const struct keyset * set, struct galloc_keyset_pos pos) {
     return set->pool[set->order[pos.bucket]].keys[pos.index];
 }
 
 // replace the key at pos by one that keeps the order (between its neighbours)
-void keyset_replace(struct keyset * set, struct keyset_pos pos, struct keyset_key key);
+void galloc_keyset_replace(struct keyset * set, struct galloc_keyset_pos pos, struct galloc_keyset_key key);
 // remove the key at pos; every position taken before is invalid afterwards
-void keyset_erase(struct keyset * set, struct keyset_pos pos);
+void galloc_keyset_erase(struct keyset * set, struct galloc_keyset_pos pos);
 // remove one key equal to key; false when there is none
-bool keyset_erase_key(struct keyset * set, struct keyset_key key);
+bool galloc_keyset_erase_key(struct keyset * set, struct galloc_keyset_key key);

@@ -1,10 +1,12 @@
 // galloc-document-impl.h: what the document reader and writers share (private).
 //
-// Tensor flag names in bit order, and the contiguous strides and byte size
-// rules of ggml, computed with overflow checks.
+// Tensor flag names in bit order, type traits (ggml's or the document's),
+// and the contiguous strides and byte size rules of ggml, computed with
+// overflow checks.
 
 #pragma once
 
+#include "galloc-document.h"
 #include "ggml.h"
 
 #include <stdbool.h>
@@ -15,9 +17,17 @@
 // "input", "output", "param", "loss", "compute": the names of flag bits 1 << 0 .. 1 << 4
 extern const char * const galloc_document_flag_names[GALLOC_DOCUMENT_N_FLAGS];
 
-// strides of a contiguous tensor: nb[0] = type_size, nb[1] = nb[0]*(ne[0]/blck), nb[i] = nb[i-1]*ne[i-1].
-// ne[i] >= 1 and a known type required; false when a stride overflows 64 bits.
-bool galloc_document_contiguous_nb(int32_t type, const int64_t ne[GGML_MAX_DIMS], uint64_t nb[GGML_MAX_DIMS]);
+// a type's block size (elements) and bytes per block: ggml's table, or the document's "type_traits" for a
+// type the table does not know. false for an id that is neither.
+bool galloc_document_type_traits(const struct galloc_document * doc, int32_t type, uint64_t * blck_size, uint64_t * type_size);
 
-// ggml_nbytes with 64-bit overflow checks (ne[i] >= 1 required); false on overflow
-bool galloc_document_nbytes(int32_t type, const int64_t ne[GGML_MAX_DIMS], const uint64_t nb[GGML_MAX_DIMS], uint64_t * nbytes);
+// strides of a contiguous tensor: nb[0] = type_size, nb[1] = nb[0]*(ne[0]/blck), nb[i] = nb[i-1]*ne[i-1].
+// ne[i] >= 0 and blck_size >= 1 required; false when a stride overflows 64 bits.
+bool galloc_document_contiguous_nb(uint64_t blck_size, uint64_t type_size, const int64_t ne[GGML_MAX_DIMS], uint64_t nb[GGML_MAX_DIMS]);
+
+// ggml_nbytes with 64-bit overflow checks (0 when any ne[i] is 0; ne[i] >= 0 required); false on overflow
+bool galloc_document_nbytes(uint64_t blck_size, uint64_t type_size, const int64_t ne[GGML_MAX_DIMS], const uint64_t nb[GGML_MAX_DIMS],
+                            uint64_t * nbytes);
+
+// true for 1 to 63 letters, digits and '_' (the names ggml gives ops and types)
+bool galloc_document_is_table_name(const char * s, size_t len);

@@ -18,12 +18,8 @@
 
 #define DOCUMENT_MAX_BUFFER_TYPES 1024 // entries of "buffer_types" (they are compared pairwise)
 
-const char * const galloc_document_flag_names[GALLOC_DOCUMENT_N_FLAGS] = {
-    "input", "output", "param", "loss", "compute",
-};
-
 //
-// size rules
+// size arithmetic
 //
 
 static bool mul_u64(uint64_t a, uint64_t b, uint64_t * out) {
@@ -39,47 +35,6 @@ static bool add_u64(uint64_t a, uint64_t b, uint64_t * out) {
         return false;
     }
     *out = a + b;
-    return true;
-}
-
-bool galloc_document_contiguous_nb(int32_t type, const int64_t ne[GGML_MAX_DIMS], uint64_t nb[GGML_MAX_DIMS]) {
-    const uint64_t blck = (uint64_t) ggml_blck_size((enum ggml_type) type);
-    nb[0] = ggml_type_size((enum ggml_type) type);
-    if (blck == 0 || !mul_u64(nb[0], (uint64_t) ne[0] / blck, &nb[1])) {
-        return false;
-    }
-    for (int i = 2; i < GGML_MAX_DIMS; i++) {
-        if (!mul_u64(nb[i - 1], (uint64_t) ne[i - 1], &nb[i])) {
-            return false;
-        }
-    }
-    return true;
-}
-
-bool galloc_document_nbytes(int32_t type, const int64_t ne[GGML_MAX_DIMS], const uint64_t nb[GGML_MAX_DIMS], uint64_t * nbytes) {
-    const uint64_t blck = (uint64_t) ggml_blck_size((enum ggml_type) type);
-    uint64_t       total;
-    int            first_dim;
-    if (blck == 0) {
-        return false;
-    }
-    if (blck == 1) {
-        total     = ggml_type_size((enum ggml_type) type);
-        first_dim = 0;
-    } else {
-        if (!mul_u64((uint64_t) ne[0], nb[0], &total)) {
-            return false;
-        }
-        total    /= blck;
-        first_dim = 1;
-    }
-    for (int i = first_dim; i < GGML_MAX_DIMS; i++) {
-        uint64_t term;
-        if (!mul_u64((uint64_t) (ne[i] - 1), nb[i], &term) || !add_u64(total, term, &total)) {
-            return false;
-        }
-    }
-    *nbytes = total;
     return true;
 }
 
@@ -128,6 +83,8 @@ struct reader {
     int32_t                  n_ops;
     struct name_id           types[GGML_TYPE_COUNT]; // sorted by name; only types with a block size
     int32_t                  n_types;
+    size_t                   n_alloc_sizes;   // tensors with "alloc_sizes" so far
+    size_t                   cap_alloc_sizes; // rows doc->alloc_sizes has room for
 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -223,53 +180,53 @@ static void * reader_alloc(struct reader * r, size_t n, size_t size) {
 // typed field access
 //
 
-static bool read_expect(struct reader * r, const struct json_value * v, const struct doc_path * path, enum json_type type) {
-    if (json_type_of(v) != type) {
-        return reader_fail(r, path, "expected %s, got %s", json_type_name(type), json_type_name(json_type_of(v)));
+static bool read_expect(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, enum galloc_json_type type) {
+    if (galloc_json_type_of(v) != type) {
+        return reader_fail(r, path, "expected %s, got %s", galloc_json_type_name(type), galloc_json_type_name(galloc_json_type_of(v)));
     }
     return true;
 }
 
-static bool read_u64(struct reader * r, const struct json_value * v, const struct doc_path * path, uint64_t * out) {
+static bool read_u64(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, uint64_t * out) {
     char what[64];
-    switch (json_get_u64(v, out)) {
+    switch (galloc_json_get_u64(v, out)) {
         case JSON_INT_OK:
             return true;
         case JSON_INT_WRONG_TYPE:
-            return reader_fail(r, path, "expected an integer, got %s", json_type_name(json_type_of(v)));
+            return reader_fail(r, path, "expected an integer, got %s", galloc_json_type_name(galloc_json_type_of(v)));
         case JSON_INT_NOT_INTEGER:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is not an integer", what);
         case JSON_INT_NEGATIVE:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is negative", what);
         case JSON_INT_OVERFLOW:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is past 2^64 - 1", what);
     }
     return reader_fail(r, path, "expected an integer");
 }
 
-static bool read_i64(struct reader * r, const struct json_value * v, const struct doc_path * path, int64_t * out) {
+static bool read_i64(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, int64_t * out) {
     char what[64];
-    switch (json_get_i64(v, out)) {
+    switch (galloc_json_get_i64(v, out)) {
         case JSON_INT_OK:
             return true;
         case JSON_INT_WRONG_TYPE:
-            return reader_fail(r, path, "expected an integer, got %s", json_type_name(json_type_of(v)));
+            return reader_fail(r, path, "expected an integer, got %s", galloc_json_type_name(galloc_json_type_of(v)));
         case JSON_INT_NOT_INTEGER:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is not an integer", what);
         case JSON_INT_NEGATIVE:
         case JSON_INT_OVERFLOW:
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is out of the 64-bit integer range", what);
     }
     return reader_fail(r, path, "expected an integer");
 }
 
 // an index in [0, n); `what` names the n things ("tensors")
-static bool read_index(struct reader * r, const struct json_value * v, const struct doc_path * path, int32_t n,
+static bool read_index(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, int32_t n,
                        const char * what, int32_t * out) {
     int64_t i;
     if (!read_i64(r, v, path, &i)) {
@@ -283,12 +240,12 @@ static bool read_index(struct reader * r, const struct json_value * v, const str
 }
 
 // a string without NUL bytes, at most max_len bytes (0: no limit)
-static const char * read_name(struct reader * r, const struct json_value * v, const struct doc_path * path, size_t max_len) {
+static const char * read_name(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, size_t max_len) {
     if (!read_expect(r, v, path, JSON_TYPE_STRING)) {
         return NULL;
     }
     size_t       len;
-    const char * s = json_get_string(v, &len);
+    const char * s = galloc_json_get_string(v, &len);
     if (memchr(s, '\0', len) != NULL) {
         reader_fail(r, path, "contains a NUL character");
         return NULL;
@@ -301,9 +258,9 @@ static const char * read_name(struct reader * r, const struct json_value * v, co
 }
 
 // a member that may be absent or null (both give NULL)
-static const struct json_value * get_optional(const struct json_value * obj, const char * key) {
-    const struct json_value * v = json_object_get(obj, key);
-    return json_type_of(v) == JSON_TYPE_NULL ? NULL : v;
+static const struct galloc_json_value * get_optional(const struct galloc_json_value * obj, const char * key) {
+    const struct galloc_json_value * v = galloc_json_object_get(obj, key);
+    return galloc_json_type_of(v) == JSON_TYPE_NULL ? NULL : v;
 }
 
 //
@@ -347,11 +304,11 @@ static int32_t name_find(const struct name_id * table, int32_t n, const char * n
 // top level and buffer types
 //
 
-static bool read_header(struct reader * r, const struct json_value * root) {
+static bool read_header(struct reader * r, const struct galloc_json_value * root) {
     struct doc_path           path;
-    const struct json_value * v;
+    const struct galloc_json_value * v;
 
-    if ((v = json_object_get(root, "format")) != NULL) {
+    if ((v = galloc_json_object_get(root, "format")) != NULL) {
         path = path_top("format");
         const char * format = read_name(r, v, &path, 0);
         if (format == NULL) {
@@ -359,11 +316,11 @@ static bool read_header(struct reader * r, const struct json_value * root) {
         }
         if (strcmp(format, "galloc-graph") != 0) {
             char what[64];
-            json_describe(v, what, sizeof(what));
+            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, &path, "%s, expected \"galloc-graph\"", what);
         }
     }
-    if ((v = json_object_get(root, "version")) != NULL) {
+    if ((v = galloc_json_object_get(root, "version")) != NULL) {
         path = path_top("version");
         int64_t version;
         if (!read_i64(r, v, &path, &version)) {
@@ -389,16 +346,16 @@ static bool read_header(struct reader * r, const struct json_value * root) {
     return true;
 }
 
-static bool read_buffer_types(struct reader * r, const struct json_value * root) {
+static bool read_buffer_types(struct reader * r, const struct galloc_json_value * root) {
     struct galloc_document *  doc = r->doc;
-    const struct json_value * arr = get_optional(root, "buffer_types");
+    const struct galloc_json_value * arr = get_optional(root, "buffer_types");
     struct doc_path           path = path_top("buffer_types");
     size_t                    n    = 1;
     if (arr != NULL) {
         if (!read_expect(r, arr, &path, JSON_TYPE_ARRAY)) {
             return false;
         }
-        n = json_array_size(arr);
+        n = galloc_json_array_size(arr);
         if (n == 0) {
             return reader_fail(r, &path, "empty (at least one buffer type is needed)");
         }
@@ -420,13 +377,13 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
         bt->max_size  = GALLOC_NO_MAX_SIZE;
         bt->allocator = (int32_t) i;
         if (arr != NULL) {
-            const struct json_value * e = json_array_at(arr, i);
-            const struct json_value * v;
+            const struct galloc_json_value * e = galloc_json_array_at(arr, i);
+            const struct galloc_json_value * v;
             path = path_item("buffer_types", (int64_t) i);
             if (!read_expect(r, e, &path, JSON_TYPE_OBJECT)) {
                 return false;
             }
-            if ((v = json_object_get(e, "name")) == NULL) {
+            if ((v = galloc_json_object_get(e, "name")) == NULL) {
                 return reader_fail(r, &path, "missing \"name\"");
             }
             path = path_field("buffer_types", (int64_t) i, "name");
@@ -434,7 +391,7 @@ static bool read_buffer_types(struct reader * r, const struct json_value * root)
                 return false;
             }
             path = path_item("buffer_types", (int64_t) i);
-            if ((v = json_object_get(e, "alignment")) == NULL) {
+            if ((v = galloc_json_object_get(e, "alignment")) == NULL) {
                 return reader_fail(r, &path, "missing \"alignment\"");
             }
             path = path_field("buffer_types", (int64_t) i, "alignment");
@@ -498,9 +455,57 @@ static bool read_tensor_size_limit(struct reader * r, const struct doc_path * pa
     return true;
 }
 
-static bool read_tensor_shape(struct reader * r, const struct json_value * e, int32_t i, struct galloc_tensor * t) {
+// tensors[i].alloc_sizes: one entry per buffer type, bytes or null (= ggml_nbytes)
+static bool read_tensor_alloc_sizes(struct reader * r, const struct galloc_json_value * e, int32_t i, const struct galloc_tensor * t) {
+    struct galloc_document *  doc  = r->doc;
+    const struct galloc_json_value * v    = get_optional(e, "alloc_sizes");
+    struct doc_path           path = path_field("tensors", i, "alloc_sizes");
+    doc->tensor_alloc_sizes[i]     = -1;
+    if (v == NULL) {
+        return true;
+    }
+    if (get_optional(e, "alloc_size") != NULL) {
+        return reader_fail(r, &path, "given with \"alloc_size\" (one or the other)");
+    }
+    if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
+        return false;
+    }
+    const size_t nbt = (size_t) doc->n_buffer_types;
+    if (galloc_json_array_size(v) != nbt) {
+        return reader_fail(r, &path, "%zu entries for %zu buffer types", galloc_json_array_size(v), nbt);
+    }
+    if (r->n_alloc_sizes == r->cap_alloc_sizes) { // grows with the JSON arrays already in memory
+        size_t    cap   = r->cap_alloc_sizes ? 2 * r->cap_alloc_sizes : 16;
+        uint64_t * grown = cap <= SIZE_MAX / nbt / sizeof(uint64_t) ? realloc(doc->alloc_sizes, cap * nbt * sizeof(uint64_t)) : NULL;
+        if (grown == NULL) {
+            return reader_oom(r);
+        }
+        doc->alloc_sizes   = grown;
+        r->cap_alloc_sizes = cap;
+    }
+    uint64_t * sizes = &doc->alloc_sizes[r->n_alloc_sizes * nbt];
+    for (size_t b = 0; b < nbt; b++) {
+        const struct galloc_json_value * sv = galloc_json_array_at(v, b);
+        path  = path_sub("tensors", i, "alloc_sizes", (int64_t) b);
+        sizes[b] = t->nbytes;
+        if (galloc_json_type_of(sv) == JSON_TYPE_NULL) {
+            continue;
+        }
+        if (!read_u64(r, sv, &path, &sizes[b]) || !read_tensor_size_limit(r, &path, true, sizes[b], "")) {
+            return false;
+        }
+        if (sizes[b] < t->nbytes) {
+            return reader_fail(r, &path, "%llu is less than the tensor's %llu bytes (ggml_nbytes)", (unsigned long long) sizes[b],
+                               (unsigned long long) t->nbytes);
+        }
+    }
+    doc->tensor_alloc_sizes[i] = (int32_t) r->n_alloc_sizes++;
+    return true;
+}
+
+static bool read_tensor_shape(struct reader * r, const struct galloc_json_value * e, int32_t i, struct galloc_tensor * t) {
     struct doc_path           path = path_item("tensors", i);
-    const struct json_value * v    = json_object_get(e, "ne");
+    const struct galloc_json_value * v    = galloc_json_object_get(e, "ne");
     if (v == NULL) {
         return reader_fail(r, &path, "missing \"ne\"");
     }
@@ -508,7 +513,7 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
     if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
         return false;
     }
-    size_t n = json_array_size(v);
+    size_t n = galloc_json_array_size(v);
     if (n < 1 || n > GGML_MAX_DIMS) {
         return reader_fail(r, &path, "%zu numbers, expected 1 to %d", n, GGML_MAX_DIMS);
     }
@@ -517,11 +522,11 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
         t->ne[d] = 1;
         if ((size_t) d < n) {
             path = path_sub("tensors", i, "ne", d);
-            if (!read_i64(r, json_array_at(v, (size_t) d), &path, &t->ne[d])) {
+            if (!read_i64(r, galloc_json_array_at(v, (size_t) d), &path, &t->ne[d])) {
                 return false;
             }
-            if (t->ne[d] < 1) {
-                return reader_fail(r, &path, "%lld elements, must be at least 1", (long long) t->ne[d]);
+            if (t->ne[d] < 0) {
+                return reader_fail(r, &path, "%lld elements, must be 0 or more", (long long) t->ne[d]);
             }
         }
         if (!mul_u64(nelements, (uint64_t) t->ne[d], &nelements) || nelements > (uint64_t) INT64_MAX) {
@@ -529,11 +534,12 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
             return reader_fail(r, &path, "the element count overflows 64 bits");
         }
     }
-    const int64_t blck = ggml_blck_size((enum ggml_type) t->type);
-    if (t->ne[0] % blck != 0) {
+    uint64_t blck, tsize;
+    galloc_document_type_traits(r->doc, t->type, &blck, &tsize);
+    if ((uint64_t) t->ne[0] % blck != 0) {
         path = path_sub("tensors", i, "ne", 0);
-        return reader_fail(r, &path, "%lld is not a multiple of the block size %lld of %s", (long long) t->ne[0],
-                           (long long) blck, ggml_type_name((enum ggml_type) t->type));
+        return reader_fail(r, &path, "%lld is not a multiple of the block size %llu of %s", (long long) t->ne[0],
+                           (unsigned long long) blck, galloc_document_type_name(r->doc, i));
     }
 
     if ((v = get_optional(e, "nb")) != NULL) {
@@ -541,23 +547,23 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
         if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
             return false;
         }
-        if (json_array_size(v) != GGML_MAX_DIMS) {
-            return reader_fail(r, &path, "%zu numbers, expected %d", json_array_size(v), GGML_MAX_DIMS);
+        if (galloc_json_array_size(v) != GGML_MAX_DIMS) {
+            return reader_fail(r, &path, "%zu numbers, expected %d", galloc_json_array_size(v), GGML_MAX_DIMS);
         }
         for (int d = 0; d < GGML_MAX_DIMS; d++) {
             path = path_sub("tensors", i, "nb", d);
-            if (!read_u64(r, json_array_at(v, (size_t) d), &path, &t->nb[d])) {
+            if (!read_u64(r, galloc_json_array_at(v, (size_t) d), &path, &t->nb[d])) {
                 return false;
             }
         }
         path    = path_field("tensors", i, "nb");
-        bool ok = galloc_document_nbytes(t->type, t->ne, t->nb, &t->nbytes);
+        bool ok = galloc_document_nbytes(blck, tsize, t->ne, t->nb, &t->nbytes);
         if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "byte size ")) {
             return false;
         }
     } else {
         path    = path_item("tensors", i);
-        bool ok = galloc_document_contiguous_nb(t->type, t->ne, t->nb) && galloc_document_nbytes(t->type, t->ne, t->nb, &t->nbytes);
+        bool ok = galloc_document_contiguous_nb(blck, tsize, t->ne, t->nb) && galloc_document_nbytes(blck, tsize, t->ne, t->nb, &t->nbytes);
         if (!read_tensor_size_limit(r, &path, ok, t->nbytes, "byte size ")) {
             return false;
         }
@@ -575,13 +581,13 @@ static bool read_tensor_shape(struct reader * r, const struct json_value * e, in
                                (unsigned long long) t->alloc_size, (unsigned long long) t->nbytes);
         }
     }
-    return true;
+    return read_tensor_alloc_sizes(r, e, i, t);
 }
 
-static bool read_tensor_links(struct reader * r, const struct json_value * e, int32_t i, struct galloc_tensor * t) {
+static bool read_tensor_links(struct reader * r, const struct galloc_json_value * e, int32_t i, struct galloc_tensor * t) {
     struct galloc_document *  doc = r->doc;
     struct doc_path           path;
-    const struct json_value * v;
+    const struct galloc_json_value * v;
 
     for (int s = 0; s < GGML_MAX_SRC; s++) {
         t->src[s] = -1;
@@ -591,13 +597,13 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
         if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
             return false;
         }
-        size_t n = json_array_size(v);
+        size_t n = galloc_json_array_size(v);
         if (n > GGML_MAX_SRC) {
             return reader_limit(r, &path, "%zu sources, more than %d (GGML_MAX_SRC)", n, GGML_MAX_SRC);
         }
         for (size_t s = 0; s < n; s++) {
-            const struct json_value * sv = json_array_at(v, s);
-            if (json_type_of(sv) == JSON_TYPE_NULL) {
+            const struct galloc_json_value * sv = galloc_json_array_at(v, s);
+            if (galloc_json_type_of(sv) == JSON_TYPE_NULL) {
                 continue;
             }
             path = path_sub("tensors", i, "src", (int64_t) s);
@@ -638,14 +644,14 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
         if (!read_expect(r, v, &path, JSON_TYPE_ARRAY)) {
             return false;
         }
-        for (size_t k = 0; k < json_array_size(v); k++) {
-            const struct json_value * fv = json_array_at(v, k);
+        for (size_t k = 0; k < galloc_json_array_size(v); k++) {
+            const struct galloc_json_value * fv = galloc_json_array_at(v, k);
             path = path_sub("tensors", i, "flags", (int64_t) k);
             if (!read_expect(r, fv, &path, JSON_TYPE_STRING)) {
                 return false;
             }
             size_t       len;
-            const char * name = json_get_string(fv, &len);
+            const char * name = galloc_json_get_string(fv, &len);
             int          bit  = -1;
             for (int b = 0; b < GALLOC_DOCUMENT_N_FLAGS; b++) {
                 if (strlen(galloc_document_flag_names[b]) == len && memcmp(galloc_document_flag_names[b], name, len) == 0) {
@@ -654,7 +660,7 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
             }
             if (bit < 0) {
                 char what[64];
-                json_describe(fv, what, sizeof(what));
+                galloc_json_describe(fv, what, sizeof(what));
                 return reader_fail(r, &path, "unknown flag %s (known: input, output, param, loss, compute)", what);
             }
             t->flags |= 1 << bit;
@@ -670,46 +676,191 @@ static bool read_tensor_links(struct reader * r, const struct json_value * e, in
         }
         t->external = 1;
     }
+    if ((v = get_optional(e, "external")) != NULL) {
+        path = path_field("tensors", i, "external");
+        bool external = false;
+        if (!read_expect(r, v, &path, JSON_TYPE_BOOL)) {
+            return false;
+        }
+        galloc_json_get_bool(v, &external);
+        if (external) {
+            if (t->view_src >= 0) {
+                return reader_fail(r, &path, "a view has no memory of its own (its view_src's is used)");
+            }
+            t->external = 1; // has memory outside any buffer (data and no buffer): never placed
+        }
+    }
     return true;
 }
 
 
-// tensors[i].<key>: a required string naming one of names[0..n) (ggml's op or type names)
-static bool read_tensor_name_field(struct reader * r, const struct json_value * e, int32_t i, const char * key,
-                                   const struct name_id * names, int32_t n, int32_t * out) {
-    struct doc_path           path = path_item("tensors", i);
-    const struct json_value * v    = json_object_get(e, key);
-    if (v == NULL) {
-        return reader_fail(r, &path, "missing \"%s\"", key);
+// the id of a name the tables do not know (GALLOC_DOCUMENT_UNKNOWN + k), kept once per kind; -1 after an error
+static int32_t intern_unknown(struct reader * r, const struct doc_path * path, const struct galloc_json_value * v, int32_t kind) {
+    struct galloc_document * doc = r->doc;
+    size_t                   len;
+    const char *             name = galloc_json_get_string(v, &len);
+    static const char * const what[] = { "op", "unary_op", "glu_op", "type" };
+    if (!galloc_document_is_table_name(name, len)) {
+        char shown[64];
+        galloc_json_describe(v, shown, sizeof(shown));
+        reader_fail(r, path, "unknown %s %s (a name ggml's tables lack is kept, but must be 1 to 63 letters, digits or '_')",
+                    what[kind], shown);
+        return -1;
     }
-    path = path_field("tensors", i, key);
+    for (int32_t k = 0; k < doc->n_unknown; k++) {
+        if (doc->unknown[k].kind == kind && strcmp(doc->unknown[k].name, name) == 0) {
+            return GALLOC_DOCUMENT_UNKNOWN + k;
+        }
+    }
+    if (doc->n_unknown == GALLOC_DOCUMENT_MAX_UNKNOWN) {
+        reader_limit(r, path, "unknown %s \"%s\": more than %d distinct names the tables do not know", what[kind], name,
+                    GALLOC_DOCUMENT_MAX_UNKNOWN);
+        return -1;
+    }
+    if (doc->unknown == NULL &&
+        (doc->unknown = reader_alloc(r, GALLOC_DOCUMENT_MAX_UNKNOWN, sizeof(struct galloc_unknown_name))) == NULL) {
+        return -1;
+    }
+    struct galloc_unknown_name * u = &doc->unknown[doc->n_unknown];
+    memcpy(u->name, name, len + 1);
+    u->kind = kind;
+    return GALLOC_DOCUMENT_UNKNOWN + doc->n_unknown++;
+}
+
+static void count_unknown_use(struct galloc_document * doc, int32_t id) {
+    if (id >= GALLOC_DOCUMENT_UNKNOWN && id - GALLOC_DOCUMENT_UNKNOWN < doc->n_unknown) {
+        doc->unknown[id - GALLOC_DOCUMENT_UNKNOWN].n_tensors++;
+    }
+}
+
+// "type_traits": block size and bytes per block of types, required for the ones ggml's table lacks
+static bool read_type_traits(struct reader * r, const struct galloc_json_value * root) {
+    struct galloc_document *  doc  = r->doc;
+    const struct galloc_json_value * arr  = get_optional(root, "type_traits");
+    struct doc_path           path = path_top("type_traits");
+    if (arr == NULL) {
+        return true;
+    }
+    if (!read_expect(r, arr, &path, JSON_TYPE_ARRAY)) {
+        return false;
+    }
+    for (size_t i = 0; i < galloc_json_array_size(arr); i++) {
+        const struct galloc_json_value * e = galloc_json_array_at(arr, i);
+        const struct galloc_json_value * v;
+        uint64_t                  blck = 0, size = 0;
+        path = path_item("type_traits", (int64_t) i);
+        if (!read_expect(r, e, &path, JSON_TYPE_OBJECT)) {
+            return false;
+        }
+        static const char * const keys[3] = { "name", "blck_size", "type_size" };
+        for (int k = 0; k < 3; k++) {
+            if (galloc_json_object_get(e, keys[k]) == NULL) {
+                return reader_fail(r, &path, "missing \"%s\"", keys[k]);
+            }
+        }
+        path = path_field("type_traits", (int64_t) i, "blck_size");
+        if (!read_u64(r, galloc_json_object_get(e, "blck_size"), &path, &blck)) {
+            return false;
+        }
+        if (blck < 1 || blck > 1024) {
+            return reader_fail(r, &path, "%llu elements per block, expected 1 to 1024", (unsigned long long) blck);
+        }
+        path = path_field("type_traits", (int64_t) i, "type_size");
+        if (!read_u64(r, galloc_json_object_get(e, "type_size"), &path, &size)) {
+            return false;
+        }
+        if (size < 1 || size > 65536) {
+            return reader_fail(r, &path, "%llu bytes per block, expected 1 to 65536", (unsigned long long) size);
+        }
+        path = path_field("type_traits", (int64_t) i, "name");
+        v    = galloc_json_object_get(e, "name");
+        const char * name = read_name(r, v, &path, 0);
+        if (name == NULL) {
+            return false;
+        }
+        int32_t      known = name_find(r->types, r->n_types, name);
+        if (known >= 0) {
+            if ((uint64_t) ggml_blck_size((enum ggml_type) known) != blck || ggml_type_size((enum ggml_type) known) != size) {
+                return reader_fail(r, &path, "type %s has %lld elements in %zu bytes per block in ggml, not %llu in %llu", name,
+                                   (long long) ggml_blck_size((enum ggml_type) known), ggml_type_size((enum ggml_type) known),
+                                   (unsigned long long) blck, (unsigned long long) size);
+            }
+            continue;
+        }
+        int32_t before = doc->n_unknown;
+        int32_t id     = intern_unknown(r, &path, v, GALLOC_NAME_TYPE);
+        if (id < 0) {
+            return false;
+        }
+        if (doc->n_unknown == before) {
+            return reader_fail(r, &path, "type %s is described twice", name);
+        }
+        doc->unknown[id - GALLOC_DOCUMENT_UNKNOWN].blck_size = (int64_t) blck;
+        doc->unknown[id - GALLOC_DOCUMENT_UNKNOWN].type_size = size;
+    }
+    return true;
+}
+
+// tensors[i].op: an op name; one the table lacks is kept
+static bool read_tensor_op(struct reader * r, const struct galloc_json_value * e, int32_t i, int32_t * out) {
+    struct doc_path           path = path_item("tensors", i);
+    const struct galloc_json_value * v    = galloc_json_object_get(e, "op");
+    if (v == NULL) {
+        return reader_fail(r, &path, "missing \"op\"");
+    }
+    path = path_field("tensors", i, "op");
     const char * name = read_name(r, v, &path, 0); // "ADD\u0000XYZ" is no op, not ADD
     if (name == NULL) {
         return false;
     }
-    if ((*out = name_find(names, n, name)) < 0) {
-        char what[64];
-        json_describe(v, what, sizeof(what));
-        return reader_fail(r, &path, "unknown %s %s", key, what);
+    if ((*out = name_find(r->ops, r->n_ops, name)) < 0) {
+        *out = intern_unknown(r, &path, v, GALLOC_NAME_OP);
     }
-    return true;
+    return *out >= 0;
+}
+
+// tensors[i].type: a type name; one the table lacks must be described in "type_traits"
+static bool read_tensor_type(struct reader * r, const struct galloc_json_value * e, int32_t i, int32_t * out) {
+    struct galloc_document *  doc  = r->doc;
+    struct doc_path           path = path_item("tensors", i);
+    const struct galloc_json_value * v    = galloc_json_object_get(e, "type");
+    if (v == NULL) {
+        return reader_fail(r, &path, "missing \"type\"");
+    }
+    path = path_field("tensors", i, "type");
+    const char * name = read_name(r, v, &path, 0);
+    if (name == NULL) {
+        return false;
+    }
+    if ((*out = name_find(r->types, r->n_types, name)) >= 0) {
+        return true;
+    }
+    for (int32_t k = 0; k < doc->n_unknown; k++) {
+        if (doc->unknown[k].kind == GALLOC_NAME_TYPE && strcmp(doc->unknown[k].name, name) == 0) {
+            *out = GALLOC_DOCUMENT_UNKNOWN + k;
+            return true;
+        }
+    }
+    char what[64];
+    galloc_json_describe(v, what, sizeof(what));
+    return reader_fail(r, &path, "unknown type %s: its block size and bytes per block must be given in \"type_traits\"", what);
 }
 
 // tensors[i].unary_op / .glu_op: which unary op or gated linear unit a UNARY or GLU tensor computes
-static bool read_tensor_sub_op(struct reader * r, const struct json_value * e, int32_t i) {
+static bool read_tensor_sub_op(struct reader * r, const struct galloc_json_value * e, int32_t i) {
     struct galloc_document * doc = r->doc;
     doc->tensor_sub_op[i]        = -1;
     static const char * const keys[2] = { "unary_op", "glu_op" };
     static const enum ggml_op ops[2]  = { GGML_OP_UNARY, GGML_OP_GLU };
     for (int k = 0; k < 2; k++) {
-        const struct json_value * v = get_optional(e, keys[k]);
+        const struct galloc_json_value * v = get_optional(e, keys[k]);
         if (v == NULL) {
             continue;
         }
         struct doc_path path = path_field("tensors", i, keys[k]);
         if (doc->tensors[i].op != (int32_t) ops[k]) {
             return reader_fail(r, &path, "only %s tensors have one (this one is %s)", ggml_op_name(ops[k]),
-                               ggml_op_name((enum ggml_op) doc->tensors[i].op));
+                               galloc_document_op_name(doc, i));
         }
         const char * name = read_name(r, v, &path, 0);
         if (name == NULL) {
@@ -722,20 +873,20 @@ static bool read_tensor_sub_op(struct reader * r, const struct json_value * e, i
                 doc->tensor_sub_op[i] = id;
             }
         }
-        if (doc->tensor_sub_op[i] < 0) {
-            char what[64];
-            json_describe(v, what, sizeof(what));
-            return reader_fail(r, &path, "unknown %s %s", keys[k], what);
+        if (doc->tensor_sub_op[i] < 0 &&
+            (doc->tensor_sub_op[i] = intern_unknown(r, &path, v, k == 0 ? GALLOC_NAME_UNARY_OP : GALLOC_NAME_GLU_OP)) < 0) {
+            return false;
         }
+        count_unknown_use(doc, doc->tensor_sub_op[i]);
     }
     return true;
 }
 
-static bool read_tensor(struct reader * r, const struct json_value * e, int32_t i) {
+static bool read_tensor(struct reader * r, const struct galloc_json_value * e, int32_t i) {
     struct galloc_document *  doc  = r->doc;
     struct galloc_tensor *    t    = &doc->tensors[i];
     struct doc_path           path = path_item("tensors", i);
-    const struct json_value * v;
+    const struct galloc_json_value * v;
 
     if (!read_expect(r, e, &path, JSON_TYPE_OBJECT)) {
         return false;
@@ -749,10 +900,11 @@ static bool read_tensor(struct reader * r, const struct json_value * e, int32_t 
         memcpy(doc->tensor_names[i], name, strlen(name) + 1);
     }
 
-    if (!read_tensor_name_field(r, e, i, "op", r->ops, r->n_ops, &t->op) ||
-        !read_tensor_name_field(r, e, i, "type", r->types, r->n_types, &t->type)) {
+    if (!read_tensor_op(r, e, i, &t->op) || !read_tensor_type(r, e, i, &t->type)) {
         return false;
     }
+    count_unknown_use(doc, t->op);
+    count_unknown_use(doc, t->type);
 
     return read_tensor_shape(r, e, i, t) && read_tensor_links(r, e, i, t) && read_tensor_sub_op(r, e, i);
 }
@@ -776,6 +928,14 @@ static bool check_views(struct reader * r) {
         }
         uint64_t end;
         path = path_item("tensors", i);
+        if (t->nbytes == 0) { // ggml checks no range for a view without bytes
+            if (t->view_offs > GALLOC_DOCUMENT_MAX_TENSOR_BYTES) {
+                path = path_field("tensors", i, "view_offs");
+                return reader_fail(r, &path, "%llu is over the limit of %llu bytes (2^40)", (unsigned long long) t->view_offs,
+                                   (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
+            }
+            continue;
+        }
         if (!add_u64(t->view_offs, t->nbytes, &end) || end > root->nbytes) {
             return reader_fail(r, &path, "the view's bytes [%llu, %llu + %llu) reach past the %llu bytes of its view_src %d",
                                (unsigned long long) t->view_offs, (unsigned long long) t->view_offs,
@@ -842,13 +1002,13 @@ static bool check_cycles(struct reader * r) {
 //
 
 // an array of tensor indices (or buffer type indices), allocated from its JSON array size
-static bool read_index_list(struct reader * r, const struct json_value * arr, const char * key, int32_t n_max,
+static bool read_index_list(struct reader * r, const struct galloc_json_value * arr, const char * key, int32_t n_max,
                             const char * what, int32_t ** out, int32_t * n_out) {
     struct doc_path path = path_top(key);
     if (!read_expect(r, arr, &path, JSON_TYPE_ARRAY)) {
         return false;
     }
-    size_t n = json_array_size(arr);
+    size_t n = galloc_json_array_size(arr);
     if (n > (size_t) INT32_MAX) {
         return reader_limit(r, &path, "too many entries");
     }
@@ -859,7 +1019,7 @@ static bool read_index_list(struct reader * r, const struct json_value * arr, co
     *n_out = (int32_t) n;
     for (size_t k = 0; k < n; k++) {
         path = path_item(key, (int64_t) k);
-        if (!read_index(r, json_array_at(arr, k), &path, n_max, what, &(*out)[k])) {
+        if (!read_index(r, galloc_json_array_at(arr, k), &path, n_max, what, &(*out)[k])) {
             return false;
         }
     }
@@ -867,7 +1027,7 @@ static bool read_index_list(struct reader * r, const struct json_value * arr, co
 }
 
 // nodes and leafs as ggml_build_forward_expand makes them from the outputs, in order
-static bool build_from_outputs(struct reader * r, const struct json_value * arr) {
+static bool build_from_outputs(struct reader * r, const struct galloc_json_value * arr) {
     struct galloc_document * doc     = r->doc;
     int32_t *                outputs = NULL;
     int32_t                  n_out   = 0;
@@ -986,9 +1146,9 @@ static bool check_graph(struct reader * r) {
     return ok;
 }
 
-static bool read_buffer_ids(struct reader * r, const struct json_value * root, const char * key, int32_t n_expected,
+static bool read_buffer_ids(struct reader * r, const struct galloc_json_value * root, const char * key, int32_t n_expected,
                             const char * list, int32_t ** out) {
-    const struct json_value * arr = get_optional(root, key);
+    const struct galloc_json_value * arr = get_optional(root, key);
     int32_t                   n   = 0;
     if (arr == NULL) {
         return true;
@@ -1003,10 +1163,10 @@ static bool read_buffer_ids(struct reader * r, const struct json_value * root, c
     return true;
 }
 
-static bool read_graph(struct reader * r, const struct json_value * root) {
+static bool read_graph(struct reader * r, const struct galloc_json_value * root) {
     struct galloc_document *  doc   = r->doc;
-    const struct json_value * nodes = get_optional(root, "nodes");
-    const struct json_value * leafs = get_optional(root, "leafs");
+    const struct galloc_json_value * nodes = get_optional(root, "nodes");
+    const struct galloc_json_value * leafs = get_optional(root, "leafs");
     if (nodes != NULL || leafs != NULL) {
         if (nodes == NULL) {
             struct doc_path path = path_top("leafs");
@@ -1021,7 +1181,7 @@ static bool read_graph(struct reader * r, const struct json_value * root) {
             return false;
         }
     } else {
-        const struct json_value * outputs = get_optional(root, "outputs");
+        const struct galloc_json_value * outputs = get_optional(root, "outputs");
         if (outputs == NULL) {
             struct doc_path path = path_top("document");
             return reader_fail(r, &path, "needs \"nodes\" and \"leafs\", or \"outputs\"");
@@ -1039,6 +1199,13 @@ static bool read_graph(struct reader * r, const struct json_value * root) {
 // the whole document
 //
 
+// the planner's alloc_size callback for a document with "alloc_sizes"
+static uint64_t document_alloc_size(void * user, int32_t t, int32_t buffer_id) {
+    const struct galloc_document * doc = user;
+    int32_t                        row = doc->tensor_alloc_sizes[t];
+    return row < 0 ? doc->tensors[t].alloc_size : doc->alloc_sizes[(size_t) row * (size_t) doc->n_buffer_types + (size_t) buffer_id];
+}
+
 // the per-tensor arrays grow with the entries read (doubling, zeroed), never sized from the count
 // alone: 4,194,304 entries of `0` are refused at tensors[0] before ~1 GB is set aside for them
 static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
@@ -1055,7 +1222,9 @@ static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
     doc->tensor_buffer_type = bt ? bt : doc->tensor_buffer_type;
     void * so = bt ? realloc(doc->tensor_sub_op, want * sizeof(int32_t)) : NULL;
     doc->tensor_sub_op = so ? so : doc->tensor_sub_op;
-    if (!so) {
+    void * as = so ? realloc(doc->tensor_alloc_sizes, want * sizeof(int32_t)) : NULL;
+    doc->tensor_alloc_sizes = as ? as : doc->tensor_alloc_sizes;
+    if (!as) {
         reader_oom(r);
         return false;
     }
@@ -1063,18 +1232,19 @@ static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
     memset(doc->tensor_names + old, 0, (want - old) * sizeof(*doc->tensor_names));
     memset(doc->tensor_buffer_type + old, 0, (want - old) * sizeof(int32_t));
     memset(doc->tensor_sub_op + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_alloc_sizes + old, 0, (want - old) * sizeof(int32_t));
     *cap = want;
     return true;
 }
 
-static bool read_document(struct reader * r, const struct json_value * root) {
+static bool read_document(struct reader * r, const struct galloc_json_value * root) {
     struct galloc_document * doc  = r->doc;
     struct doc_path          path = path_top("document");
     if (!read_expect(r, root, &path, JSON_TYPE_OBJECT) || !read_header(r, root) || !read_buffer_types(r, root)) {
         return false;
     }
 
-    const struct json_value * tensors = json_object_get(root, "tensors");
+    const struct galloc_json_value * tensors = galloc_json_object_get(root, "tensors");
     if (tensors == NULL) {
         return reader_fail(r, &path, "missing \"tensors\"");
     }
@@ -1082,18 +1252,21 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     if (!read_expect(r, tensors, &path, JSON_TYPE_ARRAY)) {
         return false;
     }
-    size_t n = json_array_size(tensors);
+    size_t n = galloc_json_array_size(tensors);
     if (n > GALLOC_DOCUMENT_MAX_TENSORS) {
         return reader_limit(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
     }
     doc->n_tensors = (int32_t) n;
     reader_build_names(r);
+    if (!read_type_traits(r, root)) {
+        return false;
+    }
     size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
         if (i == cap && !grow_tensor_arrays(r, &cap, n)) {
             return false;
         }
-        if (!read_tensor(r, json_array_at(tensors, i), (int32_t) i)) {
+        if (!read_tensor(r, galloc_json_array_at(tensors, i), (int32_t) i)) {
             return false;
         }
     }
@@ -1115,8 +1288,8 @@ static bool read_document(struct reader * r, const struct json_value * root) {
     g->leaf_buffer_ids = doc->leaf_buffer_ids;
     g->n_buffer_types  = doc->n_buffer_types;
     g->buffer_types    = doc->buffer_types;
-    g->alloc_size      = NULL;
-    g->user            = NULL;
+    g->alloc_size      = r->n_alloc_sizes > 0 ? document_alloc_size : NULL;
+    g->user            = r->n_alloc_sizes > 0 ? doc : NULL;
     return true;
 }
 
@@ -1131,12 +1304,12 @@ bool galloc_document_read(const char * json, size_t len, struct galloc_document 
         reader_limit(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
         return false;
     }
-    struct json_doc * parsed = json_parse(json, len, err);
+    struct galloc_json_doc * parsed = galloc_json_parse(json, len, err);
     if (parsed == NULL) {
         return false;
     }
-    bool ok = read_document(&r, json_doc_root(parsed));
-    json_doc_free(parsed);
+    bool ok = read_document(&r, galloc_json_doc_root(parsed));
+    galloc_json_doc_free(parsed);
     if (!ok) {
         galloc_document_free(doc);
     }
@@ -1159,6 +1332,9 @@ void galloc_document_free(struct galloc_document * doc) {
     free(doc->tensor_names);
     free(doc->tensor_buffer_type);
     free(doc->tensor_sub_op);
+    free(doc->tensor_alloc_sizes);
+    free(doc->alloc_sizes);
+    free(doc->unknown);
     free(doc->nodes);
     free(doc->node_buffer_ids);
     free(doc->leafs);

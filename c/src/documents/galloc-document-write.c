@@ -16,91 +16,79 @@
 // shared pieces
 //
 
-static void write_header(struct json_writer * w, const char * format, const char * name) {
-    json_write_begin_object(w);
-    json_write_newline(w, 2);
-    json_write_key(w, "format");
-    json_write_cstr(w, format);
-    json_write_newline(w, 2);
-    json_write_key(w, "version");
-    json_write_u64(w, 1);
-    json_write_newline(w, 2);
-    json_write_key(w, "name");
-    json_write_cstr(w, name != NULL ? name : "");
+static void write_header(struct galloc_json_writer * w, const char * format, const char * name) {
+    galloc_json_write_begin_object(w);
+    galloc_json_write_newline(w, 2);
+    galloc_json_write_key(w, "format");
+    galloc_json_write_cstr(w, format);
+    galloc_json_write_newline(w, 2);
+    galloc_json_write_key(w, "version");
+    galloc_json_write_u64(w, 1);
+    galloc_json_write_newline(w, 2);
+    galloc_json_write_key(w, "name");
+    galloc_json_write_cstr(w, name != NULL ? name : "");
 }
 
-static void write_index_array(struct json_writer * w, const char * key, const int32_t * items, int32_t n) {
-    json_write_newline(w, 2);
-    json_write_key(w, key);
-    json_write_begin_array(w);
+static void write_index_array(struct galloc_json_writer * w, const char * key, const int32_t * items, int32_t n) {
+    galloc_json_write_newline(w, 2);
+    galloc_json_write_key(w, key);
+    galloc_json_write_begin_array(w);
     for (int32_t i = 0; i < n; i++) {
-        json_write_i64(w, items[i]);
+        galloc_json_write_i64(w, items[i]);
     }
-    json_write_end_array(w);
+    galloc_json_write_end_array(w);
 }
 
-static char * write_finish(struct json_writer * w, size_t * len) {
-    json_write_newline(w, 0);
-    json_write_end_object(w);
-    json_write_newline(w, 0); // the file ends with a line break
-    return json_writer_finish(w, len);
-}
-
-const char * galloc_document_op_desc(const struct galloc_document * doc, int32_t t) {
-    const struct galloc_tensor * tensor = &doc->tensors[t];
-    int32_t sub = doc->tensor_sub_op != NULL ? doc->tensor_sub_op[t] : -1;
-    const char * name = NULL;
-    if (sub >= 0 && tensor->op == GGML_OP_UNARY) {
-        name = ggml_unary_op_name((enum ggml_unary_op) sub);
-    } else if (sub >= 0 && tensor->op == GGML_OP_GLU) {
-        name = ggml_glu_op_name((enum ggml_glu_op) sub);
-    }
-    return name != NULL ? name : ggml_op_name((enum ggml_op) tensor->op);
+static char * write_finish(struct galloc_json_writer * w, size_t * len) {
+    galloc_json_write_newline(w, 0);
+    galloc_json_write_end_object(w);
+    galloc_json_write_newline(w, 0); // the file ends with a line break
+    return galloc_json_writer_finish(w, len);
 }
 
 //
 // graph document
 //
 
-static void write_graph_tensor(struct json_writer * w, const struct galloc_document * doc, int32_t i) {
+static void write_graph_tensor(struct galloc_json_writer * w, const struct galloc_document * doc, int32_t i) {
     const struct galloc_tensor * t = &doc->tensors[i];
-    json_write_newline(w, 4);
-    json_write_begin_object(w);
-    json_write_key(w, "name");
-    json_write_cstr(w, doc->tensor_names != NULL ? doc->tensor_names[i] : "");
-    json_write_key(w, "op");
-    json_write_cstr(w, ggml_op_name((enum ggml_op) t->op));
+    galloc_json_write_newline(w, 4);
+    galloc_json_write_begin_object(w);
+    galloc_json_write_key(w, "name");
+    galloc_json_write_cstr(w, doc->tensor_names != NULL ? doc->tensor_names[i] : "");
+    galloc_json_write_key(w, "op");
+    galloc_json_write_cstr(w, galloc_document_op_name(doc, i));
     if (doc->tensor_sub_op != NULL && doc->tensor_sub_op[i] >= 0) {
-        bool unary = t->op == GGML_OP_UNARY;
-        json_write_key(w, unary ? "unary_op" : "glu_op");
-        json_write_cstr(w, unary ? ggml_unary_op_name((enum ggml_unary_op) doc->tensor_sub_op[i])
-                                 : ggml_glu_op_name((enum ggml_glu_op) doc->tensor_sub_op[i]));
+        galloc_json_write_key(w, t->op == GGML_OP_UNARY ? "unary_op" : "glu_op");
+        galloc_json_write_cstr(w, galloc_document_op_desc(doc, i));
     }
-    json_write_key(w, "type");
-    json_write_cstr(w, ggml_type_name((enum ggml_type) t->type));
+    galloc_json_write_key(w, "type");
+    galloc_json_write_cstr(w, galloc_document_type_name(doc, i));
 
     // ne without trailing 1s (at least one number)
     int n_dims = GGML_MAX_DIMS;
     while (n_dims > 1 && t->ne[n_dims - 1] == 1) {
         n_dims--;
     }
-    json_write_key(w, "ne");
-    json_write_begin_array(w);
+    galloc_json_write_key(w, "ne");
+    galloc_json_write_begin_array(w);
     for (int d = 0; d < n_dims; d++) {
-        json_write_i64(w, t->ne[d]);
+        galloc_json_write_i64(w, t->ne[d]);
     }
-    json_write_end_array(w);
+    galloc_json_write_end_array(w);
 
     // nb only when not contiguous
     uint64_t nb[GGML_MAX_DIMS];
-    bool     contiguous = galloc_document_contiguous_nb(t->type, t->ne, nb) && memcmp(nb, t->nb, sizeof(nb)) == 0;
+    uint64_t blck, tsize;
+    bool     contiguous = galloc_document_type_traits(doc, t->type, &blck, &tsize) &&
+                      galloc_document_contiguous_nb(blck, tsize, t->ne, nb) && memcmp(nb, t->nb, sizeof(nb)) == 0;
     if (!contiguous) {
-        json_write_key(w, "nb");
-        json_write_begin_array(w);
+        galloc_json_write_key(w, "nb");
+        galloc_json_write_begin_array(w);
         for (int d = 0; d < GGML_MAX_DIMS; d++) {
-            json_write_u64(w, t->nb[d]);
+            galloc_json_write_u64(w, t->nb[d]);
         }
-        json_write_end_array(w);
+        galloc_json_write_end_array(w);
     }
 
     // src up to the last used slot, with null holes
@@ -109,82 +97,124 @@ static void write_graph_tensor(struct json_writer * w, const struct galloc_docum
         n_src--;
     }
     if (n_src > 0) {
-        json_write_key(w, "src");
-        json_write_begin_array(w);
+        galloc_json_write_key(w, "src");
+        galloc_json_write_begin_array(w);
         for (int s = 0; s < n_src; s++) {
             if (t->src[s] < 0) {
-                json_write_null(w);
+                galloc_json_write_null(w);
             } else {
-                json_write_i64(w, t->src[s]);
+                galloc_json_write_i64(w, t->src[s]);
             }
         }
-        json_write_end_array(w);
+        galloc_json_write_end_array(w);
     }
 
     if (t->view_src >= 0) {
-        json_write_key(w, "view_src");
-        json_write_i64(w, t->view_src);
-        json_write_key(w, "view_offs");
-        json_write_u64(w, t->view_offs);
+        galloc_json_write_key(w, "view_src");
+        galloc_json_write_i64(w, t->view_src);
+        galloc_json_write_key(w, "view_offs");
+        galloc_json_write_u64(w, t->view_offs);
     }
 
     if (t->flags & ((1 << GALLOC_DOCUMENT_N_FLAGS) - 1)) {
-        json_write_key(w, "flags");
-        json_write_begin_array(w);
+        galloc_json_write_key(w, "flags");
+        galloc_json_write_begin_array(w);
         for (int b = 0; b < GALLOC_DOCUMENT_N_FLAGS; b++) {
             if (t->flags & (1 << b)) {
-                json_write_cstr(w, galloc_document_flag_names[b]);
+                galloc_json_write_cstr(w, galloc_document_flag_names[b]);
             }
         }
-        json_write_end_array(w);
+        galloc_json_write_end_array(w);
     }
 
-    if (t->alloc_size != t->nbytes) {
-        json_write_key(w, "alloc_size");
-        json_write_u64(w, t->alloc_size);
+    int32_t row = doc->tensor_alloc_sizes != NULL ? doc->tensor_alloc_sizes[i] : -1;
+    if (row >= 0) {
+        const uint64_t * sizes = &doc->alloc_sizes[(size_t) row * (size_t) doc->n_buffer_types];
+        galloc_json_write_key(w, "alloc_sizes");
+        galloc_json_write_begin_array(w);
+        for (int32_t b = 0; b < doc->n_buffer_types; b++) {
+            if (sizes[b] == t->nbytes) {
+                galloc_json_write_null(w);
+            } else {
+                galloc_json_write_u64(w, sizes[b]);
+            }
+        }
+        galloc_json_write_end_array(w);
+    } else if (t->alloc_size != t->nbytes) {
+        galloc_json_write_key(w, "alloc_size");
+        galloc_json_write_u64(w, t->alloc_size);
     }
     if (doc->tensor_buffer_type != NULL && doc->tensor_buffer_type[i] >= 0) {
-        json_write_key(w, "buffer_type");
-        json_write_i64(w, doc->tensor_buffer_type[i]);
+        galloc_json_write_key(w, "buffer_type");
+        galloc_json_write_i64(w, doc->tensor_buffer_type[i]);
+    } else if (t->external) {
+        galloc_json_write_key(w, "external");
+        galloc_json_write_bool(w, true);
     }
-    json_write_end_object(w);
+    galloc_json_write_end_object(w);
 }
 
 char * galloc_document_write_graph(const struct galloc_document * doc, size_t * len) {
-    struct json_writer w;
-    json_writer_init(&w);
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
     write_header(&w, "galloc-graph", doc->name);
 
-    json_write_newline(&w, 2);
-    json_write_key(&w, "buffer_types");
-    json_write_begin_array(&w);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "buffer_types");
+    galloc_json_write_begin_array(&w);
     for (int32_t b = 0; b < doc->n_buffer_types; b++) {
         const struct galloc_buffer_type * bt = &doc->buffer_types[b];
-        json_write_begin_object(&w);
-        json_write_key(&w, "name");
-        json_write_cstr(&w, doc->buffer_type_names != NULL ? doc->buffer_type_names[b] : "");
-        json_write_key(&w, "alignment");
-        json_write_u64(&w, bt->alignment);
-        json_write_key(&w, "max_size");
+        galloc_json_write_begin_object(&w);
+        galloc_json_write_key(&w, "name");
+        galloc_json_write_cstr(&w, doc->buffer_type_names != NULL ? doc->buffer_type_names[b] : "");
+        galloc_json_write_key(&w, "alignment");
+        galloc_json_write_u64(&w, bt->alignment);
+        galloc_json_write_key(&w, "max_size");
         if (bt->max_size == GALLOC_NO_MAX_SIZE) {
-            json_write_null(&w);
+            galloc_json_write_null(&w);
         } else {
-            json_write_u64(&w, bt->max_size);
+            galloc_json_write_u64(&w, bt->max_size);
         }
-        json_write_end_object(&w);
+        galloc_json_write_end_object(&w);
     }
-    json_write_end_array(&w);
+    galloc_json_write_end_array(&w);
 
-    json_write_newline(&w, 2);
-    json_write_key(&w, "tensors");
-    json_write_begin_array(&w);
+    // the block size and bytes per block of every type the tables do not know
+    bool traits = false;
+    for (int32_t k = 0; k < doc->n_unknown; k++) {
+        const struct galloc_unknown_name * u = &doc->unknown[k];
+        if (u->kind != GALLOC_NAME_TYPE) {
+            continue;
+        }
+        if (!traits) {
+            galloc_json_write_newline(&w, 2);
+            galloc_json_write_key(&w, "type_traits");
+            galloc_json_write_begin_array(&w);
+            traits = true;
+        }
+        galloc_json_write_begin_object(&w);
+        galloc_json_write_key(&w, "name");
+        galloc_json_write_cstr(&w, u->name);
+        galloc_json_write_key(&w, "blck_size");
+        galloc_json_write_i64(&w, u->blck_size);
+        galloc_json_write_key(&w, "type_size");
+        galloc_json_write_u64(&w, u->type_size);
+        galloc_json_write_end_object(&w);
+    }
+    if (traits) {
+        galloc_json_write_end_array(&w);
+    }
+
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "tensors");
+    galloc_json_write_begin_array(&w);
     for (int32_t i = 0; i < doc->n_tensors; i++) {
         write_graph_tensor(&w, doc, i);
     }
     if (doc->n_tensors > 0) {
-        json_write_newline(&w, 2);
+        galloc_json_write_newline(&w, 2);
     }
-    json_write_end_array(&w);
+    galloc_json_write_end_array(&w);
 
     write_index_array(&w, "nodes", doc->nodes, doc->n_nodes);
     write_index_array(&w, "leafs", doc->leafs, doc->n_leafs);
@@ -201,73 +231,73 @@ char * galloc_document_write_graph(const struct galloc_document * doc, size_t * 
 // plan document
 //
 
-static void write_plan_buffer(struct json_writer * w, const struct galloc_document * doc, const struct galloc_plan * plan, int32_t b) {
+static void write_plan_buffer(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_plan * plan, int32_t b) {
     const struct galloc_buffer_plan * bp = &plan->buffers[b];
     const struct galloc_buffer_type * bt = &doc->buffer_types[b];
-    json_write_newline(w, 4);
-    json_write_begin_object(w);
-    json_write_key(w, "buffer_type");
-    json_write_i64(w, b);
-    json_write_key(w, "name");
-    json_write_cstr(w, doc->buffer_type_names != NULL ? doc->buffer_type_names[b] : "");
-    json_write_key(w, "alignment");
-    json_write_u64(w, bt->alignment);
-    json_write_key(w, "max_size");
+    galloc_json_write_newline(w, 4);
+    galloc_json_write_begin_object(w);
+    galloc_json_write_key(w, "buffer_type");
+    galloc_json_write_i64(w, b);
+    galloc_json_write_key(w, "name");
+    galloc_json_write_cstr(w, doc->buffer_type_names != NULL ? doc->buffer_type_names[b] : "");
+    galloc_json_write_key(w, "alignment");
+    galloc_json_write_u64(w, bt->alignment);
+    galloc_json_write_key(w, "max_size");
     if (bt->max_size == GALLOC_NO_MAX_SIZE) {
-        json_write_null(w);
+        galloc_json_write_null(w);
     } else {
-        json_write_u64(w, bt->max_size);
+        galloc_json_write_u64(w, bt->max_size);
     }
-    json_write_key(w, "chunk_sizes");
-    json_write_begin_array(w);
+    galloc_json_write_key(w, "chunk_sizes");
+    galloc_json_write_begin_array(w);
     for (int32_t c = 0; c < bp->n_chunks && c < GALLOC_MAX_CHUNKS; c++) {
-        json_write_u64(w, bp->chunk_sizes[c]);
+        galloc_json_write_u64(w, bp->chunk_sizes[c]);
     }
-    json_write_end_array(w);
-    json_write_key(w, "size");
-    json_write_u64(w, bp->size);
-    json_write_key(w, "peak_live");
-    json_write_u64(w, bp->peak_live);
-    json_write_key(w, "shared_with");
+    galloc_json_write_end_array(w);
+    galloc_json_write_key(w, "size");
+    galloc_json_write_u64(w, bp->size);
+    galloc_json_write_key(w, "peak_live");
+    galloc_json_write_u64(w, bp->peak_live);
+    galloc_json_write_key(w, "shared_with");
     if (bp->shared_with < 0) {
-        json_write_null(w);
+        galloc_json_write_null(w);
     } else {
-        json_write_i64(w, bp->shared_with);
+        galloc_json_write_i64(w, bp->shared_with);
     }
-    json_write_end_object(w);
+    galloc_json_write_end_object(w);
 }
 
-static void write_plan_tensor(struct json_writer * w, const struct galloc_document * doc, const struct galloc_plan * plan, int32_t i) {
+static void write_plan_tensor(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_plan * plan, int32_t i) {
     const struct galloc_place * p = &plan->places[i];
-    json_write_newline(w, 4);
+    galloc_json_write_newline(w, 4);
     if (p->buffer < 0) {
-        json_write_null(w);
+        galloc_json_write_null(w);
         return;
     }
-    json_write_begin_object(w);
-    json_write_key(w, "buffer");
-    json_write_i64(w, p->buffer);
-    json_write_key(w, "chunk");
-    json_write_i64(w, p->chunk);
-    json_write_key(w, "offset");
-    json_write_u64(w, p->offset);
-    json_write_key(w, "size");
-    json_write_u64(w, p->size);
+    galloc_json_write_begin_object(w);
+    galloc_json_write_key(w, "buffer");
+    galloc_json_write_i64(w, p->buffer);
+    galloc_json_write_key(w, "chunk");
+    galloc_json_write_i64(w, p->chunk);
+    galloc_json_write_key(w, "offset");
+    galloc_json_write_u64(w, p->offset);
+    galloc_json_write_key(w, "size");
+    galloc_json_write_u64(w, p->size);
     if (doc->tensors[i].view_src >= 0) {
-        json_write_key(w, "view");
-        json_write_bool(w, true);
+        galloc_json_write_key(w, "view");
+        galloc_json_write_bool(w, true);
     }
-    json_write_key(w, "how");
-    json_write_cstr(w, galloc_how_name((enum galloc_how) p->how));
+    galloc_json_write_key(w, "how");
+    galloc_json_write_cstr(w, galloc_how_name((enum galloc_how) p->how));
     if (p->how == GALLOC_HOW_INPLACE || p->how == GALLOC_HOW_VIEW) {
-        json_write_key(w, "parent");
-        json_write_i64(w, p->parent);
+        galloc_json_write_key(w, "parent");
+        galloc_json_write_i64(w, p->parent);
     }
-    json_write_key(w, "first");
-    json_write_i64(w, p->first_step);
-    json_write_key(w, "last");
-    json_write_i64(w, p->last_step);
-    json_write_end_object(w);
+    galloc_json_write_key(w, "first");
+    galloc_json_write_i64(w, p->first_step);
+    galloc_json_write_key(w, "last");
+    galloc_json_write_i64(w, p->last_step);
+    galloc_json_write_end_object(w);
 }
 
 char * galloc_document_write_plan(const struct galloc_document * doc, const struct galloc_plan * plan, size_t * len) {
@@ -277,36 +307,36 @@ char * galloc_document_write_plan(const struct galloc_document * doc, const stru
     if (plan->n_tensors != doc->n_tensors || plan->n_buffer_types != doc->n_buffer_types) {
         return NULL; // not a plan of this document
     }
-    struct json_writer w;
-    json_writer_init(&w);
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
     write_header(&w, "galloc-plan", doc->name);
-    json_write_newline(&w, 2);
-    json_write_key(&w, "n_steps");
-    json_write_i64(&w, plan->n_steps);
-    json_write_newline(&w, 2);
-    json_write_key(&w, "n_inplace");
-    json_write_i64(&w, plan->n_inplace);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "n_steps");
+    galloc_json_write_i64(&w, plan->n_steps);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "n_inplace");
+    galloc_json_write_i64(&w, plan->n_inplace);
 
-    json_write_newline(&w, 2);
-    json_write_key(&w, "buffers");
-    json_write_begin_array(&w);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "buffers");
+    galloc_json_write_begin_array(&w);
     for (int32_t b = 0; b < plan->n_buffer_types; b++) {
         write_plan_buffer(&w, doc, plan, b);
     }
     if (plan->n_buffer_types > 0) {
-        json_write_newline(&w, 2);
+        galloc_json_write_newline(&w, 2);
     }
-    json_write_end_array(&w);
+    galloc_json_write_end_array(&w);
 
-    json_write_newline(&w, 2);
-    json_write_key(&w, "tensors");
-    json_write_begin_array(&w);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "tensors");
+    galloc_json_write_begin_array(&w);
     for (int32_t i = 0; i < plan->n_tensors; i++) {
         write_plan_tensor(&w, doc, plan, i);
     }
     if (plan->n_tensors > 0) {
-        json_write_newline(&w, 2);
+        galloc_json_write_newline(&w, 2);
     }
-    json_write_end_array(&w);
+    galloc_json_write_end_array(&w);
     return write_finish(&w, len);
 }

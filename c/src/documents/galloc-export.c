@@ -1,12 +1,24 @@
 // galloc-export.c: writes a ggml graph as a galloc graph document.
 //
 // Self-contained on purpose (its own small string builder, no galloc
-// internals) so that it can be dropped into a llama.cpp build. Tensors are
-// listed leafs first, then nodes, each preceded by any source or view root
-// not listed yet, so every reference points at a lower index.
+// internals) so that it can be dropped into a llama.cpp build: C or C++,
+// const-correct against upstream's ggml-impl.h. Tensors are listed leafs
+// first, then nodes, each preceded by any source or view root not listed
+// yet, so every reference points at a lower index. Names are made valid
+// UTF-8 of at most 63 bytes, which is what the reader accepts.
 
 #include "galloc-export.h"
+
+// ggml-impl.h defines static helpers this file does not use: upstream builds with
+// -Wno-unused-function; keep a plain -Wall -Wextra -Werror build quiet too
+#if defined(__GNUC__) || defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wunused-function"
+#endif
 #include "ggml-impl.h"
+#if defined(__GNUC__) || defined(__clang__)
+#    pragma GCC diagnostic pop
+#endif
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,7 +41,7 @@ static void out_write(struct out * o, const char * s, size_t n) {
         while (cap < o->len + n + 1) {
             cap *= 2;
         }
-        char * text = realloc(o->text, cap);
+        char * text = (char *) realloc(o->text, cap);
         if (!text) {
             o->oom = true;
             return;
@@ -58,21 +70,90 @@ static void out_str(struct out * o, const char * s) {
     out_write(o, s, strlen(s));
 }
 
-// a JSON string; bytes of invalid UTF-8 are not expected in ggml names (they are written as they are)
-static void out_string(struct out * o, const char * s) {
+// bytes of the complete, valid UTF-8 sequence at s[0] (n bytes available), 0 when there is none
+static size_t utf8_length(const unsigned char * s, size_t n) {
+    unsigned char c = s[0];
+    size_t        len;
+    unsigned char lo = 0x80, hi = 0xBF; // range of the second byte
+    if (c < 0x80) {
+        return 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        lo  = c == 0xE0 ? 0xA0 : 0x80;
+        hi  = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        lo  = c == 0xF0 ? 0x90 : 0x80;
+        hi  = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (n < len || s[1] < lo || s[1] > hi) {
+        return 0;
+    }
+    for (size_t i = 2; i < len; i++) {
+        if (s[i] < 0x80 || s[i] > 0xBF) {
+            return 0;
+        }
+    }
+    return len;
+}
+
+// s as valid UTF-8 of at most max bytes (max < size of out): a byte outside a complete sequence
+// becomes '?', and a sequence that would pass max is left out
+static void clean_name(const char * s, size_t max, char * out) {
+    const unsigned char * u   = (const unsigned char *) s;
+    size_t                n   = strlen(s);
+    size_t                len = 0;
+    for (size_t i = 0; i < n;) {
+        size_t seq = utf8_length(u + i, n - i);
+        size_t put = seq ? seq : 1;
+        if (len + put > max) {
+            break;
+        }
+        if (seq) {
+            memcpy(out + len, s + i, seq);
+        } else {
+            out[len] = '?';
+        }
+        len += put;
+        i += put;
+    }
+    out[len] = '\0';
+}
+
+// a JSON string of valid UTF-8 (see clean_name); at most max bytes (0: no limit)
+static void out_string_max(struct out * o, const char * s, size_t max) {
+    const unsigned char * u = (const unsigned char *) s;
+    size_t                n = strlen(s), used = 0;
     out_str(o, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char) *s;
-        if (c == '"' || c == '\\') {
+    for (size_t i = 0; i < n;) {
+        size_t seq = utf8_length(u + i, n - i);
+        size_t put = seq ? seq : 1;
+        if (max > 0 && used + put > max) {
+            break;
+        }
+        unsigned char c = u[i];
+        if (!seq) {
+            out_str(o, "?");
+        } else if (c == '"' || c == '\\') {
             char esc[2] = { '\\', (char) c };
             out_write(o, esc, 2);
         } else if (c < 0x20) {
             out_printf(o, "\\u%04x", c);
         } else {
-            out_write(o, (const char *) &c, 1);
+            out_write(o, s + i, seq);
         }
+        used += put;
+        i += put;
     }
     out_str(o, "\"");
+}
+
+static void out_string(struct out * o, const char * s) {
+    out_string_max(o, s, 0);
 }
 
 // sizes past 2^53 as strings: JavaScript readers would round them
@@ -94,7 +175,8 @@ struct listing {
     int32_t                cap;
 };
 
-static int32_t listing_find(const struct listing * l, const struct ggml_tensor * t) {
+// t is not const: upstream's ggml_hash_contains takes a non-const tensor
+static int32_t listing_find(const struct listing * l, struct ggml_tensor * t) {
     size_t slot = ggml_hash_find(&l->seen, t);
     return slot != GGML_HASHSET_FULL && ggml_hash_contains(&l->seen, t) ? l->index[slot] : -1;
 }
@@ -105,7 +187,7 @@ static bool listing_add(struct listing * l, struct ggml_tensor * root) {
         return true;
     }
     size_t                stack_cap = 64, depth = 0;
-    struct ggml_tensor ** stack     = malloc(stack_cap * sizeof(*stack));
+    struct ggml_tensor ** stack     = (struct ggml_tensor **) malloc(stack_cap * sizeof(*stack));
     if (!stack) {
         return false;
     }
@@ -122,7 +204,7 @@ static bool listing_add(struct listing * l, struct ggml_tensor * root) {
             struct ggml_tensor * d = deps[s];
             if (d && d != t && listing_find(l, d) < 0) {
                 if (depth == stack_cap) {
-                    struct ggml_tensor ** grown = realloc(stack, stack_cap * 2 * sizeof(*stack));
+                    struct ggml_tensor ** grown = (struct ggml_tensor **) realloc(stack, stack_cap * 2 * sizeof(*stack));
                     if (!grown) {
                         free(stack);
                         return false;
@@ -156,29 +238,37 @@ static bool listing_add(struct listing * l, struct ggml_tensor * root) {
 
 // ---- document ---------------------------------------------------------------
 
-// documents share an allocator between entries of the same name: distinct types that
-// happen to share a name get "name#k", the same type listed twice keeps one name
-static void out_type_name(struct out * o, ggml_backend_buffer_type_t * types, int k) {
-    const char * name = ggml_backend_buft_name(types[k]);
-    int          same = -1;
-    for (int j = 0; j < k && same < 0; j++) {
-        same = types[j] == types[k] ? j : -1;
+#define NAME_MAX_BYTES 63 // GGML_MAX_NAME - 1: what the reader accepts
+
+// documents share an allocator between entries of the same name: the same type listed twice keeps
+// one name, distinct types get distinct names ("name#k" when they clash), all within 63 bytes
+static void buffer_type_names(ggml_backend_buffer_type_t * types, int n, char (*names)[NAME_MAX_BYTES + 1]) {
+    for (int k = 0; k < n; k++) {
+        int same = -1;
+        for (int j = 0; j < k && same < 0; j++) {
+            same = types[j] == types[k] ? j : -1;
+        }
+        if (same >= 0) {
+            memcpy(names[k], names[same], sizeof(names[k]));
+            continue;
+        }
+        char base[NAME_MAX_BYTES + 1];
+        clean_name(ggml_backend_buft_name(types[k]), NAME_MAX_BYTES, base);
+        memcpy(names[k], base, sizeof(base));
+        for (int suffix = k;; suffix++) {
+            bool clash = false;
+            for (int j = 0; j < k && !clash; j++) {
+                clash = types[j] != types[k] && strcmp(names[j], names[k]) == 0;
+            }
+            if (!clash) {
+                break;
+            }
+            char tail[16];
+            snprintf(tail, sizeof(tail), "#%d", suffix);
+            clean_name(base, NAME_MAX_BYTES - strlen(tail), names[k]);
+            strcat(names[k], tail);
+        }
     }
-    bool clash = false;
-    for (int j = 0; j < k && same < 0; j++) {
-        clash = clash || strcmp(ggml_backend_buft_name(types[j]), name) == 0;
-    }
-    if (same >= 0) {
-        out_type_name(o, types, same);
-        return;
-    }
-    if (!clash) {
-        out_string(o, name);
-        return;
-    }
-    char renamed[96];
-    snprintf(renamed, sizeof(renamed), "%.80s#%d", name, k);
-    out_string(o, renamed);
 }
 
 static bool is_contiguous_layout(const struct ggml_tensor * t) {
@@ -220,12 +310,132 @@ static void write_ids(struct out * o, const char * key, const int * ids, int n) 
     out_str(o, "]");
 }
 
+// "type_traits": every type the graph uses, with its block size and bytes per block
+static void write_type_traits(struct out * o, const struct listing * l) {
+    bool used[GGML_TYPE_COUNT];
+    memset(used, 0, sizeof(used));
+    for (int32_t i = 0; i < l->count; i++) {
+        if ((int) l->order[i]->type >= 0 && (int) l->order[i]->type < GGML_TYPE_COUNT) {
+            used[l->order[i]->type] = true;
+        }
+    }
+    bool first = true;
+    out_str(o, ",\n  \"type_traits\": [");
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        if (used[t]) {
+            enum ggml_type type = (enum ggml_type) t;
+            out_str(o, first ? " { \"name\": " : ", { \"name\": ");
+            out_string(o, ggml_type_name(type));
+            out_printf(o, ", \"blck_size\": %lld, \"type_size\": %zu }", (long long) ggml_blck_size(type), ggml_type_size(type));
+            first = false;
+        }
+    }
+    out_str(o, " ]");
+}
+
+// "alloc_size" when every type of the allocator asks the same bytes other than ggml_nbytes,
+// "alloc_sizes" (null where a type asks ggml_nbytes) when they differ; nothing when all ask nbytes.
+// Types past the allocator's (those of tensors allocated before it) never size a placed tensor: null.
+static void write_alloc_sizes(struct out * o, ggml_backend_buffer_type_t * types, int n_bufts, int n_types,
+                              const struct ggml_tensor * t) {
+    size_t nbytes = ggml_nbytes(t), first = 0;
+    bool   differ = false, padded = false;
+    for (int k = 0; k < n_bufts; k++) {
+        size_t size = ggml_backend_buft_get_alloc_size(types[k], t);
+        first       = k == 0 ? size : first;
+        differ      = differ || size != first;
+        padded      = padded || size != nbytes;
+    }
+    if (!padded) {
+        return;
+    }
+    if (!differ && n_types == n_bufts) {
+        out_str(o, ", \"alloc_size\": ");
+        out_size(o, first);
+        return;
+    }
+    out_str(o, ", \"alloc_sizes\": [");
+    for (int k = 0; k < n_types; k++) {
+        size_t size = k < n_bufts ? ggml_backend_buft_get_alloc_size(types[k], t) : nbytes;
+        out_str(o, k ? ", " : "");
+        if (size == nbytes) {
+            out_str(o, "null");
+        } else {
+            out_size(o, size);
+        }
+    }
+    out_str(o, "]");
+}
+
+static void write_tensor(struct out * o, const struct listing * l, int32_t i, ggml_backend_buffer_type_t * types, int n_bufts,
+                         int n_types, int32_t buffer_type) {
+    struct ggml_tensor * t = l->order[i];
+    out_str(o, "    { \"name\": ");
+    out_string_max(o, t->name, NAME_MAX_BYTES);
+    out_printf(o, ", \"op\": \"%s\"", ggml_op_name(t->op));
+    // which unary op or gated linear unit (a value ggml has no name for is left out)
+    const char * sub_op = t->op == GGML_OP_UNARY ? ggml_unary_op_name(ggml_get_unary_op(t))
+                        : t->op == GGML_OP_GLU   ? ggml_glu_op_name(ggml_get_glu_op(t))
+                                                 : NULL;
+    if (sub_op != NULL) {
+        out_printf(o, ", \"%s\": \"%s\"", t->op == GGML_OP_UNARY ? "unary_op" : "glu_op", sub_op);
+    }
+    out_printf(o, ", \"type\": \"%s\", \"ne\": [", ggml_type_name(t->type));
+    int n_dims = GGML_MAX_DIMS;
+    while (n_dims > 1 && t->ne[n_dims - 1] == 1) {
+        n_dims--;
+    }
+    for (int d = 0; d < n_dims; d++) {
+        out_printf(o, "%s%lld", d ? ", " : "", (long long) t->ne[d]);
+    }
+    out_str(o, "]");
+    if (!is_contiguous_layout(t)) {
+        out_str(o, ", \"nb\": [");
+        for (int d = 0; d < GGML_MAX_DIMS; d++) {
+            out_str(o, d ? ", " : "");
+            out_size(o, t->nb[d]);
+        }
+        out_str(o, "]");
+    }
+    int n_src = GGML_MAX_SRC;
+    while (n_src > 0 && t->src[n_src - 1] == NULL) {
+        n_src--;
+    }
+    if (n_src > 0) {
+        out_str(o, ", \"src\": [");
+        for (int s = 0; s < n_src; s++) {
+            if (t->src[s]) {
+                out_printf(o, "%s%d", s ? ", " : "", listing_find(l, t->src[s]));
+            } else {
+                out_printf(o, "%snull", s ? ", " : "");
+            }
+        }
+        out_str(o, "]");
+    }
+    if (t->view_src) {
+        out_printf(o, ", \"view_src\": %d, \"view_offs\": ", listing_find(l, t->view_src));
+        out_size(o, t->view_offs);
+    }
+    if (t->flags) {
+        write_flags(o, t->flags);
+    }
+    if (buffer_type >= 0) {
+        out_printf(o, ", \"buffer_type\": %d", buffer_type);
+    } else if (!t->view_src && t->data != NULL) {
+        out_str(o, ", \"external\": true"); // data outside any buffer: upstream treats it as allocated
+    } else if (!t->view_src) {
+        write_alloc_sizes(o, types, n_bufts, n_types, t);
+    }
+    out_str(o, i + 1 < l->count ? " },\n" : " }\n");
+}
+
 // every tensor of graph in document order; false when out of memory (l is then partly filled)
 static bool listing_build(struct listing * l, struct ggml_cgraph * graph) {
     int32_t max_tensors = graph->n_leafs + graph->n_nodes * (GGML_MAX_SRC + 2) + 1;
+    memset(l, 0, sizeof(*l));
     l->seen  = ggml_hash_set_new((size_t) max_tensors);
-    l->index = malloc(l->seen.size * sizeof(int32_t));
-    l->order = malloc((size_t) max_tensors * sizeof(*l->order));
+    l->index = (int32_t *) malloc(l->seen.size * sizeof(int32_t));
+    l->order = (struct ggml_tensor **) malloc((size_t) max_tensors * sizeof(*l->order));
     l->cap   = max_tensors;
     bool ok  = l->index && l->order && l->seen.keys;
     for (int i = 0; ok && i < graph->n_leafs; i++) {
@@ -238,8 +448,8 @@ static bool listing_build(struct listing * l, struct ggml_cgraph * graph) {
 }
 
 struct ggml_tensor ** galloc_export_tensor_order(struct ggml_cgraph * graph, int32_t * n_tensors) {
-    struct listing l = { 0 };
-    bool ok = listing_build(&l, graph);
+    struct listing l;
+    bool           ok = listing_build(&l, graph);
     ggml_hash_set_free(&l.seen);
     free(l.index);
     if (!ok) {
@@ -252,30 +462,28 @@ struct ggml_tensor ** galloc_export_tensor_order(struct ggml_cgraph * graph, int
 
 char * galloc_export_graph(struct ggml_cgraph * graph, const char * name, ggml_backend_buffer_type_t * bufts, int n_bufts,
                            const int * node_buffer_ids, const int * leaf_buffer_ids, size_t * len) {
-    struct listing l = { 0 };
-    bool listed = listing_build(&l, graph);
-    int32_t max_tensors = l.cap;
-    int32_t * tensor_buft = malloc((size_t) max_tensors * sizeof(int32_t));
-    int32_t * buft_of     = malloc((size_t) max_tensors * sizeof(int32_t));
-    ggml_backend_buffer_type_t * types = malloc(((size_t) n_bufts + (size_t) max_tensors) * sizeof(*types));
-    struct out o = { 0 };
-    bool ok = listed && tensor_buft && buft_of && types;
-    if (!ok) {
-        goto done;
-    }
+    struct listing l;
+    struct out     o;
+    memset(&o, 0, sizeof(o));
+    bool                         listed      = listing_build(&l, graph);
+    int32_t                      max_tensors = l.cap;
+    int32_t *                    tensor_buft = (int32_t *) malloc((size_t) max_tensors * sizeof(int32_t));
+    size_t                       max_types   = (size_t) n_bufts + (size_t) max_tensors;
+    ggml_backend_buffer_type_t * types       = (ggml_backend_buffer_type_t *) malloc(max_types * sizeof(*types));
+    char (*type_names)[NAME_MAX_BYTES + 1]   = (char (*)[NAME_MAX_BYTES + 1]) malloc(max_types * sizeof(*type_names));
+    bool ok      = listed && tensor_buft && types && type_names;
+    int  n_types = n_bufts;
 
     // buffer types: the allocator's, then those of tensors allocated before it
-    int n_types = n_bufts;
-    for (int i = 0; i < n_bufts; i++) {
+    for (int i = 0; ok && i < n_bufts; i++) {
         types[i] = bufts[i];
     }
-    for (int32_t i = 0; i < l.count; i++) {
+    for (int32_t i = 0; ok && i < l.count; i++) {
         struct ggml_tensor * t = l.order[i];
         tensor_buft[i] = -1;
-        buft_of[i]     = 0;
-        if (t->view_src == NULL && (t->data != NULL || t->buffer != NULL) && t->buffer != NULL) {
-            ggml_backend_buffer_type_t bt = ggml_backend_buffer_get_type(t->buffer);
-            int found = -1;
+        if (t->view_src == NULL && t->buffer != NULL) {
+            ggml_backend_buffer_type_t bt    = ggml_backend_buffer_get_type(t->buffer);
+            int                        found = -1;
             for (int k = 0; k < n_types && found < 0; k++) {
                 found = types[k] == bt ? k : -1;
             }
@@ -286,114 +494,50 @@ char * galloc_export_graph(struct ggml_cgraph * graph, const char * name, ggml_b
             tensor_buft[i] = found;
         }
     }
-    // the buffer type that sizes each tensor (its node's or leaf's)
-    for (int i = 0; i < graph->n_leafs; i++) {
-        buft_of[listing_find(&l, graph->leafs[i])] = leaf_buffer_ids ? leaf_buffer_ids[i] : 0;
-    }
-    for (int i = 0; i < graph->n_nodes; i++) {
-        buft_of[listing_find(&l, graph->nodes[i])] = node_buffer_ids ? node_buffer_ids[i] : 0;
-    }
 
-    out_str(&o, "{\n  \"format\": \"galloc-graph\",\n  \"version\": 1,\n  \"name\": ");
-    out_string(&o, name ? name : "");
-    out_str(&o, ",\n  \"buffer_types\": [");
-    for (int k = 0; k < n_types; k++) {
-        size_t max_size = ggml_backend_buft_get_max_size(types[k]);
-        out_str(&o, k ? ", { \"name\": " : " { \"name\": ");
-        out_type_name(&o, types, k);
-        out_printf(&o, ", \"alignment\": %zu, \"max_size\": ", ggml_backend_buft_get_alignment(types[k]));
-        if (max_size == SIZE_MAX) {
-            out_str(&o, "null");
-        } else {
-            out_size(&o, max_size);
+    if (ok) {
+        buffer_type_names(types, n_types, type_names);
+        out_str(&o, "{\n  \"format\": \"galloc-graph\",\n  \"version\": 1,\n  \"name\": ");
+        out_string(&o, name ? name : "");
+        out_str(&o, ",\n  \"buffer_types\": [");
+        for (int k = 0; k < n_types; k++) {
+            size_t max_size = ggml_backend_buft_get_max_size(types[k]);
+            out_str(&o, k ? ", { \"name\": " : " { \"name\": ");
+            out_string(&o, type_names[k]);
+            out_printf(&o, ", \"alignment\": %zu, \"max_size\": ", ggml_backend_buft_get_alignment(types[k]));
+            if (max_size == SIZE_MAX) {
+                out_str(&o, "null");
+            } else {
+                out_size(&o, max_size);
+            }
+            out_str(&o, " }");
         }
-        out_str(&o, " }");
-    }
-    out_str(&o, " ],\n  \"tensors\": [\n");
-    for (int32_t i = 0; i < l.count; i++) {
-        struct ggml_tensor * t = l.order[i];
-        out_str(&o, "    { \"name\": ");
-        out_string(&o, t->name);
-        out_printf(&o, ", \"op\": \"%s\"", ggml_op_name(t->op));
-        // which unary op or gated linear unit (a value ggml has no name for is left out)
-        const char * sub_op = t->op == GGML_OP_UNARY ? ggml_unary_op_name(ggml_get_unary_op(t))
-                            : t->op == GGML_OP_GLU   ? ggml_glu_op_name(ggml_get_glu_op(t))
-                                                     : NULL;
-        if (sub_op != NULL) {
-            out_printf(&o, ", \"%s\": \"%s\"", t->op == GGML_OP_UNARY ? "unary_op" : "glu_op", sub_op);
+        out_str(&o, " ]");
+        write_type_traits(&o, &l);
+        out_str(&o, ",\n  \"tensors\": [\n");
+        for (int32_t i = 0; i < l.count; i++) {
+            write_tensor(&o, &l, i, types, n_bufts, n_types, tensor_buft[i]);
         }
-        out_printf(&o, ", \"type\": \"%s\", \"ne\": [", ggml_type_name(t->type));
-        int n_dims = GGML_MAX_DIMS;
-        while (n_dims > 1 && t->ne[n_dims - 1] == 1) {
-            n_dims--;
+        out_str(&o, "  ],\n  \"nodes\": [");
+        for (int i = 0; i < graph->n_nodes; i++) {
+            out_printf(&o, "%s%d", i ? ", " : "", listing_find(&l, graph->nodes[i]));
         }
-        for (int d = 0; d < n_dims; d++) {
-            out_printf(&o, "%s%lld", d ? ", " : "", (long long) t->ne[d]);
+        out_str(&o, "],\n  \"leafs\": [");
+        for (int i = 0; i < graph->n_leafs; i++) {
+            out_printf(&o, "%s%d", i ? ", " : "", listing_find(&l, graph->leafs[i]));
         }
         out_str(&o, "]");
-        if (!is_contiguous_layout(t)) {
-            out_str(&o, ", \"nb\": [");
-            for (int d = 0; d < GGML_MAX_DIMS; d++) {
-                out_str(&o, d ? ", " : "");
-                out_size(&o, t->nb[d]);
-            }
-            out_str(&o, "]");
-        }
-        int n_src = GGML_MAX_SRC;
-        while (n_src > 0 && t->src[n_src - 1] == NULL) {
-            n_src--;
-        }
-        if (n_src > 0) {
-            out_str(&o, ", \"src\": [");
-            for (int s = 0; s < n_src; s++) {
-                if (t->src[s]) {
-                    out_printf(&o, "%s%d", s ? ", " : "", listing_find(&l, t->src[s]));
-                } else {
-                    out_printf(&o, "%snull", s ? ", " : "");
-                }
-            }
-            out_str(&o, "]");
-        }
-        if (t->view_src) {
-            out_printf(&o, ", \"view_src\": %d, \"view_offs\": ", listing_find(&l, t->view_src));
-            out_size(&o, t->view_offs);
-        }
-        if (t->flags) {
-            write_flags(&o, t->flags);
-        }
-        if (!t->view_src) {
-            int32_t b = tensor_buft[i] >= 0 ? tensor_buft[i] : buft_of[i];
-            size_t  alloc_size = ggml_backend_buft_get_alloc_size(types[b], t);
-            if (alloc_size != ggml_nbytes(t)) {
-                out_str(&o, ", \"alloc_size\": ");
-                out_size(&o, alloc_size);
-            }
-        }
-        if (tensor_buft[i] >= 0) {
-            out_printf(&o, ", \"buffer_type\": %d", tensor_buft[i]);
-        }
-        out_str(&o, i + 1 < l.count ? " },\n" : " }\n");
+        write_ids(&o, "node_buffer_ids", node_buffer_ids, graph->n_nodes);
+        write_ids(&o, "leaf_buffer_ids", leaf_buffer_ids, graph->n_leafs);
+        out_str(&o, "\n}\n");
     }
-    out_str(&o, "  ],\n  \"nodes\": [");
-    for (int i = 0; i < graph->n_nodes; i++) {
-        out_printf(&o, "%s%d", i ? ", " : "", listing_find(&l, graph->nodes[i]));
-    }
-    out_str(&o, "],\n  \"leafs\": [");
-    for (int i = 0; i < graph->n_leafs; i++) {
-        out_printf(&o, "%s%d", i ? ", " : "", listing_find(&l, graph->leafs[i]));
-    }
-    out_str(&o, "]");
-    write_ids(&o, "node_buffer_ids", node_buffer_ids, graph->n_nodes);
-    write_ids(&o, "leaf_buffer_ids", leaf_buffer_ids, graph->n_leafs);
-    out_str(&o, "\n}\n");
 
-done:
     ggml_hash_set_free(&l.seen);
     free(l.index);
     free(l.order);
     free(tensor_buft);
-    free(buft_of);
     free(types);
+    free(type_names);
     if (!ok || o.oom) {
         free(o.text);
         return NULL;

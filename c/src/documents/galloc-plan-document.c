@@ -19,36 +19,36 @@ struct plan_reader {
 };
 
 // value of obj.key as u64 at most max; path names obj in messages
-static bool read_u64(const struct json_value * obj, const char * path, const char * key, uint64_t max, uint64_t * out, struct galloc_error * err) {
-    const struct json_value * v = json_object_get(obj, key);
+static bool read_u64(const struct galloc_json_value * obj, const char * path, const char * key, uint64_t max, uint64_t * out, struct galloc_error * err) {
+    const struct galloc_json_value * v = galloc_json_object_get(obj, key);
     if (!v) {
         return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: no \"%s\"", path, key);
     }
     uint64_t             x  = 0;
-    enum json_int_status st = json_get_u64(v, &x);
+    enum galloc_json_int_status st = galloc_json_get_u64(v, &x);
     if (st != JSON_INT_OK || x > max) {
         char what[64];
-        json_describe(v, what, sizeof(what));
+        galloc_json_describe(v, what, sizeof(what));
         return galloc_fail(err, GALLOC_STATUS_INVALID, "%s.%s: %s is not an integer in [0, %llu]", path, key, what, (unsigned long long) max);
     }
     *out = x;
     return true;
 }
 
-static bool read_buffer(struct plan_reader * r, size_t i, const struct json_value * v, struct galloc_error * err) {
+static bool read_buffer(struct plan_reader * r, size_t i, const struct galloc_json_value * v, struct galloc_error * err) {
     char path[48];
     snprintf(path, sizeof(path), "buffers[%zu]", i);
     if (i >= GALLOC_PLAN_DOCUMENT_MAX_BUFFERS) {
         return galloc_fail(err, GALLOC_STATUS_LIMIT, "buffers: more than %d entries", GALLOC_PLAN_DOCUMENT_MAX_BUFFERS);
     }
-    if (json_type_of(v) != JSON_TYPE_OBJECT) {
-        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: expected an object, got %s", path, json_type_name(json_type_of(v)));
+    if (galloc_json_type_of(v) != JSON_TYPE_OBJECT) {
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: expected an object, got %s", path, galloc_json_type_name(galloc_json_type_of(v)));
     }
-    const struct json_value * cs = json_object_get(v, "chunk_sizes");
-    if (json_type_of(cs) != JSON_TYPE_ARRAY) {
-        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s.chunk_sizes: expected an array, got %s", path, cs ? json_type_name(json_type_of(cs)) : "nothing");
+    const struct galloc_json_value * cs = galloc_json_object_get(v, "chunk_sizes");
+    if (galloc_json_type_of(cs) != JSON_TYPE_ARRAY) {
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s.chunk_sizes: expected an array, got %s", path, cs ? galloc_json_type_name(galloc_json_type_of(cs)) : "nothing");
     }
-    size_t n = json_array_size(cs);
+    size_t n = galloc_json_array_size(cs);
     if (n > GALLOC_MAX_CHUNKS) {
         return galloc_fail(err, GALLOC_STATUS_LIMIT, "%s.chunk_sizes: %zu chunks, more than %d", path, n, GALLOC_MAX_CHUNKS);
     }
@@ -62,11 +62,11 @@ static bool read_buffer(struct plan_reader * r, size_t i, const struct json_valu
     struct galloc_plan_document_buffer * b = &p->buffers[i];
     b->n_chunks = (int32_t) n;
     for (size_t c = 0; c < n; c++) {
-        const struct json_value * x  = json_array_at(cs, c);
-        enum json_int_status      st = json_get_u64(x, &b->chunk_sizes[c]);
+        const struct galloc_json_value * x  = galloc_json_array_at(cs, c);
+        enum galloc_json_int_status      st = galloc_json_get_u64(x, &b->chunk_sizes[c]);
         if (st != JSON_INT_OK) {
             char what[64];
-            json_describe(x, what, sizeof(what));
+            galloc_json_describe(x, what, sizeof(what));
             return galloc_fail(err, GALLOC_STATUS_INVALID, "%s.chunk_sizes[%zu]: %s is not an integer in [0, 2^64 - 1]", path, c, what);
         }
     }
@@ -74,7 +74,7 @@ static bool read_buffer(struct plan_reader * r, size_t i, const struct json_valu
     return true;
 }
 
-static bool read_tensor(struct plan_reader * r, size_t i, const struct json_value * v, struct galloc_error * err) {
+static bool read_tensor(struct plan_reader * r, size_t i, const struct galloc_json_value * v, struct galloc_error * err) {
     if (i >= GALLOC_DOCUMENT_MAX_TENSORS) {
         return galloc_fail(err, GALLOC_STATUS_LIMIT, "tensors: more than %d entries", GALLOC_DOCUMENT_MAX_TENSORS);
     }
@@ -91,13 +91,13 @@ static bool read_tensor(struct plan_reader * r, size_t i, const struct json_valu
     struct galloc_plan_document_tensor * t = &p->tensors[i];
     *t = (struct galloc_plan_document_tensor) { 0, -1, -1 };
     p->n_tensors = (int32_t) i + 1;
-    if (json_type_of(v) == JSON_TYPE_NULL) {
+    if (galloc_json_type_of(v) == JSON_TYPE_NULL) {
         return true;
     }
     char path[48];
     snprintf(path, sizeof(path), "tensors[%zu]", i);
-    if (json_type_of(v) != JSON_TYPE_OBJECT) {
-        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: expected an object or null, got %s", path, json_type_name(json_type_of(v)));
+    if (galloc_json_type_of(v) != JSON_TYPE_OBJECT) {
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: expected an object or null, got %s", path, galloc_json_type_name(galloc_json_type_of(v)));
     }
     uint64_t buffer = 0, chunk = 0;
     if (!read_u64(v, path, "buffer", GALLOC_PLAN_DOCUMENT_MAX_BUFFERS - 1, &buffer, err) ||
@@ -112,7 +112,7 @@ static bool read_tensor(struct plan_reader * r, size_t i, const struct json_valu
 
 // the first bad entry is kept, not reported at once: the format and version (which may come
 // later in the text) are checked first, so a graph document is called one, not a bad plan
-static bool read_item(void * user, const char * key, size_t index, const struct json_value * item, struct galloc_error * err) {
+static bool read_item(void * user, const char * key, size_t index, const struct galloc_json_value * item, struct galloc_error * err) {
     (void) err;
     struct plan_reader * r = user;
     if (r->item_failed) {
@@ -136,27 +136,27 @@ bool galloc_plan_document_read(const char * text, size_t len, struct galloc_plan
     struct plan_reader r;
     memset(&r, 0, sizeof(r));
     r.out = out;
-    struct json_doc *  d = json_parse_stream(text, len, read_item, &r, err);
+    struct galloc_json_doc *  d = galloc_json_parse_stream(text, len, read_item, &r, err);
     bool ok = d != NULL;
-    const struct json_value * root = json_doc_root(d);
-    if (ok && json_type_of(root) != JSON_TYPE_OBJECT) {
-        ok = galloc_fail(err, GALLOC_STATUS_INVALID, "expected an object, got %s", json_type_name(json_type_of(root)));
+    const struct galloc_json_value * root = galloc_json_doc_root(d);
+    if (ok && galloc_json_type_of(root) != JSON_TYPE_OBJECT) {
+        ok = galloc_fail(err, GALLOC_STATUS_INVALID, "expected an object, got %s", galloc_json_type_name(galloc_json_type_of(root)));
     }
     if (ok) {
         size_t       n   = 0;
-        const char * fmt = json_get_string(json_object_get(root, "format"), &n);
+        const char * fmt = galloc_json_get_string(galloc_json_object_get(root, "format"), &n);
         if (!fmt || n != strlen("galloc-plan") || memcmp(fmt, "galloc-plan", n) != 0) {
             char what[64];
-            json_describe(json_object_get(root, "format"), what, sizeof(what));
+            galloc_json_describe(galloc_json_object_get(root, "format"), what, sizeof(what));
             ok = galloc_fail(err, GALLOC_STATUS_INVALID, "format: %s, not a galloc-plan document", what);
         }
     }
     if (ok) {
-        const struct json_value * ver = json_object_get(root, "version");
+        const struct galloc_json_value * ver = galloc_json_object_get(root, "version");
         uint64_t                  v   = 0;
-        if (json_type_of(ver) != JSON_TYPE_NUMBER || json_get_u64(ver, &v) != JSON_INT_OK || v != 1) {
+        if (galloc_json_type_of(ver) != JSON_TYPE_NUMBER || galloc_json_get_u64(ver, &v) != JSON_INT_OK || v != 1) {
             char what[64];
-            json_describe(ver, what, sizeof(what));
+            galloc_json_describe(ver, what, sizeof(what));
             ok = galloc_fail(err, GALLOC_STATUS_INVALID, "version: %s is not supported (expected the number 1)", what);
         }
     }
@@ -165,9 +165,9 @@ bool galloc_plan_document_read(const char * text, size_t len, struct galloc_plan
     }
     static const char * lists[] = { "buffers", "tensors" };
     for (int k = 0; ok && k < 2; k++) {
-        const struct json_value * v = json_object_get(root, lists[k]);
-        if (json_type_of(v) != JSON_TYPE_ARRAY) {
-            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "%s: expected an array, got %s", lists[k], v ? json_type_name(json_type_of(v)) : "nothing");
+        const struct galloc_json_value * v = galloc_json_object_get(root, lists[k]);
+        if (galloc_json_type_of(v) != JSON_TYPE_ARRAY) {
+            ok = galloc_fail(err, GALLOC_STATUS_INVALID, "%s: expected an array, got %s", lists[k], v ? galloc_json_type_name(galloc_json_type_of(v)) : "nothing");
         }
     }
     // the places name buffers and chunks the plan has (the lists may come in either order)
@@ -180,7 +180,7 @@ bool galloc_plan_document_read(const char * text, size_t len, struct galloc_plan
                              out->buffers[t->buffer].n_chunks);
         }
     }
-    json_doc_free(d);
+    galloc_json_doc_free(d);
     if (!ok) {
         galloc_plan_document_free(out);
     }

@@ -110,27 +110,27 @@ static void arena_free(struct arena * a) {
 // values
 //
 
-enum json_num {
+enum galloc_json_num {
     JSON_NUM_UINT, // integer >= 0 that fits 64 bits: u.mag
     JSON_NUM_NEG,  // integer < 0 whose magnitude fits 64 bits: u.mag
     JSON_NUM_BIG,  // integer whose magnitude is past 2^64 - 1: u.text
     JSON_NUM_REAL, // with a fraction or exponent: u.text
 };
 
-struct json_value {
-    uint8_t  type; // enum json_type
-    uint8_t  sub;  // NUMBER: enum json_num; BOOL: 0 or 1
+struct galloc_json_value {
+    uint8_t  type; // enum galloc_json_type
+    uint8_t  sub;  // NUMBER: enum galloc_json_num; BOOL: 0 or 1
     uint32_t n;    // STRING: bytes; ARRAY: items; OBJECT: members; NUMBER (BIG, REAL): text bytes
     union {
         uint64_t                  mag;   // NUMBER (UINT, NEG): magnitude
         const char *              text;  // STRING: decoded bytes + NUL; NUMBER (BIG, REAL): source text + NUL
-        const struct json_value * items; // ARRAY: n values; OBJECT: 2n values, each key (a string) then its value
+        const struct galloc_json_value * items; // ARRAY: n values; OBJECT: 2n values, each key (a string) then its value
     } u;
 };
 
-struct json_doc {
+struct galloc_json_doc {
     struct arena      arena; // every string and container array of the document
-    struct json_value root;
+    struct galloc_json_value root;
 };
 
 //
@@ -201,7 +201,7 @@ struct parser_frame {
     uint8_t  is_object; // 1: object, 0: array
     size_t   base;      // index in the value stack of its first item (objects: key, value, key, ...)
     size_t   key_base;  // index in the key offset stack of its first key
-    // streamed arrays (members of the root object, when json_parse_stream has a callback)
+    // streamed arrays (members of the root object, when galloc_json_parse_stream has a callback)
     bool                 streamed;
     const char *         key;        // the member's name
     size_t               n_streamed; // items handed over so far
@@ -213,8 +213,8 @@ struct parser {
     const char *        text;     // input
     size_t              len;      // input bytes
     size_t              pos;      // next byte to read
-    struct json_doc *   doc;
-    struct json_value * stack;    // finished values waiting for their container to close
+    struct galloc_json_doc *   doc;
+    struct galloc_json_value * stack;    // finished values waiting for their container to close
     size_t              n_stack;
     size_t              cap_stack;
     size_t *            key_offs; // input offset of each waiting object key (for duplicate key errors)
@@ -222,7 +222,7 @@ struct parser {
     size_t              cap_keys;
     struct parser_frame frames[JSON_MAX_DEPTH];
     int                 depth;    // open containers
-    json_item_fn        item_fn;  // json_parse_stream's callback, NULL for json_parse
+    galloc_json_item_fn        item_fn;  // galloc_json_parse_stream's callback, NULL for galloc_json_parse
     void *              user;
     struct galloc_error * err;
     bool                failed;
@@ -294,14 +294,14 @@ static void parser_describe_byte(const struct parser * p, size_t pos, char * buf
     }
 }
 
-static bool parser_push(struct parser * p, const struct json_value * v) {
+static bool parser_push(struct parser * p, const struct galloc_json_value * v) {
     if (p->n_stack == p->cap_stack) {
         size_t cap = p->cap_stack ? p->cap_stack * 2 : 256;
-        if (cap > SIZE_MAX / sizeof(struct json_value)) {
+        if (cap > SIZE_MAX / sizeof(struct galloc_json_value)) {
             parser_fail_oom(p);
             return false;
         }
-        struct json_value * s = realloc(p->stack, cap * sizeof(struct json_value));
+        struct galloc_json_value * s = realloc(p->stack, cap * sizeof(struct galloc_json_value));
         if (s == NULL) {
             parser_fail_oom(p);
             return false;
@@ -356,7 +356,7 @@ static int32_t parser_hex4(const struct parser * p, size_t at, size_t end) {
 }
 
 // the string starting at the '"' at p->pos, decoded into the arena
-static bool parser_string(struct parser * p, struct json_value * out) {
+static bool parser_string(struct parser * p, struct galloc_json_value * out) {
     const size_t open = p->pos;
     // find the closing quote (an escape is a backslash and the next byte)
     size_t end = open + 1;
@@ -458,7 +458,7 @@ static bool is_digit(char c) {
 }
 
 // the number starting at p->pos
-static bool parser_number(struct parser * p, struct json_value * out) {
+static bool parser_number(struct parser * p, struct galloc_json_value * out) {
     const size_t start = p->pos;
     size_t       i     = start;
     bool         neg   = false;
@@ -541,7 +541,7 @@ static bool parser_number(struct parser * p, struct json_value * out) {
     return true;
 }
 
-static bool parser_literal(struct parser * p, struct json_value * out) {
+static bool parser_literal(struct parser * p, struct galloc_json_value * out) {
     static const struct {
         const char * word;
         uint8_t      type;
@@ -586,7 +586,7 @@ static int key_ref_compare(const void * a, const void * b) {
     return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
 }
 
-static bool key_equal(const struct json_value * a, const struct json_value * b) {
+static bool key_equal(const struct galloc_json_value * a, const struct galloc_json_value * b) {
     return a->n == b->n && memcmp(a->u.text, b->u.text, a->n) == 0;
 }
 
@@ -607,7 +607,7 @@ static void describe_key(const char * key, size_t len, char * buf, size_t size) 
 }
 
 // members: 2*n_members values (key, value, ...); reports the first key that repeats an earlier one
-static bool parser_check_duplicates(struct parser * p, const struct json_value * items, size_t n_members, size_t key_base) {
+static bool parser_check_duplicates(struct parser * p, const struct galloc_json_value * items, size_t n_members, size_t key_base) {
     size_t dup = SIZE_MAX; // member index of the earliest repeated key
     if (n_members <= 16) {
         for (size_t k = 1; k < n_members && dup == SIZE_MAX; k++) {
@@ -649,21 +649,21 @@ static bool parser_check_duplicates(struct parser * p, const struct json_value *
 }
 
 // close the innermost container: its waiting items move into the arena
-static bool parser_close(struct parser * p, struct json_value * out) {
+static bool parser_close(struct parser * p, struct galloc_json_value * out) {
     struct parser_frame * f     = &p->frames[p->depth - 1];
     size_t                count = p->n_stack - f->base;
-    struct json_value *   items = NULL;
+    struct galloc_json_value *   items = NULL;
     if (count > 0) {
-        if (count > SIZE_MAX / sizeof(struct json_value)) {
+        if (count > SIZE_MAX / sizeof(struct galloc_json_value)) {
             parser_fail_oom(p);
             return false;
         }
-        items = arena_alloc(&p->doc->arena, count * sizeof(struct json_value));
+        items = arena_alloc(&p->doc->arena, count * sizeof(struct galloc_json_value));
         if (items == NULL) {
             parser_fail_oom(p);
             return false;
         }
-        memcpy(items, p->stack + f->base, count * sizeof(struct json_value));
+        memcpy(items, p->stack + f->base, count * sizeof(struct galloc_json_value));
     }
     if (f->is_object && !parser_check_duplicates(p, items, count / 2, f->key_base)) {
         return false;
@@ -686,7 +686,7 @@ static bool parser_close(struct parser * p, struct json_value * out) {
 // an object key at p->pos (the '"' already checked), then ':'
 static bool parser_key(struct parser * p) {
     size_t            at = p->pos;
-    struct json_value key;
+    struct galloc_json_value key;
     if (!parser_string(p, &key) || !parser_push(p, &key) || !parser_push_key_offset(p, at)) {
         return false;
     }
@@ -723,7 +723,7 @@ static bool parser_open(struct parser * p, bool is_object) {
 }
 
 static bool parser_run(struct parser * p) {
-    struct json_value v;
+    struct galloc_json_value v;
     for (;;) {
         // a value starts here
         if (p->depth == 2 && p->frames[1].streamed) { // an item of a streamed array: all it allocates goes at its end
@@ -840,13 +840,13 @@ static bool parser_run(struct parser * p) {
     }
 }
 
-struct json_doc * json_parse(const char * text, size_t len, struct galloc_error * err) {
-    return json_parse_stream(text, len, NULL, NULL, err);
+struct galloc_json_doc * galloc_json_parse(const char * text, size_t len, struct galloc_error * err) {
+    return galloc_json_parse_stream(text, len, NULL, NULL, err);
 }
 
-struct json_doc * json_parse_stream(const char * text, size_t len, json_item_fn item, void * user, struct galloc_error * err) {
+struct galloc_json_doc * galloc_json_parse_stream(const char * text, size_t len, galloc_json_item_fn item, void * user, struct galloc_error * err) {
     galloc_error_clear(err);
-    struct json_doc * doc = calloc(1, sizeof(struct json_doc));
+    struct galloc_json_doc * doc = calloc(1, sizeof(struct galloc_json_doc));
     if (doc == NULL) {
         galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
         return NULL;
@@ -866,13 +866,13 @@ struct json_doc * json_parse_stream(const char * text, size_t len, json_item_fn 
     free(p.stack);
     free(p.key_offs);
     if (!ok) {
-        json_doc_free(doc);
+        galloc_json_doc_free(doc);
         return NULL;
     }
     return doc;
 }
 
-void json_doc_free(struct json_doc * doc) {
+void galloc_json_doc_free(struct galloc_json_doc * doc) {
     if (doc == NULL) {
         return;
     }
@@ -880,7 +880,7 @@ void json_doc_free(struct json_doc * doc) {
     free(doc);
 }
 
-const struct json_value * json_doc_root(const struct json_doc * doc) {
+const struct galloc_json_value * galloc_json_doc_root(const struct galloc_json_doc * doc) {
     return doc != NULL ? &doc->root : NULL;
 }
 
@@ -888,11 +888,11 @@ const struct json_value * json_doc_root(const struct json_doc * doc) {
 // access
 //
 
-enum json_type json_type_of(const struct json_value * v) {
-    return v != NULL ? (enum json_type) v->type : JSON_TYPE_NULL;
+enum galloc_json_type galloc_json_type_of(const struct galloc_json_value * v) {
+    return v != NULL ? (enum galloc_json_type) v->type : JSON_TYPE_NULL;
 }
 
-const char * json_type_name(enum json_type type) {
+const char * galloc_json_type_name(enum galloc_json_type type) {
     switch (type) {
         case JSON_TYPE_NULL:   return "null";
         case JSON_TYPE_BOOL:   return "a boolean";
@@ -904,7 +904,7 @@ const char * json_type_name(enum json_type type) {
     return "?";
 }
 
-bool json_get_bool(const struct json_value * v, bool * out) {
+bool galloc_json_get_bool(const struct galloc_json_value * v, bool * out) {
     if (v == NULL || v->type != JSON_TYPE_BOOL) {
         return false;
     }
@@ -912,7 +912,7 @@ bool json_get_bool(const struct json_value * v, bool * out) {
     return true;
 }
 
-const char * json_get_string(const struct json_value * v, size_t * len) {
+const char * galloc_json_get_string(const struct galloc_json_value * v, size_t * len) {
     if (v == NULL || v->type != JSON_TYPE_STRING) {
         return NULL;
     }
@@ -950,13 +950,13 @@ static bool decimal_parse(const char * s, size_t n, bool * neg, uint64_t * mag, 
 }
 
 // sign and magnitude of an integer value; a status other than OK when it is none
-static enum json_int_status integer_parts(const struct json_value * v, bool * neg, uint64_t * mag) {
+static enum galloc_json_int_status integer_parts(const struct galloc_json_value * v, bool * neg, uint64_t * mag) {
     if (v == NULL) {
         return JSON_INT_WRONG_TYPE;
     }
     bool overflow = false;
     if (v->type == JSON_TYPE_NUMBER) {
-        switch ((enum json_num) v->sub) {
+        switch ((enum galloc_json_num) v->sub) {
             case JSON_NUM_UINT: *neg = false; *mag = v->u.mag; break;
             case JSON_NUM_NEG:  *neg = true;  *mag = v->u.mag; break;
             case JSON_NUM_BIG:  *neg = v->u.text[0] == '-'; overflow = true; break;
@@ -978,10 +978,10 @@ static enum json_int_status integer_parts(const struct json_value * v, bool * ne
     return JSON_INT_OK;
 }
 
-enum json_int_status json_get_u64(const struct json_value * v, uint64_t * out) {
+enum galloc_json_int_status galloc_json_get_u64(const struct galloc_json_value * v, uint64_t * out) {
     bool                 neg = false;
     uint64_t             mag = 0;
-    enum json_int_status st  = integer_parts(v, &neg, &mag);
+    enum galloc_json_int_status st  = integer_parts(v, &neg, &mag);
     if (st != JSON_INT_OK) {
         return st;
     }
@@ -992,10 +992,10 @@ enum json_int_status json_get_u64(const struct json_value * v, uint64_t * out) {
     return JSON_INT_OK;
 }
 
-enum json_int_status json_get_i64(const struct json_value * v, int64_t * out) {
+enum galloc_json_int_status galloc_json_get_i64(const struct galloc_json_value * v, int64_t * out) {
     bool                 neg = false;
     uint64_t             mag = 0;
-    enum json_int_status st  = integer_parts(v, &neg, &mag);
+    enum galloc_json_int_status st  = integer_parts(v, &neg, &mag);
     if (st == JSON_INT_NEGATIVE) {
         return JSON_INT_OVERFLOW; // a negative integer past -2^64
     }
@@ -1016,22 +1016,22 @@ enum json_int_status json_get_i64(const struct json_value * v, int64_t * out) {
     return JSON_INT_OK;
 }
 
-size_t json_array_size(const struct json_value * v) {
+size_t galloc_json_array_size(const struct galloc_json_value * v) {
     return v != NULL && v->type == JSON_TYPE_ARRAY ? v->n : 0;
 }
 
-const struct json_value * json_array_at(const struct json_value * v, size_t i) {
+const struct galloc_json_value * galloc_json_array_at(const struct galloc_json_value * v, size_t i) {
     if (v == NULL || v->type != JSON_TYPE_ARRAY || i >= v->n) {
         return NULL;
     }
     return &v->u.items[i];
 }
 
-size_t json_object_size(const struct json_value * v) {
+size_t galloc_json_object_size(const struct galloc_json_value * v) {
     return v != NULL && v->type == JSON_TYPE_OBJECT ? v->n : 0;
 }
 
-const char * json_object_key_at(const struct json_value * v, size_t i, size_t * len) {
+const char * galloc_json_object_key_at(const struct galloc_json_value * v, size_t i, size_t * len) {
     if (v == NULL || v->type != JSON_TYPE_OBJECT || i >= v->n) {
         return NULL;
     }
@@ -1041,20 +1041,20 @@ const char * json_object_key_at(const struct json_value * v, size_t i, size_t * 
     return v->u.items[2 * i].u.text;
 }
 
-const struct json_value * json_object_value_at(const struct json_value * v, size_t i) {
+const struct galloc_json_value * galloc_json_object_value_at(const struct galloc_json_value * v, size_t i) {
     if (v == NULL || v->type != JSON_TYPE_OBJECT || i >= v->n) {
         return NULL;
     }
     return &v->u.items[2 * i + 1];
 }
 
-const struct json_value * json_object_get(const struct json_value * v, const char * key) {
+const struct galloc_json_value * galloc_json_object_get(const struct galloc_json_value * v, const char * key) {
     if (v == NULL || v->type != JSON_TYPE_OBJECT || key == NULL) {
         return NULL;
     }
     size_t n = strlen(key);
     for (uint32_t i = 0; i < v->n; i++) {
-        const struct json_value * k = &v->u.items[2 * i];
+        const struct galloc_json_value * k = &v->u.items[2 * i];
         if (k->n == n && memcmp(k->u.text, key, n) == 0) {
             return &v->u.items[2 * i + 1];
         }
@@ -1062,7 +1062,7 @@ const struct json_value * json_object_get(const struct json_value * v, const cha
     return NULL;
 }
 
-void json_describe(const struct json_value * v, char * buf, size_t size) {
+void galloc_json_describe(const struct galloc_json_value * v, char * buf, size_t size) {
     if (buf == NULL || size == 0) {
         return;
     }
@@ -1071,7 +1071,7 @@ void json_describe(const struct json_value * v, char * buf, size_t size) {
         return;
     }
     char text[64];
-    switch ((enum json_type) v->type) {
+    switch ((enum galloc_json_type) v->type) {
         case JSON_TYPE_NULL:
             snprintf(buf, size, "null");
             return;
@@ -1092,7 +1092,7 @@ void json_describe(const struct json_value * v, char * buf, size_t size) {
             return;
         case JSON_TYPE_ARRAY:
         case JSON_TYPE_OBJECT:
-            snprintf(buf, size, "%s", json_type_name((enum json_type) v->type));
+            snprintf(buf, size, "%s", galloc_json_type_name((enum galloc_json_type) v->type));
             return;
     }
     snprintf(buf, size, "?");
@@ -1102,26 +1102,26 @@ void json_describe(const struct json_value * v, char * buf, size_t size) {
 // writer
 //
 
-void json_writer_init(struct json_writer * w) {
+void galloc_json_writer_init(struct galloc_json_writer * w) {
     memset(w, 0, sizeof(*w));
     w->newline = -1;
 }
 
-void json_writer_free(struct json_writer * w) {
+void galloc_json_writer_free(struct galloc_json_writer * w) {
     free(w->buf);
-    json_writer_init(w);
+    galloc_json_writer_init(w);
 }
 
-bool json_writer_ok(const struct json_writer * w) {
+bool galloc_json_writer_ok(const struct galloc_json_writer * w) {
     return !w->failed;
 }
 
-static bool writer_fail(struct json_writer * w) {
+static bool writer_fail(struct galloc_json_writer * w) {
     w->failed = true;
     return false;
 }
 
-static bool writer_reserve(struct json_writer * w, size_t extra) {
+static bool writer_reserve(struct galloc_json_writer * w, size_t extra) {
     if (w->failed) {
         return false;
     }
@@ -1149,7 +1149,7 @@ static bool writer_reserve(struct json_writer * w, size_t extra) {
     return true;
 }
 
-static bool writer_put(struct json_writer * w, const char * s, size_t n) {
+static bool writer_put(struct galloc_json_writer * w, const char * s, size_t n) {
     if (!writer_reserve(w, n)) {
         return false;
     }
@@ -1159,11 +1159,11 @@ static bool writer_put(struct json_writer * w, const char * s, size_t n) {
     return true;
 }
 
-static bool writer_putc(struct json_writer * w, char c) {
+static bool writer_putc(struct galloc_json_writer * w, char c) {
     return writer_put(w, &c, 1);
 }
 
-static bool writer_line_break(struct json_writer * w, int32_t indent) {
+static bool writer_line_break(struct galloc_json_writer * w, int32_t indent) {
     if (!writer_reserve(w, (size_t) indent + 1)) {
         return false;
     }
@@ -1175,7 +1175,7 @@ static bool writer_line_break(struct json_writer * w, int32_t indent) {
 }
 
 // what goes before an array item or an object key: ',' then a line break or a space
-static bool writer_separator(struct json_writer * w, struct json_writer_level * lvl, bool is_container) {
+static bool writer_separator(struct galloc_json_writer * w, struct galloc_json_writer_level * lvl, bool is_container) {
     if (!lvl->first && !writer_putc(w, ',')) {
         return false;
     }
@@ -1194,7 +1194,7 @@ static bool writer_separator(struct json_writer * w, struct json_writer_level * 
 }
 
 // checks and separators before any value
-static bool writer_before_value(struct json_writer * w, bool is_container) {
+static bool writer_before_value(struct galloc_json_writer * w, bool is_container) {
     if (w->failed) {
         return false;
     }
@@ -1205,7 +1205,7 @@ static bool writer_before_value(struct json_writer * w, bool is_container) {
         w->newline = -1;
         return true;
     }
-    struct json_writer_level * lvl = &w->levels[w->depth - 1];
+    struct galloc_json_writer_level * lvl = &w->levels[w->depth - 1];
     if (lvl->is_object) {
         if (!w->after_key) {
             return writer_fail(w); // an object member needs its key first
@@ -1216,28 +1216,28 @@ static bool writer_before_value(struct json_writer * w, bool is_container) {
     return writer_separator(w, lvl, is_container);
 }
 
-static bool writer_begin(struct json_writer * w, bool is_object) {
+static bool writer_begin(struct galloc_json_writer * w, bool is_object) {
     if (!writer_before_value(w, true)) {
         return false;
     }
     if (w->depth == JSON_MAX_DEPTH) {
         return writer_fail(w);
     }
-    struct json_writer_level * lvl = &w->levels[w->depth++];
+    struct galloc_json_writer_level * lvl = &w->levels[w->depth++];
     lvl->is_object = is_object;
     lvl->first     = 1;
     lvl->padded    = 0;
     return writer_putc(w, is_object ? '{' : '[');
 }
 
-static bool writer_end(struct json_writer * w, bool is_object) {
+static bool writer_end(struct galloc_json_writer * w, bool is_object) {
     if (w->failed) {
         return false;
     }
     if (w->depth == 0 || w->after_key || w->levels[w->depth - 1].is_object != is_object) {
         return writer_fail(w);
     }
-    const struct json_writer_level * lvl = &w->levels[w->depth - 1];
+    const struct galloc_json_writer_level * lvl = &w->levels[w->depth - 1];
     bool ok = true;
     if (w->newline >= 0) {
         ok = writer_line_break(w, w->newline);
@@ -1249,12 +1249,12 @@ static bool writer_end(struct json_writer * w, bool is_object) {
     return ok && writer_putc(w, is_object ? '}' : ']');
 }
 
-bool json_write_begin_object(struct json_writer * w) { return writer_begin(w, true); }
-bool json_write_end_object  (struct json_writer * w) { return writer_end(w, true); }
-bool json_write_begin_array (struct json_writer * w) { return writer_begin(w, false); }
-bool json_write_end_array   (struct json_writer * w) { return writer_end(w, false); }
+bool galloc_json_write_begin_object(struct galloc_json_writer * w) { return writer_begin(w, true); }
+bool galloc_json_write_end_object  (struct galloc_json_writer * w) { return writer_end(w, true); }
+bool galloc_json_write_begin_array (struct galloc_json_writer * w) { return writer_begin(w, false); }
+bool galloc_json_write_end_array   (struct galloc_json_writer * w) { return writer_end(w, false); }
 
-bool json_write_newline(struct json_writer * w, int32_t indent) {
+bool galloc_json_write_newline(struct galloc_json_writer * w, int32_t indent) {
     if (w->failed) {
         return false;
     }
@@ -1266,7 +1266,7 @@ bool json_write_newline(struct json_writer * w, int32_t indent) {
 }
 
 // the quoted, escaped string
-static bool writer_quoted(struct json_writer * w, const char * s, size_t len) {
+static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t len) {
     if (!writer_putc(w, '"')) {
         return false;
     }
@@ -1322,7 +1322,7 @@ static bool writer_quoted(struct json_writer * w, const char * s, size_t len) {
     return writer_putc(w, '"');
 }
 
-bool json_write_key(struct json_writer * w, const char * key) {
+bool galloc_json_write_key(struct galloc_json_writer * w, const char * key) {
     if (w->failed) {
         return false;
     }
@@ -1337,21 +1337,21 @@ bool json_write_key(struct json_writer * w, const char * key) {
     return true;
 }
 
-bool json_write_string(struct json_writer * w, const char * s, size_t len) {
+bool galloc_json_write_string(struct galloc_json_writer * w, const char * s, size_t len) {
     if (s == NULL && len > 0) {
         return writer_fail(w);
     }
     return writer_before_value(w, false) && writer_quoted(w, s != NULL ? s : "", len);
 }
 
-bool json_write_cstr(struct json_writer * w, const char * s) {
-    return json_write_string(w, s, s != NULL ? strlen(s) : 0);
+bool galloc_json_write_cstr(struct galloc_json_writer * w, const char * s) {
+    return galloc_json_write_string(w, s, s != NULL ? strlen(s) : 0);
 }
 
 #define JSON_EXACT_LIMIT ((uint64_t) 1 << 53) // JavaScript numbers hold integers exactly up to here
 
 // digits of a magnitude, optionally negative and/or quoted
-static bool writer_integer(struct json_writer * w, bool neg, uint64_t mag, bool quoted) {
+static bool writer_integer(struct galloc_json_writer * w, bool neg, uint64_t mag, bool quoted) {
     char   buf[32]; // filled from the end: at most 20 digits, a sign and two quotes
     size_t at = sizeof(buf);
     if (quoted) {
@@ -1370,18 +1370,18 @@ static bool writer_integer(struct json_writer * w, bool neg, uint64_t mag, bool 
     return writer_put(w, buf + at, sizeof(buf) - at);
 }
 
-bool json_write_u64(struct json_writer * w, uint64_t v) {
+bool galloc_json_write_u64(struct galloc_json_writer * w, uint64_t v) {
     return writer_before_value(w, false) && writer_integer(w, false, v, v > JSON_EXACT_LIMIT);
 }
 
-bool json_write_i64(struct json_writer * w, int64_t v) {
+bool galloc_json_write_i64(struct galloc_json_writer * w, int64_t v) {
     uint64_t mag = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
     return writer_before_value(w, false) && writer_integer(w, v < 0, mag, mag > JSON_EXACT_LIMIT);
 }
 
-bool json_write_f64(struct json_writer * w, double v) {
+bool galloc_json_write_f64(struct galloc_json_writer * w, double v) {
     if (!isfinite(v)) {
-        return json_write_null(w);
+        return galloc_json_write_null(w);
     }
     char buf[40];
     for (int digits = 15; digits <= 17; digits++) { // the fewest digits that read back as v
@@ -1393,23 +1393,23 @@ bool json_write_f64(struct json_writer * w, double v) {
     return writer_before_value(w, false) && writer_put(w, buf, strlen(buf));
 }
 
-bool json_write_bool(struct json_writer * w, bool v) {
+bool galloc_json_write_bool(struct galloc_json_writer * w, bool v) {
     return writer_before_value(w, false) && (v ? writer_put(w, "true", 4) : writer_put(w, "false", 5));
 }
 
-bool json_write_null(struct json_writer * w) {
+bool galloc_json_write_null(struct galloc_json_writer * w) {
     return writer_before_value(w, false) && writer_put(w, "null", 4);
 }
 
 // recursion is bounded: parsed values nest at most JSON_MAX_DEPTH deep, and so does the writer
-bool json_write_value(struct json_writer * w, const struct json_value * v) {
+bool galloc_json_write_value(struct galloc_json_writer * w, const struct galloc_json_value * v) {
     if (v == NULL) {
         return writer_fail(w);
     }
-    switch ((enum json_type) v->type) {
-        case JSON_TYPE_NULL:   return json_write_null(w);
-        case JSON_TYPE_BOOL:   return json_write_bool(w, v->sub != 0);
-        case JSON_TYPE_STRING: return json_write_string(w, v->u.text, v->n);
+    switch ((enum galloc_json_type) v->type) {
+        case JSON_TYPE_NULL:   return galloc_json_write_null(w);
+        case JSON_TYPE_BOOL:   return galloc_json_write_bool(w, v->sub != 0);
+        case JSON_TYPE_STRING: return galloc_json_write_string(w, v->u.text, v->n);
         case JSON_TYPE_NUMBER:
             if (!writer_before_value(w, false)) {
                 return false;
@@ -1419,36 +1419,36 @@ bool json_write_value(struct json_writer * w, const struct json_value * v) {
             }
             return writer_put(w, v->u.text, v->n);
         case JSON_TYPE_ARRAY:
-            if (w->depth >= JSON_MAX_DEPTH || !json_write_begin_array(w)) {
+            if (w->depth >= JSON_MAX_DEPTH || !galloc_json_write_begin_array(w)) {
                 return writer_fail(w);
             }
             for (uint32_t i = 0; i < v->n; i++) {
-                if (!json_write_value(w, &v->u.items[i])) {
+                if (!galloc_json_write_value(w, &v->u.items[i])) {
                     return false;
                 }
             }
-            return json_write_end_array(w);
+            return galloc_json_write_end_array(w);
         case JSON_TYPE_OBJECT:
-            if (w->depth >= JSON_MAX_DEPTH || !json_write_begin_object(w)) {
+            if (w->depth >= JSON_MAX_DEPTH || !galloc_json_write_begin_object(w)) {
                 return writer_fail(w);
             }
             for (uint32_t i = 0; i < v->n; i++) {
-                const struct json_value * k = &v->u.items[2 * i];
+                const struct galloc_json_value * k = &v->u.items[2 * i];
                 if (!writer_separator(w, &w->levels[w->depth - 1], false) || !writer_quoted(w, k->u.text, k->n) ||
                     !writer_put(w, ": ", 2)) {
                     return false;
                 }
                 w->after_key = true;
-                if (!json_write_value(w, &v->u.items[2 * i + 1])) {
+                if (!galloc_json_write_value(w, &v->u.items[2 * i + 1])) {
                     return false;
                 }
             }
-            return json_write_end_object(w);
+            return galloc_json_write_end_object(w);
     }
     return writer_fail(w);
 }
 
-char * json_writer_finish(struct json_writer * w, size_t * len) {
+char * galloc_json_writer_finish(struct galloc_json_writer * w, size_t * len) {
     if (!w->failed && (w->depth != 0 || w->after_key || w->len == 0)) {
         w->failed = true; // unfinished or empty document
     }
@@ -1456,7 +1456,7 @@ char * json_writer_finish(struct json_writer * w, size_t * len) {
         writer_line_break(w, w->newline);
     }
     if (w->failed) {
-        json_writer_free(w);
+        galloc_json_writer_free(w);
         if (len != NULL) {
             *len = 0;
         }
@@ -1466,6 +1466,6 @@ char * json_writer_finish(struct json_writer * w, size_t * len) {
     if (len != NULL) {
         *len = w->len;
     }
-    json_writer_init(w);
+    galloc_json_writer_init(w);
     return text;
 }

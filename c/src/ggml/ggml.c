@@ -115,6 +115,9 @@ static const struct type_traits g_type_traits[GGML_TYPE_COUNT] = {
     [GGML_TYPE_TQ1_0]   = { "tq1_0",   QK_SUPER,  54, true  },
     [GGML_TYPE_TQ2_0]   = { "tq2_0",   QK_SUPER,  66, true  },
     [GGML_TYPE_MXFP4]   = { "mxfp4",   32,        17, true  },
+    [GGML_TYPE_NVFP4]   = { "nvfp4",   64,        36, true  },
+    [GGML_TYPE_Q1_0]    = { "q1_0",    128,       18, true  },
+    [GGML_TYPE_Q2_0]    = { "q2_0",    64,        18, true  },
 };
 
 static const struct type_traits * type_traits_get(enum ggml_type type) {
@@ -208,6 +211,7 @@ static const char * const g_op_names[GGML_OP_COUNT] = {
     [GGML_OP_IM2COL]                  = "IM2COL",
     [GGML_OP_IM2COL_BACK]             = "IM2COL_BACK",
     [GGML_OP_IM2COL_3D]               = "IM2COL_3D",
+    [GGML_OP_COL2IM_1D]               = "COL2IM_1D",
     [GGML_OP_CONV_2D]                 = "CONV_2D",
     [GGML_OP_CONV_3D]                 = "CONV_3D",
     [GGML_OP_CONV_2D_DW]              = "CONV_2D_DW",
@@ -238,6 +242,11 @@ static const char * const g_op_names[GGML_OP_COUNT] = {
     [GGML_OP_GATED_LINEAR_ATTN]       = "GATED_LINEAR_ATTN",
     [GGML_OP_RWKV_WKV7]               = "RWKV_WKV7",
     [GGML_OP_SOLVE_TRI]               = "SOLVE_TRI",
+    [GGML_OP_GATED_DELTA_NET]         = "GATED_DELTA_NET",
+    [GGML_OP_LIGHTNING_INDEXER]       = "LIGHTNING_INDEXER",
+    [GGML_OP_DSV4_HC_COMB]            = "DSV4_HC_COMB",
+    [GGML_OP_DSV4_HC_PRE]             = "DSV4_HC_PRE",
+    [GGML_OP_DSV4_HC_POST]            = "DSV4_HC_POST",
     [GGML_OP_UNARY]                   = "UNARY",
     [GGML_OP_MAP_CUSTOM1]             = "MAP_CUSTOM1",
     [GGML_OP_MAP_CUSTOM2]             = "MAP_CUSTOM2",
@@ -328,7 +337,14 @@ static const char * const g_unary_op_names[GGML_UNARY_OP_COUNT] = {
     [GGML_UNARY_OP_HARDSWISH]   = "HARDSWISH",
     [GGML_UNARY_OP_HARDSIGMOID] = "HARDSIGMOID",
     [GGML_UNARY_OP_EXP]         = "EXP",
+    [GGML_UNARY_OP_EXPM1]       = "EXPM1",
+    [GGML_UNARY_OP_SOFTPLUS]    = "SOFTPLUS",
     [GGML_UNARY_OP_GELU_ERF]    = "GELU_ERF",
+    [GGML_UNARY_OP_XIELU]       = "XIELU",
+    [GGML_UNARY_OP_FLOOR]       = "FLOOR",
+    [GGML_UNARY_OP_CEIL]        = "CEIL",
+    [GGML_UNARY_OP_ROUND]       = "ROUND",
+    [GGML_UNARY_OP_TRUNC]       = "TRUNC",
 };
 
 static const char * const g_glu_op_names[GGML_GLU_OP_COUNT] = {

@@ -9,93 +9,93 @@
 
 
 static bool gemma3_hparams(struct model_loader * ml, struct model_hparams * hp) {
-    const bool found_swa = ml_has_key(ml, ".attention.sliding_window");
-    if (!ml_get_u32(ml, ".attention.sliding_window", &hp->n_swa, false)) {
+    const bool found_swa = galloc_ml_has_key(ml, ".attention.sliding_window");
+    if (!galloc_ml_get_u32(ml, ".attention.sliding_window", &hp->n_swa, false)) {
         return false;
     }
     if (found_swa && hp->n_swa > 0) {
         hp->swa_type = MODEL_SWA_STANDARD;
         uint32_t swa_period = 6;
-        if (!ml_get_u32(ml, ".attention.sliding_window_pattern", &swa_period, false)) {
+        if (!galloc_ml_get_u32(ml, ".attention.sliding_window_pattern", &swa_period, false)) {
             return false;
         }
-        hp_set_swa_pattern(hp, swa_period);
-        if (!ml_get_f32(ml, ".rope.freq_base_swa", &hp->rope_freq_base_train_swa, false)) {
+        galloc_hp_set_swa_pattern(hp, swa_period);
+        if (!galloc_ml_get_f32(ml, ".rope.freq_base_swa", &hp->rope_freq_base_train_swa, false)) {
             return false;
         }
     } else {
         hp->swa_type = MODEL_SWA_NONE;
     }
     hp->f_final_logit_softcapping = 0.0f;
-    if (!ml_get_f32(ml, ".final_logit_softcapping", &hp->f_final_logit_softcapping, false) ||
-        !ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true)) {
+    if (!galloc_ml_get_f32(ml, ".final_logit_softcapping", &hp->f_final_logit_softcapping, false) ||
+        !galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true)) {
         return false;
     }
     // the 27B scales queries by 1/sqrt(n_embd / n_head), the others by 1/sqrt(head size)
-    hp->f_attention_scale = hp->n_layer == 62 ? 1.0f / model_sqrtf((float) (hp->n_embd / hp->n_head[0]))
-                                              : 1.0f / model_sqrtf((float) hp->n_embd_head_k_full);
+    hp->f_attention_scale = hp->n_layer == 62 ? 1.0f / galloc_model_sqrtf((float) (hp->n_embd / hp->n_head[0]))
+                                              : 1.0f / galloc_model_sqrtf((float) hp->n_embd_head_k_full);
     return true;
 }
 
 static bool gemma3_tensors(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd = hp->n_embd, n_vocab = hp->n_vocab, n_head = hp->n_head[0];
-    const int64_t n_embd_head_k = hp_n_embd_head_k(hp, 0);
-    g->tok_embd    = model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
-    g->output_norm = model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
-    g->output      = model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
+    const int64_t n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
+    g->tok_embd    = galloc_model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
+    g->output_norm = galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
+    g->output      = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
     if (g->output == NULL) {
-        g->output = model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
+        g->output = galloc_model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
     }
     for (uint32_t i = 0; i < hp->n_layer; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
         const int64_t n_ff = hp->n_ff[i];
-        l->attn_norm = model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
-        model_weights_qkv(g, l, il, n_embd, n_embd_head_k * n_head, hp_n_embd_k_gqa(hp, i), hp_n_embd_v_gqa(hp, i));
-        l->wo             = model_weight_2d(g, 0, n_embd_head_k * n_head, n_embd, "attn_output.weight", il);
-        l->attn_post_norm = model_weight_1d(g, 0, n_embd, "post_attention_norm.weight", il);
-        l->attn_k_norm    = model_weight_1d(g, 0, n_embd_head_k, "attn_k_norm.weight", il);
-        l->attn_q_norm    = model_weight_1d(g, 0, n_embd_head_k, "attn_q_norm.weight", il);
-        l->ffn_norm       = model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
-        l->ffn_gate       = model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
-        l->ffn_up         = model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
-        l->ffn_down       = model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
-        l->ffn_post_norm  = model_weight_1d(g, 0, n_embd, "post_ffw_norm.weight", il);
+        l->attn_norm = galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
+        galloc_model_weights_qkv(g, l, il, n_embd, n_embd_head_k * n_head, galloc_hp_n_embd_k_gqa(hp, i), galloc_hp_n_embd_v_gqa(hp, i));
+        l->wo             = galloc_model_weight_2d(g, 0, n_embd_head_k * n_head, n_embd, "attn_output.weight", il);
+        l->attn_post_norm = galloc_model_weight_1d(g, 0, n_embd, "post_attention_norm.weight", il);
+        l->attn_k_norm    = galloc_model_weight_1d(g, 0, n_embd_head_k, "attn_k_norm.weight", il);
+        l->attn_q_norm    = galloc_model_weight_1d(g, 0, n_embd_head_k, "attn_q_norm.weight", il);
+        l->ffn_norm       = galloc_model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
+        l->ffn_gate       = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
+        l->ffn_up         = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+        l->ffn_down       = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
+        l->ffn_post_norm  = galloc_model_weight_1d(g, 0, n_embd, "post_ffw_norm.weight", il);
     }
     return !g->failed;
 }
 
 static bool gemma3_graph(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
-    const int64_t n_embd_head = hp_n_embd_head_k(hp, 0);
+    const int64_t n_embd_head = galloc_hp_n_embd_head_k(hp, 0);
 
-    struct ggml_tensor * inpL = model_inp_embd(g, g->tok_embd);
-    inpL = ggml_scale(g->ctx, inpL, model_sqrtf((float) hp->n_embd)); // token embeddings (not raw ones) are scaled
-    model_cb(g, inpL, "inp_scaled", -1);
-    struct ggml_tensor * inp_pos = model_inp_pos(g);
+    struct ggml_tensor * inpL = galloc_model_inp_embd(g, g->tok_embd);
+    inpL = ggml_scale(g->ctx, inpL, galloc_model_sqrtf((float) hp->n_embd)); // token embeddings (not raw ones) are scaled
+    galloc_model_cb(g, inpL, "inp_scaled", -1);
+    struct ggml_tensor * inp_pos = galloc_model_inp_pos(g);
     struct model_attn_input attn;
-    model_attn_inp(g, &attn);
-    struct ggml_tensor * inp_out_ids = model_inp_out_ids(g);
+    galloc_model_attn_inp(g, &attn);
+    struct ggml_tensor * inp_out_ids = galloc_model_inp_out_ids(g);
 
     for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {
         const struct model_layer * l = &g->layers[il];
-        struct ggml_tensor * cur = model_norm(g, inpL, l->attn_norm, NULL, MODEL_NORM_RMS, il);
-        model_cb(g, cur, "attn_norm", il);
+        struct ggml_tensor * cur = galloc_model_norm(g, inpL, l->attn_norm, NULL, MODEL_NORM_RMS, il);
+        galloc_model_cb(g, cur, "attn_norm", il);
 
         struct ggml_tensor * q, * k, * v;
-        model_qkv(g, l, cur, n_embd_head, hp->n_head[il], hp->n_head_kv[il], il, &q, &k, &v);
-        q = model_norm(g, q, l->attn_q_norm, NULL, MODEL_NORM_RMS, il);
-        model_cb(g, q, "Qcur_normed", il);
-        q = model_rope(g, q, inp_pos, NULL, il);
-        k = model_norm(g, k, l->attn_k_norm, NULL, MODEL_NORM_RMS, il);
-        model_cb(g, k, "Kcur_normed", il);
-        k = model_rope(g, k, inp_pos, NULL, il);
-        model_cb(g, q, "Qcur", il);
-        model_cb(g, k, "Kcur", il);
-        model_cb(g, v, "Vcur", il);
+        galloc_model_qkv(g, l, cur, n_embd_head, hp->n_head[il], hp->n_head_kv[il], il, &q, &k, &v);
+        q = galloc_model_norm(g, q, l->attn_q_norm, NULL, MODEL_NORM_RMS, il);
+        galloc_model_cb(g, q, "Qcur_normed", il);
+        q = galloc_model_rope(g, q, inp_pos, NULL, il);
+        k = galloc_model_norm(g, k, l->attn_k_norm, NULL, MODEL_NORM_RMS, il);
+        galloc_model_cb(g, k, "Kcur_normed", il);
+        k = galloc_model_rope(g, k, inp_pos, NULL, il);
+        galloc_model_cb(g, q, "Qcur", il);
+        galloc_model_cb(g, k, "Kcur", il);
+        galloc_model_cb(g, v, "Vcur", il);
         q = ggml_scale(g->ctx, q, hp->f_attention_scale);
-        cur = model_attn(g, &attn, l->wo, NULL, q, k, v, NULL, 1.0f, il);
+        cur = galloc_model_attn(g, &attn, l->wo, NULL, q, k, v, NULL, 1.0f, il);
         if (!cur) {
             break;
         }
@@ -103,26 +103,26 @@ static bool gemma3_graph(struct model_graph * g) {
             cur  = ggml_get_rows(g->ctx, cur, inp_out_ids);
             inpL = ggml_get_rows(g->ctx, inpL, inp_out_ids);
         }
-        cur = model_norm(g, cur, l->attn_post_norm, NULL, MODEL_NORM_RMS, il);
-        model_cb(g, cur, "attn_post_norm", il);
+        cur = galloc_model_norm(g, cur, l->attn_post_norm, NULL, MODEL_NORM_RMS, il);
+        galloc_model_cb(g, cur, "attn_post_norm", il);
         struct ggml_tensor * sa_out = ggml_add(g->ctx, cur, inpL);
-        model_cb(g, sa_out, "sa_out", il);
+        galloc_model_cb(g, sa_out, "sa_out", il);
 
-        cur = model_norm(g, sa_out, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
-        model_cb(g, cur, "ffn_norm", il);
-        cur = model_ffn(g, cur, l->ffn_up, NULL, l->ffn_gate, NULL, l->ffn_down, NULL, MODEL_FFN_GELU, MODEL_FFN_PAR, il);
-        model_cb(g, cur, "ffn_out", il);
-        cur = model_norm(g, cur, l->ffn_post_norm, NULL, MODEL_NORM_RMS, -1);
-        model_cb(g, cur, "ffn_post_norm", il);
+        cur = galloc_model_norm(g, sa_out, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
+        galloc_model_cb(g, cur, "ffn_norm", il);
+        cur = galloc_model_ffn(g, cur, l->ffn_up, NULL, l->ffn_gate, NULL, l->ffn_down, NULL, MODEL_FFN_GELU, MODEL_FFN_PAR, il);
+        galloc_model_cb(g, cur, "ffn_out", il);
+        cur = galloc_model_norm(g, cur, l->ffn_post_norm, NULL, MODEL_NORM_RMS, -1);
+        galloc_model_cb(g, cur, "ffn_post_norm", il);
         cur = ggml_add(g->ctx, cur, sa_out);
-        model_cb(g, cur, "l_out", il);
+        galloc_model_cb(g, cur, "l_out", il);
         inpL = cur;
     }
     if (g->failed) {
         return false;
     }
-    struct ggml_tensor * cur = model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
-    model_cb(g, cur, "result_norm", -1);
+    struct ggml_tensor * cur = galloc_model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
+    galloc_model_cb(g, cur, "result_norm", -1);
     ggml_set_output(cur);
     cur = ggml_mul_mat(g->ctx, g->output, cur);
     if (hp->f_final_logit_softcapping != 0.0f) {
@@ -130,12 +130,12 @@ static bool gemma3_graph(struct model_graph * g) {
         cur = ggml_tanh(g->ctx, cur);
         cur = ggml_scale(g->ctx, cur, hp->f_final_logit_softcapping);
     }
-    model_cb(g, cur, "result_output", -1);
+    galloc_model_cb(g, cur, "result_output", -1);
     ggml_set_output(cur);
     ggml_build_forward_expand(g->gf, cur);
     return true;
 }
 
-const struct model_arch_def model_arch_gemma3 = {
+const struct model_arch_def galloc_model_arch_gemma3 = {
     "gemma3", MODEL_ROPE_NEOX, gemma3_hparams, gemma3_tensors, gemma3_graph,
 };

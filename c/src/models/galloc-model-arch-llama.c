@@ -8,45 +8,45 @@
 
 
 static bool llama_hparams(struct model_loader * ml, struct model_hparams * hp) {
-    return ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
+    return galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
 }
 
 static bool llama_tensors(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd = hp->n_embd, n_vocab = hp->n_vocab, n_head = hp->n_head[0];
-    const int64_t n_embd_head_k = hp_n_embd_head_k(hp, 0);
-    const int64_t n_rot = hp_n_rot(hp, 0), n_expert = hp->n_expert;
+    const int64_t n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
+    const int64_t n_rot = galloc_hp_n_rot(hp, 0), n_expert = hp->n_expert;
 
-    g->tok_embd    = model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
-    g->output_norm = model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
-    g->output      = model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
+    g->tok_embd    = galloc_model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
+    g->output_norm = galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
+    g->output      = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
     if (g->output == NULL) {
-        g->output = model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
+        g->output = galloc_model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
     }
     for (uint32_t i = 0; i < hp->n_layer; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
         const int64_t n_ff = hp->n_ff[i];
-        l->attn_norm = model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
-        model_weights_qkv(g, l, il, n_embd, n_embd_head_k * n_head, hp_n_embd_k_gqa(hp, i), hp_n_embd_v_gqa(hp, i));
-        l->wo       = model_weight_2d(g, 0, n_embd_head_k * n_head, n_embd, "attn_output.weight", il);
-        l->wo_b     = model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "attn_output.bias", il);
-        l->ffn_norm = model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
+        l->attn_norm = galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
+        galloc_model_weights_qkv(g, l, il, n_embd, n_embd_head_k * n_head, galloc_hp_n_embd_k_gqa(hp, i), galloc_hp_n_embd_v_gqa(hp, i));
+        l->wo       = galloc_model_weight_2d(g, 0, n_embd_head_k * n_head, n_embd, "attn_output.weight", il);
+        l->wo_b     = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "attn_output.bias", il);
+        l->ffn_norm = galloc_model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
         // one rope_freqs tensor shared by every layer
-        l->rope_freqs = model_weight_1d(g, MODEL_TENSOR_OPTIONAL | (i != 0 ? MODEL_TENSOR_DUPLICATED : 0), n_rot / 2,
+        l->rope_freqs = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL | (i != 0 ? MODEL_TENSOR_DUPLICATED : 0), n_rot / 2,
                                         "rope_freqs.weight", -1);
         if (n_expert == 0) {
-            l->ffn_gate   = model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
-            l->ffn_down   = model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
-            l->ffn_up     = model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
-            l->ffn_gate_b = model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_ff, "ffn_gate.bias", il);
-            l->ffn_down_b = model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "ffn_down.bias", il);
-            l->ffn_up_b   = model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_ff, "ffn_up.bias", il);
+            l->ffn_gate   = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
+            l->ffn_down   = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
+            l->ffn_up     = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+            l->ffn_gate_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_ff, "ffn_gate.bias", il);
+            l->ffn_down_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "ffn_down.bias", il);
+            l->ffn_up_b   = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_ff, "ffn_up.bias", il);
         } else {
-            l->ffn_gate_inp  = model_weight_2d(g, 0, n_embd, n_expert, "ffn_gate_inp.weight", il);
-            l->ffn_gate_exps = model_weight_3d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_ff, n_expert, "ffn_gate_exps.weight", il);
-            l->ffn_down_exps = model_weight_3d(g, 0, n_ff, n_embd, n_expert, "ffn_down_exps.weight", il);
-            l->ffn_up_exps   = model_weight_3d(g, 0, n_embd, n_ff, n_expert, "ffn_up_exps.weight", il);
+            l->ffn_gate_inp  = galloc_model_weight_2d(g, 0, n_embd, n_expert, "ffn_gate_inp.weight", il);
+            l->ffn_gate_exps = galloc_model_weight_3d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_ff, n_expert, "ffn_gate_exps.weight", il);
+            l->ffn_down_exps = galloc_model_weight_3d(g, 0, n_ff, n_embd, n_expert, "ffn_down_exps.weight", il);
+            l->ffn_up_exps   = galloc_model_weight_3d(g, 0, n_embd, n_ff, n_expert, "ffn_up_exps.weight", il);
         }
     }
     return !g->failed;
@@ -54,78 +54,78 @@ static bool llama_tensors(struct model_graph * g) {
 
 static bool llama_graph(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
-    const int64_t n_embd_head = hp_n_embd_head_v(hp, 0);
-    if (n_embd_head != hp_n_embd_head_k(hp, 0) || n_embd_head != hp_n_rot(hp, 0)) {
-        model_fail(g, "llama: head sizes differ (key %u, value %u, rope %u)", hp_n_embd_head_k(hp, 0), hp_n_embd_head_v(hp, 0),
-                   hp_n_rot(hp, 0));
+    const int64_t n_embd_head = galloc_hp_n_embd_head_v(hp, 0);
+    if (n_embd_head != galloc_hp_n_embd_head_k(hp, 0) || n_embd_head != galloc_hp_n_rot(hp, 0)) {
+        galloc_model_fail(g, "llama: head sizes differ (key %u, value %u, rope %u)", galloc_hp_n_embd_head_k(hp, 0), galloc_hp_n_embd_head_v(hp, 0),
+                   galloc_hp_n_rot(hp, 0));
         return false;
     }
-    struct ggml_tensor * inpL    = model_inp_embd(g, g->tok_embd);
-    struct ggml_tensor * inp_pos = model_inp_pos(g);
+    struct ggml_tensor * inpL    = galloc_model_inp_embd(g, g->tok_embd);
+    struct ggml_tensor * inp_pos = galloc_model_inp_pos(g);
     struct model_attn_input attn;
-    model_attn_inp(g, &attn);
-    const float kq_scale = hp->f_attention_scale == 0.0f ? 1.0f / model_sqrtf((float) n_embd_head) : hp->f_attention_scale;
-    struct ggml_tensor * inp_out_ids = model_inp_out_ids(g);
+    galloc_model_attn_inp(g, &attn);
+    const float kq_scale = hp->f_attention_scale == 0.0f ? 1.0f / galloc_model_sqrtf((float) n_embd_head) : hp->f_attention_scale;
+    struct ggml_tensor * inp_out_ids = galloc_model_inp_out_ids(g);
 
     for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {
         const struct model_layer * l = &g->layers[il];
         struct ggml_tensor * inpSA = inpL;
 
-        struct ggml_tensor * cur = model_norm(g, inpL, l->attn_norm, NULL, MODEL_NORM_RMS, il);
-        model_cb(g, cur, "attn_norm", il);
+        struct ggml_tensor * cur = galloc_model_norm(g, inpL, l->attn_norm, NULL, MODEL_NORM_RMS, il);
+        galloc_model_cb(g, cur, "attn_norm", il);
 
         struct ggml_tensor * q, * k, * v;
-        model_qkv(g, l, cur, n_embd_head, hp->n_head[il], hp->n_head_kv[il], il, &q, &k, &v);
-        q = model_rope(g, q, inp_pos, l->rope_freqs, il);
-        k = model_rope(g, k, inp_pos, l->rope_freqs, il);
-        model_cb(g, q, "Qcur", il);
-        model_cb(g, k, "Kcur", il);
-        model_cb(g, v, "Vcur", il);
-        cur = model_attn(g, &attn, l->wo, l->wo_b, q, k, v, NULL, kq_scale, il);
+        galloc_model_qkv(g, l, cur, n_embd_head, hp->n_head[il], hp->n_head_kv[il], il, &q, &k, &v);
+        q = galloc_model_rope(g, q, inp_pos, l->rope_freqs, il);
+        k = galloc_model_rope(g, k, inp_pos, l->rope_freqs, il);
+        galloc_model_cb(g, q, "Qcur", il);
+        galloc_model_cb(g, k, "Kcur", il);
+        galloc_model_cb(g, v, "Vcur", il);
+        cur = galloc_model_attn(g, &attn, l->wo, l->wo_b, q, k, v, NULL, kq_scale, il);
         if (!cur) {
             break;
         }
-        model_cb(g, cur, "attn_out", il);
+        galloc_model_cb(g, cur, "attn_out", il);
         if (il == (int) hp->n_layer - 1 && inp_out_ids) {
             cur   = ggml_get_rows(g->ctx, cur, inp_out_ids);
             inpSA = ggml_get_rows(g->ctx, inpSA, inp_out_ids);
         }
         struct ggml_tensor * ffn_inp = ggml_add(g->ctx, cur, inpSA);
-        model_cb(g, ffn_inp, "ffn_inp", il);
+        galloc_model_cb(g, ffn_inp, "ffn_inp", il);
 
-        cur = model_norm(g, ffn_inp, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
-        model_cb(g, cur, "ffn_norm", il);
+        cur = galloc_model_norm(g, ffn_inp, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
+        galloc_model_cb(g, cur, "ffn_norm", il);
         if (l->ffn_gate_inp == NULL) {
-            cur = model_ffn(g, cur, l->ffn_up, l->ffn_up_b, l->ffn_gate, l->ffn_gate_b, l->ffn_down, l->ffn_down_b,
+            cur = galloc_model_ffn(g, cur, l->ffn_up, l->ffn_up_b, l->ffn_gate, l->ffn_gate_b, l->ffn_down, l->ffn_down_b,
                             MODEL_FFN_SILU, MODEL_FFN_PAR, il);
-            model_cb(g, cur, "ffn_out", il);
+            galloc_model_cb(g, cur, "ffn_out", il);
         } else {
-            cur = model_moe_ffn(g, cur, l->ffn_gate_inp, NULL, l->ffn_up_exps, NULL, l->ffn_gate_exps, NULL,
+            cur = galloc_model_moe_ffn(g, cur, l->ffn_gate_inp, NULL, l->ffn_up_exps, NULL, l->ffn_gate_exps, NULL,
                                 l->ffn_down_exps, NULL, hp->n_expert, g->n_expert_used, MODEL_FFN_SILU, true,
                                 hp->expert_weights_scale, MODEL_GATING_SOFTMAX, il);
-            model_cb(g, cur, "ffn_moe_out", il);
+            galloc_model_cb(g, cur, "ffn_moe_out", il);
         }
         if (!cur) {
             break;
         }
         cur = ggml_add(g->ctx, cur, ffn_inp);
-        model_cb(g, cur, "ffn_out", il);
-        model_cb(g, cur, "l_out", il);
+        galloc_model_cb(g, cur, "ffn_out", il);
+        galloc_model_cb(g, cur, "l_out", il);
         inpL = cur;
     }
     if (g->failed) {
         return false;
     }
-    struct ggml_tensor * cur = model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
-    model_cb(g, cur, "result_norm", -1);
+    struct ggml_tensor * cur = galloc_model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
+    galloc_model_cb(g, cur, "result_norm", -1);
     ggml_set_output(cur);
     cur = ggml_mul_mat(g->ctx, g->output, cur);
-    model_cb(g, cur, "result_output", -1);
+    galloc_model_cb(g, cur, "result_output", -1);
     ggml_set_output(cur);
     ggml_build_forward_expand(g->gf, cur);
     return true;
 }
 
-const struct model_arch_def model_arch_llama = {
+const struct model_arch_def galloc_model_arch_llama = {
     "llama", MODEL_ROPE_NORM, llama_hparams, llama_tensors, llama_graph,
 };

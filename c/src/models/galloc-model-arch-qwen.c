@@ -9,25 +9,25 @@
 
 
 static bool qwen_hparams(struct model_loader * ml, struct model_hparams * hp) {
-    return ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
+    return galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
 }
 
 static bool qwen3moe_hparams(struct model_loader * ml, struct model_hparams * hp) {
-    return ml_get_u32(ml, ".expert_feed_forward_length", &hp->n_ff_exp, false) &&
-           ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
+    return galloc_ml_get_u32(ml, ".expert_feed_forward_length", &hp->n_ff_exp, false) &&
+           galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
 }
 
 // token embeddings, the output head (tied to the embeddings when output.weight is absent)
 static void qwen_io_tensors(struct model_graph * g, bool output_bias) {
     const int64_t n_embd = g->hp->n_embd, n_vocab = g->hp->n_vocab;
-    g->tok_embd    = model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
-    g->output_norm = model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
-    g->output      = model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
+    g->tok_embd    = galloc_model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
+    g->output_norm = galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
+    g->output      = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
     if (output_bias) {
-        g->output_b = model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_vocab, "output.bias", -1);
+        g->output_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_vocab, "output.bias", -1);
     }
     if (g->output == NULL) {
-        g->output = model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
+        g->output = galloc_model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
     }
 }
 
@@ -38,47 +38,47 @@ static bool qwen2_tensors(struct model_graph * g) {
     for (uint32_t i = 0; i < hp->n_layer; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
-        const int64_t n_ff = hp->n_ff[i], n_embd_gqa = hp_n_embd_v_gqa(hp, i);
-        l->attn_norm = model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
-        model_weights_qkv(g, l, il, n_embd, n_embd, n_embd_gqa, n_embd_gqa);
-        l->wo       = model_weight_2d(g, 0, n_embd, n_embd, "attn_output.weight", il);
-        l->ffn_norm = model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
-        l->ffn_gate = model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
-        l->ffn_down = model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
-        l->ffn_up   = model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+        const int64_t n_ff = hp->n_ff[i], n_embd_gqa = galloc_hp_n_embd_v_gqa(hp, i);
+        l->attn_norm = galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
+        galloc_model_weights_qkv(g, l, il, n_embd, n_embd, n_embd_gqa, n_embd_gqa);
+        l->wo       = galloc_model_weight_2d(g, 0, n_embd, n_embd, "attn_output.weight", il);
+        l->ffn_norm = galloc_model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
+        l->ffn_gate = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
+        l->ffn_down = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
+        l->ffn_up   = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
     }
     return !g->failed;
 }
 
 static bool qwen3_tensors(struct model_graph * g, bool moe) {
     const struct model_hparams * hp = g->hp;
-    const int64_t n_embd = hp->n_embd, n_head = hp->n_head[0], n_embd_head_k = hp_n_embd_head_k(hp, 0);
+    const int64_t n_embd = hp->n_embd, n_head = hp->n_head[0], n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
     const int64_t n_expert = hp->n_expert;
     qwen_io_tensors(g, false);
     if (moe && (n_expert == 0 || hp->n_expert_used == 0)) {
-        model_fail(g, "qwen3moe: %s must be > 0", n_expert == 0 ? "n_expert" : "n_expert_used");
+        galloc_model_fail(g, "qwen3moe: %s must be > 0", n_expert == 0 ? "n_expert" : "n_expert_used");
         return false;
     }
     for (uint32_t i = 0; i < hp->n_layer; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
-        const int64_t n_ff = hp->n_ff[i], n_embd_gqa = hp_n_embd_v_gqa(hp, i);
-        l->attn_norm = model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
-        model_weights_qkv(g, l, il, n_embd, n_embd_head_k * n_head, n_embd_gqa, n_embd_gqa);
-        l->wo          = model_weight_2d(g, 0, n_embd_head_k * n_head, n_embd, "attn_output.weight", il);
-        l->attn_k_norm = model_weight_1d(g, 0, n_embd_head_k, "attn_k_norm.weight", il);
-        l->attn_q_norm = model_weight_1d(g, 0, n_embd_head_k, "attn_q_norm.weight", il);
-        l->ffn_norm    = model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
+        const int64_t n_ff = hp->n_ff[i], n_embd_gqa = galloc_hp_n_embd_v_gqa(hp, i);
+        l->attn_norm = galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
+        galloc_model_weights_qkv(g, l, il, n_embd, n_embd_head_k * n_head, n_embd_gqa, n_embd_gqa);
+        l->wo          = galloc_model_weight_2d(g, 0, n_embd_head_k * n_head, n_embd, "attn_output.weight", il);
+        l->attn_k_norm = galloc_model_weight_1d(g, 0, n_embd_head_k, "attn_k_norm.weight", il);
+        l->attn_q_norm = galloc_model_weight_1d(g, 0, n_embd_head_k, "attn_q_norm.weight", il);
+        l->ffn_norm    = galloc_model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
         if (!moe) {
-            l->ffn_gate = model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
-            l->ffn_down = model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
-            l->ffn_up   = model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+            l->ffn_gate = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
+            l->ffn_down = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
+            l->ffn_up   = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
         } else {
             const int64_t n_ff_exp = hp->n_ff_exp ? hp->n_ff_exp : n_ff / hp->n_expert_used;
-            l->ffn_gate_inp  = model_weight_2d(g, 0, n_embd, n_expert, "ffn_gate_inp.weight", il);
-            l->ffn_gate_exps = model_weight_3d(g, 0, n_embd, n_ff_exp, n_expert, "ffn_gate_exps.weight", il);
-            l->ffn_down_exps = model_weight_3d(g, 0, n_ff_exp, n_embd, n_expert, "ffn_down_exps.weight", il);
-            l->ffn_up_exps   = model_weight_3d(g, 0, n_embd, n_ff_exp, n_expert, "ffn_up_exps.weight", il);
+            l->ffn_gate_inp  = galloc_model_weight_2d(g, 0, n_embd, n_expert, "ffn_gate_inp.weight", il);
+            l->ffn_gate_exps = galloc_model_weight_3d(g, 0, n_embd, n_ff_exp, n_expert, "ffn_gate_exps.weight", il);
+            l->ffn_down_exps = galloc_model_weight_3d(g, 0, n_ff_exp, n_embd, n_expert, "ffn_down_exps.weight", il);
+            l->ffn_up_exps   = galloc_model_weight_3d(g, 0, n_embd, n_ff_exp, n_expert, "ffn_up_exps.weight", il);
         }
     }
     return !g->failed;
@@ -95,41 +95,41 @@ static bool qwen3_moe_tensors(struct model_graph * g) {
 // the three decoders differ in Q/K norms, the FFN and the output bias
 static bool qwen_graph(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
-    const int64_t n_embd_head = hp_n_embd_head_v(hp, 0);
-    if (n_embd_head != hp_n_embd_head_k(hp, 0) || n_embd_head != hp_n_rot(hp, 0)) {
-        model_fail(g, "%s: head sizes differ (key %u, value %u, rope %u)", g->m->arch->name, hp_n_embd_head_k(hp, 0),
-                   hp_n_embd_head_v(hp, 0), hp_n_rot(hp, 0));
+    const int64_t n_embd_head = galloc_hp_n_embd_head_v(hp, 0);
+    if (n_embd_head != galloc_hp_n_embd_head_k(hp, 0) || n_embd_head != galloc_hp_n_rot(hp, 0)) {
+        galloc_model_fail(g, "%s: head sizes differ (key %u, value %u, rope %u)", g->m->arch->name, galloc_hp_n_embd_head_k(hp, 0),
+                   galloc_hp_n_embd_head_v(hp, 0), galloc_hp_n_rot(hp, 0));
         return false;
     }
-    struct ggml_tensor * inpL    = model_inp_embd(g, g->tok_embd);
-    struct ggml_tensor * inp_pos = model_inp_pos(g);
+    struct ggml_tensor * inpL    = galloc_model_inp_embd(g, g->tok_embd);
+    struct ggml_tensor * inp_pos = galloc_model_inp_pos(g);
     struct model_attn_input attn;
-    model_attn_inp(g, &attn);
-    struct ggml_tensor * inp_out_ids = model_inp_out_ids(g);
-    const float kq_scale = 1.0f / model_sqrtf((float) n_embd_head);
+    galloc_model_attn_inp(g, &attn);
+    struct ggml_tensor * inp_out_ids = galloc_model_inp_out_ids(g);
+    const float kq_scale = 1.0f / galloc_model_sqrtf((float) n_embd_head);
 
     for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {
         const struct model_layer * l = &g->layers[il];
         struct ggml_tensor * inpSA = inpL;
-        struct ggml_tensor * cur = model_norm(g, inpL, l->attn_norm, NULL, MODEL_NORM_RMS, il);
-        model_cb(g, cur, "attn_norm", il);
+        struct ggml_tensor * cur = galloc_model_norm(g, inpL, l->attn_norm, NULL, MODEL_NORM_RMS, il);
+        galloc_model_cb(g, cur, "attn_norm", il);
 
         struct ggml_tensor * q, * k, * v;
-        model_qkv(g, l, cur, n_embd_head, hp->n_head[il], hp->n_head_kv[il], il, &q, &k, &v);
+        galloc_model_qkv(g, l, cur, n_embd_head, hp->n_head[il], hp->n_head_kv[il], il, &q, &k, &v);
         if (l->attn_q_norm) {
-            q = model_norm(g, q, l->attn_q_norm, NULL, MODEL_NORM_RMS, il);
-            model_cb(g, q, "Qcur_normed", il);
+            q = galloc_model_norm(g, q, l->attn_q_norm, NULL, MODEL_NORM_RMS, il);
+            galloc_model_cb(g, q, "Qcur_normed", il);
         }
-        q = model_rope(g, q, inp_pos, NULL, il);
+        q = galloc_model_rope(g, q, inp_pos, NULL, il);
         if (l->attn_k_norm) {
-            k = model_norm(g, k, l->attn_k_norm, NULL, MODEL_NORM_RMS, il);
-            model_cb(g, k, "Kcur_normed", il);
+            k = galloc_model_norm(g, k, l->attn_k_norm, NULL, MODEL_NORM_RMS, il);
+            galloc_model_cb(g, k, "Kcur_normed", il);
         }
-        k = model_rope(g, k, inp_pos, NULL, il);
-        model_cb(g, q, "Qcur", il);
-        model_cb(g, k, "Kcur", il);
-        model_cb(g, v, "Vcur", il);
-        cur = model_attn(g, &attn, l->wo, l->wo_b, q, k, v, NULL, kq_scale, il);
+        k = galloc_model_rope(g, k, inp_pos, NULL, il);
+        galloc_model_cb(g, q, "Qcur", il);
+        galloc_model_cb(g, k, "Kcur", il);
+        galloc_model_cb(g, v, "Vcur", il);
+        cur = galloc_model_attn(g, &attn, l->wo, l->wo_b, q, k, v, NULL, kq_scale, il);
         if (!cur) {
             break;
         }
@@ -138,49 +138,49 @@ static bool qwen_graph(struct model_graph * g) {
             inpSA = ggml_get_rows(g->ctx, inpSA, inp_out_ids);
         }
         struct ggml_tensor * ffn_inp = ggml_add(g->ctx, cur, inpSA);
-        model_cb(g, ffn_inp, "ffn_inp", il);
-        cur = model_norm(g, ffn_inp, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
-        model_cb(g, cur, "ffn_norm", il);
+        galloc_model_cb(g, ffn_inp, "ffn_inp", il);
+        cur = galloc_model_norm(g, ffn_inp, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
+        galloc_model_cb(g, cur, "ffn_norm", il);
         if (l->ffn_gate_inp) {
-            cur = model_moe_ffn(g, cur, l->ffn_gate_inp, NULL, l->ffn_up_exps, NULL, l->ffn_gate_exps, NULL,
+            cur = galloc_model_moe_ffn(g, cur, l->ffn_gate_inp, NULL, l->ffn_up_exps, NULL, l->ffn_gate_exps, NULL,
                                 l->ffn_down_exps, NULL, hp->n_expert, g->n_expert_used, MODEL_FFN_SILU, true,
                                 hp->expert_weights_scale, MODEL_GATING_SOFTMAX, il);
-            model_cb(g, cur, "ffn_moe_out", il);
+            galloc_model_cb(g, cur, "ffn_moe_out", il);
         } else {
-            cur = model_ffn(g, cur, l->ffn_up, NULL, l->ffn_gate, NULL, l->ffn_down, NULL, MODEL_FFN_SILU, MODEL_FFN_PAR, il);
-            model_cb(g, cur, "ffn_out", il);
+            cur = galloc_model_ffn(g, cur, l->ffn_up, NULL, l->ffn_gate, NULL, l->ffn_down, NULL, MODEL_FFN_SILU, MODEL_FFN_PAR, il);
+            galloc_model_cb(g, cur, "ffn_out", il);
         }
         if (!cur) {
             break;
         }
         cur = ggml_add(g->ctx, cur, ffn_inp);
-        model_cb(g, cur, "l_out", il);
+        galloc_model_cb(g, cur, "l_out", il);
         inpL = cur;
     }
     if (g->failed) {
         return false;
     }
-    struct ggml_tensor * cur = model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
-    model_cb(g, cur, "result_norm", -1);
+    struct ggml_tensor * cur = galloc_model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
+    galloc_model_cb(g, cur, "result_norm", -1);
     ggml_set_output(cur);
     cur = ggml_mul_mat(g->ctx, g->output, cur);
     if (g->output_b) {
         cur = ggml_add(g->ctx, cur, g->output_b);
     }
-    model_cb(g, cur, "result_output", -1);
+    galloc_model_cb(g, cur, "result_output", -1);
     ggml_set_output(cur);
     ggml_build_forward_expand(g->gf, cur);
     return true;
 }
 
-const struct model_arch_def model_arch_qwen2 = {
+const struct model_arch_def galloc_model_arch_qwen2 = {
     "qwen2", MODEL_ROPE_NEOX, qwen_hparams, qwen2_tensors, qwen_graph,
 };
 
-const struct model_arch_def model_arch_qwen3 = {
+const struct model_arch_def galloc_model_arch_qwen3 = {
     "qwen3", MODEL_ROPE_NEOX, qwen_hparams, qwen3_dense_tensors, qwen_graph,
 };
 
-const struct model_arch_def model_arch_qwen3moe = {
+const struct model_arch_def galloc_model_arch_qwen3moe = {
     "qwen3moe", MODEL_ROPE_NEOX, qwen3moe_hparams, qwen3_moe_tensors, qwen_graph,
 };

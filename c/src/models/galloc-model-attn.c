@@ -21,7 +21,7 @@ static const struct model_kv_cache * layer_cache(const struct model_graph * g, i
 static struct ggml_tensor * kv_get_k(struct model_graph * g, const struct model_kv_cache * kv, int il) {
     struct ggml_tensor * k = kv->k[il];
     const uint64_t n_embd_k_gqa = (uint64_t) k->ne[0];
-    const uint64_t n_head_k     = hp_n_embd_head_k(g->hp, (uint32_t) il);
+    const uint64_t n_head_k     = galloc_hp_n_embd_head_k(g->hp, (uint32_t) il);
     return ggml_view_4d(g->ctx, k, (int64_t) n_head_k, g->hp->n_head_kv[il], kv->size, kv->n_stream,
                         ggml_row_size(k->type, (int64_t) n_head_k), ggml_row_size(k->type, (int64_t) n_embd_k_gqa),
                         ggml_row_size(k->type, (int64_t) (n_embd_k_gqa * kv->size)), 0);
@@ -30,7 +30,7 @@ static struct ggml_tensor * kv_get_k(struct model_graph * g, const struct model_
 static struct ggml_tensor * kv_get_v(struct model_graph * g, const struct model_kv_cache * kv, int il) {
     struct ggml_tensor * v = kv->v[il];
     const uint64_t n_embd_v_gqa = (uint64_t) v->ne[0];
-    const int64_t  n_head_v     = hp_n_embd_head_v(g->hp, (uint32_t) il);
+    const int64_t  n_head_v     = galloc_hp_n_embd_head_v(g->hp, (uint32_t) il);
     if (!kv->v_trans) {
         return ggml_view_4d(g->ctx, v, n_head_v, g->hp->n_head_kv[il], kv->size, kv->n_stream,
                             ggml_row_size(v->type, n_head_v), ggml_row_size(v->type, (int64_t) n_embd_v_gqa),
@@ -92,7 +92,7 @@ static struct ggml_tensor * kv_k_idxs(struct model_graph * g) {
 }
 
 static struct ggml_tensor * kv_v_idxs(struct model_graph * g, const struct model_kv_cache * kv) {
-    const int64_t n = kv->v_trans ? g->n_tokens * (int64_t) hp_n_embd_v_gqa_max(g->hp) : g->n_tokens;
+    const int64_t n = kv->v_trans ? g->n_tokens * (int64_t) galloc_hp_n_embd_v_gqa_max(g->hp) : g->n_tokens;
     struct ggml_tensor * t = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I64, n);
     ggml_set_input(t);
     return t;
@@ -133,7 +133,7 @@ static struct ggml_tensor * kv_v_rot(struct model_graph * g, const struct model_
     return t;
 }
 
-bool model_attn_inp(struct model_graph * g, struct model_attn_input * inp) {
+bool galloc_model_attn_inp(struct model_graph * g, struct model_attn_input * inp) {
     memset(inp, 0, sizeof(*inp));
     if (g->failed) {
         return false;
@@ -203,17 +203,17 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
         cur = ggml_reshape_2d(ctx, cur, cur->ne[0] * cur->ne[1], cur->ne[2] * cur->ne[3]);
     } else {
         struct ggml_tensor * kq = ggml_mul_mat(ctx, k, q);
-        model_cb(g, kq, "kq", il);
+        galloc_model_cb(g, kq, "kq", il);
         ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
         kq = ggml_soft_max_ext(ctx, kq, kq_mask, kq_scale, 0.0f);
         ggml_soft_max_add_sinks(kq, sinks);
-        model_cb(g, kq, "kq_soft_max", il);
+        galloc_model_cb(g, kq, "kq_soft_max", il);
         if (!v_trans) {
             v = ggml_cont(ctx, ggml_transpose(ctx, v));
-            model_cb(g, v, "v_cont", il);
+            galloc_model_cb(g, v, "v_cont", il);
         }
         struct ggml_tensor * kqv = ggml_mul_mat(ctx, v, kq);
-        model_cb(g, kqv, "kqv", il);
+        galloc_model_cb(g, kqv, "kqv", il);
         cur = ggml_permute(ctx, kqv, 0, 2, 1, 3);
         cur = ggml_cont_2d(ctx, cur, cur->ne[0] * cur->ne[1], cur->ne[2] * cur->ne[3]); // streams recombined
     }
@@ -221,7 +221,7 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
     return cur;
 }
 
-struct ggml_tensor * model_attn(struct model_graph * g, const struct model_attn_input * inp,
+struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct model_attn_input * inp,
                                 struct ggml_tensor * wo, struct ggml_tensor * wo_b,
                                 struct ggml_tensor * q_cur, struct ggml_tensor * k_cur, struct ggml_tensor * v_cur,
                                 struct ggml_tensor * sinks, float kq_scale, int il) {
@@ -231,7 +231,7 @@ struct ggml_tensor * model_attn(struct model_graph * g, const struct model_attn_
     const bool is_swa = inp->iswa && g->hp->is_swa[il];
     const struct model_kv_cache * kv = layer_cache(g, il);
     if (kv->k[il] == NULL) {
-        return model_fail(g, "layer %d has no KV cache", il);
+        return galloc_model_fail(g, "layer %d has no KV cache", il);
     }
     struct ggml_tensor * k_rot = is_swa ? inp->k_rot_swa : inp->k_rot;
     struct ggml_tensor * v_rot = is_swa ? inp->v_rot_swa : inp->v_rot;
@@ -260,7 +260,7 @@ struct ggml_tensor * model_attn(struct model_graph * g, const struct model_attn_
     struct ggml_tensor * k = kv_get_k(g, kv, il);
     struct ggml_tensor * v = kv_get_v(g, kv, il);
     struct ggml_tensor * cur = attn_mha(g, q_cur, k, v, kq_mask, sinks, kq_scale, il);
-    model_cb(g, cur, "kqv_out", il);
+    galloc_model_cb(g, cur, "kqv_out", il);
     if (v_rot) {
         cur = hadamard(g, cur, v_rot);
     }

@@ -143,7 +143,7 @@ static const struct model_card cards[] = {
 
 #define N_CARDS ((int) (sizeof(cards) / sizeof(cards[0])))
 
-const struct model_card * model_card_find(const char * name) {
+const struct model_card * galloc_model_card_find(const char * name) {
     for (int i = 0; name && i < N_CARDS; i++) {
         if (strcmp(cards[i].name, name) == 0) {
             return &cards[i];

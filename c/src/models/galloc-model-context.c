@@ -1,6 +1,6 @@
 // galloc-model-context.c: llama.cpp's context creation, from the settings to the reserved graphs.
 //
-// model_cparams_init derives llama_cparams as llama_context's constructor does (context padded
+// galloc_model_cparams_init derives llama_cparams as llama_context's constructor does (context padded
 // to 256 cells, cells per sequence stream, batch limited by the context, outputs per batch);
 // the KV caches are sized as llama_kv_cache(_iswa) sizes them; a graph is built as
 // llama_context::graph_reserve builds it (the full micro-batch, one stream per sequence,
@@ -74,7 +74,7 @@ static bool sizes_fit(const struct galloc_model * m, const struct model_cparams 
     const char * what = "";
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         const double kq  = cp->flash_attn ? 0.0 : (double) cp->n_ctx_seq * n_tokens * hp->n_head[il] * 4.0; // attention scores
-        const double kv  = (double) cp->n_ctx_seq * cp->n_seq_max * hp_n_embd_v_gqa_max(hp) * 4.0;  // one layer's cache
+        const double kv  = (double) cp->n_ctx_seq * cp->n_seq_max * galloc_hp_n_embd_v_gqa_max(hp) * 4.0;  // one layer's cache
         const double ffn = n_tokens * (double) (hp->n_ff[il] > hp->n_ff_exp * hp->n_expert_used ? hp->n_ff[il]
                                                                                                : hp->n_ff_exp * hp->n_expert_used) * 4.0;
         if (kq > worst) { worst = kq; what = "the attention scores"; }
@@ -97,7 +97,7 @@ static bool sizes_fit(const struct galloc_model * m, const struct model_cparams 
     return true;
 }
 
-bool model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
+bool galloc_model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
                         char * err, size_t err_size) {
     const struct model_hparams * hp = &m->hp;
     memset(cp, 0, sizeof(*cp));
@@ -144,14 +144,14 @@ bool model_cparams_init(const struct galloc_model * m, const struct galloc_model
     }
     // llama.cpp checks this with flash attention; without, ggml would assert on the cache's views
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        if (ggml_is_quantized(s->type_k) && hp_n_embd_head_k(hp, il) % ggml_blck_size(s->type_k) != 0) {
+        if (ggml_is_quantized(s->type_k) && galloc_hp_n_embd_head_k(hp, il) % ggml_blck_size(s->type_k) != 0) {
             snprintf(err, err_size, "-ctk: K cache type %s with block size %lld does not divide n_embd_head_k=%u",
-                     ggml_type_name(s->type_k), (long long) ggml_blck_size(s->type_k), hp_n_embd_head_k(hp, il));
+                     ggml_type_name(s->type_k), (long long) ggml_blck_size(s->type_k), galloc_hp_n_embd_head_k(hp, il));
             return false;
         }
-        if (ggml_is_quantized(s->type_v) && hp_n_embd_head_v(hp, il) % ggml_blck_size(s->type_v) != 0) {
+        if (ggml_is_quantized(s->type_v) && galloc_hp_n_embd_head_v(hp, il) % ggml_blck_size(s->type_v) != 0) {
             snprintf(err, err_size, "-ctv: V cache type %s with block size %lld does not divide n_embd_head_v=%u",
-                     ggml_type_name(s->type_v), (long long) ggml_blck_size(s->type_v), hp_n_embd_head_v(hp, il));
+                     ggml_type_name(s->type_v), (long long) ggml_blck_size(s->type_v), galloc_hp_n_embd_head_v(hp, il));
             return false;
         }
     }
@@ -181,14 +181,14 @@ bool model_cparams_init(const struct galloc_model * m, const struct galloc_model
     }
     if (cp->yarn_ext_factor != 0.0f) {
         const float factor = 1.0f / cp->rope_freq_scale;
-        const float mscale = factor <= 1.0f ? 1.0f : 0.1f * model_logf(factor) + 1.0f;
+        const float mscale = factor <= 1.0f ? 1.0f : 0.1f * galloc_model_logf(factor) + 1.0f;
         if (hp->rope_yarn_log_mul != 0.0f) {
-            const float mscale_all = factor <= 1.0f ? 1.0f : 0.1f * hp->rope_yarn_log_mul * model_logf(factor) + 1.0f;
+            const float mscale_all = factor <= 1.0f ? 1.0f : 0.1f * hp->rope_yarn_log_mul * galloc_model_logf(factor) + 1.0f;
             cp->yarn_attn_factor = mscale / mscale_all;
         } else {
             cp->yarn_attn_factor = mscale;
         }
-        cp->yarn_attn_factor *= 1.0f / (1.0f + 0.1f * model_logf(factor));
+        cp->yarn_attn_factor *= 1.0f / (1.0f + 0.1f * galloc_model_logf(factor));
     }
     cp->yarn_attn_factor *= hp->rope_attn_factor;
 
@@ -231,13 +231,13 @@ static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint3
         if (iswa && hp->is_swa[il] != swa_layers) {
             continue;
         }
-        const int32_t hk = (int32_t) hp_n_embd_head_k(hp, il), hv = (int32_t) hp_n_embd_head_v(hp, il);
+        const int32_t hk = (int32_t) galloc_hp_n_embd_head_k(hp, il), hv = (int32_t) galloc_hp_n_embd_head_v(hp, il);
         kv->n_embd_head_k_all = kv->n_embd_head_k_all == 0 ? hk : kv->n_embd_head_k_all != hk ? -1 : hk;
         kv->n_embd_head_v_all = kv->n_embd_head_v_all == 0 ? hv : kv->n_embd_head_v_all != hv ? -1 : hv;
-        const int64_t n_embd_k_gqa = hp_n_embd_k_gqa(hp, il);
-        const int64_t n_embd_v_gqa = kv->v_trans ? hp_n_embd_v_gqa_max(hp) : hp_n_embd_v_gqa(hp, il);
+        const int64_t n_embd_k_gqa = galloc_hp_n_embd_k_gqa(hp, il);
+        const int64_t n_embd_v_gqa = kv->v_trans ? galloc_hp_n_embd_v_gqa_max(hp) : galloc_hp_n_embd_v_gqa(hp, il);
         if (n_embd_k_gqa % ggml_blck_size(cp->type_k) != 0 || n_embd_v_gqa % ggml_blck_size(cp->type_v) != 0) {
-            model_fail(g, "%s: the cache rows of layer %u (%lld/%lld values) are not whole %s blocks",
+            galloc_model_fail(g, "%s: the cache rows of layer %u (%lld/%lld values) are not whole %s blocks",
                        n_embd_k_gqa % ggml_blck_size(cp->type_k) != 0 ? "-ctk" : "-ctv", il, (long long) n_embd_k_gqa,
                        (long long) n_embd_v_gqa,
                        ggml_type_name(n_embd_k_gqa % ggml_blck_size(cp->type_k) != 0 ? cp->type_k : cp->type_v));
@@ -246,7 +246,7 @@ static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint3
         kv->k[il] = ggml_new_tensor_3d(g->wctx, cp->type_k, n_embd_k_gqa, size, kv->n_stream);
         kv->v[il] = ggml_new_tensor_3d(g->wctx, cp->type_v, n_embd_v_gqa, size, kv->n_stream);
         if (!kv->k[il] || !kv->v[il]) {
-            model_fail(g, "out of memory creating the KV cache");
+            galloc_model_fail(g, "out of memory creating the KV cache");
             return false;
         }
         ggml_format_name(kv->k[il], "cache_k_l%u", il);
@@ -255,8 +255,8 @@ static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint3
         kv->v[il]->buffer = g->wbuf;
     }
     // quantized caches rotate K and V (Hadamard) when heads are multiples of 64
-    kv->attn_rot_k = kv->n_embd_head_k_all > 0 && ggml_is_quantized(cp->type_k) && hp_n_embd_head_k(hp, 0) % 64 == 0;
-    kv->attn_rot_v = kv->n_embd_head_v_all > 0 && ggml_is_quantized(cp->type_v) && hp_n_embd_head_v(hp, 0) % 64 == 0;
+    kv->attn_rot_k = kv->n_embd_head_k_all > 0 && ggml_is_quantized(cp->type_k) && galloc_hp_n_embd_head_k(hp, 0) % 64 == 0;
+    kv->attn_rot_v = kv->n_embd_head_v_all > 0 && ggml_is_quantized(cp->type_v) && galloc_hp_n_embd_head_v(hp, 0) % 64 == 0;
     return true;
 }
 
@@ -390,7 +390,7 @@ char * galloc_model_document_named(const struct galloc_model * m, const struct g
         copy_err(err, err_size, "no model or settings");
         return NULL;
     }
-    if (!model_cparams_init(m, s, &cp, msg, sizeof(msg))) {
+    if (!galloc_model_cparams_init(m, s, &cp, msg, sizeof(msg))) {
         copy_err(err, err_size, msg);
         return NULL;
     }
@@ -471,7 +471,7 @@ bool galloc_model_compute_sizes(const struct galloc_model * m, const struct gall
         copy_err(err, err_size, "no model or settings");
         return false;
     }
-    if (!model_cparams_init(m, s, &cp, msg, sizeof(msg))) {
+    if (!galloc_model_cparams_init(m, s, &cp, msg, sizeof(msg))) {
         copy_err(err, err_size, msg);
         return false;
     }

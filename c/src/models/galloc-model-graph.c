@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void * model_fail(struct model_graph * g, const char * fmt, ...) {
+void * galloc_model_fail(struct model_graph * g, const char * fmt, ...) {
     if (!g->failed) {
         va_list args;
         va_start(args, fmt);
@@ -23,7 +23,7 @@ void * model_fail(struct model_graph * g, const char * fmt, ...) {
     return NULL;
 }
 
-void model_cb(struct model_graph * g, struct ggml_tensor * t, const char * name, int il) {
+void galloc_model_cb(struct model_graph * g, struct ggml_tensor * t, const char * name, int il) {
     (void) g;
     if (il >= 0) {
         ggml_format_name(t, "%s-%d", name, il);
@@ -65,7 +65,7 @@ static bool card_has(const struct model_card * card, const char * name) {
     return false;
 }
 
-struct ggml_tensor * model_weight(struct model_graph * g, int flags, int n_dims, const int64_t * ne, const char * fmt, ...) {
+struct ggml_tensor * galloc_model_weight(struct model_graph * g, int flags, int n_dims, const int64_t * ne, const char * fmt, ...) {
     if (g->failed) {
         return NULL;
     }
@@ -95,11 +95,11 @@ struct ggml_tensor * model_weight(struct model_graph * g, int flags, int n_dims,
             if (flags & MODEL_TENSOR_OPTIONAL) {
                 return NULL;
             }
-            return model_fail(g, "missing tensor '%s'", name);
+            return galloc_model_fail(g, "missing tensor '%s'", name);
         }
         for (int d = 0; d < 4; d++) {
             if (ti->ne[d] != (d < n_dims ? ne[d] : 1)) {
-                return model_fail(g, "tensor '%s' has wrong shape; expected [%lld, %lld, %lld, %lld], got [%lld, %lld, %lld, %lld]",
+                return galloc_model_fail(g, "tensor '%s' has wrong shape; expected [%lld, %lld, %lld, %lld], got [%lld, %lld, %lld, %lld]",
                                   name, (long long) ne[0], (long long) (n_dims > 1 ? ne[1] : 1),
                                   (long long) (n_dims > 2 ? ne[2] : 1), (long long) (n_dims > 3 ? ne[3] : 1),
                                   (long long) ti->ne[0], (long long) ti->ne[1], (long long) ti->ne[2], (long long) ti->ne[3]);
@@ -107,21 +107,21 @@ struct ggml_tensor * model_weight(struct model_graph * g, int flags, int n_dims,
         }
         type = ti->type;
         if (type < 0 || type >= GGML_TYPE_COUNT || ggml_type_name(type) == NULL) {
-            return model_fail(g, "tensor '%s': unknown type %d", name, (int) type);
+            return galloc_model_fail(g, "tensor '%s': unknown type %d", name, (int) type);
         }
     }
     for (int d = 0; d < n_dims; d++) {
         if (ne[d] <= 0) {
-            return model_fail(g, "tensor '%s': dimension %d is %lld", name, d, (long long) ne[d]);
+            return galloc_model_fail(g, "tensor '%s': dimension %d is %lld", name, d, (long long) ne[d]);
         }
     }
     if (ne[0] % ggml_blck_size(type) != 0) {
-        return model_fail(g, "tensor '%s': %lld columns are not a whole number of %s blocks", name, (long long) ne[0],
+        return galloc_model_fail(g, "tensor '%s': %lld columns are not a whole number of %s blocks", name, (long long) ne[0],
                           ggml_type_name(type));
     }
     struct ggml_tensor * t = ggml_new_tensor(g->wctx, type, n_dims, ne);
     if (!t) {
-        return model_fail(g, "out of memory creating '%s'", name);
+        return galloc_model_fail(g, "out of memory creating '%s'", name);
     }
     ggml_set_name(t, name);
     t->buffer = g->wbuf;
@@ -130,72 +130,72 @@ struct ggml_tensor * model_weight(struct model_graph * g, int flags, int n_dims,
 
 static struct ggml_tensor * weight_nd(struct model_graph * g, int flags, int n_dims, const int64_t * ne, const char * name,
                                       int il) {
-    return il >= 0 ? model_weight(g, flags, n_dims, ne, "blk.%d.%s", il, name) : model_weight(g, flags, n_dims, ne, "%s", name);
+    return il >= 0 ? galloc_model_weight(g, flags, n_dims, ne, "blk.%d.%s", il, name) : galloc_model_weight(g, flags, n_dims, ne, "%s", name);
 }
 
-struct ggml_tensor * model_weight_1d(struct model_graph * g, int flags, int64_t ne0, const char * name, int il) {
+struct ggml_tensor * galloc_model_weight_1d(struct model_graph * g, int flags, int64_t ne0, const char * name, int il) {
     const int64_t ne[1] = { ne0 };
     return weight_nd(g, flags, 1, ne, name, il);
 }
 
-struct ggml_tensor * model_weight_2d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, const char * name, int il) {
+struct ggml_tensor * galloc_model_weight_2d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, const char * name, int il) {
     const int64_t ne[2] = { ne0, ne1 };
     return weight_nd(g, flags, 2, ne, name, il);
 }
 
-struct ggml_tensor * model_weight_3d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, int64_t ne2,
+struct ggml_tensor * galloc_model_weight_3d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, int64_t ne2,
                                      const char * name, int il) {
     const int64_t ne[3] = { ne0, ne1, ne2 };
     return weight_nd(g, flags, 3, ne, name, il);
 }
 
-void model_weights_qkv(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_embd_q,
+void galloc_model_weights_qkv(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_embd_q,
                        int64_t n_embd_k, int64_t n_embd_v) {
     const int64_t n_embd_qkv = n_embd_q + n_embd_k + n_embd_v;
-    l->wqkv = model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_embd_qkv, "attn_qkv.weight", il);
+    l->wqkv = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_embd_qkv, "attn_qkv.weight", il);
     if (l->wqkv) {
-        l->wqkv_b = model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_qkv, "attn_qkv.bias", il);
+        l->wqkv_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_qkv, "attn_qkv.bias", il);
         return;
     }
-    l->wq   = model_weight_2d(g, 0, n_embd, n_embd_q, "attn_q.weight", il);
-    l->wk   = model_weight_2d(g, 0, n_embd, n_embd_k, "attn_k.weight", il);
-    l->wv   = model_weight_2d(g, 0, n_embd, n_embd_v, "attn_v.weight", il);
-    l->wq_b = model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_q, "attn_q.bias", il);
-    l->wk_b = model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_k, "attn_k.bias", il);
-    l->wv_b = model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_v, "attn_v.bias", il);
+    l->wq   = galloc_model_weight_2d(g, 0, n_embd, n_embd_q, "attn_q.weight", il);
+    l->wk   = galloc_model_weight_2d(g, 0, n_embd, n_embd_k, "attn_k.weight", il);
+    l->wv   = galloc_model_weight_2d(g, 0, n_embd, n_embd_v, "attn_v.weight", il);
+    l->wq_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_q, "attn_q.bias", il);
+    l->wk_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_k, "attn_k.bias", il);
+    l->wv_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_v, "attn_v.bias", il);
 }
 
 //
 // inputs
 //
 
-struct ggml_tensor * model_inp_embd(struct model_graph * g, struct ggml_tensor * tok_embd) {
+struct ggml_tensor * galloc_model_inp_embd(struct model_graph * g, struct ggml_tensor * tok_embd) {
     if (g->failed) {
         return NULL;
     }
     const int64_t n_embd = g->hp->n_embd;
     struct ggml_tensor * tokens = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, g->n_tokens);
-    model_cb(g, tokens, "inp_tokens", -1);
+    galloc_model_cb(g, tokens, "inp_tokens", -1);
     ggml_set_input(tokens);
     struct ggml_tensor * embd = ggml_new_tensor_2d(g->ctx, GGML_TYPE_F32, n_embd, g->n_tokens);
-    model_cb(g, embd, "inp_embd", -1);
+    galloc_model_cb(g, embd, "inp_embd", -1);
     ggml_set_input(embd);
 
     // llama.cpp builds both the token path and the embeddings path and selects one (tokens here)
     struct ggml_tensor * inps[2] = { ggml_get_rows(g->ctx, tok_embd, tokens), embd };
     struct ggml_tensor * cur = ggml_build_forward_select(g->gf, inps, 2, 0);
-    model_cb(g, cur, "embd", -1);
+    galloc_model_cb(g, cur, "embd", -1);
     ggml_build_forward_expand(g->gf, cur);
     return cur;
 }
 
-struct ggml_tensor * model_inp_pos(struct model_graph * g) {
+struct ggml_tensor * galloc_model_inp_pos(struct model_graph * g) {
     struct ggml_tensor * cur = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, g->n_tokens); // one position per embedding
     ggml_set_input(cur);
     return cur;
 }
 
-struct ggml_tensor * model_inp_out_ids(struct model_graph * g) {
+struct ggml_tensor * galloc_model_inp_out_ids(struct model_graph * g) {
     // built even when every token is an output, so that the graph keeps one topology
     struct ggml_tensor * cur = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, g->n_outputs);
     ggml_set_input(cur);
@@ -206,19 +206,19 @@ struct ggml_tensor * model_inp_out_ids(struct model_graph * g) {
 // blocks
 //
 
-struct ggml_tensor * model_norm(struct model_graph * g, struct ggml_tensor * cur, struct ggml_tensor * mw,
+struct ggml_tensor * galloc_model_norm(struct model_graph * g, struct ggml_tensor * cur, struct ggml_tensor * mw,
                                 struct ggml_tensor * mb, enum model_norm_type type, int il) {
     if (g->failed) {
         return NULL;
     }
     cur = type == MODEL_NORM_RMS ? ggml_rms_norm(g->ctx, cur, g->hp->f_norm_rms_eps) : ggml_norm(g->ctx, cur, 1e-5f);
     if (mw || mb) {
-        model_cb(g, cur, "norm", il);
+        galloc_model_cb(g, cur, "norm", il);
     }
     if (mw) {
         cur = ggml_mul(g->ctx, cur, mw);
         if (mb) {
-            model_cb(g, cur, "norm_w", il);
+            galloc_model_cb(g, cur, "norm_w", il);
         }
     }
     if (mb) {
@@ -227,7 +227,7 @@ struct ggml_tensor * model_norm(struct model_graph * g, struct ggml_tensor * cur
     return cur;
 }
 
-void model_qkv(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur, int64_t n_embd_head,
+void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur, int64_t n_embd_head,
                int64_t n_head, int64_t n_head_kv, int il, struct ggml_tensor ** q, struct ggml_tensor ** k,
                struct ggml_tensor ** v) {
     *q = *k = *v = NULL;
@@ -240,10 +240,10 @@ void model_qkv(struct model_graph * g, const struct model_layer * l, struct ggml
     struct ggml_tensor * qc, * kc, * vc;
     if (l->wqkv) {
         struct ggml_tensor * qkv = ggml_mul_mat(ctx, l->wqkv, cur);
-        model_cb(g, qkv, "wqkv", il);
+        galloc_model_cb(g, qkv, "wqkv", il);
         if (l->wqkv_b) {
             qkv = ggml_add(ctx, qkv, l->wqkv_b);
-            model_cb(g, qkv, "wqkv_b", il);
+            galloc_model_cb(g, qkv, "wqkv_b", il);
         }
         qc = ggml_view_3d(ctx, qkv, n_embd_head, n_head, g->n_tokens, ggml_row_size(qkv->type, n_embd_head), qkv->nb[1], 0);
         kc = ggml_view_3d(ctx, qkv, n_embd_head, n_head_kv, g->n_tokens, ggml_row_size(qkv->type, n_embd_head), qkv->nb[1],
@@ -252,55 +252,55 @@ void model_qkv(struct model_graph * g, const struct model_layer * l, struct ggml
                           ggml_row_size(qkv->type, n_embd_q + n_embd_kv));
     } else {
         qc = ggml_mul_mat(ctx, l->wq, cur);
-        model_cb(g, qc, "Qcur", il);
+        galloc_model_cb(g, qc, "Qcur", il);
         if (l->wq_b) {
             qc = ggml_add(ctx, qc, l->wq_b);
-            model_cb(g, qc, "Qcur", il);
+            galloc_model_cb(g, qc, "Qcur", il);
         }
         kc = ggml_mul_mat(ctx, l->wk, cur);
-        model_cb(g, kc, "Kcur", il);
+        galloc_model_cb(g, kc, "Kcur", il);
         if (l->wk_b) {
             kc = ggml_add(ctx, kc, l->wk_b);
-            model_cb(g, kc, "Kcur", il);
+            galloc_model_cb(g, kc, "Kcur", il);
         }
         vc = ggml_mul_mat(ctx, l->wv, cur);
-        model_cb(g, vc, "Vcur", il);
+        galloc_model_cb(g, vc, "Vcur", il);
         if (l->wv_b) {
             vc = ggml_add(ctx, vc, l->wv_b);
-            model_cb(g, vc, "Vcur", il);
+            galloc_model_cb(g, vc, "Vcur", il);
         }
         qc = ggml_reshape_3d(ctx, qc, n_embd_head, n_head, g->n_tokens);
         kc = ggml_reshape_3d(ctx, kc, n_embd_head, n_head_kv, g->n_tokens);
         vc = ggml_reshape_3d(ctx, vc, n_embd_head, n_head_kv, g->n_tokens);
     }
-    model_cb(g, qc, "Qcur", il);
-    model_cb(g, kc, "Kcur", il);
-    model_cb(g, vc, "Vcur", il);
+    galloc_model_cb(g, qc, "Qcur", il);
+    galloc_model_cb(g, kc, "Kcur", il);
+    galloc_model_cb(g, vc, "Vcur", il);
     *q = qc;
     *k = kc;
     *v = vc;
 }
 
-float model_rope_freq_base(const struct model_graph * g, int il) {
+float galloc_model_rope_freq_base(const struct model_graph * g, int il) {
     return g->hp->is_swa[il] ? g->hp->rope_freq_base_train_swa : g->cp->rope_freq_base;
 }
 
-float model_rope_freq_scale(const struct model_graph * g, int il) {
+float galloc_model_rope_freq_scale(const struct model_graph * g, int il) {
     return g->hp->is_swa[il] ? g->hp->rope_freq_scale_train_swa : g->cp->rope_freq_scale;
 }
 
-struct ggml_tensor * model_rope(struct model_graph * g, struct ggml_tensor * x, struct ggml_tensor * pos,
+struct ggml_tensor * galloc_model_rope(struct model_graph * g, struct ggml_tensor * x, struct ggml_tensor * pos,
                                 struct ggml_tensor * factors, int il) {
     if (g->failed) {
         return NULL;
     }
     const struct model_cparams * cp = g->cp;
-    return ggml_rope_ext(g->ctx, x, pos, factors, (int) hp_n_rot(g->hp, (uint32_t) il), (int) g->hp->rope_type,
-                         (int) cp->n_ctx_orig_yarn, model_rope_freq_base(g, il), model_rope_freq_scale(g, il),
+    return ggml_rope_ext(g->ctx, x, pos, factors, (int) galloc_hp_n_rot(g->hp, (uint32_t) il), (int) g->hp->rope_type,
+                         (int) cp->n_ctx_orig_yarn, galloc_model_rope_freq_base(g, il), galloc_model_rope_freq_scale(g, il),
                          cp->yarn_ext_factor, cp->yarn_attn_factor, cp->yarn_beta_fast, cp->yarn_beta_slow);
 }
 
-struct ggml_tensor * model_ffn(struct model_graph * g, struct ggml_tensor * cur,
+struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor * cur,
                                struct ggml_tensor * up, struct ggml_tensor * up_b,
                                struct ggml_tensor * gate, struct ggml_tensor * gate_b,
                                struct ggml_tensor * down, struct ggml_tensor * down_b,
@@ -310,17 +310,17 @@ struct ggml_tensor * model_ffn(struct model_graph * g, struct ggml_tensor * cur,
     }
     struct ggml_context * ctx = g->ctx;
     struct ggml_tensor * tmp = up ? ggml_mul_mat(ctx, up, cur) : cur;
-    model_cb(g, tmp, "ffn_up", il);
+    galloc_model_cb(g, tmp, "ffn_up", il);
     if (up_b) {
         tmp = ggml_add(ctx, tmp, up_b);
-        model_cb(g, tmp, "ffn_up_b", il);
+        galloc_model_cb(g, tmp, "ffn_up_b", il);
     }
     if (gate) {
         cur = ggml_mul_mat(ctx, gate, gate_type == MODEL_FFN_SEQ ? tmp : cur);
-        model_cb(g, cur, "ffn_gate", il);
+        galloc_model_cb(g, cur, "ffn_gate", il);
         if (gate_b) {
             cur = ggml_add(ctx, cur, gate_b);
-            model_cb(g, cur, "ffn_gate_b", il);
+            galloc_model_cb(g, cur, "ffn_gate_b", il);
         }
     } else {
         cur = tmp;
@@ -330,27 +330,27 @@ struct ggml_tensor * model_ffn(struct model_graph * g, struct ggml_tensor * cur,
         case MODEL_FFN_SILU:
             if (par) {
                 cur = ggml_swiglu_split(ctx, cur, tmp);
-                model_cb(g, cur, "ffn_swiglu", il);
+                galloc_model_cb(g, cur, "ffn_swiglu", il);
             } else {
                 cur = ggml_silu(ctx, cur);
-                model_cb(g, cur, "ffn_silu", il);
+                galloc_model_cb(g, cur, "ffn_silu", il);
             }
             break;
         case MODEL_FFN_GELU:
             if (par) {
                 cur = ggml_geglu_split(ctx, cur, tmp);
-                model_cb(g, cur, "ffn_geglu", il);
+                galloc_model_cb(g, cur, "ffn_geglu", il);
             } else {
                 cur = ggml_gelu(ctx, cur);
-                model_cb(g, cur, "ffn_gelu", il);
+                galloc_model_cb(g, cur, "ffn_gelu", il);
             }
             break;
         case MODEL_FFN_SWIGLU_OAI_MOE:
             if (!par) {
-                return model_fail(g, "layer %d: SwiGLU-OAI needs a parallel gate", il);
+                return galloc_model_fail(g, "layer %d: SwiGLU-OAI needs a parallel gate", il);
             }
             cur = ggml_swiglu_oai(ctx, cur, tmp, 1.702f, 7.0f);
-            model_cb(g, cur, "ffn_swiglu_oai", il);
+            galloc_model_cb(g, cur, "ffn_swiglu_oai", il);
             break;
     }
     // a parallel gate is consumed by the gated activation above (llama.cpp: type_gate = SEQ)
@@ -358,13 +358,13 @@ struct ggml_tensor * model_ffn(struct model_graph * g, struct ggml_tensor * cur,
         cur = ggml_mul_mat(ctx, down, cur);
     }
     if (down_b) {
-        model_cb(g, cur, "ffn_down", il);
+        galloc_model_cb(g, cur, "ffn_down", il);
         cur = ggml_add(ctx, cur, down_b);
     }
     return cur;
 }
 
-struct ggml_tensor * model_moe_ffn(struct model_graph * g, struct ggml_tensor * cur,
+struct ggml_tensor * galloc_model_moe_ffn(struct model_graph * g, struct ggml_tensor * cur,
                                    struct ggml_tensor * gate_inp, struct ggml_tensor * gate_inp_b,
                                    struct ggml_tensor * up_exps, struct ggml_tensor * up_exps_b,
                                    struct ggml_tensor * gate_exps, struct ggml_tensor * gate_exps_b,
@@ -379,98 +379,98 @@ struct ggml_tensor * model_moe_ffn(struct model_graph * g, struct ggml_tensor * 
     const int64_t n_tokens = cur->ne[1];
 
     struct ggml_tensor * logits = ggml_mul_mat(ctx, gate_inp, cur); // [n_expert, n_tokens]
-    model_cb(g, logits, "ffn_moe_logits", il);
+    galloc_model_cb(g, logits, "ffn_moe_logits", il);
     if (gate_inp_b) {
         logits = ggml_add(ctx, logits, gate_inp_b);
-        model_cb(g, logits, "ffn_moe_logits_biased", il);
+        galloc_model_cb(g, logits, "ffn_moe_logits_biased", il);
     }
     struct ggml_tensor * probs = gating == MODEL_GATING_SOFTMAX ? ggml_soft_max(ctx, logits) : logits;
-    model_cb(g, probs, "ffn_moe_probs", il);
+    galloc_model_cb(g, probs, "ffn_moe_probs", il);
 
     struct ggml_tensor * selected = ggml_argsort_top_k(ctx, probs, (int) n_expert_used); // [n_expert_used, n_tokens]
-    model_cb(g, selected->src[0], "ffn_moe_argsort", il);
-    model_cb(g, selected, "ffn_moe_topk", il);
+    galloc_model_cb(g, selected->src[0], "ffn_moe_argsort", il);
+    galloc_model_cb(g, selected, "ffn_moe_topk", il);
 
     probs = ggml_reshape_3d(ctx, probs, 1, n_expert, n_tokens);
     struct ggml_tensor * weights = ggml_get_rows(ctx, probs, selected); // [1, n_expert_used, n_tokens]
-    model_cb(g, weights, "ffn_moe_weights", il);
+    galloc_model_cb(g, weights, "ffn_moe_weights", il);
     if (gating == MODEL_GATING_SOFTMAX_WEIGHT) {
         weights = ggml_reshape_2d(ctx, weights, n_expert_used, n_tokens);
         weights = ggml_soft_max(ctx, weights);
         weights = ggml_reshape_3d(ctx, weights, 1, n_expert_used, n_tokens);
-        model_cb(g, weights, "ffn_moe_weights_softmax", il);
+        galloc_model_cb(g, weights, "ffn_moe_weights_softmax", il);
     }
     if (norm_w) {
         weights = ggml_reshape_2d(ctx, weights, n_expert_used, n_tokens);
         struct ggml_tensor * sum = ggml_sum_rows(ctx, weights); // [1, n_tokens]
-        model_cb(g, sum, "ffn_moe_weights_sum", il);
+        galloc_model_cb(g, sum, "ffn_moe_weights_sum", il);
         sum = ggml_clamp(ctx, sum, 6.103515625e-5f, INFINITY); // the smallest normal f16
-        model_cb(g, sum, "ffn_moe_weights_sum_clamped", il);
+        galloc_model_cb(g, sum, "ffn_moe_weights_sum_clamped", il);
         weights = ggml_div(ctx, weights, sum);
-        model_cb(g, weights, "ffn_moe_weights_norm", il);
+        galloc_model_cb(g, weights, "ffn_moe_weights_norm", il);
         weights = ggml_reshape_3d(ctx, weights, 1, n_expert_used, n_tokens);
     }
     if (w_scale != 0.0f && w_scale != 1.0f) {
         weights = ggml_scale(ctx, weights, w_scale);
-        model_cb(g, weights, "ffn_moe_weights_scaled", il);
+        galloc_model_cb(g, weights, "ffn_moe_weights_scaled", il);
     }
     ggml_build_forward_expand(g->gf, weights);
 
     cur = ggml_reshape_3d(ctx, cur, n_embd, 1, n_tokens);
     struct ggml_tensor * up = ggml_mul_mat_id(ctx, up_exps, cur, selected); // [n_ff, n_expert_used, n_tokens]
-    model_cb(g, up, "ffn_moe_up", il);
+    galloc_model_cb(g, up, "ffn_moe_up", il);
     if (up_exps_b) {
         up = ggml_add_id(ctx, up, up_exps_b, selected);
-        model_cb(g, up, "ffn_moe_up_biased", il);
+        galloc_model_cb(g, up, "ffn_moe_up_biased", il);
     }
     if (gate_exps) {
         cur = ggml_mul_mat_id(ctx, gate_exps, cur, selected);
-        model_cb(g, cur, "ffn_moe_gate", il);
+        galloc_model_cb(g, cur, "ffn_moe_gate", il);
     } else {
         cur = up;
     }
     if (gate_exps_b) {
         cur = ggml_add_id(ctx, cur, gate_exps_b, selected);
-        model_cb(g, cur, "ffn_moe_gate_biased", il);
+        galloc_model_cb(g, cur, "ffn_moe_gate_biased", il);
     }
     switch (op) {
         case MODEL_FFN_SILU:
             if (gate_exps) {
                 cur = ggml_swiglu_split(ctx, cur, up);
-                model_cb(g, cur, "ffn_moe_swiglu", il);
+                galloc_model_cb(g, cur, "ffn_moe_swiglu", il);
             } else {
                 cur = ggml_silu(ctx, cur);
-                model_cb(g, cur, "ffn_moe_silu", il);
+                galloc_model_cb(g, cur, "ffn_moe_silu", il);
             }
             break;
         case MODEL_FFN_GELU:
             if (gate_exps) {
                 cur = ggml_geglu_split(ctx, cur, up);
-                model_cb(g, cur, "ffn_moe_geglu", il);
+                galloc_model_cb(g, cur, "ffn_moe_geglu", il);
             } else {
                 cur = ggml_gelu(ctx, cur);
-                model_cb(g, cur, "ffn_moe_gelu", il);
+                galloc_model_cb(g, cur, "ffn_moe_gelu", il);
             }
             break;
         case MODEL_FFN_SWIGLU_OAI_MOE:
             cur = ggml_swiglu_oai(ctx, cur, up, 1.702f, 7.0f);
-            model_cb(g, cur, "ffn_moe_swiglu_oai", il);
+            galloc_model_cb(g, cur, "ffn_moe_swiglu_oai", il);
             break;
     }
     struct ggml_tensor * experts = ggml_mul_mat_id(ctx, down_exps, cur, selected); // [n_embd, n_expert_used, n_tokens]
-    model_cb(g, experts, "ffn_moe_down", il);
+    galloc_model_cb(g, experts, "ffn_moe_down", il);
     if (down_exps_b) {
         experts = ggml_add_id(ctx, experts, down_exps_b, selected);
-        model_cb(g, experts, "ffn_moe_down_biased", il);
+        galloc_model_cb(g, experts, "ffn_moe_down_biased", il);
     }
     experts = ggml_mul(ctx, experts, weights);
-    model_cb(g, experts, "ffn_moe_weighted", il);
+    galloc_model_cb(g, experts, "ffn_moe_weighted", il);
     ggml_build_forward_expand(g->gf, experts);
 
     // the views first, then the adds (hparams.n_expert_used of them, not the warm-up count)
     const int64_t n_used = g->hp->n_expert_used;
     if (n_used < 1 || n_used > MODEL_MAX_EXPERTS) {
-        return model_fail(g, "layer %d: %lld experts used", il, (long long) n_used);
+        return galloc_model_fail(g, "layer %d: %lld experts used", il, (long long) n_used);
     }
     struct ggml_tensor * views[MODEL_MAX_EXPERTS] = { NULL };
     for (int64_t i = 0; i < n_used; i++) {
@@ -485,6 +485,6 @@ struct ggml_tensor * model_moe_ffn(struct model_graph * g, struct ggml_tensor * 
     if (n_used == 1) {
         moe_out = ggml_cont(ctx, moe_out); // not a view
     }
-    model_cb(g, moe_out, "ffn_moe_out", il);
+    galloc_model_cb(g, moe_out, "ffn_moe_out", il);
     return moe_out;
 }

@@ -1,7 +1,7 @@
 // galloc-model-hparams.c: a model's hyperparameters, read with llama.cpp's keys and defaults.
 //
 // The loader reads keys from a GGUF header (with llama.cpp's strict type checks: a uint32 key
-// must be UINT32, a float key FLOAT32) or from a built-in card's list; model_load_hparams is
+// must be UINT32, a float key FLOAT32) or from a built-in card's list; galloc_model_load_hparams is
 // llama_model::load_hparams for the keys the supported architectures use, then the
 // architecture's own keys. Models are made here from either source.
 
@@ -17,36 +17,36 @@
 // per-layer values (llama_hparams)
 //
 
-uint32_t hp_n_embd_head_k(const struct model_hparams * hp, uint32_t il) {
+uint32_t galloc_hp_n_embd_head_k(const struct model_hparams * hp, uint32_t il) {
     return hp->is_swa[il] ? hp->n_embd_head_k_swa : hp->n_embd_head_k_full;
 }
 
-uint32_t hp_n_embd_head_v(const struct model_hparams * hp, uint32_t il) {
+uint32_t galloc_hp_n_embd_head_v(const struct model_hparams * hp, uint32_t il) {
     return hp->is_swa[il] ? hp->n_embd_head_v_swa : hp->n_embd_head_v_full;
 }
 
-uint32_t hp_n_rot(const struct model_hparams * hp, uint32_t il) {
+uint32_t galloc_hp_n_rot(const struct model_hparams * hp, uint32_t il) {
     return hp->is_swa[il] ? hp->n_rot_swa : hp->n_rot_full;
 }
 
-uint32_t hp_n_embd_k_gqa(const struct model_hparams * hp, uint32_t il) {
-    return hp_n_embd_head_k(hp, il) * hp->n_head_kv[il];
+uint32_t galloc_hp_n_embd_k_gqa(const struct model_hparams * hp, uint32_t il) {
+    return galloc_hp_n_embd_head_k(hp, il) * hp->n_head_kv[il];
 }
 
-uint32_t hp_n_embd_v_gqa(const struct model_hparams * hp, uint32_t il) {
-    return hp_n_embd_head_v(hp, il) * hp->n_head_kv[il];
+uint32_t galloc_hp_n_embd_v_gqa(const struct model_hparams * hp, uint32_t il) {
+    return galloc_hp_n_embd_head_v(hp, il) * hp->n_head_kv[il];
 }
 
-uint32_t hp_n_embd_v_gqa_max(const struct model_hparams * hp) {
-    uint32_t val = hp_n_embd_v_gqa(hp, 0);
+uint32_t galloc_hp_n_embd_v_gqa_max(const struct model_hparams * hp) {
+    uint32_t val = galloc_hp_n_embd_v_gqa(hp, 0);
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        val = hp_n_embd_v_gqa(hp, il) > val ? hp_n_embd_v_gqa(hp, il) : val;
+        val = galloc_hp_n_embd_v_gqa(hp, il) > val ? galloc_hp_n_embd_v_gqa(hp, il) : val;
     }
     return val;
 }
 
 // layers il with il % n < n - 1 slide (n = 0: every layer)
-void hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern) {
+void galloc_hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern) {
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         hp->is_swa[il] = n_pattern == 0 || (il % n_pattern < n_pattern - 1);
     }
@@ -136,7 +136,7 @@ static bool ml_get_num(struct model_loader * ml, const char * key, enum galloc_g
     return true;
 }
 
-bool ml_get_u32(struct model_loader * ml, const char * key, uint32_t * out, bool required) {
+bool galloc_ml_get_u32(struct model_loader * ml, const char * key, uint32_t * out, bool required) {
     double num;
     bool   found;
     if (!ml_get_num(ml, key, GALLOC_GGUF_TYPE_UINT32, &num, required, &found)) {
@@ -148,7 +148,7 @@ bool ml_get_u32(struct model_loader * ml, const char * key, uint32_t * out, bool
     return true;
 }
 
-bool ml_get_f32(struct model_loader * ml, const char * key, float * out, bool required) {
+bool galloc_ml_get_f32(struct model_loader * ml, const char * key, float * out, bool required) {
     double num;
     bool   found;
     if (!ml_get_num(ml, key, GALLOC_GGUF_TYPE_FLOAT32, &num, required, &found)) {
@@ -160,7 +160,7 @@ bool ml_get_f32(struct model_loader * ml, const char * key, float * out, bool re
     return true;
 }
 
-bool ml_get_bool(struct model_loader * ml, const char * key, bool * out, bool required) {
+bool galloc_ml_get_bool(struct model_loader * ml, const char * key, bool * out, bool required) {
     double num;
     bool   found;
     if (!ml_get_num(ml, key, GALLOC_GGUF_TYPE_BOOL, &num, required, &found)) {
@@ -172,13 +172,13 @@ bool ml_get_bool(struct model_loader * ml, const char * key, bool * out, bool re
     return true;
 }
 
-bool ml_has_key(struct model_loader * ml, const char * key) {
+bool galloc_ml_has_key(struct model_loader * ml, const char * key) {
     char full[128];
     ml_key(ml, key, full, sizeof(full));
     return ml->card ? card_find(ml->card, key) != NULL : galloc_gguf_find(ml->gguf, full) != NULL;
 }
 
-const char * ml_get_str(struct model_loader * ml, const char * key) {
+const char * galloc_ml_get_str(struct model_loader * ml, const char * key) {
     if (ml->card) {
         const struct model_card_kv * kv = card_find(ml->card, key);
         return kv ? kv->str : NULL;
@@ -189,7 +189,7 @@ const char * ml_get_str(struct model_loader * ml, const char * key) {
     return kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_STRING ? galloc_gguf_get_str(ml->gguf, full) : NULL;
 }
 
-bool ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required) {
+bool galloc_ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required) {
     char full[128];
     ml_key(ml, key, full, sizeof(full));
     if (n > MODEL_MAX_LAYERS) {
@@ -215,8 +215,8 @@ bool ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * ou
         return true;
     }
     uint32_t value = 0;
-    bool     found = ml_has_key(ml, key);
-    if (!ml_get_u32(ml, key, &value, required)) {
+    bool     found = galloc_ml_has_key(ml, key);
+    if (!galloc_ml_get_u32(ml, key, &value, required)) {
         return false;
     }
     if (found) {
@@ -286,7 +286,7 @@ static enum model_rope_scaling rope_scaling_from_name(const char * name, bool * 
     return MODEL_ROPE_SCALING_LINEAR;
 }
 
-bool model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
+bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
     struct model_hparams * hp = &m->hp;
     memset(hp, 0, sizeof(*hp));
     hp->causal_attn               = true;
@@ -300,19 +300,19 @@ bool model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
     hp->f_final_logit_softcapping = 30.0f;
     hp->rope_type                 = m->arch->rope_type;
 
-    if (!ml_get_u32(ml, ".context_length", &hp->n_ctx_train, true) ||
-        !ml_get_u32(ml, ".embedding_length", &hp->n_embd, true) ||
-        !ml_get_bool(ml, ".attention.causal", &hp->causal_attn, false) ||
-        !ml_get_u32(ml, ".block_count", &hp->n_layer, true)) {
+    if (!galloc_ml_get_u32(ml, ".context_length", &hp->n_ctx_train, true) ||
+        !galloc_ml_get_u32(ml, ".embedding_length", &hp->n_embd, true) ||
+        !galloc_ml_get_bool(ml, ".attention.causal", &hp->causal_attn, false) ||
+        !galloc_ml_get_u32(ml, ".block_count", &hp->n_layer, true)) {
         return false;
     }
     if (hp->n_layer == 0 || hp->n_layer > MODEL_MAX_LAYERS) {
         return ml_fail(ml, "%s.block_count: %u layers (1 to %d supported)", ml->arch, hp->n_layer, MODEL_MAX_LAYERS);
     }
-    if (!ml_get_u32(ml, ".expert_count", &hp->n_expert, false) ||
-        !ml_get_u32(ml, ".expert_used_count", &hp->n_expert_used, false) ||
-        !ml_get_u32(ml, ".expert_group_count", &hp->n_expert_groups, false) ||
-        !ml_get_u32(ml, ".expert_group_used_count", &hp->n_group_used, false)) {
+    if (!galloc_ml_get_u32(ml, ".expert_count", &hp->n_expert, false) ||
+        !galloc_ml_get_u32(ml, ".expert_used_count", &hp->n_expert_used, false) ||
+        !galloc_ml_get_u32(ml, ".expert_group_count", &hp->n_expert_groups, false) ||
+        !galloc_ml_get_u32(ml, ".expert_group_used_count", &hp->n_group_used, false)) {
         return false;
     }
     if (hp->n_expert > MODEL_MAX_EXPERTS) {
@@ -328,55 +328,55 @@ bool model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
         return ml_fail(ml, "%s.expert_group_count: grouped expert selection is not supported by %s", ml->arch, ml->arch);
     }
 
-    if (!ml_get_u32_or_arr(ml, ".feed_forward_length", hp->n_ff, hp->n_layer, false) ||
-        !ml_get_u32_or_arr(ml, ".attention.head_count", hp->n_head, hp->n_layer, false)) {
+    if (!galloc_ml_get_u32_or_arr(ml, ".feed_forward_length", hp->n_ff, hp->n_layer, false) ||
+        !galloc_ml_get_u32_or_arr(ml, ".attention.head_count", hp->n_head, hp->n_layer, false)) {
         return false;
     }
     memcpy(hp->n_head_kv, hp->n_head, sizeof(hp->n_head_kv)); // n_head_kv defaults to n_head
-    if (!ml_get_u32_or_arr(ml, ".attention.head_count_kv", hp->n_head_kv, hp->n_layer, false)) {
+    if (!galloc_ml_get_u32_or_arr(ml, ".attention.head_count_kv", hp->n_head_kv, hp->n_layer, false)) {
         return false;
     }
 
     hp->n_ctx_orig_yarn = hp->n_ctx_train;
-    if (!ml_get_u32(ml, ".rope.scaling.original_context_length", &hp->n_ctx_orig_yarn, false)) {
+    if (!galloc_ml_get_u32(ml, ".rope.scaling.original_context_length", &hp->n_ctx_orig_yarn, false)) {
         return false;
     }
     hp->rope_freq_base_train = 10000.0f;
-    if (!ml_get_f32(ml, ".rope.freq_base", &hp->rope_freq_base_train, false)) {
+    if (!galloc_ml_get_f32(ml, ".rope.freq_base", &hp->rope_freq_base_train, false)) {
         return false;
     }
     hp->rope_scaling_type_train = MODEL_ROPE_SCALING_LINEAR;
-    const char * scaling = ml_get_str(ml, ".rope.scaling.type");
+    const char * scaling = galloc_ml_get_str(ml, ".rope.scaling.type");
     if (scaling) {
         bool ok;
         hp->rope_scaling_type_train = rope_scaling_from_name(scaling, &ok);
         if (!ok) {
             return ml_fail(ml, "%s.rope.scaling.type: unknown rope scaling type '%.32s'", ml->arch, scaling);
         }
-    } else if (ml_has_key(ml, ".rope.scaling.type")) {
+    } else if (galloc_ml_has_key(ml, ".rope.scaling.type")) {
         return ml_fail(ml, "key %s.rope.scaling.type has wrong type but expected type str", ml->arch);
     }
     float ropescale = 0.0f;
-    if (!ml_get_f32(ml, ".rope.scaling.factor", &ropescale, false)) {
+    if (!galloc_ml_get_f32(ml, ".rope.scaling.factor", &ropescale, false)) {
         return false;
     }
-    if (ropescale == 0.0f && !ml_get_f32(ml, ".rope.scale_linear", &ropescale, false)) {
+    if (ropescale == 0.0f && !galloc_ml_get_f32(ml, ".rope.scale_linear", &ropescale, false)) {
         return false;
     }
     hp->rope_freq_scale_train = ropescale == 0.0f ? 1.0f : 1.0f / ropescale;
-    if (!ml_get_f32(ml, ".rope.scaling.attn_factor", &hp->rope_attn_factor, false)) {
+    if (!galloc_ml_get_f32(ml, ".rope.scaling.attn_factor", &hp->rope_attn_factor, false)) {
         return false;
     }
 
     if (hp->n_head[0] > 0) {
         hp->n_embd_head_k_full = hp->n_embd / hp->n_head[0];
         hp->n_embd_head_v_full = hp->n_embd / hp->n_head[0];
-        if (!ml_get_u32(ml, ".attention.key_length", &hp->n_embd_head_k_full, false) ||
-            !ml_get_u32(ml, ".attention.value_length", &hp->n_embd_head_v_full, false)) {
+        if (!galloc_ml_get_u32(ml, ".attention.key_length", &hp->n_embd_head_k_full, false) ||
+            !galloc_ml_get_u32(ml, ".attention.value_length", &hp->n_embd_head_v_full, false)) {
             return false;
         }
         hp->n_rot_full = hp->n_embd_head_k_full;
-        if (!ml_get_u32(ml, ".rope.dimension_count", &hp->n_rot_full, false)) {
+        if (!galloc_ml_get_u32(ml, ".rope.dimension_count", &hp->n_rot_full, false)) {
             return false;
         }
         if (strcmp(m->arch->name, "llama") == 0 && hp->n_rot_full != hp->n_embd_head_k_full) {
@@ -388,9 +388,9 @@ bool model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
     hp->n_embd_head_k_swa = hp->n_embd_head_k_full;
     hp->n_embd_head_v_swa = hp->n_embd_head_v_full;
     hp->n_rot_swa         = hp->n_rot_full;
-    if (!ml_get_u32(ml, ".attention.key_length_swa", &hp->n_embd_head_k_swa, false) ||
-        !ml_get_u32(ml, ".attention.value_length_swa", &hp->n_embd_head_v_swa, false) ||
-        !ml_get_u32(ml, ".rope.dimension_count_swa", &hp->n_rot_swa, false)) {
+    if (!galloc_ml_get_u32(ml, ".attention.key_length_swa", &hp->n_embd_head_k_swa, false) ||
+        !galloc_ml_get_u32(ml, ".attention.value_length_swa", &hp->n_embd_head_v_swa, false) ||
+        !galloc_ml_get_u32(ml, ".rope.dimension_count_swa", &hp->n_rot_swa, false)) {
         return false;
     }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
@@ -405,7 +405,7 @@ bool model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
     enum galloc_gguf_type elem;
     if (ml->gguf && galloc_gguf_get_arr(ml->gguf, "tokenizer.ggml.tokens", &elem, &n_tokens)) {
         hp->n_vocab = (uint32_t) n_tokens;
-    } else if (!ml_get_u32(ml, ".vocab_size", &hp->n_vocab, false)) {
+    } else if (!galloc_ml_get_u32(ml, ".vocab_size", &hp->n_vocab, false)) {
         return false;
     }
 
@@ -423,10 +423,10 @@ bool model_load_hparams(struct galloc_model * m, struct model_loader * ml) {
 //
 
 static const struct model_arch_def * const model_archs[] = {
-    &model_arch_llama, &model_arch_qwen2, &model_arch_qwen3, &model_arch_qwen3moe, &model_arch_gemma3, &model_arch_openai_moe,
+    &galloc_model_arch_llama, &galloc_model_arch_qwen2, &galloc_model_arch_qwen3, &galloc_model_arch_qwen3moe, &galloc_model_arch_gemma3, &galloc_model_arch_openai_moe,
 };
 
-const struct model_arch_def * model_arch_find(const char * name) {
+const struct model_arch_def * galloc_model_arch_find(const char * name) {
     for (size_t i = 0; name && i < sizeof(model_archs) / sizeof(model_archs[0]); i++) {
         if (strcmp(model_archs[i]->name, name) == 0) {
             return model_archs[i];
@@ -453,7 +453,7 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
         set_err(err, err_size, "general.architecture: missing (not a model file?)");
         return false;
     }
-    const struct model_arch_def * arch = model_arch_find(arch_name);
+    const struct model_arch_def * arch = galloc_model_arch_find(arch_name);
     if (!arch) {
         snprintf(err, err_size, "general.architecture: '%.64s' is not supported (llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss)",
                  arch_name);
@@ -487,7 +487,7 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
         }
     }
     struct model_loader ml = { g, NULL, arch_name, err, err_size };
-    if (!model_load_hparams(m, &ml)) {
+    if (!galloc_model_load_hparams(m, &ml)) {
         galloc_model_free(m);
         return false;
     }
@@ -502,7 +502,7 @@ bool galloc_model_from_card(const char * card_name, struct galloc_model ** out, 
         err_size = sizeof(dummy);
     }
     *out = NULL;
-    const struct model_card * card = model_card_find(card_name);
+    const struct model_card * card = galloc_model_card_find(card_name);
     if (!card) {
         snprintf(err, err_size, "--card: unknown card '%.64s' (galloc model --cards lists them)", card_name ? card_name : "");
         return false;
@@ -512,11 +512,11 @@ bool galloc_model_from_card(const char * card_name, struct galloc_model ** out, 
         set_err(err, err_size, "out of memory");
         return false;
     }
-    m->arch = model_arch_find(card->arch);
+    m->arch = galloc_model_arch_find(card->arch);
     m->card = card;
     snprintf(m->name, sizeof(m->name), "%s", card->name);
     struct model_loader ml = { NULL, card, card->arch, err, err_size };
-    if (!m->arch || !model_load_hparams(m, &ml)) {
+    if (!m->arch || !galloc_model_load_hparams(m, &ml)) {
         galloc_model_free(m);
         return false;
     }

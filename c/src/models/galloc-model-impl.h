@@ -54,13 +54,13 @@ struct model_hparams {
 };
 
 // per-layer hyperparameters, as llama_hparams computes them
-uint32_t hp_n_embd_head_k(const struct model_hparams * hp, uint32_t il);
-uint32_t hp_n_embd_head_v(const struct model_hparams * hp, uint32_t il);
-uint32_t hp_n_rot        (const struct model_hparams * hp, uint32_t il);
-uint32_t hp_n_embd_k_gqa (const struct model_hparams * hp, uint32_t il);
-uint32_t hp_n_embd_v_gqa (const struct model_hparams * hp, uint32_t il);
-uint32_t hp_n_embd_v_gqa_max(const struct model_hparams * hp);
-void     hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern);
+uint32_t galloc_hp_n_embd_head_k(const struct model_hparams * hp, uint32_t il);
+uint32_t galloc_hp_n_embd_head_v(const struct model_hparams * hp, uint32_t il);
+uint32_t galloc_hp_n_rot        (const struct model_hparams * hp, uint32_t il);
+uint32_t galloc_hp_n_embd_k_gqa (const struct model_hparams * hp, uint32_t il);
+uint32_t galloc_hp_n_embd_v_gqa (const struct model_hparams * hp, uint32_t il);
+uint32_t galloc_hp_n_embd_v_gqa_max(const struct model_hparams * hp);
+void     galloc_hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern);
 
 // where hyperparameters and tensor infos come from: a GGUF header or a card
 struct model_card_kv {
@@ -105,13 +105,13 @@ struct model_loader {
 
 // each returns false only for a required key that is absent or unreadable (the message is in err);
 // an optional absent key leaves *out as it is
-bool ml_get_u32  (struct model_loader * ml, const char * key, uint32_t * out, bool required);
-bool ml_get_f32  (struct model_loader * ml, const char * key, float * out, bool required);
-bool ml_get_bool (struct model_loader * ml, const char * key, bool * out, bool required);
-bool ml_has_key  (struct model_loader * ml, const char * key);
+bool galloc_ml_get_u32  (struct model_loader * ml, const char * key, uint32_t * out, bool required);
+bool galloc_ml_get_f32  (struct model_loader * ml, const char * key, float * out, bool required);
+bool galloc_ml_get_bool (struct model_loader * ml, const char * key, bool * out, bool required);
+bool galloc_ml_has_key  (struct model_loader * ml, const char * key);
 // a number, or an array of n_layer numbers (llama.cpp's get_key_or_arr)
-bool ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required);
-const char * ml_get_str(struct model_loader * ml, const char * key); // a string value, NULL if absent or not a string
+bool galloc_ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required);
+const char * galloc_ml_get_str(struct model_loader * ml, const char * key); // a string value, NULL if absent or not a string
 
 //
 // context parameters (llama_cparams) and KV caches
@@ -126,7 +126,7 @@ struct model_cparams {
 };
 
 // from the settings, as llama_context's constructor derives them; false on settings llama.cpp refuses
-bool model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
+bool galloc_model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
                         char * err, size_t err_size);
 
 // llama_kv_cache: one per layer filter (all layers, or the non-SWA and SWA layers)
@@ -187,31 +187,31 @@ struct model_graph {
 };
 
 // the first failure wins; returns NULL so that builders can `return fail(...)`
-void * model_fail(struct model_graph * g, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
+void * galloc_model_fail(struct model_graph * g, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
 
 // weights: llama.cpp's create_tensor. name is printf-style with the layer; ne has n_dims entries.
 // A required tensor missing from the file (or the wrong shape) fails the build; an optional one
 // (MODEL_TENSOR_OPTIONAL) returns NULL when absent. MODEL_TENSOR_DUPLICATED returns the tensor of
 // that name already created, if any (llama.cpp's tied output / shared rope_freqs).
 enum { MODEL_TENSOR_OPTIONAL = 1, MODEL_TENSOR_DUPLICATED = 2 };
-struct ggml_tensor * model_weight(struct model_graph * g, int flags, int n_dims, const int64_t * ne, const char * fmt, ...)
+struct ggml_tensor * galloc_model_weight(struct model_graph * g, int flags, int n_dims, const int64_t * ne, const char * fmt, ...)
     GGML_ATTRIBUTE_FORMAT(5, 6);
-struct ggml_tensor * model_weight_1d(struct model_graph * g, int flags, int64_t ne0, const char * name, int il);
-struct ggml_tensor * model_weight_2d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, const char * name, int il);
-struct ggml_tensor * model_weight_3d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, int64_t ne2,
+struct ggml_tensor * galloc_model_weight_1d(struct model_graph * g, int flags, int64_t ne0, const char * name, int il);
+struct ggml_tensor * galloc_model_weight_2d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, const char * name, int il);
+struct ggml_tensor * galloc_model_weight_3d(struct model_graph * g, int flags, int64_t ne0, int64_t ne1, int64_t ne2,
                                      const char * name, int il);
 // attn_q/k/v (or the fused attn_qkv) with their optional biases (create_tensor_qkv)
-void model_weights_qkv(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_embd_q,
+void galloc_model_weights_qkv(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_embd_q,
                        int64_t n_embd_k, int64_t n_embd_v);
 
 // the graph callback: names a tensor "name-il" (or "name" for il < 0)
-void model_cb(struct model_graph * g, struct ggml_tensor * t, const char * name, int il);
+void galloc_model_cb(struct model_graph * g, struct ggml_tensor * t, const char * name, int il);
 
 // inputs
-struct ggml_tensor * model_inp_embd(struct model_graph * g, struct ggml_tensor * tok_embd);
-struct ggml_tensor * model_inp_pos(struct model_graph * g);
-struct ggml_tensor * model_inp_out_ids(struct model_graph * g);
-bool                 model_attn_inp(struct model_graph * g, struct model_attn_input * inp); // kv or kv_iswa
+struct ggml_tensor * galloc_model_inp_embd(struct model_graph * g, struct ggml_tensor * tok_embd);
+struct ggml_tensor * galloc_model_inp_pos(struct model_graph * g);
+struct ggml_tensor * galloc_model_inp_out_ids(struct model_graph * g);
+bool                 galloc_model_attn_inp(struct model_graph * g, struct model_attn_input * inp); // kv or kv_iswa
 
 // blocks
 enum model_norm_type { MODEL_NORM, MODEL_NORM_RMS };
@@ -219,18 +219,18 @@ enum model_ffn_op    { MODEL_FFN_SILU, MODEL_FFN_GELU, MODEL_FFN_SWIGLU_OAI_MOE 
 enum model_ffn_gate  { MODEL_FFN_SEQ, MODEL_FFN_PAR };
 enum model_gating    { MODEL_GATING_SOFTMAX, MODEL_GATING_SOFTMAX_WEIGHT };
 
-struct ggml_tensor * model_norm(struct model_graph * g, struct ggml_tensor * cur, struct ggml_tensor * mw,
+struct ggml_tensor * galloc_model_norm(struct model_graph * g, struct ggml_tensor * cur, struct ggml_tensor * mw,
                                 struct ggml_tensor * mb, enum model_norm_type type, int il);
 // Q, K, V as [n_embd_head, n_head(_kv), n_tokens] (build_qkv)
-void model_qkv(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur, int64_t n_embd_head,
+void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur, int64_t n_embd_head,
                int64_t n_head, int64_t n_head_kv, int il, struct ggml_tensor ** q, struct ggml_tensor ** k,
                struct ggml_tensor ** v);
-struct ggml_tensor * model_ffn(struct model_graph * g, struct ggml_tensor * cur,
+struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor * cur,
                                struct ggml_tensor * up, struct ggml_tensor * up_b,
                                struct ggml_tensor * gate, struct ggml_tensor * gate_b,
                                struct ggml_tensor * down, struct ggml_tensor * down_b,
                                enum model_ffn_op op, enum model_ffn_gate gate_type, int il);
-struct ggml_tensor * model_moe_ffn(struct model_graph * g, struct ggml_tensor * cur,
+struct ggml_tensor * galloc_model_moe_ffn(struct model_graph * g, struct ggml_tensor * cur,
                                    struct ggml_tensor * gate_inp, struct ggml_tensor * gate_inp_b,
                                    struct ggml_tensor * up_exps, struct ggml_tensor * up_exps_b,
                                    struct ggml_tensor * gate_exps, struct ggml_tensor * gate_exps_b,
@@ -238,16 +238,16 @@ struct ggml_tensor * model_moe_ffn(struct model_graph * g, struct ggml_tensor * 
                                    int64_t n_expert, int64_t n_expert_used, enum model_ffn_op op, bool norm_w,
                                    float w_scale, enum model_gating gating, int il);
 // self-attention with the KV cache (build_attn): stores K and V, attends, projects with wo (+ wo_b)
-struct ggml_tensor * model_attn(struct model_graph * g, const struct model_attn_input * inp,
+struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct model_attn_input * inp,
                                 struct ggml_tensor * wo, struct ggml_tensor * wo_b,
                                 struct ggml_tensor * q_cur, struct ggml_tensor * k_cur, struct ggml_tensor * v_cur,
                                 struct ggml_tensor * sinks, float kq_scale, int il);
-struct ggml_tensor * model_rope(struct model_graph * g, struct ggml_tensor * x, struct ggml_tensor * pos,
+struct ggml_tensor * galloc_model_rope(struct model_graph * g, struct ggml_tensor * x, struct ggml_tensor * pos,
                                 struct ggml_tensor * factors, int il);
 
 // rope frequency of layer il (llama_model::get_rope_freq_base/scale)
-float model_rope_freq_base (const struct model_graph * g, int il);
-float model_rope_freq_scale(const struct model_graph * g, int il);
+float galloc_model_rope_freq_base (const struct model_graph * g, int il);
+float galloc_model_rope_freq_scale(const struct model_graph * g, int il);
 
 //
 // architectures
@@ -261,21 +261,21 @@ struct model_arch_def {
     bool (*build_graph)(struct model_graph * g);                                // composes the blocks
 };
 
-extern const struct model_arch_def model_arch_llama;
-extern const struct model_arch_def model_arch_qwen2;
-extern const struct model_arch_def model_arch_qwen3;
-extern const struct model_arch_def model_arch_qwen3moe;
-extern const struct model_arch_def model_arch_gemma3;
-extern const struct model_arch_def model_arch_openai_moe;
+extern const struct model_arch_def galloc_model_arch_llama;
+extern const struct model_arch_def galloc_model_arch_qwen2;
+extern const struct model_arch_def galloc_model_arch_qwen3;
+extern const struct model_arch_def galloc_model_arch_qwen3moe;
+extern const struct model_arch_def galloc_model_arch_gemma3;
+extern const struct model_arch_def galloc_model_arch_openai_moe;
 
-const struct model_arch_def * model_arch_find(const char * name); // NULL: unsupported
+const struct model_arch_def * galloc_model_arch_find(const char * name); // NULL: unsupported
 
 // cards (galloc-model-cards.c)
-const struct model_card * model_card_find(const char * name);
+const struct model_card * galloc_model_card_find(const char * name);
 
 // sqrt and ln without libm (galloc-model-math.c): op parameters only
-float model_sqrtf(float x);
-float model_logf (float x);
+float galloc_model_sqrtf(float x);
+float galloc_model_logf (float x);
 
 // loads hyperparameters into m with ml (llama_model::load_hparams): generic keys, then the arch's
-bool model_load_hparams(struct galloc_model * m, struct model_loader * ml);
+bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml);

@@ -5,7 +5,7 @@
 
 #include "galloc-model-impl.h"
 
-float model_sqrtf(float x) {
+float galloc_model_sqrtf(float x) {
     if (!(x > 0.0f)) {
         return 0.0f;
     }
@@ -21,7 +21,7 @@ float model_sqrtf(float x) {
 }
 
 // natural logarithm: x = m * 2^e with m in [1, 2), ln m by the atanh series
-float model_logf(float x) {
+float galloc_model_logf(float x) {
     if (!(x > 0.0f)) {
         return 0.0f;
     }

@@ -2,7 +2,8 @@
 //
 // Every buffer of a virtual type reports the same fake base address, aligned
 // for any power-of-two alignment up to 4096; only offsets inside a buffer
-// mean anything.
+// mean anything. A padded type asks a fixed number of bytes more than
+// ggml_nbytes for every tensor.
 
 #include "galloc-virtual.h"
 #include "ggml-backend-impl.h"
@@ -17,6 +18,7 @@ struct virtual_type {
     char                            name[64];
     size_t                          alignment;
     size_t                          max_size;
+    size_t                          pad; // bytes added to every tensor's ggml_nbytes
 };
 
 static const char * virtual_get_name(ggml_backend_buffer_type_t buft) {
@@ -40,6 +42,19 @@ static size_t virtual_get_alignment(ggml_backend_buffer_type_t buft) {
 
 static size_t virtual_get_max_size(ggml_backend_buffer_type_t buft) {
     return ((struct virtual_type *) buft->context)->max_size;
+}
+
+static size_t virtual_get_alloc_size(ggml_backend_buffer_type_t buft, const struct ggml_tensor * tensor) {
+    return ggml_nbytes(tensor) + ((struct virtual_type *) buft->context)->pad;
+}
+
+ggml_backend_buffer_type_t galloc_virtual_buft_new_padded(const char * name, size_t alignment, size_t max_size, size_t pad) {
+    ggml_backend_buffer_type_t buft = galloc_virtual_buft_new(name, alignment, max_size);
+    if (buft && pad > 0) {
+        ((struct virtual_type *) buft->context)->pad = pad;
+        buft->iface.get_alloc_size                   = virtual_get_alloc_size;
+    }
+    return buft;
 }
 
 ggml_backend_buffer_type_t galloc_virtual_buft_new(const char * name, size_t alignment, size_t max_size) {

@@ -10,162 +10,162 @@
 
 #include <stdlib.h>
 
-static void key(struct json_writer * w, int32_t indent, const char * k) {
-    json_write_newline(w, indent);
-    json_write_key(w, k);
+static void key(struct galloc_json_writer * w, int32_t indent, const char * k) {
+    galloc_json_write_newline(w, indent);
+    galloc_json_write_key(w, k);
 }
 
-static void write_tensor_ref(struct json_writer * w, const struct galloc_document * doc, const struct galloc_explain * ex,
+static void write_tensor_ref(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_explain * ex,
                              int32_t t, uint64_t bytes, uint64_t size) {
-    json_write_begin_object(w);
-    json_write_key(w, "tensor");
-    json_write_i64(w, t);
-    json_write_key(w, "name");
-    json_write_cstr(w, doc->tensor_names[t]);
-    json_write_key(w, "op");
-    json_write_cstr(w, galloc_document_op_desc(doc, t));
-    json_write_key(w, "type");
-    json_write_cstr(w, ggml_type_name((enum ggml_type) doc->tensors[t].type));
-    json_write_key(w, "ne");
-    json_write_begin_array(w);
+    galloc_json_write_begin_object(w);
+    galloc_json_write_key(w, "tensor");
+    galloc_json_write_i64(w, t);
+    galloc_json_write_key(w, "name");
+    galloc_json_write_cstr(w, doc->tensor_names[t]);
+    galloc_json_write_key(w, "op");
+    galloc_json_write_cstr(w, galloc_document_op_desc(doc, t));
+    galloc_json_write_key(w, "type");
+    galloc_json_write_cstr(w, ggml_type_name((enum ggml_type) doc->tensors[t].type));
+    galloc_json_write_key(w, "ne");
+    galloc_json_write_begin_array(w);
     for (int d = 0; d < GGML_MAX_DIMS; d++) {
-        json_write_i64(w, doc->tensors[t].ne[d]);
+        galloc_json_write_i64(w, doc->tensors[t].ne[d]);
     }
-    json_write_end_array(w);
-    json_write_key(w, "bytes");
-    json_write_u64(w, bytes);
-    json_write_key(w, "percent");
-    json_write_f64(w, galloc_explain_percent(bytes, size));
-    json_write_key(w, "layer");
-    json_write_i64(w, ex->layer[t]);
+    galloc_json_write_end_array(w);
+    galloc_json_write_key(w, "bytes");
+    galloc_json_write_u64(w, bytes);
+    galloc_json_write_key(w, "percent");
+    galloc_json_write_f64(w, galloc_explain_percent(bytes, size));
+    galloc_json_write_key(w, "layer");
+    galloc_json_write_i64(w, ex->layer[t]);
 }
 
-static void write_u64_array(struct json_writer * w, const uint64_t * v, int32_t n) {
-    json_write_begin_array(w);
+static void write_u64_array(struct galloc_json_writer * w, const uint64_t * v, int32_t n) {
+    galloc_json_write_begin_array(w);
     for (int32_t i = 0; i < n; i++) {
-        json_write_u64(w, v[i]);
+        galloc_json_write_u64(w, v[i]);
     }
-    json_write_end_array(w);
+    galloc_json_write_end_array(w);
 }
 
-static void write_i32_array(struct json_writer * w, const int32_t * v, int32_t n) {
-    json_write_begin_array(w);
+static void write_i32_array(struct galloc_json_writer * w, const int32_t * v, int32_t n) {
+    galloc_json_write_begin_array(w);
     for (int32_t i = 0; i < n; i++) {
-        json_write_i64(w, v[i]);
+        galloc_json_write_i64(w, v[i]);
     }
-    json_write_end_array(w);
+    galloc_json_write_end_array(w);
 }
 
-static void write_buffer(struct json_writer * w, const struct galloc_document * doc, const struct galloc_explain * ex,
+static void write_buffer(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_explain * ex,
                          const struct galloc_explain_buffer * b) {
-    json_write_newline(w, 4);
-    json_write_begin_object(w);
+    galloc_json_write_newline(w, 4);
+    galloc_json_write_begin_object(w);
     key(w, 6, "buffer_type");
-    json_write_i64(w, b->buffer_type);
-    json_write_key(w, "name");
-    json_write_cstr(w, doc->buffer_type_names[b->buffer_type]);
-    json_write_key(w, "shared_with");
+    galloc_json_write_i64(w, b->buffer_type);
+    galloc_json_write_key(w, "name");
+    galloc_json_write_cstr(w, doc->buffer_type_names[b->buffer_type]);
+    galloc_json_write_key(w, "shared_with");
     if (b->shared_with >= 0) {
-        json_write_i64(w, b->shared_with);
+        galloc_json_write_i64(w, b->shared_with);
     } else {
-        json_write_null(w);
+        galloc_json_write_null(w);
     }
-    json_write_key(w, "alignment");
-    json_write_u64(w, b->alignment);
+    galloc_json_write_key(w, "alignment");
+    galloc_json_write_u64(w, b->alignment);
     key(w, 6, "size");
-    json_write_u64(w, b->size);
-    json_write_key(w, "peak_live");
-    json_write_u64(w, b->peak_live);
-    json_write_key(w, "peak_step");
-    json_write_i64(w, b->peak_step);
-    json_write_key(w, "overhead");
-    json_write_u64(w, b->size - b->peak_live);
-    json_write_key(w, "overhead_percent");
-    json_write_f64(w, galloc_explain_percent(b->size - b->peak_live, b->peak_live));
+    galloc_json_write_u64(w, b->size);
+    galloc_json_write_key(w, "peak_live");
+    galloc_json_write_u64(w, b->peak_live);
+    galloc_json_write_key(w, "peak_step");
+    galloc_json_write_i64(w, b->peak_step);
+    galloc_json_write_key(w, "overhead");
+    galloc_json_write_u64(w, b->size - b->peak_live);
+    galloc_json_write_key(w, "overhead_percent");
+    galloc_json_write_f64(w, galloc_explain_percent(b->size - b->peak_live, b->peak_live));
     key(w, 6, "chunks");
-    json_write_begin_array(w);
+    galloc_json_write_begin_array(w);
     for (int32_t c = 0; c < b->n_chunks; c++) {
-        json_write_newline(w, 8);
-        json_write_begin_object(w);
-        json_write_key(w, "chunk");
-        json_write_i64(w, c);
-        json_write_key(w, "size");
-        json_write_u64(w, b->chunk_sizes[c]);
-        json_write_key(w, "raiser");
+        galloc_json_write_newline(w, 8);
+        galloc_json_write_begin_object(w);
+        galloc_json_write_key(w, "chunk");
+        galloc_json_write_i64(w, c);
+        galloc_json_write_key(w, "size");
+        galloc_json_write_u64(w, b->chunk_sizes[c]);
+        galloc_json_write_key(w, "raiser");
         if (b->chunk_raiser[c] >= 0) {
             write_tensor_ref(w, doc, ex, b->chunk_raiser[c], b->chunk_raiser_bytes[c], b->size);
-            json_write_key(w, "offset");
-            json_write_u64(w, b->chunk_raiser_offset[c]);
-            json_write_key(w, "step");
-            json_write_i64(w, b->chunk_raiser_step[c]);
-            json_write_end_object(w);
+            galloc_json_write_key(w, "offset");
+            galloc_json_write_u64(w, b->chunk_raiser_offset[c]);
+            galloc_json_write_key(w, "step");
+            galloc_json_write_i64(w, b->chunk_raiser_step[c]);
+            galloc_json_write_end_object(w);
         } else {
-            json_write_null(w);
+            galloc_json_write_null(w);
         }
-        json_write_end_object(w);
+        galloc_json_write_end_object(w);
     }
-    json_write_end_array(w);
+    galloc_json_write_end_array(w);
     key(w, 6, "live");
-    json_write_begin_array(w);
+    galloc_json_write_begin_array(w);
     for (int32_t i = 0; i < b->n_live; i++) {
-        json_write_newline(w, 8);
+        galloc_json_write_newline(w, 8);
         write_tensor_ref(w, doc, ex, b->live[i].tensor, b->live[i].bytes, b->size);
-        json_write_end_object(w);
+        galloc_json_write_end_object(w);
     }
-    json_write_end_array(w);
+    galloc_json_write_end_array(w);
     key(w, 6, "groups");
-    json_write_begin_array(w);
+    galloc_json_write_begin_array(w);
     for (int32_t i = 0; i < b->n_groups; i++) {
         const struct galloc_explain_group * g = &b->groups[i];
-        json_write_newline(w, 8);
-        json_write_begin_object(w);
-        json_write_key(w, "name");
-        json_write_cstr(w, g->name);
-        json_write_key(w, "count");
-        json_write_i64(w, g->count);
-        json_write_key(w, "bytes");
-        json_write_u64(w, g->bytes);
-        json_write_key(w, "percent");
-        json_write_f64(w, galloc_explain_percent(g->bytes, b->size));
-        json_write_key(w, "tensor");
-        json_write_i64(w, g->tensor);
-        json_write_key(w, "first_layer");
-        json_write_i64(w, g->first_layer);
-        json_write_key(w, "last_layer");
-        json_write_i64(w, g->last_layer);
-        json_write_end_object(w);
+        galloc_json_write_newline(w, 8);
+        galloc_json_write_begin_object(w);
+        galloc_json_write_key(w, "name");
+        galloc_json_write_cstr(w, g->name);
+        galloc_json_write_key(w, "count");
+        galloc_json_write_i64(w, g->count);
+        galloc_json_write_key(w, "bytes");
+        galloc_json_write_u64(w, g->bytes);
+        galloc_json_write_key(w, "percent");
+        galloc_json_write_f64(w, galloc_explain_percent(g->bytes, b->size));
+        galloc_json_write_key(w, "tensor");
+        galloc_json_write_i64(w, g->tensor);
+        galloc_json_write_key(w, "first_layer");
+        galloc_json_write_i64(w, g->first_layer);
+        galloc_json_write_key(w, "last_layer");
+        galloc_json_write_i64(w, g->last_layer);
+        galloc_json_write_end_object(w);
     }
-    json_write_end_array(w);
+    galloc_json_write_end_array(w);
     int32_t n = b->shared_with >= 0 ? 0 : ex->n_steps + 1;
     key(w, 6, "live_bytes");
     write_u64_array(w, b->live_bytes, n);
     key(w, 6, "high_water");
     write_u64_array(w, b->high_water, n);
-    json_write_newline(w, 4);
-    json_write_end_object(w);
+    galloc_json_write_newline(w, 4);
+    galloc_json_write_end_object(w);
 }
 
 char * galloc_explain_write_json(const struct galloc_document * doc, const struct galloc_explain * ex, size_t * len) {
-    struct json_writer w;
-    json_writer_init(&w);
-    json_write_begin_object(&w);
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
     key(&w, 2, "format");
-    json_write_cstr(&w, "galloc-explain");
+    galloc_json_write_cstr(&w, "galloc-explain");
     key(&w, 2, "version");
-    json_write_u64(&w, 1);
+    galloc_json_write_u64(&w, 1);
     key(&w, 2, "n_steps");
-    json_write_i64(&w, ex->n_steps);
+    galloc_json_write_i64(&w, ex->n_steps);
     key(&w, 2, "n_tensors");
-    json_write_i64(&w, ex->n_tensors);
+    galloc_json_write_i64(&w, ex->n_tensors);
     key(&w, 2, "n_layers");
-    json_write_i64(&w, ex->n_layers);
+    galloc_json_write_i64(&w, ex->n_layers);
     key(&w, 2, "buffers");
-    json_write_begin_array(&w);
+    galloc_json_write_begin_array(&w);
     for (int32_t b = 0; b < ex->n_buffers; b++) {
         write_buffer(&w, doc, ex, &ex->buffers[b]);
     }
-    json_write_newline(&w, 2);
-    json_write_end_array(&w);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_end_array(&w);
     key(&w, 2, "layer");
     write_i32_array(&w, ex->layer, ex->n_tensors);
     key(&w, 2, "hold_buffer");
@@ -176,88 +176,88 @@ char * galloc_explain_write_json(const struct galloc_document * doc, const struc
     write_i32_array(&w, ex->hold_last, ex->n_tensors);
     key(&w, 2, "hold_bytes");
     write_u64_array(&w, ex->hold_bytes, ex->n_tensors);
-    json_write_newline(&w, 0);
-    json_write_end_object(&w);
-    return json_writer_finish(&w, len);
+    galloc_json_write_newline(&w, 0);
+    galloc_json_write_end_object(&w);
+    return galloc_json_writer_finish(&w, len);
 }
 
 char * galloc_explain_diff_write_json(const struct galloc_explain_diff * d, size_t * len) {
-    struct json_writer w;
-    json_writer_init(&w);
-    json_write_begin_object(&w);
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
     key(&w, 2, "format");
-    json_write_cstr(&w, "galloc-explain-diff");
+    galloc_json_write_cstr(&w, "galloc-explain-diff");
     key(&w, 2, "version");
-    json_write_u64(&w, 1);
+    galloc_json_write_u64(&w, 1);
     key(&w, 2, "folded");
-    json_write_bool(&w, d->folded);
+    galloc_json_write_bool(&w, d->folded);
     key(&w, 2, "total_a");
-    json_write_u64(&w, d->total_a);
+    galloc_json_write_u64(&w, d->total_a);
     key(&w, 2, "total_b");
-    json_write_u64(&w, d->total_b);
+    galloc_json_write_u64(&w, d->total_b);
     key(&w, 2, "total_diff");
-    json_write_i64(&w, (int64_t) (d->total_b - d->total_a));
+    galloc_json_write_i64(&w, (int64_t) (d->total_b - d->total_a));
     key(&w, 2, "buffers");
-    json_write_begin_array(&w);
+    galloc_json_write_begin_array(&w);
     for (int32_t i = 0; i < d->n_buffers; i++) {
         const struct galloc_explain_diff_buffer * b = &d->buffers[i];
-        json_write_newline(&w, 4);
-        json_write_begin_object(&w);
+        galloc_json_write_newline(&w, 4);
+        galloc_json_write_begin_object(&w);
         key(&w, 6, "name");
-        json_write_cstr(&w, b->name);
-        json_write_key(&w, "buffer_a");
-        json_write_i64(&w, b->buffer_a);
-        json_write_key(&w, "buffer_b");
-        json_write_i64(&w, b->buffer_b);
+        galloc_json_write_cstr(&w, b->name);
+        galloc_json_write_key(&w, "buffer_a");
+        galloc_json_write_i64(&w, b->buffer_a);
+        galloc_json_write_key(&w, "buffer_b");
+        galloc_json_write_i64(&w, b->buffer_b);
         key(&w, 6, "size_a");
-        json_write_u64(&w, b->size_a);
-        json_write_key(&w, "size_b");
-        json_write_u64(&w, b->size_b);
-        json_write_key(&w, "size_diff");
-        json_write_i64(&w, b->size_diff);
+        galloc_json_write_u64(&w, b->size_a);
+        galloc_json_write_key(&w, "size_b");
+        galloc_json_write_u64(&w, b->size_b);
+        galloc_json_write_key(&w, "size_diff");
+        galloc_json_write_i64(&w, b->size_diff);
         key(&w, 6, "peak_a");
-        json_write_u64(&w, b->peak_a);
-        json_write_key(&w, "peak_b");
-        json_write_u64(&w, b->peak_b);
-        json_write_key(&w, "peak_diff");
-        json_write_i64(&w, b->peak_diff);
-        json_write_key(&w, "peak_step_a");
-        json_write_i64(&w, b->peak_step_a);
-        json_write_key(&w, "peak_step_b");
-        json_write_i64(&w, b->peak_step_b);
-        json_write_key(&w, "overhead_diff");
-        json_write_i64(&w, b->overhead_diff);
+        galloc_json_write_u64(&w, b->peak_a);
+        galloc_json_write_key(&w, "peak_b");
+        galloc_json_write_u64(&w, b->peak_b);
+        galloc_json_write_key(&w, "peak_diff");
+        galloc_json_write_i64(&w, b->peak_diff);
+        galloc_json_write_key(&w, "peak_step_a");
+        galloc_json_write_i64(&w, b->peak_step_a);
+        galloc_json_write_key(&w, "peak_step_b");
+        galloc_json_write_i64(&w, b->peak_step_b);
+        galloc_json_write_key(&w, "overhead_diff");
+        galloc_json_write_i64(&w, b->overhead_diff);
         key(&w, 6, "rows");
-        json_write_begin_array(&w);
+        galloc_json_write_begin_array(&w);
         for (int32_t r = 0; r < b->n_rows; r++) {
             const struct galloc_explain_diff_row * row = &b->rows[r];
-            json_write_newline(&w, 8);
-            json_write_begin_object(&w);
-            json_write_key(&w, "name");
-            json_write_cstr(&w, row->name);
-            json_write_key(&w, "bytes_a");
-            json_write_u64(&w, row->bytes_a);
-            json_write_key(&w, "bytes_b");
-            json_write_u64(&w, row->bytes_b);
-            json_write_key(&w, "diff");
-            json_write_i64(&w, (int64_t) (row->bytes_b - row->bytes_a));
-            json_write_key(&w, "count_a");
-            json_write_i64(&w, row->count_a);
-            json_write_key(&w, "count_b");
-            json_write_i64(&w, row->count_b);
-            json_write_key(&w, "tensor_a");
-            json_write_i64(&w, row->tensor_a);
-            json_write_key(&w, "tensor_b");
-            json_write_i64(&w, row->tensor_b);
-            json_write_end_object(&w);
+            galloc_json_write_newline(&w, 8);
+            galloc_json_write_begin_object(&w);
+            galloc_json_write_key(&w, "name");
+            galloc_json_write_cstr(&w, row->name);
+            galloc_json_write_key(&w, "bytes_a");
+            galloc_json_write_u64(&w, row->bytes_a);
+            galloc_json_write_key(&w, "bytes_b");
+            galloc_json_write_u64(&w, row->bytes_b);
+            galloc_json_write_key(&w, "diff");
+            galloc_json_write_i64(&w, (int64_t) (row->bytes_b - row->bytes_a));
+            galloc_json_write_key(&w, "count_a");
+            galloc_json_write_i64(&w, row->count_a);
+            galloc_json_write_key(&w, "count_b");
+            galloc_json_write_i64(&w, row->count_b);
+            galloc_json_write_key(&w, "tensor_a");
+            galloc_json_write_i64(&w, row->tensor_a);
+            galloc_json_write_key(&w, "tensor_b");
+            galloc_json_write_i64(&w, row->tensor_b);
+            galloc_json_write_end_object(&w);
         }
-        json_write_end_array(&w);
-        json_write_newline(&w, 4);
-        json_write_end_object(&w);
+        galloc_json_write_end_array(&w);
+        galloc_json_write_newline(&w, 4);
+        galloc_json_write_end_object(&w);
     }
-    json_write_newline(&w, 2);
-    json_write_end_array(&w);
-    json_write_newline(&w, 0);
-    json_write_end_object(&w);
-    return json_writer_finish(&w, len);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_end_array(&w);
+    galloc_json_write_newline(&w, 0);
+    galloc_json_write_end_object(&w);
+    return galloc_json_writer_finish(&w, len);
 }

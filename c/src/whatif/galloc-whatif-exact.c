@@ -92,7 +92,7 @@ struct pos_key {
 
 struct exact {
     const struct galloc_whatif_problem * p;
-    const struct whatif_index          * x;
+    const struct galloc_whatif_index          * x;
     int32_t    n, n_search, n_sec;
     int32_t  * rank;        // static order of the current run
     bool       unlimited, decompose;
@@ -219,7 +219,7 @@ static void save_state(const struct exact * e, struct level * lv) {
 }
 
 static void place(struct exact * e, struct level * lv, int32_t j, uint64_t pos) {
-    const struct whatif_index * x    = e->x;
+    const struct galloc_whatif_index * x    = e->x;
     uint64_t                    size = e->p->items[j].size;
     uint64_t                    end  = pos + size;
     save_state(e, lv);
@@ -272,7 +272,7 @@ static void close_chunk(struct exact * e, struct level * lv) {
 }
 
 static void undo(struct exact * e, struct level * lv) {
-    const struct whatif_index * x = e->x;
+    const struct galloc_whatif_index * x = e->x;
     while (e->trail_len > lv->trail_mark) {
         e->trail_len--;
         int32_t idx = e->trail_idx[e->trail_len];
@@ -329,7 +329,7 @@ static uint64_t in_chunk(const struct exact * e, uint64_t h) {
 
 // step 5, over the current component
 static bool consistent(struct exact * e) {
-    const struct whatif_index * x    = e->x;
+    const struct galloc_whatif_index * x    = e->x;
     uint64_t                    base = slab_start(e, e->slab);
     if (e->closed + e->cur > e->T) {
         return false;
@@ -500,7 +500,7 @@ static int32_t split(struct exact * e, int32_t lo, int32_t hi, struct comp model
 // where nothing unplaced crosses any more; when it is done, start the next one
 static void after_decision(struct exact * e, int32_t d, int32_t j) {
     if (e->decompose && j >= 0) {
-        const struct whatif_index * x = e->x;
+        const struct galloc_whatif_index * x = e->x;
         bool new_cut = false;
         for (int32_t s = x->sec_first[j]; s < x->sec_last[j] && !new_cut; s++) {
             new_cut = s >= e->comp.lo && s < e->comp.hi && e->cut[s] == 0;
@@ -536,7 +536,7 @@ static void record(struct exact * e) {
     if (!e->found || cost < e->best_cost) {
         e->best_cost = cost;
         e->found     = true;
-        e->found_ms  = whatif_now_ms() - e->t0;
+        e->found_ms  = galloc_whatif_now_ms() - e->t0;
         if (e->fit_ms < 0 && e->p->capacity && cost <= e->p->capacity) {
             e->fit_ms = e->found_ms;
         }
@@ -642,7 +642,7 @@ static enum search_end search(struct exact * e, int32_t base, int32_t lo, int32_
             r = SEARCH_LIMIT;
             break;
         }
-        if ((e->nodes & e->clock_mask) == 0 && whatif_now_ms() > e->deadline) {
+        if ((e->nodes & e->clock_mask) == 0 && galloc_whatif_now_ms() > e->deadline) {
             r = SEARCH_TIMEOUT;
             break;
         }
@@ -770,7 +770,7 @@ static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, 
             if (r != SEARCH_LIMIT) {
                 return r;
             }
-            if (whatif_now_ms() > e->deadline) {
+            if (galloc_whatif_now_ms() > e->deadline) {
                 return SEARCH_TIMEOUT;
             }
         }
@@ -839,7 +839,7 @@ static int cmp_first(const void * a, const void * b) {
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p, const struct whatif_index * x, uint64_t trail_cap) {
+static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, uint64_t trail_cap) {
     memset(e, 0, sizeof(*e));
     size_t n = (size_t) p->n_items + 1, ns = (size_t) x->n_sections + 2;
     e->p         = p;
@@ -847,7 +847,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->n         = p->n_items;
     e->n_sec     = x->n_sections;
     e->align     = p->alignment;
-    e->unlimited = whatif_unlimited(p, x);
+    e->unlimited = galloc_whatif_unlimited(p, x);
     e->decompose = e->unlimited;
     e->max_size  = p->max_size;
     e->arena_cap = x->n_sections + 2;
@@ -946,7 +946,7 @@ static void to_plan(const struct exact * e, struct galloc_whatif_plan * plan) {
         plan->chunks[i]  = c;
         plan->offsets[i] = empty ? 0 : e->best_off[i] - slab_start(e, c);
     }
-    whatif_plan_finish(e->p, plan);
+    galloc_whatif_plan_finish(e->p, plan);
 }
 
 // one decision and what it teaches: a plan (best lowers) or a proof (lower rises)
@@ -963,10 +963,10 @@ static enum search_end decide_and_learn(struct exact * e, uint64_t T, double dea
     return r;
 }
 
-bool whatif_exact(const struct galloc_whatif_problem * p, const struct whatif_index * x, const struct galloc_whatif_plan * incumbent,
+bool galloc_whatif_exact(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, const struct galloc_whatif_plan * incumbent,
                   uint32_t budget_ms, struct galloc_whatif_plan * plan) {
-    double t0 = whatif_now_ms();
-    whatif_plan_copy_placement(plan, incumbent, p->n_items);
+    double t0 = galloc_whatif_now_ms();
+    galloc_whatif_plan_copy_placement(plan, incumbent, p->n_items);
     uint64_t lower = x->lower_bound;
     uint64_t best  = incumbent->total;
     plan->bound    = lower;
@@ -975,12 +975,12 @@ bool whatif_exact(const struct galloc_whatif_problem * p, const struct whatif_in
         plan->proved_optimal = true;
         plan->bound          = best;
         plan->note           = "the best heuristic plan meets the lower bound";
-        plan->time_ms        = whatif_now_ms() - t0;
+        plan->time_ms        = galloc_whatif_now_ms() - t0;
         return true;
     }
     if (budget_ms == 0) {
         plan->note    = "no search (budget 0 ms)";
-        plan->time_ms = whatif_now_ms() - t0;
+        plan->time_ms = galloc_whatif_now_ms() - t0;
         return true;
     }
     uint64_t span_sum = 0;
@@ -990,7 +990,7 @@ bool whatif_exact(const struct galloc_whatif_problem * p, const struct whatif_in
     uint64_t trail_cap = 2 * x->n_pairs + span_sum;
     if (trail_cap > MAX_TRAIL) {
         plan->note    = "problem too large for the exact search";
-        plan->time_ms = whatif_now_ms() - t0;
+        plan->time_ms = galloc_whatif_now_ms() - t0;
         return true;
     }
     struct exact e;
@@ -1009,7 +1009,7 @@ bool whatif_exact(const struct galloc_whatif_problem * p, const struct whatif_in
     }
     // the lower bound, with half the time left
     if (!out_of_time && lower < best) {
-        double now = whatif_now_ms();
+        double now = galloc_whatif_now_ms();
         decide_and_learn(&e, lower, now + (end - now) / 2, &lower, &best);
     }
     // below the best plan found, until a proof or the end
@@ -1030,6 +1030,6 @@ bool whatif_exact(const struct galloc_whatif_problem * p, const struct whatif_in
     plan->note           = proved ? "" : e.strict ? "items past the max size: no proof beyond the lower bound"
                                                   : "out of time: the best plan found, not proved optimal";
     exact_free(&e);
-    plan->time_ms = whatif_now_ms() - t0;
+    plan->time_ms = galloc_whatif_now_ms() - t0;
     return true;
 }

@@ -26,7 +26,7 @@ static int cmp_span(const void * a, const void * b) {
 
 struct greedy {
     const struct galloc_whatif_problem * p;
-    const struct whatif_index          * x;
+    const struct galloc_whatif_index          * x;
     struct galloc_whatif_plan          * plan;
     bool                               * placed;
     struct span                        * spans; // scratch: the conflicting items of one chunk
@@ -43,7 +43,7 @@ static bool best_gap(const struct greedy * g, int32_t chunk, const struct span *
     for (int32_t k = 0; k < n; k++) {
         if (spans[k].off > cur) {
             uint64_t gap = spans[k].off - cur;
-            if (gap >= size && gap < best_gap && whatif_fits(g->p, chunk, cur, size, g->zero_max[chunk])) {
+            if (gap >= size && gap < best_gap && galloc_whatif_fits(g->p, chunk, cur, size, g->zero_max[chunk])) {
                 best     = cur;
                 best_gap = gap;
                 found    = true;
@@ -53,7 +53,7 @@ static bool best_gap(const struct greedy * g, int32_t chunk, const struct span *
             cur = spans[k].end;
         }
     }
-    if (!found && whatif_fits(g->p, chunk, cur, size, g->zero_max[chunk])) {
+    if (!found && galloc_whatif_fits(g->p, chunk, cur, size, g->zero_max[chunk])) {
         best  = cur;
         found = true;
     }
@@ -90,7 +90,7 @@ static void place(struct greedy * g, int32_t i) {
     g->plan->offsets[i]      = 0;
 }
 
-static bool greedy_init(struct greedy * g, const struct galloc_whatif_problem * p, const struct whatif_index * x, struct galloc_whatif_plan * plan) {
+static bool greedy_init(struct greedy * g, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, struct galloc_whatif_plan * plan) {
     memset(g, 0, sizeof(*g));
     g->p        = p;
     g->x        = x;
@@ -142,8 +142,8 @@ static int cmp_order(const void * a, const void * b) {
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static bool run_in_order(const struct galloc_whatif_problem * p, const struct whatif_index * x, struct galloc_whatif_plan * plan, bool by_breadth) {
-    double             t0   = whatif_now_ms();
+static bool run_in_order(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, struct galloc_whatif_plan * plan, bool by_breadth) {
+    double             t0   = galloc_whatif_now_ms();
     struct order_key * keys = malloc(((size_t) p->n_items + 1) * sizeof(struct order_key));
     struct greedy      g;
     bool               ok   = greedy_init(&g, p, x, plan) && keys;
@@ -166,19 +166,19 @@ static bool run_in_order(const struct galloc_whatif_problem * p, const struct wh
         for (int32_t k = 0; k < p->n_items; k++) {
             place(&g, keys[k].i);
         }
-        whatif_plan_finish(p, plan);
+        galloc_whatif_plan_finish(p, plan);
     }
     greedy_free(&g);
     free(keys);
-    plan->time_ms = whatif_now_ms() - t0;
+    plan->time_ms = galloc_whatif_now_ms() - t0;
     return ok;
 }
 
-bool whatif_greedy_by_size(const struct galloc_whatif_problem * p, const struct whatif_index * x, struct galloc_whatif_plan * plan) {
+bool galloc_whatif_greedy_by_size(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, struct galloc_whatif_plan * plan) {
     return run_in_order(p, x, plan, false);
 }
 
-bool whatif_greedy_by_breadth(const struct galloc_whatif_problem * p, const struct whatif_index * x, struct galloc_whatif_plan * plan) {
+bool galloc_whatif_greedy_by_breadth(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, struct galloc_whatif_plan * plan) {
     return run_in_order(p, x, plan, true);
 }
 
@@ -198,8 +198,8 @@ static int cmp_event(const void * a, const void * b) {
 }
 
 // at each time: the items that start, in item order, get memory; then the items that end give it back
-bool whatif_ggml_replay(const struct galloc_whatif_problem * p, struct galloc_whatif_plan * plan) {
-    double                   t0     = whatif_now_ms();
+bool galloc_whatif_ggml_replay(const struct galloc_whatif_problem * p, struct galloc_whatif_plan * plan) {
+    double                   t0     = galloc_whatif_now_ms();
     int32_t                  n      = p->n_items;
     struct event           * starts = malloc(((size_t) n + 1) * sizeof(struct event));
     struct event           * ends   = malloc(((size_t) n + 1) * sizeof(struct event));
@@ -229,12 +229,12 @@ bool whatif_ggml_replay(const struct galloc_whatif_problem * p, struct galloc_wh
             }
         }
         if (ok) {
-            whatif_plan_finish(p, plan);
+            galloc_whatif_plan_finish(p, plan);
         }
     }
     galloc_dynalloc_free(alloc);
     free(starts);
     free(ends);
-    plan->time_ms = whatif_now_ms() - t0;
+    plan->time_ms = galloc_whatif_now_ms() - t0;
     return ok;
 }

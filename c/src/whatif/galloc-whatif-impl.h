@@ -15,7 +15,7 @@
 // Time is cut into sections at every item's first step and after every item's last step;
 // an item is live over a contiguous run of sections, and two items conflict exactly
 // when they share a section.
-struct whatif_index {
+struct galloc_whatif_index {
     int32_t    n_items;
     int32_t    n_sections;
     int32_t  * sec_first;  // per item: first section it is live in
@@ -29,38 +29,38 @@ struct whatif_index {
 };
 
 // false with a message when out of memory or past GALLOC_WHATIF_MAX_PAIRS
-bool whatif_index_build(const struct galloc_whatif_problem * problem, struct whatif_index * index, struct galloc_error * err);
-void whatif_index_free (struct whatif_index * index);
+bool galloc_whatif_index_build(const struct galloc_whatif_problem * problem, struct galloc_whatif_index * index, struct galloc_error * err);
+void galloc_whatif_index_free (struct galloc_whatif_index * index);
 
 // per-item arrays for n items (zeroed), name and note set; false when out of memory
-bool whatif_plan_init   (struct galloc_whatif_plan * plan, int32_t n_items, const char * name);
-void whatif_plan_release(struct galloc_whatif_plan * plan);
+bool galloc_whatif_plan_init   (struct galloc_whatif_plan * plan, int32_t n_items, const char * name);
+void galloc_whatif_plan_release(struct galloc_whatif_plan * plan);
 // the chunk sizes (highest end per chunk), n_chunks and total, from chunks[] and offsets[]
-void whatif_plan_finish (const struct galloc_whatif_problem * problem, struct galloc_whatif_plan * plan);
+void galloc_whatif_plan_finish (const struct galloc_whatif_problem * problem, struct galloc_whatif_plan * plan);
 // dst gets src's placement, chunk sizes and total (dst initialised for the same problem)
-void whatif_plan_copy_placement(struct galloc_whatif_plan * dst, const struct galloc_whatif_plan * src, int32_t n_items);
+void galloc_whatif_plan_copy_placement(struct galloc_whatif_plan * dst, const struct galloc_whatif_plan * src, int32_t n_items);
 
 // the chunk rule (galloc-whatif.h, step 4): may an item of size bytes sit at offset in chunk, when
 // the largest item at the chunk's start has zero_max bytes (0: none)?
-bool whatif_fits(const struct galloc_whatif_problem * problem, int32_t chunk, uint64_t offset, uint64_t size, uint64_t zero_max);
+bool galloc_whatif_fits(const struct galloc_whatif_problem * problem, int32_t chunk, uint64_t offset, uint64_t size, uint64_t zero_max);
 // true when the max size never binds: one chunk is always enough
-bool whatif_unlimited(const struct galloc_whatif_problem * problem, const struct whatif_index * index);
+bool galloc_whatif_unlimited(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index);
 
-double whatif_now_ms(void);
+double galloc_whatif_now_ms(void);
 
-// planners: fill plan (initialised with whatif_plan_init); false only when out of memory
-bool whatif_ggml_replay      (const struct galloc_whatif_problem * problem, struct galloc_whatif_plan * plan);
-bool whatif_greedy_by_size   (const struct galloc_whatif_problem * problem, const struct whatif_index * index, struct galloc_whatif_plan * plan);
-bool whatif_greedy_by_breadth(const struct galloc_whatif_problem * problem, const struct whatif_index * index, struct galloc_whatif_plan * plan);
+// planners: fill plan (initialised with galloc_whatif_plan_init); false only when out of memory
+bool galloc_whatif_ggml_replay      (const struct galloc_whatif_problem * problem, struct galloc_whatif_plan * plan);
+bool galloc_whatif_greedy_by_size   (const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index, struct galloc_whatif_plan * plan);
+bool galloc_whatif_greedy_by_breadth(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index, struct galloc_whatif_plan * plan);
 // starts from incumbent (a checked plan); plan gets the best found, proved_optimal, bound and nodes
-bool whatif_exact(const struct galloc_whatif_problem * problem, const struct whatif_index * index,
+bool galloc_whatif_exact(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index,
                   const struct galloc_whatif_plan * incumbent, uint32_t budget_ms, struct galloc_whatif_plan * plan);
 
 // problems (items malloc'd into prob->items)
 // allocator a of a plan: tensor_item (plan->n_tensors entries) gets each tensor's item or -1, ggml_plan
 // (initialised here) ggml's placement of every item, n_shrinking the chains whose members shrink
-bool whatif_problem_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t a,
+bool galloc_whatif_problem_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t a,
                               struct galloc_whatif_problem * prob, int32_t * tensor_item, int32_t * n_shrinking,
                               struct galloc_whatif_plan * ggml_plan, struct galloc_error * err);
 // MiniMalloc CSV text: alignment 1, no max size, capacity 0 (the caller sets it)
-bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, struct galloc_error * err);
+bool galloc_whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, struct galloc_error * err);

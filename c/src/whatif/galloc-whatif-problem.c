@@ -20,7 +20,7 @@ static uint64_t align_up(uint64_t x, uint64_t a) {
     return (x + a - 1) & ~(a - 1);
 }
 
-double whatif_now_ms(void) {
+double galloc_whatif_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
@@ -28,7 +28,7 @@ double whatif_now_ms(void) {
 
 // ---- plans ----------------------------------------------------------------
 
-bool whatif_plan_init(struct galloc_whatif_plan * plan, int32_t n_items, const char * name) {
+bool galloc_whatif_plan_init(struct galloc_whatif_plan * plan, int32_t n_items, const char * name) {
     memset(plan, 0, sizeof(*plan));
     plan->name    = name;
     plan->note    = "";
@@ -37,14 +37,14 @@ bool whatif_plan_init(struct galloc_whatif_plan * plan, int32_t n_items, const c
     return plan->chunks && plan->offsets;
 }
 
-void whatif_plan_release(struct galloc_whatif_plan * plan) {
+void galloc_whatif_plan_release(struct galloc_whatif_plan * plan) {
     free(plan->chunks);
     free(plan->offsets);
     plan->chunks  = NULL;
     plan->offsets = NULL;
 }
 
-void whatif_plan_finish(const struct galloc_whatif_problem * problem, struct galloc_whatif_plan * plan) {
+void galloc_whatif_plan_finish(const struct galloc_whatif_problem * problem, struct galloc_whatif_plan * plan) {
     plan->n_chunks = 0;
     plan->total    = 0;
     memset(plan->chunk_sizes, 0, sizeof(plan->chunk_sizes));
@@ -67,7 +67,7 @@ void whatif_plan_finish(const struct galloc_whatif_problem * problem, struct gal
     plan->valid = true;
 }
 
-void whatif_plan_copy_placement(struct galloc_whatif_plan * dst, const struct galloc_whatif_plan * src, int32_t n_items) {
+void galloc_whatif_plan_copy_placement(struct galloc_whatif_plan * dst, const struct galloc_whatif_plan * src, int32_t n_items) {
     memcpy(dst->chunks, src->chunks, (size_t) n_items * sizeof(int32_t));
     memcpy(dst->offsets, src->offsets, (size_t) n_items * sizeof(uint64_t));
     memcpy(dst->chunk_sizes, src->chunk_sizes, sizeof(dst->chunk_sizes));
@@ -76,7 +76,7 @@ void whatif_plan_copy_placement(struct galloc_whatif_plan * dst, const struct ga
     dst->valid    = src->valid;
 }
 
-bool whatif_fits(const struct galloc_whatif_problem * problem, int32_t chunk, uint64_t offset, uint64_t size, uint64_t zero_max) {
+bool galloc_whatif_fits(const struct galloc_whatif_problem * problem, int32_t chunk, uint64_t offset, uint64_t size, uint64_t zero_max) {
     if (problem->max_size == GALLOC_NO_MAX_SIZE || offset == 0 || chunk == GALLOC_MAX_CHUNKS - 1) {
         return true;
     }
@@ -84,7 +84,7 @@ bool whatif_fits(const struct galloc_whatif_problem * problem, int32_t chunk, ui
     return size <= limit && offset <= limit - size;
 }
 
-bool whatif_unlimited(const struct galloc_whatif_problem * problem, const struct whatif_index * index) {
+bool galloc_whatif_unlimited(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index) {
     return problem->max_size == GALLOC_NO_MAX_SIZE || problem->max_size >= index->total_size;
 }
 
@@ -122,7 +122,7 @@ static int32_t find_bound(const int64_t * bounds, int32_t n, int64_t t) {
     return lo;
 }
 
-void whatif_index_free(struct whatif_index * index) {
+void galloc_whatif_index_free(struct galloc_whatif_index * index) {
     free(index->sec_first);
     free(index->sec_last);
     free(index->sec_live);
@@ -134,7 +134,7 @@ void whatif_index_free(struct whatif_index * index) {
 // conflicts by a sweep over the items in order of their first step: when item i starts,
 // every started item that has not ended yet conflicts with it. Pass 0 counts (stopping
 // past the limit), pass 1 fills the CSR arrays.
-static bool build_conflicts(const struct galloc_whatif_problem * p, struct whatif_index * x, const struct time_key * order,
+static bool build_conflicts(const struct galloc_whatif_problem * p, struct galloc_whatif_index * x, const struct time_key * order,
                             struct galloc_error * err) {
     int32_t   n      = p->n_items;
     int32_t * active = malloc(((size_t) n + 1) * sizeof(int32_t));
@@ -196,7 +196,7 @@ static bool build_conflicts(const struct galloc_whatif_problem * p, struct whati
     return ok;
 }
 
-bool whatif_index_build(const struct galloc_whatif_problem * p, struct whatif_index * x, struct galloc_error * err) {
+bool galloc_whatif_index_build(const struct galloc_whatif_problem * p, struct galloc_whatif_index * x, struct galloc_error * err) {
     memset(x, 0, sizeof(*x));
     int32_t n = p->n_items;
     x->n_items = n;
@@ -215,7 +215,7 @@ bool whatif_index_build(const struct galloc_whatif_problem * p, struct whatif_in
     if (!bounds || !order || !x->sec_first || !x->sec_last) {
         free(bounds);
         free(order);
-        whatif_index_free(x);
+        galloc_whatif_index_free(x);
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory indexing %d items", n);
     }
     int32_t nb = 0;
@@ -272,7 +272,7 @@ bool whatif_index_build(const struct galloc_whatif_problem * p, struct whatif_in
     }
     free(order);
     if (!ok) {
-        whatif_index_free(x);
+        galloc_whatif_index_free(x);
     }
     return ok;
 }
@@ -332,7 +332,7 @@ bool galloc_whatif_check(const struct galloc_whatif_problem * p, const struct ga
             return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: item %d at offset %llu (alignment %llu)", plan->name, i, (unsigned long long) off,
                         (unsigned long long) p->alignment);
         }
-        if (!whatif_fits(p, c, off, size, zero_max[c])) {
+        if (!galloc_whatif_fits(p, c, off, size, zero_max[c])) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "%s: item %d at [%llu, %llu) of chunk %d passes the max size %llu", plan->name, i,
                         (unsigned long long) off, (unsigned long long) (off + size), c, (unsigned long long) p->max_size);
         }
@@ -420,7 +420,7 @@ static int32_t find_chain_root(const struct galloc_plan * plan, int32_t t, int32
 
 // items of allocator a: every tensor placed on its own starts an item; in-place tensors join
 // the item of the parent they took over (resolved along the chain)
-bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc_plan * plan, int32_t a,
+bool galloc_whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc_plan * plan, int32_t a,
                               struct galloc_whatif_problem * prob, int32_t * tensor_item, int32_t * n_shrinking,
                               struct galloc_whatif_plan * ggml_plan, struct galloc_error * err) {
     int32_t  nt    = plan->n_tensors;
@@ -441,10 +441,10 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
         }
     }
     prob->items = calloc((size_t) n + 1, sizeof(struct galloc_whatif_item));
-    if (!prob->items || !whatif_plan_init(ggml_plan, n, "ggml")) {
+    if (!prob->items || !galloc_whatif_plan_init(ggml_plan, n, "ggml")) {
         free(prob->items);
         prob->items = NULL;
-        whatif_plan_release(ggml_plan);
+        galloc_whatif_plan_release(ggml_plan);
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory extracting %d items", n);
     }
     prob->n_items = n;
@@ -452,7 +452,7 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
     if (!shrinks) {
         free(prob->items);
         prob->items = NULL;
-        whatif_plan_release(ggml_plan);
+        galloc_whatif_plan_release(ggml_plan);
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory extracting %d items", n);
     }
     bool ok = true;
@@ -521,7 +521,7 @@ bool whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc
         free(prob->items);
         prob->items   = NULL;
         prob->n_items = 0;
-        whatif_plan_release(ggml_plan);
+        galloc_whatif_plan_release(ggml_plan);
         return false;
     }
     const struct galloc_buffer_plan * bp = &plan->buffers[a];
@@ -630,7 +630,7 @@ static bool check_csv_ids(struct csv_id * ids, int32_t n, struct galloc_error * 
     return true;
 }
 
-bool whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, struct galloc_error * err) {
+bool galloc_whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, struct galloc_error * err) {
     memset(prob, 0, sizeof(*prob));
     prob->alignment = 1;
     prob->max_size  = GALLOC_NO_MAX_SIZE;

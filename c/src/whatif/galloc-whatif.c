@@ -18,7 +18,7 @@ void galloc_whatif_free(struct galloc_whatif_result * r) {
         return;
     }
     for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
-        whatif_plan_release(&r->plans[k]);
+        galloc_whatif_plan_release(&r->plans[k]);
     }
     free(r->problem.items);
     free(r->tensor_item);
@@ -26,12 +26,12 @@ void galloc_whatif_free(struct galloc_whatif_result * r) {
 }
 
 void galloc_whatif_budget_start(struct galloc_whatif_budget * budget, uint32_t total_ms, int32_t n_problems) {
-    budget->deadline_ms = whatif_now_ms() + (double) total_ms;
+    budget->deadline_ms = galloc_whatif_now_ms() + (double) total_ms;
     budget->n_left      = n_problems > 0 ? n_problems : 1;
 }
 
 uint32_t galloc_whatif_budget_next(struct galloc_whatif_budget * budget) {
-    double left = budget->deadline_ms - whatif_now_ms();
+    double left = budget->deadline_ms - galloc_whatif_now_ms();
     int32_t n   = budget->n_left > 1 ? budget->n_left : 1;
     if (budget->n_left > 1) {
         budget->n_left--;
@@ -42,20 +42,20 @@ uint32_t galloc_whatif_budget_next(struct galloc_whatif_budget * budget) {
 // every planner after ggml's (which the caller set, or nobody: then it is replayed)
 static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budget_ms, struct galloc_error * err) {
     const struct galloc_whatif_problem * p = &r->problem;
-    struct whatif_index                  x;
-    if (!whatif_index_build(p, &x, err)) {
+    struct galloc_whatif_index                  x;
+    if (!galloc_whatif_index_build(p, &x, err)) {
         return false;
     }
     r->lower_bound = x.lower_bound;
     struct galloc_whatif_plan * plans = r->plans;
     bool ok = true;
     if (!have_ggml) {
-        ok = whatif_plan_init(&plans[GALLOC_WHATIF_GGML], p->n_items, "ggml") && whatif_ggml_replay(p, &plans[GALLOC_WHATIF_GGML]);
+        ok = galloc_whatif_plan_init(&plans[GALLOC_WHATIF_GGML], p->n_items, "ggml") && galloc_whatif_ggml_replay(p, &plans[GALLOC_WHATIF_GGML]);
     }
-    ok = ok && whatif_plan_init(&plans[GALLOC_WHATIF_GREEDY_SIZE], p->n_items, "greedy-by-size") &&
-         whatif_greedy_by_size(p, &x, &plans[GALLOC_WHATIF_GREEDY_SIZE]);
-    ok = ok && whatif_plan_init(&plans[GALLOC_WHATIF_GREEDY_BREADTH], p->n_items, "greedy-by-breadth") &&
-         whatif_greedy_by_breadth(p, &x, &plans[GALLOC_WHATIF_GREEDY_BREADTH]);
+    ok = ok && galloc_whatif_plan_init(&plans[GALLOC_WHATIF_GREEDY_SIZE], p->n_items, "greedy-by-size") &&
+         galloc_whatif_greedy_by_size(p, &x, &plans[GALLOC_WHATIF_GREEDY_SIZE]);
+    ok = ok && galloc_whatif_plan_init(&plans[GALLOC_WHATIF_GREEDY_BREADTH], p->n_items, "greedy-by-breadth") &&
+         galloc_whatif_greedy_by_breadth(p, &x, &plans[GALLOC_WHATIF_GREEDY_BREADTH]);
     struct galloc_error msg;
     for (int k = 0; ok && k < GALLOC_WHATIF_EXACT; k++) {
         plans[k].checked = galloc_whatif_check(p, &plans[k], &msg);
@@ -67,16 +67,16 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
             start = k;
         }
     }
-    ok = ok && whatif_plan_init(&plans[GALLOC_WHATIF_EXACT], p->n_items, "exact");
+    ok = ok && galloc_whatif_plan_init(&plans[GALLOC_WHATIF_EXACT], p->n_items, "exact");
     if (ok && start >= 0) {
-        ok = whatif_exact(p, &x, &plans[start], budget_ms, &plans[GALLOC_WHATIF_EXACT]);
+        ok = galloc_whatif_exact(p, &x, &plans[start], budget_ms, &plans[GALLOC_WHATIF_EXACT]);
         if (ok) {
             plans[GALLOC_WHATIF_EXACT].checked = galloc_whatif_check(p, &plans[GALLOC_WHATIF_EXACT], &msg);
         }
     } else if (ok) {
         plans[GALLOC_WHATIF_EXACT].note = "no checked plan to start from";
     }
-    whatif_index_free(&x);
+    galloc_whatif_index_free(&x);
     if (!ok) {
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory planning %d items", p->n_items);
     }
@@ -115,7 +115,7 @@ bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct gal
     if (!out->tensor_item) {
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
-    if (!whatif_problem_from_plan(graph, plan, a, &out->problem, out->tensor_item, &out->n_shrinking, &out->plans[GALLOC_WHATIF_GGML], err)) {
+    if (!galloc_whatif_problem_from_plan(graph, plan, a, &out->problem, out->tensor_item, &out->n_shrinking, &out->plans[GALLOC_WHATIF_GGML], err)) {
         galloc_whatif_free(out);
         return false;
     }
@@ -131,7 +131,7 @@ bool galloc_whatif_from_csv(const char * csv, size_t len, uint64_t capacity, uin
                             struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     out->buffer_type = -1;
-    if (!whatif_problem_from_csv(csv, len, &out->problem, err)) {
+    if (!galloc_whatif_problem_from_csv(csv, len, &out->problem, err)) {
         return false;
     }
     out->problem.capacity = capacity;
@@ -186,88 +186,88 @@ bool galloc_whatif_from_problem(const struct galloc_whatif_problem * problem, ui
 
 // ---- JSON --------------------------------------------------------------------------
 
-static void write_u64_or_null(struct json_writer * w, const char * key, uint64_t v, uint64_t null_value) {
-    json_write_newline(w, 2);
-    json_write_key(w, key);
+static void write_u64_or_null(struct galloc_json_writer * w, const char * key, uint64_t v, uint64_t null_value) {
+    galloc_json_write_newline(w, 2);
+    galloc_json_write_key(w, key);
     if (v == null_value) {
-        json_write_null(w);
+        galloc_json_write_null(w);
     } else {
-        json_write_u64(w, v);
+        galloc_json_write_u64(w, v);
     }
 }
 
-static void write_plan(struct json_writer * w, const struct galloc_whatif_plan * pl, int32_t n_items, uint64_t capacity, bool is_exact) {
-    json_write_newline(w, 4);
-    json_write_begin_object(w);
-    json_write_key(w, "name");
-    json_write_cstr(w, pl->name ? pl->name : "");
-    json_write_key(w, "valid");
-    json_write_bool(w, pl->valid);
-    json_write_key(w, "checked");
-    json_write_bool(w, pl->checked);
-    json_write_key(w, "total");
-    json_write_u64(w, pl->total);
-    json_write_key(w, "chunk_sizes");
-    json_write_begin_array(w);
+static void write_plan(struct galloc_json_writer * w, const struct galloc_whatif_plan * pl, int32_t n_items, uint64_t capacity, bool is_exact) {
+    galloc_json_write_newline(w, 4);
+    galloc_json_write_begin_object(w);
+    galloc_json_write_key(w, "name");
+    galloc_json_write_cstr(w, pl->name ? pl->name : "");
+    galloc_json_write_key(w, "valid");
+    galloc_json_write_bool(w, pl->valid);
+    galloc_json_write_key(w, "checked");
+    galloc_json_write_bool(w, pl->checked);
+    galloc_json_write_key(w, "total");
+    galloc_json_write_u64(w, pl->total);
+    galloc_json_write_key(w, "chunk_sizes");
+    galloc_json_write_begin_array(w);
     for (int32_t c = 0; c < pl->n_chunks; c++) {
-        json_write_u64(w, pl->chunk_sizes[c]);
+        galloc_json_write_u64(w, pl->chunk_sizes[c]);
     }
-    json_write_end_array(w);
-    json_write_key(w, "time_us");
-    json_write_u64(w, pl->time_ms > 0 ? (uint64_t) (pl->time_ms * 1000.0) : 0);
-    json_write_key(w, "found_us");
-    json_write_u64(w, pl->found_ms > 0 ? (uint64_t) (pl->found_ms * 1000.0) : 0);
-    json_write_key(w, "fit_us"); // when a plan within the capacity was there; null: never, or no capacity
+    galloc_json_write_end_array(w);
+    galloc_json_write_key(w, "time_us");
+    galloc_json_write_u64(w, pl->time_ms > 0 ? (uint64_t) (pl->time_ms * 1000.0) : 0);
+    galloc_json_write_key(w, "found_us");
+    galloc_json_write_u64(w, pl->found_ms > 0 ? (uint64_t) (pl->found_ms * 1000.0) : 0);
+    galloc_json_write_key(w, "fit_us"); // when a plan within the capacity was there; null: never, or no capacity
     if (capacity && is_exact && pl->fit_ms >= 0) {
-        json_write_u64(w, (uint64_t) (pl->fit_ms * 1000.0));
+        galloc_json_write_u64(w, (uint64_t) (pl->fit_ms * 1000.0));
     } else if (capacity && !is_exact && pl->total <= capacity) {
-        json_write_u64(w, 0);
+        galloc_json_write_u64(w, 0);
     } else {
-        json_write_null(w);
+        galloc_json_write_null(w);
     }
-    json_write_key(w, "proved_optimal");
-    json_write_bool(w, pl->proved_optimal);
-    json_write_key(w, "bound");
-    json_write_u64(w, pl->bound);
-    json_write_key(w, "nodes");
-    json_write_u64(w, pl->nodes);
-    json_write_key(w, "note");
-    json_write_cstr(w, pl->note ? pl->note : "");
-    json_write_newline(w, 6);
-    json_write_key(w, "chunks");
-    json_write_begin_array(w);
+    galloc_json_write_key(w, "proved_optimal");
+    galloc_json_write_bool(w, pl->proved_optimal);
+    galloc_json_write_key(w, "bound");
+    galloc_json_write_u64(w, pl->bound);
+    galloc_json_write_key(w, "nodes");
+    galloc_json_write_u64(w, pl->nodes);
+    galloc_json_write_key(w, "note");
+    galloc_json_write_cstr(w, pl->note ? pl->note : "");
+    galloc_json_write_newline(w, 6);
+    galloc_json_write_key(w, "chunks");
+    galloc_json_write_begin_array(w);
     for (int32_t i = 0; pl->chunks && i < n_items; i++) {
-        json_write_i64(w, pl->chunks[i]);
+        galloc_json_write_i64(w, pl->chunks[i]);
     }
-    json_write_end_array(w);
-    json_write_newline(w, 6);
-    json_write_key(w, "offsets");
-    json_write_begin_array(w);
+    galloc_json_write_end_array(w);
+    galloc_json_write_newline(w, 6);
+    galloc_json_write_key(w, "offsets");
+    galloc_json_write_begin_array(w);
     for (int32_t i = 0; pl->offsets && i < n_items; i++) {
-        json_write_u64(w, pl->offsets[i]);
+        galloc_json_write_u64(w, pl->offsets[i]);
     }
-    json_write_end_array(w);
-    json_write_newline(w, 4);
-    json_write_end_object(w);
+    galloc_json_write_end_array(w);
+    galloc_json_write_newline(w, 4);
+    galloc_json_write_end_object(w);
 }
 
 char * galloc_whatif_write_json(const struct galloc_whatif_result * r, size_t * len) {
     const struct galloc_whatif_problem * p = &r->problem;
-    struct json_writer                   w;
-    json_writer_init(&w);
-    json_write_begin_object(&w);
-    json_write_newline(&w, 2);
-    json_write_key(&w, "format");
-    json_write_cstr(&w, "galloc-whatif");
-    json_write_newline(&w, 2);
-    json_write_key(&w, "version");
-    json_write_u64(&w, 1);
-    json_write_newline(&w, 2);
-    json_write_key(&w, "buffer_type");
+    struct galloc_json_writer                   w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "format");
+    galloc_json_write_cstr(&w, "galloc-whatif");
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "version");
+    galloc_json_write_u64(&w, 1);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "buffer_type");
     if (r->buffer_type >= 0) {
-        json_write_i64(&w, r->buffer_type);
+        galloc_json_write_i64(&w, r->buffer_type);
     } else {
-        json_write_null(&w);
+        galloc_json_write_null(&w);
     }
     write_u64_or_null(&w, "alignment", p->alignment, 0);
     write_u64_or_null(&w, "max_size", p->max_size, GALLOC_NO_MAX_SIZE);
@@ -275,51 +275,51 @@ char * galloc_whatif_write_json(const struct galloc_whatif_result * r, size_t * 
     write_u64_or_null(&w, "lower_bound", r->lower_bound, UINT64_MAX);
     write_u64_or_null(&w, "peak_live", r->peak_live, UINT64_MAX);
     write_u64_or_null(&w, "n_shrinking", (uint64_t) r->n_shrinking, UINT64_MAX);
-    json_write_newline(&w, 2);
-    json_write_key(&w, "best");
-    json_write_cstr(&w, r->plans[r->best].name ? r->plans[r->best].name : "");
-    json_write_newline(&w, 2);
-    json_write_key(&w, "items");
-    json_write_begin_array(&w);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "best");
+    galloc_json_write_cstr(&w, r->plans[r->best].name ? r->plans[r->best].name : "");
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "items");
+    galloc_json_write_begin_array(&w);
     for (int32_t i = 0; i < p->n_items; i++) {
         const struct galloc_whatif_item * it = &p->items[i];
-        json_write_newline(&w, 4);
-        json_write_begin_object(&w);
-        json_write_key(&w, "id");
-        json_write_i64(&w, it->id);
-        json_write_key(&w, "tensors");
-        json_write_i64(&w, it->n_tensors);
-        json_write_key(&w, "size");
-        json_write_u64(&w, it->size);
-        json_write_key(&w, "first");
-        json_write_i64(&w, it->first);
-        json_write_key(&w, "last");
-        json_write_i64(&w, it->last);
-        json_write_end_object(&w);
+        galloc_json_write_newline(&w, 4);
+        galloc_json_write_begin_object(&w);
+        galloc_json_write_key(&w, "id");
+        galloc_json_write_i64(&w, it->id);
+        galloc_json_write_key(&w, "tensors");
+        galloc_json_write_i64(&w, it->n_tensors);
+        galloc_json_write_key(&w, "size");
+        galloc_json_write_u64(&w, it->size);
+        galloc_json_write_key(&w, "first");
+        galloc_json_write_i64(&w, it->first);
+        galloc_json_write_key(&w, "last");
+        galloc_json_write_i64(&w, it->last);
+        galloc_json_write_end_object(&w);
     }
     if (p->n_items > 0) {
-        json_write_newline(&w, 2);
+        galloc_json_write_newline(&w, 2);
     }
-    json_write_end_array(&w);
-    json_write_newline(&w, 2);
-    json_write_key(&w, "planners");
-    json_write_begin_array(&w);
+    galloc_json_write_end_array(&w);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "planners");
+    galloc_json_write_begin_array(&w);
     for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
         write_plan(&w, &r->plans[k], p->n_items, p->capacity, k == GALLOC_WHATIF_EXACT);
     }
-    json_write_newline(&w, 2);
-    json_write_end_array(&w);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_end_array(&w);
     if (r->tensor_item) {
-        json_write_newline(&w, 2);
-        json_write_key(&w, "tensor_item");
-        json_write_begin_array(&w);
+        galloc_json_write_newline(&w, 2);
+        galloc_json_write_key(&w, "tensor_item");
+        galloc_json_write_begin_array(&w);
         for (int32_t t = 0; t < r->n_tensors; t++) {
-            json_write_i64(&w, r->tensor_item[t]);
+            galloc_json_write_i64(&w, r->tensor_item[t]);
         }
-        json_write_end_array(&w);
+        galloc_json_write_end_array(&w);
     }
-    json_write_newline(&w, 0);
-    json_write_end_object(&w);
-    json_write_newline(&w, 0);
-    return json_writer_finish(&w, len);
+    galloc_json_write_newline(&w, 0);
+    galloc_json_write_end_object(&w);
+    galloc_json_write_newline(&w, 0);
+    return galloc_json_writer_finish(&w, len);
 }

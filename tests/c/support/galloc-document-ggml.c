@@ -48,8 +48,12 @@ static bool make_tensors(const struct galloc_document * doc, struct galloc_ggml_
         for (int k = 0; k < GGML_MAX_DIMS; k++) {
             t->nb[k] = (size_t) d->nb[k];
         }
-        t->op    = (enum ggml_op) d->op;
+        t->op    = (enum ggml_op) d->op; // an op this ggml lacks keeps its id: ggml_op_can_inplace says no
         t->flags = d->flags;
+        if (d->external && doc->tensor_buffer_type[i] < 0) {
+            static char outside_any_buffer[1];
+            t->data = outside_any_buffer; // data and no buffer: upstream treats it as allocated
+        }
         ggml_set_name(t, doc->tensor_names[i]);
         g->tensors[i] = t;
     }
@@ -118,6 +122,12 @@ static bool make_graph(const struct galloc_document * doc, struct galloc_ggml_gr
 bool galloc_document_to_ggml(const struct galloc_document * doc, struct galloc_ggml_graph * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     for (int32_t i = 0; i < doc->n_tensors; i++) {
+        if (doc->tensor_alloc_sizes != NULL && doc->tensor_alloc_sizes[i] >= 0) {
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].alloc_sizes: sizes per buffer type, which the virtual buffer types here cannot express", i);
+        }
+        if (doc->tensors[i].type >= GALLOC_DOCUMENT_UNKNOWN) {
+            return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].type: %s is not a type of this ggml", i, galloc_document_type_name(doc, i));
+        }
         if (doc->tensors[i].alloc_size != doc->tensors[i].nbytes) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].alloc_size: %llu differs from nbytes (%llu), which a ggml buffer type here cannot express",
                                i, (unsigned long long) doc->tensors[i].alloc_size, (unsigned long long) doc->tensors[i].nbytes);

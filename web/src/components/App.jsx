@@ -10,6 +10,9 @@ import { LayerSlider } from './LayerSlider.jsx';
 import { Timeline } from './Timeline.jsx';
 import { Inspector } from './Inspector.jsx';
 import { WhatIf } from './WhatIf.jsx';
+import { PeakPanel } from './PeakPanel.jsx';
+import { MemoryChart } from './MemoryChart.jsx';
+import { CompareView } from './CompareView.jsx';
 import { status } from '../state.js';
 
 export function App() {
@@ -22,6 +25,9 @@ export function App() {
         <section class="left">
           <Editor />
           <DagView />
+          <PeakPanel />
+          <MemoryChart />
+          <CompareView />
         </section>
         <section class="right">
           <BufferTable />

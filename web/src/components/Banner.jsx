@@ -1,4 +1,4 @@
-// Banner.jsx: the current notice (import errors, planner errors, info).
+// Banner.jsx: the current notice (import errors, planner errors, warnings such as names the tables lack, info).
 import { notice, textErrors, setNotice } from '../state.js';
 
 export function Banner() {

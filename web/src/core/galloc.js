@@ -196,7 +196,12 @@ async function instantiate(options) {
  * @returns {string}
  */
 function toJSON(value) {
-  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
+  try {
+    return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
+  } catch (e) {
+    // a cyclic object, or a getter or toJSON that throws: a GallocError like every other failure
+    throw gallocError(`document: cannot be written as JSON (${e instanceof Error ? e.message : String(e)})`, 'bad-argument', -1);
+  }
 }
 
 /**
@@ -268,7 +273,8 @@ export class Galloc {
    * @throws {GallocError}
    */
   timePlan(graph, runs) {
-    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_time_plan(ptr, len, runs | 0)));
+    const n = checkInteger(runs, 1, 100000, 'runs'); // `runs | 0` made 2**32 + 2 two runs
+    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_time_plan(ptr, len, n)));
   }
 
   /**
@@ -384,7 +390,35 @@ export class Galloc {
    * @throws {GallocError}
    */
   presetText(name) {
-    return this.withInput(String(name), (ptr) => this.m._galloc_wasm_preset_document(ptr));
+    if (typeof name !== 'string' || name.includes('\0')) {
+      // the C side reads a NUL-terminated name: "llama-tiny\0x" would be llama-tiny
+      throw gallocError(`preset: ${JSON.stringify(String(name))} is not a preset name`, 'bad-argument', -1);
+    }
+    return this.withInput(name, (ptr) => this.m._galloc_wasm_preset_document(ptr));
+  }
+
+  /**
+   * ggml's tables as the C library has them (the one source of truth; web/src/core/ggml-tables.js
+   * is generated from this by `make tables`).
+   * @returns {{ggml: string, types: Record<string, [number, number]>, ops: string[], inplace_ops: string[],
+   *   unary_ops: string[], glu_ops: string[], flags: string[]}}
+   */
+  tables() {
+    this.alive();
+    const r = this.call(() => this.m._galloc_wasm_tables()) >>> 0;
+    if (r === 0) throw this.lastError();
+    return JSON.parse(this.takeString(r));
+  }
+
+  /**
+   * What the last document read by plan(), normalize() and the like warns about: the ops, unary
+   * ops, GLU ops and types it uses that ggml's tables (0.21.0) lack (kept by name; such ops are
+   * planned as ops that may not run in place). "" when nothing.
+   * @returns {string}
+   */
+  lastWarning() {
+    this.alive();
+    return this.cString(this.call(() => this.m._galloc_wasm_last_warning()));
   }
 
   /**
@@ -526,7 +560,10 @@ function checkCapacity(v) {
   if (v === null || v === undefined || v === '') return 0n;
   let b;
   try {
+    // a number, a BigInt or a decimal string only: BigInt() alone takes true, [5] and "0x10"
     if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new Error('not exact');
+    if (typeof v === 'string' && !/^\s*\d+\s*$/.test(v)) throw new Error('not decimal');
+    if (typeof v !== 'number' && typeof v !== 'bigint' && typeof v !== 'string') throw new Error('not a number');
     b = BigInt(/** @type {any} */ (v));
   } catch {
     throw gallocError(`capacity: ${String(v)} is not a whole number of bytes`, 'bad-argument', -1);

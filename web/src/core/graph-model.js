@@ -50,7 +50,9 @@ export function checkGraph(input) {
     if (typeof t.name !== 'string') throw new Error(`${at}.name: missing`);
     if (new TextEncoder().encode(t.name).length > 63) throw new Error(`${at}.name: longer than 63 bytes`);
     if (typeof t.op !== 'string') throw new Error(`${at}.op: missing`);
-    if (!isType(t.type)) throw new Error(`${at}.type: unknown type ${JSON.stringify(t.type)}`);
+    if (!isType(t.type)) {
+      throw new Error(`${at}.type: unknown type ${JSON.stringify(t.type)}${(doc.type_traits || []).some((x) => x && x.name === t.type) ? ' (types newer than the tables plan with the CLI; the web UI cannot edit them yet)' : ''}`);
+    }
     if (!Array.isArray(t.ne) || t.ne.length < 1 || t.ne.length > 4 || !t.ne.every(isSize)) throw new Error(`${at}.ne: expected 1 to 4 non-negative numbers`);
     if (t.nb !== undefined && (!Array.isArray(t.nb) || t.nb.length !== 4 || !t.nb.every(isSize))) throw new Error(`${at}.nb: expected 4 byte strides`);
     if (t.src !== undefined) {
@@ -64,13 +66,18 @@ export function checkGraph(input) {
     if (t.view_offs !== undefined && !isSize(t.view_offs)) throw new Error(`${at}.view_offs: must be a byte count`);
     if (t.flags !== undefined && (!Array.isArray(t.flags) || !t.flags.every((f) => FLAGS.includes(f)))) throw new Error(`${at}.flags: expected a subset of ${FLAGS.join(', ')}`);
     if (t.alloc_size !== undefined && !isSize(t.alloc_size)) throw new Error(`${at}.alloc_size: must be a byte count`);
+    if (t.alloc_sizes !== undefined && (!Array.isArray(t.alloc_sizes) || t.alloc_sizes.length !== bts.length || !t.alloc_sizes.every((v) => v === null || isSize(v)))) {
+      throw new Error(`${at}.alloc_sizes: expected one byte count (or null) per buffer type`);
+    }
     for (const [op, key, names] of [['UNARY', 'unary_op', UNARY_NAMES], ['GLU', 'glu_op', GLU_NAMES]]) {
       if (t[key] === undefined || t[key] === null) continue;
       if (t.op !== op) throw new Error(`${at}.${key}: only ${op} tensors have one (this one is ${t.op})`);
-      if (typeof t[key] !== 'string' || t[key] !== t[key].toUpperCase() || !names.slice(1).includes(t[key].toLowerCase())) {
+      // a name the tables lack is kept (the C reader warns about it), if it is spelled like ggml's
+      if (typeof t[key] !== 'string' || !(names.slice(1).includes(t[key].toLowerCase()) ? t[key] === t[key].toUpperCase() : /^[A-Za-z0-9_]{1,63}$/.test(t[key]))) {
         throw new Error(`${at}.${key}: unknown ${key} ${JSON.stringify(t[key])}`);
       }
     }
+    if (t.external !== undefined && typeof t.external !== 'boolean') throw new Error(`${at}.external: expected true or false`);
     if (t.buffer_type !== undefined && t.buffer_type !== null && (!isIndex(t.buffer_type) || t.buffer_type >= bts.length)) {
       throw new Error(`${at}.buffer_type: ${JSON.stringify(t.buffer_type)} is not a buffer type index`);
     }

@@ -6,6 +6,9 @@
 //   x3 = mul_mat(w, x0) @gpu             # @B: the buffer type this node is assigned to
 //   x4 = view_1d(x3, 2, 4)
 //   y  = CONV_2D(k, x4) ne=[4, 4] type=f16   # any op by its printed name; modifiers override
+//   z  = NEW_OP(y) sub=X alloc=[96, _] outside  # ops newer than the tables by name; sub=: unary op/GLU;
+//                                        # alloc=[...]: bytes per buffer type (_: ggml_nbytes); outside:
+//                                        # memory outside any buffer (a document's "external")
 //   output(x3, y)
 //
 // parseGraphText(text) -> {doc, meta} | {errors: [{line, message}]}
@@ -26,7 +29,7 @@ class LineError extends Error {
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
 const RESERVED = new Set(['_', 'none']);
-const FLAG_WORDS = new Set(['input', 'output', 'param', 'loss', 'compute', 'nocompute', 'extern', 'detached']);
+const FLAG_WORDS = new Set(['input', 'output', 'param', 'loss', 'compute', 'nocompute', 'extern', 'outside', 'detached']);
 const UNIT = { b: 1n, kib: 1n << 10n, mib: 1n << 20n, gib: 1n << 30n, tib: 1n << 40n };
 const MAX_NAME_BYTES = 63;
 
@@ -124,10 +127,16 @@ function refOf(tok) {
   throw new LineError(`expected a tensor, found '${tok.text ?? tok.v}'`, tok.from);
 }
 
-function parseList(cur, what) {
+function parseList(cur, what, holes = false) {
   cur.expect('p', '[', `'[' to start ${what}`);
   const out = [];
   while (!cur.at('p', ']')) {
+    if (holes && cur.at('id', '_')) {
+      cur.next();
+      out.push(null);
+      if (!cur.at('p', ']')) cur.expect('p', ',', "',' or ']'");
+      continue;
+    }
     const t = cur.expect('num', undefined, `a number in ${what}`);
     if (typeof t.v !== 'bigint' || t.v < 0n) throw new LineError(`${what}: ${t.text} is not a whole number >= 0`, t.from);
     out.push(t.v);
@@ -176,6 +185,12 @@ function parseModifiers(cur, st) {
         if (!v) throw new LineError('view= needs a tensor or none', t.from);
         m.view = v.k === 'id' && v.v === 'none' ? 'none' : refOf(v);
         if (m.view === null) throw new LineError('view= needs a tensor or none', v.from);
+      } else if (key === 'alloc' && cur.at('p', '[')) {
+        m.allocs = parseList(cur, 'alloc', true); // one per buffer type, _ = its byte size
+      } else if (key === 'sub') {
+        const v = cur.expect('id', undefined, 'a unary op or GLU name after sub=');
+        if (!/^[A-Z][A-Z0-9_]{0,62}$/.test(v.v)) throw new LineError(`sub: ${v.v} is not a ggml op name (capitals, digits, '_')`, v.from);
+        m.sub = v.v;
       } else if (key === 'offs' || key === 'alloc') {
         const v = cur.expect('num', undefined, `a byte count after ${key}=`);
         if (typeof v.v !== 'bigint' || v.v < 0n) throw new LineError(`${key}: ${v.text} is not a byte count`, v.from);
@@ -183,7 +198,7 @@ function parseModifiers(cur, st) {
       } else if (key === 'extern') {
         m.extern = parseBufRef(cur);
       } else {
-        throw new LineError(`unknown modifier '${key}=' (type=, ne=, nb=, view=, offs=, alloc=, extern=)`, t.from);
+        throw new LineError(`unknown modifier '${key}=' (type=, ne=, nb=, view=, offs=, alloc=, sub=, extern=)`, t.from);
       }
       continue;
     }
@@ -412,10 +427,10 @@ export function parseGraphText(text) {
   }
 
   // evaluate in dependency order, so that $N may refer forward
-  const deps = stmts.map((st) => {
+  const deps = stmts.map((st, i) => {
     const ds = st.args.filter(Boolean).map((r) => r.idx);
     if (st.mods.view && st.mods.view !== 'none') ds.push(st.mods.view.idx);
-    return ds.filter((d) => d < n);
+    return ds.filter((d) => d < n && d !== i); // a tensor naming itself (ggml_cast's src[1]) is no cycle
   });
   const order = topoOrder(n, deps);
   const evaluated = new Array(n).fill(null);
@@ -429,8 +444,9 @@ export function parseGraphText(text) {
     const st = stmts[i];
     if (st.broken || deps[i].some((d) => failed[d] || !evaluated[d])) { failed[i] = 1; continue; }
     try {
-      const src = (r) => (r ? evaluated[r.idx] : null);
-      const mods = { type: st.mods.type, ne: st.mods.ne, nb: st.mods.nb, offs: st.mods.offs };
+      const first = st.args[0] ? evaluated[st.args[0].idx] : null;
+      const src = (r) => (r ? (r.idx === i ? selfSource(i, st.name, first, st.mods) : evaluated[r.idx]) : null);
+      const mods = { type: st.mods.type, ne: st.mods.ne, nb: st.mods.nb, offs: st.mods.offs, sub: st.mods.sub };
       if (st.mods.view !== undefined) mods.view = st.mods.view === 'none' ? null : src(st.mods.view);
       const e = evaluateCall({ fn: st.fn, args: st.args.map(src), params: st.params, type: st.typeArg }, mods);
       evaluated[i] = { index: i, name: st.name, type: e.type, ne: e.ne, nb: e.nb, viewSrc: e.viewSrc, viewOffs: e.viewOffs, op: e.op, sub: e.sub, src: e.src };
@@ -445,6 +461,17 @@ export function parseGraphText(text) {
     return { errors };
   }
   return { doc: buildDoc(docName, buffers, stmts, evaluated, outputs, dirs), meta: buildMeta(stmts, buffers) };
+}
+
+/**
+ * A tensor as its own source (ggml_cast makes a CPY whose src[1] is the result): a new contiguous
+ * tensor of the first argument's shape, or of type= / ne= when given. The printer and the parser
+ * both use this, so the text reads back to the same tensor.
+ */
+function selfSource(index, name, first, mods) {
+  const type = mods.type ?? first?.type ?? 'f32';
+  const ne = mods.ne ?? first?.ne ?? [1n, 1n, 1n, 1n];
+  return { index, name, type, ne, nb: contiguousNb(type, ne), viewSrc: -1, viewOffs: 0n };
 }
 
 function topoOrder(n, deps) {
@@ -491,7 +518,9 @@ function buildDoc(docName, buffers, stmts, ev, outputs, dirs) {
     const fl = FLAGS.filter((f) => flags.has(f));
     if (fl.length) t.flags = fl;
     if (st.mods.alloc !== undefined) t.alloc_size = docNum(st.mods.alloc);
+    if (st.mods.allocs !== undefined) t.alloc_sizes = st.mods.allocs.map((v) => (v === null ? null : docNum(v)));
     if (st.externId >= 0) t.buffer_type = st.externId;
+    else if (st.mods.flags.has('outside')) t.external = true; // memory outside any buffer (data, no buffer)
     return t;
   });
   const doc = {
@@ -565,18 +594,22 @@ export function graphToText(input) {
     const self = srcObj(i);
     const src = (t.src || []).slice();
     while (src.length && (src[src.length - 1] === null || src[src.length - 1] === undefined)) src.pop();
-    const srcs = src.map((j) => (j === null || j === undefined ? null : srcObj(j)));
+    const first = src[0] !== null && src[0] !== undefined && src[0] !== i ? srcObj(src[0]) : null;
+    const srcOf = (j) => (j === i ? selfSource(i, t.name, first, {}) : srcObj(j));
+    const srcs = src.map((j) => (j === null || j === undefined ? null : srcOf(j)));
     const want = { op: t.op, sub: (SUB_OP_KEY[t.op] && t[SUB_OP_KEY[t.op]]) || null, type: t.type, ne: info.ne[i], nb: info.nb[i], src: src.map((j) => j ?? null), viewSrc: self.viewSrc, viewOffs: self.viewOffs };
-    const call = printCall(t, self, srcs, want, srcObj);
+    const call = printCall(t, self, srcs, want, srcOf);
     const parts = [`${nameToken(t.name)} = ${call.fn}(${call.argText(ref)})`, ...call.mods(ref)];
     const flags = new Set(t.flags || []);
     if (t.alloc_size !== undefined) parts.push(`alloc=${t.alloc_size}`);
+    if (Array.isArray(t.alloc_sizes)) parts.push(`alloc=[${t.alloc_sizes.map((v) => (v === null ? '_' : String(v))).join(', ')}]`);
     if (assigned[i]) parts.push(`@${bufRef(assigned[i])}`);
     if (t.buffer_type !== undefined && t.buffer_type !== null) {
       const implied = call.fn === 'weight';
       if (t.buffer_type !== assigned[i]) parts.push(`extern=${bufRef(t.buffer_type)}`);
       else if (!implied) parts.push('extern');
     }
+    if (t.external === true && (t.buffer_type === undefined || t.buffer_type === null)) parts.push('outside');
     if (flags.has('input') && call.fn !== 'input') parts.push('input');
     if (flags.has('param') && call.fn !== 'param') parts.push('param');
     if (flags.has('loss')) parts.push('loss');
@@ -642,7 +675,11 @@ function printCall(t, self, srcs, want, srcObj) {
     const r = attempt(idiom.fn, idiom.args, idiom.params, idiom.type);
     if (r) return r;
   }
-  const raw = attempt(t.op, want.src, [], undefined, true); // the op by name (a sub-op no call has is not kept)
+  const raw = attempt(t.op, want.src, [], undefined, true); // the op by name; a sub-op no call has as sub=
+  if (raw && want.sub) {
+    const mods = raw.mods;
+    return { ...raw, mods: (ref) => [...mods(ref), `sub=${want.sub}`] };
+  }
   if (raw) return raw;
   throw new Error(`cannot write tensor ${self.index} (${t.name}) as text`);
 }

@@ -8,6 +8,7 @@
 // ShapeError with a message for the editor.
 
 import { TYPES, contiguousNb } from './ggml-types.js';
+import { GLU_OPS, UNARY_OPS } from './ggml-tables.js';
 
 /** an error in the shapes or arguments of a call; the parser adds the line */
 export class ShapeError extends Error {}
@@ -275,9 +276,8 @@ function contN(t, p, n) {
 }
 
 /** unary ops (op UNARY) and gated linear units (op GLU) */
-export const UNARY_NAMES = ['unary', 'abs', 'sgn', 'neg', 'step', 'tanh', 'elu', 'relu', 'sigmoid', 'gelu',
-  'gelu_quick', 'silu', 'hardswish', 'hardsigmoid', 'exp', 'gelu_erf'];
-export const GLU_NAMES = ['glu', 'reglu', 'geglu', 'swiglu', 'swiglu_oai', 'geglu_erf', 'geglu_quick'];
+export const UNARY_NAMES = ['unary', ...UNARY_OPS.map((n) => n.toLowerCase())];
+export const GLU_NAMES = ['glu', ...GLU_OPS.map((n) => n.toLowerCase())];
 
 // each named one records which unary op / GLU it is (ggml's name: silu -> SILU), as documents keep it
 // in "unary_op" / "glu_op"; the bare unary() and glu() leave it open

@@ -7,7 +7,12 @@ import { rectBox, byteY, baseX, zoomX, IDENTITY_Y } from './timeline-layout.js';
 import { fillColor, strokeColor, COLORS } from './colors.js';
 import { formatBytes } from './format.js';
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+// text for XML 1.0: markup escaped; characters XML cannot hold at all (C0 controls but tab, LF,
+// CR; lone surrogates; U+FFFE/U+FFFF) become U+FFFD, so names holding U+0001/U+0007/U+001B still
+// give a well-formed file
+const esc = (s) => String(s)
+  .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+  .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 
 /**
  * @param {object} layout timelineLayout(...)

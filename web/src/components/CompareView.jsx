@@ -1,0 +1,108 @@
+// CompareView.jsx: compare two plans: the graph on screen (A) against a preset or an imported
+// graph (B): both buffers' sizes, the difference (B − A) split into the peak's and the packing's,
+// and the names whose bytes at the peaks account for it. Numbers from galloc.explainCompare.
+import { presets, select } from '../state.js';
+import {
+  compareOpen, compareOther, compareFold, compareError, comparison, setCompareOpen, setCompareFold, compareWithPreset, compareWithText,
+} from '../explain-state.js';
+import { formatDiff, stepText } from '../core/explain-model.js';
+import { formatBytes, formatBytesExact } from '../core/format.js';
+
+const ROWS = 15;
+
+function Diff({ value, testid }) {
+  const d = BigInt(value);
+  return (
+    <td class={`num ${d > 0n ? 'cmp-up' : d < 0n ? 'cmp-down' : ''}`} title={`${d > 0n ? '+' : ''}${d.toString()} bytes`} data-testid={testid}
+      data-bytes={d.toString()}>{formatDiff(d, formatBytes)}</td>
+  );
+}
+
+function Size({ value, present = true }) {
+  return <td class="num" title={present ? formatBytesExact(value) : ''}>{present ? formatBytes(value) : 'absent'}</td>;
+}
+
+function BufferDiff({ d, folded }) {
+  return (
+    <div class="cmp-buffer" data-testid={`compare-buffer-${d.name}`}>
+      <table class="cmp-table">
+        <thead><tr><th>{d.name}</th><th>A (this graph)</th><th>B</th><th>B − A</th></tr></thead>
+        <tbody>
+          <tr><td>size</td><Size value={d.size_a} present={d.buffer_a >= 0} /><Size value={d.size_b} present={d.buffer_b >= 0} /><Diff value={d.size_diff} testid="compare-size-diff" /></tr>
+          <tr><td>peak of live bytes</td><Size value={d.peak_a} /><Size value={d.peak_b} /><Diff value={d.peak_diff} testid="compare-peak-diff" /></tr>
+          <tr class="hint"><td>at</td><td>{stepText(d.peak_step_a)}</td><td>{stepText(d.peak_step_b)}</td><td /></tr>
+          <tr><td>packing above the peak</td><td /><td /><Diff value={d.overhead_diff} testid="compare-pack-diff" /></tr>
+        </tbody>
+      </table>
+      {d.rows.length === 0 ? <div class="hint">The same tensors are live at both peaks: the difference is packing.</div> : (
+        <table class="cmp-table">
+          <thead><tr><th>live at the peaks{folded ? ' (per layer-folded name)' : ''}</th><th>A</th><th>B</th><th>B − A</th></tr></thead>
+          <tbody>
+            {d.rows.slice(0, ROWS).map((r) => (
+              <tr key={r.name}>
+                <td>{r.tensor_a >= 0
+                  ? <button class="linklike" onClick={() => select(r.tensor_a)} title="select it in this graph" data-testid="compare-row">{r.name}</button>
+                  : <span data-testid="compare-row">{r.name}</span>}
+                  {(r.count_a > 1 || r.count_b > 1) && <span class="hint"> ×{r.count_a}/{r.count_b}</span>}</td>
+                <Size value={r.bytes_a} /><Size value={r.bytes_b} /><Diff value={r.diff} testid="compare-row-diff" />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {d.rows.length > ROWS && <div class="hint" data-testid="compare-more">and {d.rows.length - ROWS} more names</div>}
+    </div>
+  );
+}
+
+function Chooser() {
+  const other = compareOther.value;
+  const onFile = async (e) => {
+    const f = e.target.files?.[0];
+    if (f) compareWithText(await f.text(), f.name);
+    e.target.value = '';
+  };
+  return (
+    <div class="cmp-chooser">
+      B:{' '}
+      <select data-testid="compare-preset" value={other?.label?.startsWith('preset ') ? other.label.slice(7) : ''}
+        onChange={(e) => e.target.value && compareWithPreset(e.target.value)}>
+        <option value="">pick a preset…</option>
+        {presets.value.map((p) => <option value={p.name}>{p.name}</option>)}
+      </select>{' '}
+      <label class="small-button">or import a graph… <input type="file" accept=".json,application/json" onChange={onFile} data-testid="compare-file" hidden /></label>{' '}
+      <label class="hint"><input type="checkbox" checked={compareFold.value} onChange={(e) => setCompareFold(e.target.checked)} /> fold by layer</label>
+      {other && <span class="hint"> · B is {other.label}</span>}
+    </div>
+  );
+}
+
+export function CompareView() {
+  if (!compareOpen.value) {
+    return (
+      <div class="compare closed">
+        <button class="small" onClick={() => setCompareOpen(true)} data-testid="compare-open">Compare two plans…</button>
+        <span class="hint">this graph against a preset or another graph: sizes, the difference, the tensors behind it</span>
+      </div>
+    );
+  }
+  const c = comparison.value;
+  return (
+    <div class="compare" data-testid="compare-view">
+      <div class="peak-title"><b>Compare two plans</b> <button class="small" onClick={() => setCompareOpen(false)}>close</button></div>
+      <Chooser />
+      {compareError.value && <div class="error" data-testid="compare-error">{compareError.value}</div>}
+      {c?.error && <div class="error" data-testid="compare-error">{c.error}</div>}
+      {c?.diff && (
+        <>
+          <div class="cmp-total">
+            total: A <b title={formatBytesExact(c.diff.total_a)}>{formatBytes(c.diff.total_a)}</b>, B{' '}
+            <b title={formatBytesExact(c.diff.total_b)}>{formatBytes(c.diff.total_b)}</b>, B − A{' '}
+            <b data-testid="compare-diff" data-bytes={String(c.diff.total_diff)} title={`${c.diff.total_diff} bytes`}>{formatDiff(c.diff.total_diff, formatBytes)}</b>
+          </div>
+          {c.diff.buffers.map((d) => <BufferDiff key={d.name} d={d} folded={c.diff.folded} />)}
+        </>
+      )}
+    </div>
+  );
+}
