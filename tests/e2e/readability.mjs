@@ -11,7 +11,8 @@
 // shows; an empty max size says "none" once; hover on the 70B preset and a 12k-tensor
 // import names the tensor under the pointer (frame times measured and printed, never
 // asserted); the search box finds a tensor by name, selects it in the text, the graph view
-// and the timeline, which pans to it. Screenshots: build/e2e/ux-*.png.
+// and the timeline, which pans to it; the layer slider zooms the timeline to a layer's steps
+// and tooltips say "layer 12 of 80". Screenshots: build/e2e/ux-*.png.
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 
@@ -404,6 +405,55 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     const none = await (async () => { await page.fill('[data-testid=tensor-search]', 'no such tensor here'); return page.textContent('[data-testid=search-count]'); })();
     assert(/no tensor/.test(none), `no-match text: ${none}`);
     await page.fill('[data-testid=tensor-search]', '');
+    await page.click('[data-testid=reset-zoom]');
+  });
+  await check('ux: layers (llama-3.1-70b-c8192): the slider zooms the timeline to a layer\'s steps; tooltips say "layer 12 of 80"', async () => {
+    await preset('llama-3.1-70b-c8192');
+    const doc = cliPreset('llama-3.1-70b-c8192');
+    // the layer as llama.cpp writes it, read here without the parser under test
+    const layerOfName = (n) => {
+      const m = /-(\d+)(?: \(|$)/.exec(n) ?? /^blk\.(\d+)\./.exec(n) ?? /_l(\d+)(?: \(|$)/.exec(n);
+      return m ? Number(m[1]) : -1;
+    };
+    const steps12 = doc.nodes.map((t, st) => [layerOfName(doc.tensors[t].name), st]).filter(([l]) => l === 12).map(([, st]) => st);
+    const first = Math.min(...steps12);
+    const last = Math.max(...steps12);
+    await page.waitForSelector('[data-testid=layer-range]', { timeout: 10000 });
+    assert(await page.getAttribute('[data-testid=layer-range]', 'max') === '79', 'the slider does not run over 80 layers');
+    await page.fill('[data-testid=layer-range]', '12');
+    await page.waitForFunction(() => /layer 12 of 80/.test(document.querySelector('[data-testid=layer-info]')?.textContent ?? ''), null, { timeout: 5000 });
+    const tl = page.locator('[data-testid=timeline]');
+    const v0 = Number(await tl.getAttribute('data-view-first'));
+    const v1 = Number(await tl.getAttribute('data-view-last'));
+    assert(v0 <= first && v1 >= last && v1 - v0 <= last - first + 2, `the timeline shows steps ${v0}..${v1}, layer 12 runs ${first}..${last}`);
+    assert((await page.textContent('[data-testid=layer-info]')).includes(`steps ${first}–${last}`), 'the slider does not give the layer\'s steps');
+    await tl.scrollIntoViewIfNeeded();
+    await shot('layer-12');
+    // tooltips over the zoomed layer
+    const seen = await page.evaluate(async () => {
+      const el = document.querySelector('[data-testid=timeline]');
+      const lane = el.querySelector('.lane-frame').getBoundingClientRect();
+      const out = [];
+      for (let k = 0; k < 80; k++) {
+        const x = lane.left + 3 + ((k * 47.3) % (lane.width - 6));
+        const y = lane.bottom - 2 - ((k * 13.7) % (lane.height - 4));
+        el.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true }));
+        await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+        const tip = document.querySelector('[data-testid=tooltip]');
+        if (tip) out.push({ name: tip.querySelector('.tt-name').textContent, layer: tip.querySelector('[data-testid=tooltip-layer]')?.textContent ?? '' });
+      }
+      return out;
+    });
+    let in12 = 0;
+    for (const { name, layer } of seen) {
+      const l = layerOfName(name);
+      assert(layer === (l >= 0 ? `layer ${l} of 80` : ''), `tooltip of ${name} says "${layer}"`);
+      if (l === 12) in12++;
+    }
+    assert(in12 >= 3, `only ${in12} tooltips over layer 12's steps name a tensor of layer 12 (${seen.length} tooltips)`);
+    const hover12 = seen.find((x) => layerOfName(x.name) === 12);
+    await page.mouse.move(2, 2);
+    assert(hover12, 'no tensor of layer 12 hovered');
     await page.click('[data-testid=reset-zoom]');
   });
   return times;

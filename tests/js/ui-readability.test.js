@@ -13,6 +13,7 @@ import {
   MIN_LANE_HEIGHT, IDENTITY_X, IDENTITY_Y,
 } from '../../web/src/core/timeline-layout.js';
 import { findTensors } from '../../web/src/core/tensor-search.js';
+import { layerSteps, layerLabel } from '../../web/src/core/layer-steps.js';
 import { dagSubset, layoutDag, frameView } from '../../web/src/core/dag-layout.js';
 import { tooltipPlace } from '../../web/src/core/tooltip-place.js';
 
@@ -195,5 +196,16 @@ describe('finding and showing tensors', () => {
     expect(far.k).toBe(zx.k);
     const mid = stepAtBaseX(L, unzoomX(far, (L.left + L.right) / 2));
     expect(mid >= 1999 && mid <= 2002).toBe(true);
+  });
+});
+
+describe('layers', () => {
+  it('gives each layer the steps of its nodes', () => {
+    // tensors 0..6; nodes in step order 2, 3, 4, 5, 6; layers by tensor
+    const layers = [-1, 0, 0, 0, 1, -1, 1];
+    expect(layerSteps(layers, [2, 3, 4, 5, 6], 3)).toEqual([{ layer: 0, first: 0, last: 1 }, { layer: 1, first: 2, last: 4 }, null]);
+    expect(layerSteps(layers, [], 2)).toEqual([null, null]);
+    expect(layerLabel(12, 80)).toBe('layer 12 of 80');
+    expect(layerLabel(-1, 80)).toBe('');
   });
 });

@@ -60,6 +60,14 @@ export const timelineRange = signal(null);
 export const model = computed(() => (graph.value && plan.value ? buildModel(graph.value, plan.value) : null));
 /** memory at the current step, or null */
 export const stepInfo = computed(() => (model.value && step.value !== null ? stepState(model.value, step.value) : null));
+/** the explain analysis of the plan on screen (galloc-explain.h, through WASM): the peak, what is
+ * live there, memory over time, each tensor's layer (`layer`, `n_layers`); null while there is none */
+export const explanation = computed(() => {
+  const g = galloc.value;
+  const doc = graph.value;
+  if (!g || !doc || !plan.value) return null;
+  try { return g.explain(doc); } catch { return null; }
+});
 
 // ---- loading ---------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import { Editor } from './Editor.jsx';
 import { DagView } from './DagView.jsx';
 import { BufferTable } from './BufferTable.jsx';
 import { StepControls } from './StepControls.jsx';
+import { LayerSlider } from './LayerSlider.jsx';
 import { Timeline } from './Timeline.jsx';
 import { Inspector } from './Inspector.jsx';
 import { WhatIf } from './WhatIf.jsx';
@@ -34,6 +35,7 @@ export function App() {
           <BufferTable />
           <WhatIf />
           <StepControls />
+          <LayerSlider />
           <Timeline />
           <Inspector />
         </section>

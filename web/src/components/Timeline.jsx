@@ -218,7 +218,8 @@ export function Timeline() {
         <button class="small" onClick={() => setZoom({ zx: IDENTITY_X, zys: [] })} data-testid="reset-zoom">reset zoom</button>
       </div>
       <div class="timeline" ref={box} style={{ height: `${layout.height}px` }} data-testid="timeline" data-mode={mode} data-source={m.kind}
-        data-planner={m.planner} data-zoom-steps={zoom.zx.k.toFixed(3)} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}>
+        data-planner={m.planner} data-zoom-steps={zoom.zx.k.toFixed(3)}
+        data-view-first={stepAtBaseX(layout, unzoomX(zoom.zx, layout.left + 0.5))} data-view-last={stepAtBaseX(layout, unzoomX(zoom.zx, layout.right - 0.5))} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}>
         {mode === 'canvas' ? <canvas ref={canvas} class="layer" /> : <SvgRects layout={layout} zoom={zoom} info={info} />}
         <Overlay layout={layout} zoom={zoom} m={m} info={info} />
         <Tooltip pointer={pointer} source={m} />

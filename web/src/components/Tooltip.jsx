@@ -1,7 +1,8 @@
 // Tooltip.jsx: what the hovered rectangle is, where it lives, and why: a tensor of the
 // graph's own plan, an item of another planner's plan, or a row of a CSV problem.
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { hovered } from '../state.js';
+import { hovered, explanation } from '../state.js';
+import { layerLabel } from '../core/layer-steps.js';
 import { rowHovered } from '../whatif-state.js';
 import { tensorFacts } from './tensor-facts.js';
 import { tooltipPlace } from '../core/tooltip-place.js';
@@ -9,7 +10,9 @@ import { tooltipPlace } from '../core/tooltip-place.js';
 /** the tooltip's lines for a tensor of ggml's plan */
 function ggmlFacts(m, i) {
   const f = tensorFacts(m, i);
-  return { name: f.name, detail: `${f.op} · ${f.type} ${f.shape} · ${f.bytes}`, where: f.where, steps: f.steps, why: f.why };
+  const ex = explanation.value;
+  const layer = ex && ex.n_tensors === m.doc.tensors.length ? layerLabel(ex.layer[i], ex.n_layers) : '';
+  return { name: f.name, detail: `${f.op} · ${f.type} ${f.shape} · ${f.bytes}`, layer, where: f.where, steps: f.steps, why: f.why };
 }
 
 /**
@@ -36,6 +39,7 @@ export function Tooltip({ pointer: pointerSignal, source }) {
     <div class="tooltip" ref={ref} style={{ left: '0px', top: '0px', visibility: 'hidden' }} data-testid="tooltip">
       <div class="tt-name">{f.name}</div>
       <div>{f.detail}</div>
+      {f.layer && <div data-testid="tooltip-layer">{f.layer}</div>}
       {f.where && <div data-testid="tooltip-where">{f.where}</div>}
       {f.steps && <div>{f.steps}</div>}
       <div class="tt-why">{f.why}</div>
