@@ -27,10 +27,14 @@ LIB_SRC  := $(sort $(wildcard c/src/*/*.c))
 CLI_SRC  := $(sort $(wildcard c/cli/*.c))
 TEST_SUP := $(sort $(wildcard tests/c/support/*.c))
 TEST_SRC := $(sort $(wildcard tests/c/test-*.c))
+# every header, for the rules that compile many sources in one call (fuzz targets, capture, C++ checks);
+# objects depend on the headers they include (dependency files, DEPFLAGS below)
 HEADERS  := $(wildcard c/include/*.h c/src/*/*.h c/cli/*.h tests/c/support/*.h)
 
 REL_OBJ  := $(LIB_SRC:c/src/%.c=build/rel/obj/%.o)
 SAN_OBJ  := $(LIB_SRC:c/src/%.c=build/san/obj/%.o)
+REL_CLI  := $(CLI_SRC:c/cli/%.c=build/rel/cli/%.o)
+SAN_CLI  := $(CLI_SRC:c/cli/%.c=build/san/cli/%.o)
 SUP_OBJ  := $(TEST_SUP:tests/c/support/%.c=build/san/sup/%.o)
 TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
 REPLAYS  := build/san/replay-document build/san/replay-csv build/san/replay-dynalloc build/san/replay-gguf
@@ -51,33 +55,50 @@ include c/capture/capture.mk
 lib: build/rel/libgalloc.a
 cli: build/rel/galloc
 
-build/rel/obj/%.o: c/src/%.c $(HEADERS)
+# dependency files: each object (and each test program) records the headers it includes in a .d
+# beside it, included below, so a header change rebuilds exactly what includes it. An object
+# whose .d is missing is rebuilt (the empty %.d rule), so a build from before the .d files heals.
+DEPFLAGS  = -MMD -MP
+DEPFLAGS1 = -MMD -MP -MF $@.d -MT $@   # for a program compiled and linked in one call
+DEPFILES := $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(REL_CLI:.o=.d) $(SAN_CLI:.o=.d) $(SUP_OBJ:.o=.d) $(TESTS:=.d) \
+            $(REPLAYS:build/san/replay-%=build/san/replay/fuzz-%.d) $(REPLAYS:build/san/replay-%=build/san/replay/replay-%.d)
+$(DEPFILES): ;
+
+build/rel/obj/%.o: c/src/%.c build/rel/obj/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(layer_inc) -c $< -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(DEPFLAGS) $(layer_inc) -c $< -o $@
 
 build/rel/libgalloc.a: $(REL_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-build/rel/galloc: $(CLI_SRC) build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(INC) -Ic/cli $(CLI_SRC) build/rel/libgalloc.a -o $@
-
-build/san/obj/%.o: c/src/%.c $(HEADERS)
+build/rel/cli/%.o: c/cli/%.c build/rel/cli/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(layer_inc) -c $< -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(DEPFLAGS) $(INC) -Ic/cli -c $< -o $@
+
+build/rel/galloc: $(REL_CLI) build/rel/libgalloc.a
+	$(CC) $(OPT_REL) $(REL_CLI) build/rel/libgalloc.a -o $@
+
+build/san/obj/%.o: c/src/%.c build/san/obj/%.d
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS) $(layer_inc) -c $< -o $@
 
 build/san/libgalloc.a: $(SAN_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-build/san/sup/%.o: tests/c/support/%.c $(HEADERS)
+build/san/cli/%.o: c/cli/%.c build/san/cli/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -c $< -o $@
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS) $(INC) -Ic/cli -c $< -o $@
 
-build/san/test-%: tests/c/test-%.c $(SUP_OBJ) build/san/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a -o $@
+build/san/galloc: $(SAN_CLI) build/san/libgalloc.a
+	$(CC) $(OPT_SAN) $(SAN_CLI) build/san/libgalloc.a -o $@
 
-build/san/galloc: $(CLI_SRC) build/san/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(INC) -Ic/cli $(CLI_SRC) build/san/libgalloc.a -o $@
+build/san/sup/%.o: tests/c/support/%.c build/san/sup/%.d
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS) $(TEST_INC) -c $< -o $@
+
+build/san/test-%: tests/c/test-%.c build/san/test-%.d $(SUP_OBJ) build/san/libgalloc.a
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS1) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a -o $@
 
 # the original C++ test, compiled unmodified against our headers
 build/san/test-alloc-conformance: $(CONFORMANCE) build/san/libgalloc.a $(HEADERS)
@@ -85,13 +106,15 @@ build/san/test-alloc-conformance: $(CONFORMANCE) build/san/libgalloc.a $(HEADERS
 
 # ---- dependencies --------------------------------------------------------------
 
-# Debian packages the build and tests need; installed when missing and run as root
-APT_PACKAGES := emscripten chromium nodejs npm clang
+# Debian packages the build and tests need (emscripten chromium nodejs npm clang), each checked by
+# the command it provides; only the missing ones are installed (apt-get, when run as root).
+# CHROMIUM=path uses another browser (tests/e2e/e2e.mjs launches it); then chromium is not installed.
 
 deps:
 	@missing=""; \
 	command -v emcc >/dev/null 2>&1 || missing="$$missing emscripten"; \
-	[ -x "$${CHROMIUM:-/usr/bin/chromium}" ] || missing="$$missing chromium"; \
+	if [ -n "$${CHROMIUM:-}" ]; then [ -x "$$CHROMIUM" ] || { echo "deps: CHROMIUM=$$CHROMIUM is not an executable"; exit 1; }; \
+	else [ -x /usr/bin/chromium ] || missing="$$missing chromium"; fi; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	command -v clang >/dev/null 2>&1 || missing="$$missing clang"; \
@@ -104,13 +127,15 @@ deps:
 	node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' || \
 	  { echo "deps: Node.js $$(node --version) is too old: Vite needs 20.19 or newer (Debian 12 ships 18; see README)"; exit 1; }
 
-# npm packages, pinned by package-lock.json
+# npm packages, pinned by package-lock.json: installed (npm ci) only when node_modules was not
+# installed from this very lock file (a checkout or merge that only touches the file installs nothing)
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	@cmp -s package-lock.json node_modules/.galloc-installed-lock || { npm ci --no-audit --no-fund && cp package-lock.json node_modules/.galloc-installed-lock; }
 	@touch $@
 
 # ---- web UI ------------------------------------------------------------------------
 
+# the one place the UI is built (make run, test-e2e, and tests/e2e/e2e.mjs run this rule)
 build/web/index.html: $(shell find web -type f 2>/dev/null) build/wasm/galloc.mjs node_modules/.package-lock.json
 	npm run --silent build
 
@@ -144,8 +169,8 @@ test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 	@$(call suite,js,js) sh -c 'npx vitest run --reporter=default --reporter=json --outputFile.json=$(SUMMARY)/vitest.json && \
 	  node -e "const r = require(\"./$(SUMMARY)/vitest.json\"); console.log(\"js: \" + r.numPassedTests + \" tests passed in \" + r.numTotalTestSuites + \" files (Vitest)\")"'
 
-test-e2e: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
-	@$(call suite,e2e,e2e) npm run --silent e2e
+test-e2e: build/wasm/galloc.mjs build/rel/galloc build/web/index.html node_modules/.package-lock.json
+	@$(call suite,e2e,e2e) env E2E_NO_BUILD=1 npm run --silent e2e
 
 # the exporter is meant to be dropped into C++ builds too (llama.cpp): it must compile as C++
 # with the C++ compiler and with clang++, warning-free (the C build above checks C)
@@ -203,8 +228,14 @@ build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
 
 # a fuzz target's corpus (and seeds) replayed without libFuzzer under ASan+UBSan, as a test-c program (REPLAYS)
 # (the kept corpus and the seeds of each target, FUZZ_CORPUS_* and FUZZ_SEEDS_* below)
-build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(SUP_OBJ) build/san/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(strip $(FUZZ_CORPUS_$*) $(FUZZ_SEEDS_$*))"' $< tests/fuzz/replay.c $(SUP_OBJ) build/san/libgalloc.a -o $@
+build/san/replay/fuzz-%.o: tests/fuzz/fuzz-%.c build/san/replay/fuzz-%.d
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS) $(TEST_INC) -c $< -o $@
+build/san/replay/replay-%.o: tests/fuzz/replay.c build/san/replay/replay-%.d
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS) $(TEST_INC) -DREPLAY_DIRS='"$(strip $(FUZZ_CORPUS_$*) $(FUZZ_SEEDS_$*))"' -c $< -o $@
+build/san/replay-%: build/san/replay/fuzz-%.o build/san/replay/replay-%.o $(SUP_OBJ) build/san/libgalloc.a
+	$(CC) $(OPT_SAN) $^ -o $@
 
 build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -243,5 +274,9 @@ fuzz-merge-%: build/fuzz/fuzz-%
 clean:
 	rm -rf build
 
-# keep intermediate objects (test support) between runs
-.SECONDARY:
+# the dependency files of the objects and programs built so far (none before the first build)
+-include $(shell find build/rel build/san -name '*.d' 2>/dev/null)  # (build/wasm's: c/wasm/wasm.mk)
+
+# keep intermediate objects (test support, the replays' objects) between runs; not every target
+# (a bare .SECONDARY would make a missing dependency file count as up to date)
+.SECONDARY: $(SUP_OBJ) $(REPLAYS:build/san/replay-%=build/san/replay/fuzz-%.o) $(REPLAYS:build/san/replay-%=build/san/replay/replay-%.o)

@@ -14,7 +14,6 @@ WASM_EMCC      ?= emcc
 WASM_DIR       := build/wasm
 WASM_LIB_SRC   := $(sort $(wildcard c/src/*/*.c))
 WASM_LIB_OBJ   := $(WASM_LIB_SRC:c/src/%.c=$(WASM_DIR)/obj/%.o)
-WASM_HEADERS   := $(wildcard c/include/*.h c/src/*/*.h c/wasm/*.h)
 # emscripten's JS optimizer runs in node and needs Debian's acorn (/usr/share/nodejs)
 WASM_NODE_PATH ?= /usr/share/nodejs
 
@@ -47,19 +46,23 @@ $(WASM_DIR)/exports.json: c/wasm/exports.txt c/wasm/wasm.mk
 	@mkdir -p $(WASM_DIR)
 	sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$$/d' -e 's/.*/"_&"/' c/wasm/exports.txt | paste -sd, - | sed -e 's/^/[/' -e 's/$$/]/' > $@
 
-# the library, each object with its layer's include path
-$(WASM_DIR)/obj/%.o: c/src/%.c $(WASM_HEADERS) c/wasm/wasm.mk
+# the library, each object with its layer's include path; each object's .d (-MMD -MP) lists the
+# headers it includes, so a header change rebuilds what includes it (an object without its .d is rebuilt)
+$(WASM_DIR)/obj/%.o: c/src/%.c $(WASM_DIR)/obj/%.d c/wasm/wasm.mk
 	@mkdir -p $(dir $@)
-	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(layer_inc) -c $< -o $@
+	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) -MMD -MP $(layer_inc) -c $< -o $@
 
 # the glue sees every layer
-$(WASM_DIR)/obj/galloc-wasm.o: c/wasm/galloc-wasm.c $(WASM_HEADERS) c/wasm/wasm.mk
+$(WASM_DIR)/obj/galloc-wasm.o: c/wasm/galloc-wasm.c $(WASM_DIR)/obj/galloc-wasm.d c/wasm/wasm.mk
 	@mkdir -p $(dir $@)
-	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(INC) -Ibench -c $< -o $@
+	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) -MMD -MP $(INC) -Ibench -c $< -o $@
 
-$(WASM_DIR)/obj/galloc-timing.o: bench/galloc-timing.c $(WASM_HEADERS) c/wasm/wasm.mk
+$(WASM_DIR)/obj/galloc-timing.o: bench/galloc-timing.c $(WASM_DIR)/obj/galloc-timing.d c/wasm/wasm.mk
 	@mkdir -p $(dir $@)
-	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(INC) -c $< -o $@
+	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) -MMD -MP $(INC) -c $< -o $@
+
+$(WASM_LIB_OBJ:.o=.d) $(WASM_DIR)/obj/galloc-wasm.d $(WASM_DIR)/obj/galloc-timing.d: ;
+-include $(shell find $(WASM_DIR) -name '*.d' 2>/dev/null)
 
 # emcc writes galloc.wasm next to galloc.mjs
 $(WASM_DIR)/galloc.mjs: $(WASM_LIB_OBJ) $(WASM_DIR)/obj/galloc-wasm.o $(WASM_DIR)/obj/galloc-timing.o $(WASM_DIR)/exports.json
