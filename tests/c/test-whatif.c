@@ -19,42 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-
-// invariants of every result: plans checked, best <= ggml, bound <= plans, exact consistent
-static void check_result(const struct galloc_whatif_result * r, const char * what, int seed) {
-    struct galloc_error err;
-    for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
-        const struct galloc_whatif_plan * pl = &r->plans[k];
-        CHECK(pl->valid);
-        if (k != GALLOC_WHATIF_GGML) {
-            bool ok = galloc_whatif_check(&r->problem, pl, &err);
-            if (!ok) {
-                fprintf(stderr, "%s %d: %s\n", what, seed, err.message);
-            }
-            CHECK(ok);
-            CHECK(pl->checked);
-            CHECK(pl->total >= r->lower_bound);
-        } else if (pl->checked) {
-            CHECK(pl->total >= r->lower_bound);
-        }
-    }
-    const struct galloc_whatif_plan * ggml  = &r->plans[GALLOC_WHATIF_GGML];
-    const struct galloc_whatif_plan * exact = &r->plans[GALLOC_WHATIF_EXACT];
-    CHECK(r->plans[r->best].total <= ggml->total);
-    CHECK(exact->bound >= r->lower_bound);
-    CHECK(exact->bound <= exact->total);
-    for (int k = 0; k < GALLOC_WHATIF_EXACT; k++) {
-        if (r->plans[k].checked) {
-            CHECK(exact->total <= r->plans[k].total);
-            if (exact->proved_optimal) {
-                CHECK(exact->total <= r->plans[k].total);
-            }
-        }
-    }
-    if (exact->proved_optimal) {
-        CHECK_EQ_U64(exact->bound, exact->total);
-    }
-}
+// the invariants of every result (below, after the brute force it uses)
+static void check_result(const struct galloc_whatif_result * r, const char * what, int seed);
 
 //
 // random graphs (planner level, as test-random.c)
@@ -254,6 +220,117 @@ static void brute_place(struct brute * br, int32_t i) {
     }
 }
 
+// the test's own lower bound: the most bytes live at one step (from the items alone, not the
+// library's bound); every plan's total is at least this (chunks only add to it)
+static uint64_t own_peak_live(const struct galloc_whatif_problem * p) {
+    uint64_t peak = 0;
+    for (int32_t i = 0; i < p->n_items; i++) { // the peak is reached at some item's first step
+        uint64_t live = 0;
+        for (int32_t k = 0; k < p->n_items; k++) {
+            live += p->items[k].first <= p->items[i].first && p->items[i].first <= p->items[k].last ? p->items[k].size : 0;
+        }
+        peak = live > peak ? live : peak;
+    }
+    return peak;
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b) {
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+// the optimum by brute force (brute_place), for problems small enough: at most 6 items whose sizes,
+// in units of their greatest common divisor g, add up to at most 32 (a packing pushed down as far as
+// it goes has every offset a sum of sizes, so a multiple of g: the scaled problem has the same
+// optimum, divided by g); UINT64_MAX for larger problems
+static uint64_t brute_optimum(const struct galloc_whatif_problem * p) {
+    if (p->n_items > 6) {
+        return UINT64_MAX;
+    }
+    uint64_t g = 0, sum = 0;
+    for (int32_t i = 0; i < p->n_items; i++) {
+        g = gcd_u64(g, p->items[i].size);
+    }
+    if (g == 0) {
+        return 0;
+    }
+    struct galloc_whatif_item    items[8];
+    struct galloc_whatif_problem q = *p;
+    for (int32_t i = 0; i < p->n_items; i++) {
+        items[i]      = p->items[i];
+        items[i].size = p->items[i].size / g;
+        sum += items[i].size;
+    }
+    if (sum > 32) {
+        return UINT64_MAX;
+    }
+    q.items    = items;
+    q.max_size = p->max_size == GALLOC_NO_MAX_SIZE ? p->max_size : p->max_size / g;
+    struct brute br = { &q, { 0 }, { 0 }, sum + 1, p->max_size == GALLOC_NO_MAX_SIZE ? 1 : p->n_items };
+    brute_place(&br, 0);
+    return br.best * g;
+}
+
+// how the exact planner's proofs of optimality were confirmed (reported by main)
+static int n_proofs_at_bound, n_proofs_brute, n_proofs_unconfirmed;
+
+// invariants of every result: plans checked, best <= ggml, every plan at least the test's own
+// bound, exact no worse than the others; a proof of optimality is confirmed independently: the
+// total meets the test's own bound, or equals the brute-force optimum (small problems)
+static void check_result(const struct galloc_whatif_result * r, const char * what, int seed) {
+    struct galloc_error err;
+    uint64_t            own_bound = own_peak_live(&r->problem);
+    for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        const struct galloc_whatif_plan * pl = &r->plans[k];
+        CHECK(pl->valid);
+        if (k != GALLOC_WHATIF_GGML) {
+            bool ok = galloc_whatif_check(&r->problem, pl, &err);
+            if (!ok) {
+                fprintf(stderr, "%s %d: %s\n", what, seed, err.message);
+            }
+            CHECK(ok);
+            CHECK(pl->checked);
+            CHECK(pl->total >= r->lower_bound);
+            CHECK(pl->total >= own_bound);
+        } else if (pl->checked) {
+            CHECK(pl->total >= r->lower_bound);
+            CHECK(pl->total >= own_bound);
+        }
+    }
+    const struct galloc_whatif_plan * ggml  = &r->plans[GALLOC_WHATIF_GGML];
+    const struct galloc_whatif_plan * exact = &r->plans[GALLOC_WHATIF_EXACT];
+    CHECK(r->plans[r->best].total <= ggml->total);
+    CHECK(r->lower_bound >= own_bound);
+    CHECK(exact->bound >= r->lower_bound);
+    CHECK(exact->bound <= exact->total);
+    for (int k = 0; k < GALLOC_WHATIF_EXACT; k++) {
+        if (r->plans[k].checked) {
+            CHECK(exact->total <= r->plans[k].total);
+        }
+    }
+    if (exact->proved_optimal) {
+        if (exact->total == own_bound) {
+            n_proofs_at_bound++;
+        } else {
+            uint64_t optimum = brute_optimum(&r->problem);
+            if (optimum == UINT64_MAX) {
+                n_proofs_unconfirmed++;
+            } else {
+                n_proofs_brute++;
+                if (exact->total != optimum) {
+                    fprintf(stderr, "%s %d: exact proved %llu optimal, brute force finds %llu\n", what, seed,
+                            (unsigned long long) exact->total, (unsigned long long) optimum);
+                    check_failures++;
+                }
+            }
+        }
+    }
+}
+
 static void random_problem(struct galloc_whatif_problem * p, struct galloc_whatif_item * items, int32_t n, int max_size, int max_time) {
     for (int32_t i = 0; i < n; i++) {
         int64_t a = rng_below(max_time), b = rng_below(max_time);
@@ -261,6 +338,34 @@ static void random_problem(struct galloc_whatif_problem * p, struct galloc_whati
                                                  a < b ? b : a };
     }
     *p = (struct galloc_whatif_problem) { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
+}
+
+// the proofs above the test's own bound are the exact search's own work: small random problems
+// until 200 of them (some with a max size) are confirmed by brute force
+static void test_proofs_above_bound(void) {
+    int before = n_proofs_brute, tries = 0;
+    for (int seed = 0; n_proofs_brute - before < 200 && seed < 50000; seed++, tries++) {
+        rng_seed((uint64_t) seed * 2654435761u + 17);
+        int32_t                      n = 4 + rng_below(3);
+        struct galloc_whatif_item    items[8];
+        struct galloc_whatif_problem p;
+        random_problem(&p, items, n, 5, 6);
+        if (seed % 3 == 2) {
+            p.max_size = (uint64_t) (3 + rng_below(4));
+        }
+        struct galloc_whatif_result r;
+        struct galloc_error         err;
+        if (!galloc_whatif_from_problem(&p, 1000, &r, &err)) {
+            fprintf(stderr, "proof seed %d: %s\n", seed, err.message);
+            check_failures++;
+            break;
+        }
+        check_result(&r, "proof seed", seed);
+        galloc_whatif_free(&r);
+    }
+    printf("test-whatif: proofs of optimality confirmed: %d at the test's own bound, %d by brute force (%d problems tried), "
+           "%d too large to confirm\n", n_proofs_at_bound, n_proofs_brute, tries, n_proofs_unconfirmed);
+    CHECK(n_proofs_brute - before >= 200);
 }
 
 static void test_brute_force(void) {
@@ -874,5 +979,6 @@ int main(void) {
     RUN(test_random_problems);
     RUN(test_random_graphs);
     RUN(test_presets);
+    RUN(test_proofs_above_bound);
     return check_report("test-whatif");
 }
