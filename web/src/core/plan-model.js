@@ -156,7 +156,11 @@ export function lifetimes(doc, index, steps) {
   });
   doc.tensors.forEach((t, i) => {
     const out = (t.flags || []).includes('output');
-    if (out || (index.step[i] >= 0 && index.consumers[i].length === 0)) last[i] = steps - 1;
+    // a node never consumed is never freed (ggml frees a tensor after its last consumer); a view never
+    // consumed holds nothing itself, but keeps its root to the end
+    const unconsumed = index.step[i] >= 0 && index.consumers[i].length === 0;
+    if (out || (unconsumed && root(i) === i)) last[i] = steps - 1;
+    if (unconsumed) last[root(i)] = steps - 1;
     if (last[i] < first[i]) last[i] = Math.max(first[i], 0);
   });
   return { first, last };
