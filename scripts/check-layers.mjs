@@ -19,13 +19,10 @@ import path from 'node:path';
 const RANK = { util: 0, ggml: 1, alloc: 2, documents: 3, whatif: 4, models: 4 };
 const PUBLIC_LAYERS = { 'galloc-status.h': 'util', 'ggml-cpp.h': 'alloc' }; // headers with no source of their name
 const PREFIXES = /^(galloc_|ggml_|gguf_)/;
-// circles that exist today, each to be cut (then removed here); any other circle fails
+// circles that exist today, each to be cut (then removed here); any other circle fails, and so
+// does a circle listed here that is gone (so the list cannot outlive what it tolerates)
 const KNOWN_CIRCLES = [
-  'ggml/ggml-hash.c <-> ggml/ggml.c', // ggml-hash asserts with ggml_abort, defined in ggml.c beside the tables
   'alloc/galloc-planner.c <-> alloc/ggml-alloc.c', // the planner asks ggml_op_can_inplace, defined in ggml-alloc.c
-  // the model builders: the graph driver calls each architecture, the architectures call its helpers
-  'models/galloc-model-arch-gemma3.c <-> models/galloc-model-arch-gpt-oss.c <-> models/galloc-model-arch-llama.c <-> ' +
-    'models/galloc-model-arch-qwen.c <-> models/galloc-model-attn.c <-> models/galloc-model-graph.c <-> models/galloc-model-hparams.c',
 ];
 const objDir = process.argv[2] ?? 'build/san/obj';
 const problems = [];
@@ -132,9 +129,14 @@ for (const o of objects) {
 }
 checks++;
 let known = 0;
-for (const c of circles(calls)) {
-  if (KNOWN_CIRCLES.includes(c.join(' <-> '))) known++;
-  else problems.push(`circular dependency between source files: ${c.join(' <-> ')}`);
+const found = circles(calls).map((c) => c.join(' <-> '));
+for (const c of found) {
+  if (KNOWN_CIRCLES.includes(c)) known++;
+  else problems.push(`circular dependency between source files: ${c}`);
+}
+for (const c of KNOWN_CIRCLES.filter((k) => !found.includes(k))) {
+  checks++;
+  problems.push(`KNOWN_CIRCLES lists ${c}, which is no longer a circle: remove it from the list`);
 }
 
 for (const p of problems) console.log(`layers: ${p}`);

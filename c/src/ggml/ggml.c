@@ -3,8 +3,8 @@
 // A context is a pool of bytes in which tensors, graphs and (unless no_alloc)
 // tensor data are bump-allocated, each behind an object header, exactly like
 // upstream ggml. This file also holds the type and op tables, the tensor
-// shape queries, logging, ggml_abort and graph building. Op constructors are
-// in ggml-ops.c, the pointer hash set in ggml-hash.c.
+// shape queries and graph building. Op constructors are in ggml-ops.c, the
+// pointer hash set in ggml-hash.c, logging and ggml_abort in ggml-log.c.
 
 #include "ggml-impl.h"
 #include "ggml.h"
@@ -14,50 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-//
-// logging and aborts
-//
-
-static bool g_log_verbose = false;
-static bool g_log_last_printed = false; // decides where a GGML_LOG_LEVEL_CONT line goes
-
-void ggml_log_set_verbose(bool verbose) {
-    g_log_verbose = verbose;
-}
-
-void ggml_log_internal(enum ggml_log_level level, const char * format, ...) {
-    if (format == NULL) {
-        return;
-    }
-    bool print;
-    if (level == GGML_LOG_LEVEL_CONT) {
-        print = g_log_last_printed;
-    } else {
-        print = g_log_verbose || level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR;
-        g_log_last_printed = print;
-    }
-    if (!print) {
-        return;
-    }
-    va_list args;
-    va_start(args, format);
-    vfprintf(stderr, format, args);
-    va_end(args);
-    fflush(stderr);
-}
-
-void ggml_abort(const char * file, int line, const char * fmt, ...) {
-    fflush(stdout);
-    fprintf(stderr, "%s:%d: ", file, line);
-    va_list args;
-    va_start(args, fmt);
-    vfprintf(stderr, fmt, args);
-    va_end(args);
-    fputc('\n', stderr);
-    fflush(stderr);
-    abort();
-}
 
 const char * ggml_status_to_string(enum ggml_status status) {
     switch (status) {
@@ -841,10 +797,6 @@ enum ggml_glu_op ggml_get_glu_op(const struct ggml_tensor * tensor) {
 // graphs: struct, nodes[size], leafs[size], hash keys[hash_size], used bits, in one pool object
 //
 
-static size_t graph_align_up(size_t offset, size_t align) {
-    return (offset + align - 1) / align * align;
-}
-
 struct graph_layout {
     size_t hash_size;  // visited set slots
     size_t nodes_offs; // byte offsets from the graph struct
@@ -858,10 +810,10 @@ static struct graph_layout graph_layout_of(size_t size) {
     GGML_ASSERT(size <= (SIZE_MAX / 2) / sizeof(struct ggml_tensor *) / 4);
     struct graph_layout l;
     l.hash_size  = ggml_hash_size(size * 2);
-    l.nodes_offs = graph_align_up(sizeof(struct ggml_cgraph), sizeof(struct ggml_tensor *));
+    l.nodes_offs = GGML_PAD(sizeof(struct ggml_cgraph), sizeof(struct ggml_tensor *));
     l.leafs_offs = l.nodes_offs + size * sizeof(struct ggml_tensor *);
     l.keys_offs  = l.leafs_offs + size * sizeof(struct ggml_tensor *);
-    l.used_offs  = graph_align_up(l.keys_offs + l.hash_size * sizeof(struct ggml_tensor *), sizeof(uint32_t));
+    l.used_offs  = GGML_PAD(l.keys_offs + l.hash_size * sizeof(struct ggml_tensor *), sizeof(uint32_t));
     l.total      = l.used_offs + (l.hash_size + 31) / 32 * sizeof(uint32_t);
     return l;
 }

@@ -1,0 +1,129 @@
+// galloc-model-open.c: a model from a GGUF header or a built-in card, the table of architectures.
+//
+// Above the architectures (galloc-model-arch-*.c), which build on the hyperparameter and graph
+// helpers: opening picks the architecture by name and loads the hyperparameters with it
+// (galloc_model_load_hparams), so no helper depends back on the architectures.
+
+#include "galloc-gguf.h"
+#include "galloc-model-impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct model_arch_def * const model_archs[] = {
+    &galloc_model_arch_llama, &galloc_model_arch_qwen2, &galloc_model_arch_qwen3, &galloc_model_arch_qwen3moe, &galloc_model_arch_gemma3, &galloc_model_arch_openai_moe,
+};
+
+const struct model_arch_def * galloc_model_arch_find(const char * name) {
+    for (size_t i = 0; name && i < sizeof(model_archs) / sizeof(model_archs[0]); i++) {
+        if (strcmp(model_archs[i]->name, name) == 0) {
+            return model_archs[i];
+        }
+    }
+    return NULL;
+}
+
+static void set_err(char * err, size_t err_size, const char * msg) {
+    if (err && err_size) {
+        snprintf(err, err_size, "%s", msg);
+    }
+}
+
+bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model ** out, char * err, size_t err_size) {
+    char dummy[8];
+    if (!err) {
+        err      = dummy;
+        err_size = sizeof(dummy);
+    }
+    *out = NULL;
+    const char * arch_name = galloc_gguf_get_str(g, "general.architecture");
+    if (!arch_name) {
+        set_err(err, err_size, "general.architecture: missing (not a model file?)");
+        return false;
+    }
+    const struct model_arch_def * arch = galloc_model_arch_find(arch_name);
+    if (!arch) {
+        snprintf(err, err_size, "general.architecture: '%.64s' is not supported (llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss)",
+                 arch_name);
+        return false;
+    }
+    if (g->n_tensors > MODEL_MAX_TENSORS) {
+        snprintf(err, err_size, "%lld tensors: more than a model of %d layers has", (long long) g->n_tensors, MODEL_MAX_LAYERS);
+        return false;
+    }
+    struct galloc_model * m = calloc(1, sizeof(*m));
+    if (!m) {
+        set_err(err, err_size, "out of memory");
+        return false;
+    }
+    m->arch = arch;
+    const char * name = galloc_gguf_get_str(g, "general.name");
+    snprintf(m->name, sizeof(m->name), "%s", name ? name : arch_name);
+    m->tensors = calloc((size_t) g->n_tensors + 1, sizeof(*m->tensors));
+    if (!m->tensors) {
+        free(m);
+        set_err(err, err_size, "out of memory");
+        return false;
+    }
+    m->n_tensors = g->n_tensors;
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const struct galloc_gguf_tensor_info * ti = &g->tensors[i];
+        snprintf(m->tensors[i].name, sizeof(m->tensors[i].name), "%s", ti->name);
+        m->tensors[i].type = (enum ggml_type) ti->type;
+        for (int d = 0; d < 4; d++) {
+            m->tensors[i].ne[d] = d < ti->n_dims ? ti->ne[d] : 1;
+        }
+    }
+    struct model_loader ml = { g, NULL, arch_name, err, err_size };
+    if (!galloc_model_load_hparams(m, &ml)) {
+        galloc_model_free(m);
+        return false;
+    }
+    *out = m;
+    return true;
+}
+
+bool galloc_model_from_card(const char * card_name, struct galloc_model ** out, char * err, size_t err_size) {
+    char dummy[8];
+    if (!err) {
+        err      = dummy;
+        err_size = sizeof(dummy);
+    }
+    *out = NULL;
+    const struct model_card * card = galloc_model_card_find(card_name);
+    if (!card) {
+        snprintf(err, err_size, "--card: unknown card '%.64s' (galloc model --cards lists them)", card_name ? card_name : "");
+        return false;
+    }
+    struct galloc_model * m = calloc(1, sizeof(*m));
+    if (!m) {
+        set_err(err, err_size, "out of memory");
+        return false;
+    }
+    m->arch = galloc_model_arch_find(card->arch);
+    m->card = card;
+    snprintf(m->name, sizeof(m->name), "%s", card->name);
+    struct model_loader ml = { NULL, card, card->arch, err, err_size };
+    if (!m->arch || !galloc_model_load_hparams(m, &ml)) {
+        galloc_model_free(m);
+        return false;
+    }
+    *out = m;
+    return true;
+}
+
+void galloc_model_free(struct galloc_model * m) {
+    if (m) {
+        free(m->tensors);
+        free(m);
+    }
+}
+
+const char * galloc_model_arch_name(const struct galloc_model * m) {
+    return m ? m->arch->name : NULL;
+}
+
+const char * galloc_model_name(const struct galloc_model * m) {
+    return m ? m->name : NULL;
+}
