@@ -8,6 +8,7 @@
 // (WebAssembly memory is never handed back either).
 
 #include "bench-util.h"
+#include "files.h"
 #include "galloc-presets.h"
 #include "galloc-timing.h"
 
@@ -33,7 +34,7 @@ int main(int argc, char ** argv) {
             continue;
         }
         size_t len  = 0;
-        char * text = strcmp(kind, "preset") == 0 ? galloc_preset_document(name, &len) : bench_read_file(name, &len);
+        char * text = strcmp(kind, "preset") == 0 ? galloc_preset_document(name, &len) : read_whole_file(name, &len);
         if (!text) {
             fprintf(stderr, "bench-docs: cannot load %s %s\n", kind, name);
             return 1;

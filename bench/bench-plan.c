@@ -12,6 +12,9 @@
 //   bench-plan [--tuned] [--only NAME] [--runs N] [OUT.json]
 
 #include "bench-util.h"
+#include "files.h"
+#include "galloc-clock.h"
+#include "rng.h" // the tests' seeded generator (tests/c/support/rng.c)
 #include "galloc-document-ggml.h"
 #include "galloc-document.h"
 #include "galloc-llama.h"
@@ -38,12 +41,6 @@
 #endif
 
 static int runs_override; // --runs N: every graph planned N times (0: each graph's default)
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
 
 static int cmp_double(const void * a, const void * b) {
     double x = *(const double *) a, y = *(const double *) b;
@@ -126,9 +123,9 @@ static struct result time_plan(const char * name, struct ggml_cgraph * gf, ggml_
     for (int k = 0; k < runs; k++) {
         reset_graph(gf, leaf_external);
         long   f0 = minor_faults();
-        double t0 = now_ms();
+        double t0 = galloc_now_ms();
         bool   ok = plan_once(gf, bufts, n_bufts, node_ids, leaf_ids, &r.bytes);
-        t[k]      = now_ms() - t0;
+        t[k]      = galloc_now_ms() - t0;
         faults += minor_faults() - f0;
         if (!ok) {
             fprintf(stderr, "%s: planning failed\n", name);
@@ -165,19 +162,8 @@ static struct result bench_llama(const char * preset, int runs) {
 // random graphs: chains of element-wise ops, broadcasts, pads, concats and views over 1-D tensors
 //
 
-static uint64_t rng_state;
-
-static uint32_t rng_next(void) {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t) (rng_state >> 33);
-}
-
-static int rng_below(int n) {
-    return (int) (rng_next() % (uint32_t) n);
-}
-
 static struct result bench_random(int n_nodes, uint64_t seed, int runs) {
-    rng_state = seed;
+    rng_seed(seed);
     const size_t size = (size_t) n_nodes * 2 + 64;
     struct ggml_init_params ip = { (size_t) n_nodes * 3 * ggml_tensor_overhead() + ggml_graph_overhead_custom(size, false), NULL, true };
     struct ggml_context * ctx = ggml_init(ip);
@@ -230,7 +216,7 @@ static struct result bench_golden(const char * name, int runs) {
     char path[256];
     snprintf(path, sizeof(path), "tests/golden/%s.graph.json", name);
     size_t len  = 0;
-    char * text = bench_read_file(path, &len);
+    char * text = read_whole_file(path, &len);
     struct galloc_error err;
     struct galloc_document   doc;
     struct galloc_ggml_graph g;

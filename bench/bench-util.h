@@ -1,11 +1,9 @@
-// bench-util.h: what the native benchmarks share (reading a file whole, how malloc keeps memory).
+// bench-util.h: what the native benchmarks share (how malloc keeps memory); files are read whole
+// by the tests' reader (tests/c/support/files.h, read_whole_file).
 
 #pragma once
 
 #include <stddef.h>
-
-// the file's bytes plus a terminating NUL (malloc'd; *len excludes the NUL); NULL when unreadable
-char * bench_read_file(const char * path, size_t * len);
 
 // tell glibc to keep freed memory (no trimming, no mmap for big blocks), so that each run measures
 // planning, not the kernel handing the same pages back zeroed; nothing elsewhere

@@ -5,6 +5,7 @@
 // the exact search fit the capacity. Tables on stdout, rows as JSON (build/bench-whatif.json).
 //   bench-whatif [--budget-ms N] [--csv-budget-ms N] [MINIMALLOC_DIR] [OUT.json]
 
+#include "files.h" // read_whole_file (tests/c/support)
 #include "galloc-document.h"
 #include "galloc-llama.h"
 #include "galloc-planner.h"
@@ -160,23 +161,15 @@ static void bench_csv_dir(struct galloc_json_writer * w, const char * dir, uint3
     for (int i = 0; i < n; i++) {
         char path[1024];
         snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        FILE * f = fopen(path, "rb");
-        if (!f) {
-            fprintf(stderr, "%s: cannot open\n", path);
-            exit(1);
-        }
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char * text = malloc((size_t) size + 1);
-        if (!text || fread(text, 1, (size_t) size, f) != (size_t) size) {
+        size_t size = 0;
+        char * text = read_whole_file(path, &size);
+        if (!text) {
             fprintf(stderr, "%s: cannot read\n", path);
             exit(1);
         }
-        fclose(f);
         struct galloc_whatif_result r;
         struct galloc_error err;
-        if (!galloc_whatif_from_csv(text, (size_t) size, capacity_of(names[i]), budget_ms, &r, &err)) {
+        if (!galloc_whatif_from_csv(text, size, capacity_of(names[i]), budget_ms, &r, &err)) {
             fprintf(stderr, "%s: %s\n", path, err.message);
             exit(1);
         }

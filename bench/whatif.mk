@@ -5,8 +5,8 @@
 # each planner's total above the lower bound and its time; the rows also go to
 # build/bench-whatif.json. The exact search gets 2 s per llama buffer, 10 s per CSV.
 
-build/rel/bench-whatif: bench/bench-whatif.c build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< build/rel/libgalloc.a -o $@
+build/rel/bench-whatif: bench/bench-whatif.c tests/c/support/files.c build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< tests/c/support/files.c build/rel/libgalloc.a -o $@
 
 .PHONY: bench-whatif
 bench-whatif: build/rel/bench-whatif

@@ -138,7 +138,7 @@ static uint64_t tensor_alloc_size(const struct pass * p, int32_t t, int32_t buff
 }
 
 static uint64_t align_up(uint64_t size, uint64_t alignment) {
-    return (size + alignment - 1) & ~(alignment - 1);
+    return GGML_PAD(size, alignment);
 }
 
 static int32_t allocator_of(const struct pass * p, int32_t buffer_id) {

@@ -44,7 +44,7 @@ bool ggml_op_can_inplace(enum ggml_op op) {
 }
 
 static size_t align_size(size_t size, size_t alignment) {
-    return (size + alignment - 1) & ~(alignment - 1);
+    return GGML_PAD(size, alignment);
 }
 
 // ---- tensor allocator ---------------------------------------------------

@@ -12,6 +12,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+// size arithmetic that says when it would wrap: false (and *out untouched) past 2^64 - 1
+static inline bool galloc_mul_u64(uint64_t a, uint64_t b, uint64_t * out) {
+    if (a != 0 && b > UINT64_MAX / a) {
+        return false;
+    }
+    *out = a * b;
+    return true;
+}
+
+static inline bool galloc_add_u64(uint64_t a, uint64_t b, uint64_t * out) {
+    if (b > UINT64_MAX - a) {
+        return false;
+    }
+    *out = a + b;
+    return true;
+}
+
 #define GALLOC_DOCUMENT_N_FLAGS 5
 
 // "input", "output", "param", "loss", "compute": the names of flag bits 1 << 0 .. 1 << 4

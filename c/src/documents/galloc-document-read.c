@@ -19,26 +19,6 @@
 #define DOCUMENT_MAX_BUFFER_TYPES 1024 // entries of "buffer_types" (they are compared pairwise)
 
 //
-// size arithmetic
-//
-
-static bool mul_u64(uint64_t a, uint64_t b, uint64_t * out) {
-    if (a != 0 && b > UINT64_MAX / a) {
-        return false;
-    }
-    *out = a * b;
-    return true;
-}
-
-static bool add_u64(uint64_t a, uint64_t b, uint64_t * out) {
-    if (b > UINT64_MAX - a) {
-        return false;
-    }
-    *out = a + b;
-    return true;
-}
-
-//
 // errors: "<json path>: <message>"
 //
 
@@ -187,42 +167,36 @@ static bool read_expect(struct reader * r, const struct galloc_json_value * v, c
     return true;
 }
 
-static bool read_u64(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, uint64_t * out) {
+// the error of an integer that did not read (st is not JSON_INT_OK): unsigned (u64) or signed (i64)
+static bool read_integer_fail(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path,
+                              enum galloc_json_int_status st, bool is_signed) {
     char what[64];
-    switch (galloc_json_get_u64(v, out)) {
-        case JSON_INT_OK:
-            return true;
+    galloc_json_describe(v, what, sizeof(what));
+    switch (st) {
         case JSON_INT_WRONG_TYPE:
             return reader_fail(r, path, "expected an integer, got %s", galloc_json_type_name(galloc_json_type_of(v)));
         case JSON_INT_NOT_INTEGER:
-            galloc_json_describe(v, what, sizeof(what));
             return reader_fail(r, path, "%s is not an integer", what);
         case JSON_INT_NEGATIVE:
-            galloc_json_describe(v, what, sizeof(what));
-            return reader_fail(r, path, "%s is negative", what);
         case JSON_INT_OVERFLOW:
-            galloc_json_describe(v, what, sizeof(what));
-            return reader_fail(r, path, "%s is past 2^64 - 1", what);
+            if (is_signed) {
+                return reader_fail(r, path, "%s is out of the 64-bit integer range", what);
+            }
+            return reader_fail(r, path, st == JSON_INT_NEGATIVE ? "%s is negative" : "%s is past 2^64 - 1", what);
+        case JSON_INT_OK:
+            break;
     }
     return reader_fail(r, path, "expected an integer");
 }
 
+static bool read_u64(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, uint64_t * out) {
+    enum galloc_json_int_status st = galloc_json_get_u64(v, out);
+    return st == JSON_INT_OK || read_integer_fail(r, v, path, st, false);
+}
+
 static bool read_i64(struct reader * r, const struct galloc_json_value * v, const struct doc_path * path, int64_t * out) {
-    char what[64];
-    switch (galloc_json_get_i64(v, out)) {
-        case JSON_INT_OK:
-            return true;
-        case JSON_INT_WRONG_TYPE:
-            return reader_fail(r, path, "expected an integer, got %s", galloc_json_type_name(galloc_json_type_of(v)));
-        case JSON_INT_NOT_INTEGER:
-            galloc_json_describe(v, what, sizeof(what));
-            return reader_fail(r, path, "%s is not an integer", what);
-        case JSON_INT_NEGATIVE:
-        case JSON_INT_OVERFLOW:
-            galloc_json_describe(v, what, sizeof(what));
-            return reader_fail(r, path, "%s is out of the 64-bit integer range", what);
-    }
-    return reader_fail(r, path, "expected an integer");
+    enum galloc_json_int_status st = galloc_json_get_i64(v, out);
+    return st == JSON_INT_OK || read_integer_fail(r, v, path, st, true);
 }
 
 // an index in [0, n); `what` names the n things ("tensors")
@@ -529,7 +503,7 @@ static bool read_tensor_shape(struct reader * r, const struct galloc_json_value 
                 return reader_fail(r, &path, "%lld elements, must be 0 or more", (long long) t->ne[d]);
             }
         }
-        if (!mul_u64(nelements, (uint64_t) t->ne[d], &nelements) || nelements > (uint64_t) INT64_MAX) {
+        if (!galloc_mul_u64(nelements, (uint64_t) t->ne[d], &nelements) || nelements > (uint64_t) INT64_MAX) {
             path = path_field("tensors", i, "ne");
             return reader_fail(r, &path, "the element count overflows 64 bits");
         }
@@ -936,7 +910,7 @@ static bool check_views(struct reader * r) {
             }
             continue;
         }
-        if (!add_u64(t->view_offs, t->nbytes, &end) || end > root->nbytes) {
+        if (!galloc_add_u64(t->view_offs, t->nbytes, &end) || end > root->nbytes) {
             return reader_fail(r, &path, "the view's bytes [%llu, %llu + %llu) reach past the %llu bytes of its view_src %d",
                                (unsigned long long) t->view_offs, (unsigned long long) t->view_offs,
                                (unsigned long long) t->nbytes, (unsigned long long) root->nbytes, t->view_src);

@@ -17,22 +17,6 @@ const char * const galloc_document_flag_names[GALLOC_DOCUMENT_N_FLAGS] = {
     "input", "output", "param", "loss", "compute",
 };
 
-static bool mul_u64(uint64_t a, uint64_t b, uint64_t * out) {
-    if (a != 0 && b > UINT64_MAX / a) {
-        return false;
-    }
-    *out = a * b;
-    return true;
-}
-
-static bool add_u64(uint64_t a, uint64_t b, uint64_t * out) {
-    if (b > UINT64_MAX - a) {
-        return false;
-    }
-    *out = a + b;
-    return true;
-}
-
 static const struct galloc_unknown_name * unknown_of(const struct galloc_document * doc, int32_t id) {
     if (id < GALLOC_DOCUMENT_UNKNOWN || id - GALLOC_DOCUMENT_UNKNOWN >= doc->n_unknown) {
         return NULL;
@@ -54,11 +38,11 @@ bool galloc_document_type_traits(const struct galloc_document * doc, int32_t typ
 
 bool galloc_document_contiguous_nb(uint64_t blck_size, uint64_t type_size, const int64_t ne[GGML_MAX_DIMS], uint64_t nb[GGML_MAX_DIMS]) {
     nb[0] = type_size;
-    if (blck_size == 0 || !mul_u64(nb[0], (uint64_t) ne[0] / blck_size, &nb[1])) {
+    if (blck_size == 0 || !galloc_mul_u64(nb[0], (uint64_t) ne[0] / blck_size, &nb[1])) {
         return false;
     }
     for (int i = 2; i < GGML_MAX_DIMS; i++) {
-        if (!mul_u64(nb[i - 1], (uint64_t) ne[i - 1], &nb[i])) {
+        if (!galloc_mul_u64(nb[i - 1], (uint64_t) ne[i - 1], &nb[i])) {
             return false;
         }
     }
@@ -82,7 +66,7 @@ bool galloc_document_nbytes(uint64_t blck_size, uint64_t type_size, const int64_
         total     = type_size;
         first_dim = 0;
     } else {
-        if (!mul_u64((uint64_t) ne[0], nb[0], &total)) {
+        if (!galloc_mul_u64((uint64_t) ne[0], nb[0], &total)) {
             return false;
         }
         total    /= blck_size;
@@ -90,7 +74,7 @@ bool galloc_document_nbytes(uint64_t blck_size, uint64_t type_size, const int64_
     }
     for (int i = first_dim; i < GGML_MAX_DIMS; i++) {
         uint64_t term;
-        if (!mul_u64((uint64_t) (ne[i] - 1), nb[i], &term) || !add_u64(total, term, &total)) {
+        if (!galloc_mul_u64((uint64_t) (ne[i] - 1), nb[i], &term) || !galloc_add_u64(total, term, &total)) {
             return false;
         }
     }

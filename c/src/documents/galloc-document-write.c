@@ -32,11 +32,7 @@ static void write_header(struct galloc_json_writer * w, const char * format, con
 static void write_index_array(struct galloc_json_writer * w, const char * key, const int32_t * items, int32_t n) {
     galloc_json_write_newline(w, 2);
     galloc_json_write_key(w, key);
-    galloc_json_write_begin_array(w);
-    for (int32_t i = 0; i < n; i++) {
-        galloc_json_write_i64(w, items[i]);
-    }
-    galloc_json_write_end_array(w);
+    galloc_json_write_i32_array(w, items, (size_t) n);
 }
 
 static char * write_finish(struct galloc_json_writer * w, size_t * len) {
@@ -71,11 +67,7 @@ static void write_graph_tensor(struct galloc_json_writer * w, const struct gallo
         n_dims--;
     }
     galloc_json_write_key(w, "ne");
-    galloc_json_write_begin_array(w);
-    for (int d = 0; d < n_dims; d++) {
-        galloc_json_write_i64(w, t->ne[d]);
-    }
-    galloc_json_write_end_array(w);
+    galloc_json_write_i64_array(w, t->ne, (size_t) n_dims);
 
     // nb only when not contiguous
     uint64_t nb[GGML_MAX_DIMS];
@@ -84,11 +76,7 @@ static void write_graph_tensor(struct galloc_json_writer * w, const struct gallo
                       galloc_document_contiguous_nb(blck, tsize, t->ne, nb) && memcmp(nb, t->nb, sizeof(nb)) == 0;
     if (!contiguous) {
         galloc_json_write_key(w, "nb");
-        galloc_json_write_begin_array(w);
-        for (int d = 0; d < GGML_MAX_DIMS; d++) {
-            galloc_json_write_u64(w, t->nb[d]);
-        }
-        galloc_json_write_end_array(w);
+        galloc_json_write_u64_array(w, t->nb, GGML_MAX_DIMS);
     }
 
     // src up to the last used slot, with null holes
@@ -249,11 +237,7 @@ static void write_plan_buffer(struct galloc_json_writer * w, const struct galloc
         galloc_json_write_u64(w, bt->max_size);
     }
     galloc_json_write_key(w, "chunk_sizes");
-    galloc_json_write_begin_array(w);
-    for (int32_t c = 0; c < bp->n_chunks && c < GALLOC_MAX_CHUNKS; c++) {
-        galloc_json_write_u64(w, bp->chunk_sizes[c]);
-    }
-    galloc_json_write_end_array(w);
+    galloc_json_write_u64_array(w, bp->chunk_sizes, (size_t) (bp->n_chunks < GALLOC_MAX_CHUNKS ? bp->n_chunks : GALLOC_MAX_CHUNKS));
     galloc_json_write_key(w, "size");
     galloc_json_write_u64(w, bp->size);
     galloc_json_write_key(w, "peak_live");

@@ -117,11 +117,7 @@ char * galloc_gguf_write_summary(const struct galloc_gguf * g, uint64_t max_item
         galloc_json_write_key(&w, "name"); galloc_json_write_cstr(&w, t->name);
         galloc_json_write_key(&w, "type"); galloc_json_write_cstr(&w, ggml_type_name((enum ggml_type) t->type));
         galloc_json_write_key(&w, "ne");
-        galloc_json_write_begin_array(&w);
-        for (int d = 0; d < (t->n_dims > 0 ? t->n_dims : 1); d++) {
-            galloc_json_write_i64(&w, t->ne[d]);
-        }
-        galloc_json_write_end_array(&w);
+        galloc_json_write_i64_array(&w, t->ne, (size_t) (t->n_dims > 0 ? t->n_dims : 1));
         galloc_json_write_key(&w, "nbytes"); galloc_json_write_u64(&w, t->nbytes);
         galloc_json_write_key(&w, "offset"); galloc_json_write_u64(&w, t->offset);
         galloc_json_write_end_object(&w);

@@ -1415,6 +1415,30 @@ bool galloc_json_write_null(struct galloc_json_writer * w) {
     return writer_before_value(w, false) && writer_put(w, "null", 4);
 }
 
+bool galloc_json_write_u64_array(struct galloc_json_writer * w, const uint64_t * v, size_t n) {
+    bool ok = galloc_json_write_begin_array(w);
+    for (size_t i = 0; i < n; i++) {
+        ok = galloc_json_write_u64(w, v[i]) && ok;
+    }
+    return galloc_json_write_end_array(w) && ok;
+}
+
+bool galloc_json_write_i64_array(struct galloc_json_writer * w, const int64_t * v, size_t n) {
+    bool ok = galloc_json_write_begin_array(w);
+    for (size_t i = 0; i < n; i++) {
+        ok = galloc_json_write_i64(w, v[i]) && ok;
+    }
+    return galloc_json_write_end_array(w) && ok;
+}
+
+bool galloc_json_write_i32_array(struct galloc_json_writer * w, const int32_t * v, size_t n) {
+    bool ok = galloc_json_write_begin_array(w);
+    for (size_t i = 0; i < n; i++) {
+        ok = galloc_json_write_i64(w, v[i]) && ok;
+    }
+    return galloc_json_write_end_array(w) && ok;
+}
+
 // recursion is bounded: parsed values nest at most JSON_MAX_DEPTH deep, and so does the writer
 bool galloc_json_write_value(struct galloc_json_writer * w, const struct galloc_json_value * v) {
     if (v == NULL) {

@@ -153,6 +153,10 @@ bool galloc_json_write_f64   (struct galloc_json_writer * w, double v);  // shor
 bool galloc_json_write_f32   (struct galloc_json_writer * w, float v);
 bool galloc_json_write_bool  (struct galloc_json_writer * w, bool v);
 bool galloc_json_write_null  (struct galloc_json_writer * w);
+// an array of n integers on one line ("[1, 2, 3]"); v may be NULL when n is 0
+bool galloc_json_write_u64_array(struct galloc_json_writer * w, const uint64_t * v, size_t n);
+bool galloc_json_write_i64_array(struct galloc_json_writer * w, const int64_t  * v, size_t n);
+bool galloc_json_write_i32_array(struct galloc_json_writer * w, const int32_t  * v, size_t n);
 // a parsed value, copied (numbers keep their text); containers on one line
 bool galloc_json_write_value (struct galloc_json_writer * w, const struct galloc_json_value * v);
 

@@ -27,33 +27,13 @@ static void write_tensor_ref(struct galloc_json_writer * w, const struct galloc_
     galloc_json_write_key(w, "type");
     galloc_json_write_cstr(w, ggml_type_name((enum ggml_type) doc->tensors[t].type));
     galloc_json_write_key(w, "ne");
-    galloc_json_write_begin_array(w);
-    for (int d = 0; d < GGML_MAX_DIMS; d++) {
-        galloc_json_write_i64(w, doc->tensors[t].ne[d]);
-    }
-    galloc_json_write_end_array(w);
+    galloc_json_write_i64_array(w, doc->tensors[t].ne, GGML_MAX_DIMS);
     galloc_json_write_key(w, "bytes");
     galloc_json_write_u64(w, bytes);
     galloc_json_write_key(w, "percent");
     galloc_json_write_f64(w, galloc_explain_percent(bytes, size));
     galloc_json_write_key(w, "layer");
     galloc_json_write_i64(w, ex->layer[t]);
-}
-
-static void write_u64_array(struct galloc_json_writer * w, const uint64_t * v, int32_t n) {
-    galloc_json_write_begin_array(w);
-    for (int32_t i = 0; i < n; i++) {
-        galloc_json_write_u64(w, v[i]);
-    }
-    galloc_json_write_end_array(w);
-}
-
-static void write_i32_array(struct galloc_json_writer * w, const int32_t * v, int32_t n) {
-    galloc_json_write_begin_array(w);
-    for (int32_t i = 0; i < n; i++) {
-        galloc_json_write_i64(w, v[i]);
-    }
-    galloc_json_write_end_array(w);
 }
 
 static void write_buffer(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_explain * ex,
@@ -138,9 +118,9 @@ static void write_buffer(struct galloc_json_writer * w, const struct galloc_docu
     galloc_json_write_end_array(w);
     int32_t n = b->shared_with >= 0 ? 0 : ex->n_steps + 1;
     key(w, 6, "live_bytes");
-    write_u64_array(w, b->live_bytes, n);
+    galloc_json_write_u64_array(w, b->live_bytes, (size_t) n);
     key(w, 6, "high_water");
-    write_u64_array(w, b->high_water, n);
+    galloc_json_write_u64_array(w, b->high_water, (size_t) n);
     galloc_json_write_newline(w, 4);
     galloc_json_write_end_object(w);
 }
@@ -167,15 +147,15 @@ char * galloc_explain_write_json(const struct galloc_document * doc, const struc
     galloc_json_write_newline(&w, 2);
     galloc_json_write_end_array(&w);
     key(&w, 2, "layer");
-    write_i32_array(&w, ex->layer, ex->n_tensors);
+    galloc_json_write_i32_array(&w, ex->layer, (size_t) ex->n_tensors);
     key(&w, 2, "hold_buffer");
-    write_i32_array(&w, ex->hold_buffer, ex->n_tensors);
+    galloc_json_write_i32_array(&w, ex->hold_buffer, (size_t) ex->n_tensors);
     key(&w, 2, "hold_first");
-    write_i32_array(&w, ex->hold_first, ex->n_tensors);
+    galloc_json_write_i32_array(&w, ex->hold_first, (size_t) ex->n_tensors);
     key(&w, 2, "hold_last");
-    write_i32_array(&w, ex->hold_last, ex->n_tensors);
+    galloc_json_write_i32_array(&w, ex->hold_last, (size_t) ex->n_tensors);
     key(&w, 2, "hold_bytes");
-    write_u64_array(&w, ex->hold_bytes, ex->n_tensors);
+    galloc_json_write_u64_array(&w, ex->hold_bytes, (size_t) ex->n_tensors);
     galloc_json_write_newline(&w, 0);
     galloc_json_write_end_object(&w);
     return galloc_json_writer_finish(&w, len);

@@ -8,14 +8,11 @@
 #include "galloc-error.h"
 #include "galloc-explain.h"
 #include "galloc-layer.h"
+#include "ggml.h" // GGML_PAD
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t align_up(uint64_t size, uint64_t alignment) {
-    return (size + alignment - 1) & ~(alignment - 1);
-}
 
 // placed in memory of its own by the allocator (not a view, not external, not in place)
 static bool is_own_allocation(const struct galloc_place * p) {
@@ -63,7 +60,7 @@ static void find_holdings(const struct galloc_document * doc, const struct gallo
         ex->hold_buffer[t] = a;
         ex->hold_first[t]  = inplace ? p->first_step + 1 : p->first_step; // its parent holds the step it takes over
         ex->hold_last[t]   = p->last_step;
-        ex->hold_bytes[t]  = align_up(p->size, doc->buffer_types[a].alignment);
+        ex->hold_bytes[t]  = GGML_PAD(p->size, doc->buffer_types[a].alignment);
     }
 }
 
@@ -190,7 +187,7 @@ static void high_water_series(const struct galloc_document * doc, const struct g
             int32_t                        a  = doc->buffer_types[p->buffer].allocator;
             struct galloc_explain_buffer * eb = &ex->buffers[a];
             uint64_t *                     ce = &chunk_end[(size_t) a * GALLOC_MAX_CHUNKS + (size_t) p->chunk];
-            uint64_t end = p->offset + align_up(p->size, eb->alignment);
+            uint64_t end = p->offset + GGML_PAD(p->size, eb->alignment);
             if (end > *ce) {
                 eb->high_water[i] += end - *ce;
                 *ce = end;

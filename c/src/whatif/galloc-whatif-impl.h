@@ -6,6 +6,7 @@
 
 #pragma once
 
+#include "galloc-clock.h"
 #include "galloc-whatif.h"
 
 #include <stdbool.h>
@@ -46,7 +47,10 @@ bool galloc_whatif_fits(const struct galloc_whatif_problem * problem, int32_t ch
 // true when the max size never binds: one chunk is always enough
 bool galloc_whatif_unlimited(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index);
 
-double galloc_whatif_now_ms(void);
+// the what-if planners' name for the project's clock (galloc-clock.h)
+static inline double galloc_whatif_now_ms(void) {
+    return galloc_now_ms();
+}
 
 // planners: fill plan (initialised with galloc_whatif_plan_init); false only when out of memory
 bool galloc_whatif_ggml_replay      (const struct galloc_whatif_problem * problem, struct galloc_whatif_plan * plan);

@@ -7,24 +7,15 @@
 
 #include "galloc-error.h"
 #include "galloc-whatif-impl.h"
+#include "ggml.h" // GGML_PAD
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_TOTAL_BYTES ((uint64_t) 1 << 58) // summed item sizes; keeps the exact search's addresses in 64 bits
 
-static uint64_t align_up(uint64_t x, uint64_t a) {
-    return (x + a - 1) & ~(a - 1);
-}
-
-double galloc_whatif_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
 
 // ---- plans ----------------------------------------------------------------
 
@@ -466,7 +457,7 @@ bool galloc_whatif_problem_from_plan(const struct galloc_graph * g, const struct
             }
             it->id        = t;
             it->n_tensors = 1;
-            it->size      = align_up(pl->size, align);
+            it->size      = GGML_PAD(pl->size, align);
             it->first     = pl->first_step;
             it->last      = pl->last_step < pl->first_step ? pl->first_step : pl->last_step;
             ggml_plan->chunks[tensor_item[t]]  = pl->chunk;
@@ -495,7 +486,7 @@ bool galloc_whatif_problem_from_plan(const struct galloc_graph * g, const struct
             break;
         }
         struct galloc_whatif_item * it   = &prob->items[tensor_item[root]];
-        uint64_t                    size = align_up(pl->size > GALLOC_WHATIF_MAX_ITEM_BYTES ? GALLOC_WHATIF_MAX_ITEM_BYTES : pl->size, align);
+        uint64_t                    size = GGML_PAD(pl->size > GALLOC_WHATIF_MAX_ITEM_BYTES ? GALLOC_WHATIF_MAX_ITEM_BYTES : pl->size, align);
         tensor_item[t] = tensor_item[root];
         it->n_tensors++;
         if (size < it->size) {

@@ -10,10 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t align_up(size_t size, size_t alignment) {
-    return (size + alignment - 1) & ~(alignment - 1);
-}
-
 static bool make_buffer_types(const struct galloc_document * doc, struct galloc_ggml_graph * g) {
     g->bufts    = calloc((size_t) doc->n_buffer_types, sizeof(*g->bufts));
     g->external = calloc((size_t) doc->n_buffer_types, sizeof(*g->external));
@@ -77,7 +73,7 @@ static bool place_external_tensors(const struct galloc_document * doc, struct ga
         size_t size      = 0;
         for (int32_t i = 0; i < doc->n_tensors; i++) {
             if (doc->tensors[i].external && doc->tensor_buffer_type[i] == b) {
-                size += align_up((size_t) doc->tensors[i].nbytes, alignment);
+                size += GGML_PAD((size_t) doc->tensors[i].nbytes, alignment);
             }
         }
         if (size == 0) {
