@@ -6,11 +6,17 @@
 // through its baseline compiler and swaps in optimised code (compiled in the background)
 // only for what turns out hot, so a short first run (a 70-node graph takes microseconds)
 // would time the unoptimised code (3x slower on llama-tiny).
+// The module is the benchmark build (bench/bench.mk: the UI's module plus the timing code).
+// Usage: node bench/bench-wasm.mjs [LIST [OUT.jsonl [MODULE.mjs]]]
 import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadGalloc } from '../web/src/core/galloc.js';
 
-const [listPath = 'bench/documents.txt', outPath] = process.argv.slice(2);
-const galloc = await loadGalloc();
+const [listPath = 'bench/documents.txt', outPath, modulePath = 'build/wasm-bench/galloc.mjs'] = process.argv.slice(2);
+const moduleFile = path.resolve(modulePath);
+const factory = (await import(pathToFileURL(moduleFile).href)).default;
+const galloc = await loadGalloc({ factory, wasmBinary: readFileSync(moduleFile.replace(/\.mjs$/, '.wasm')) });
 const lines = [];
 for (const line of readFileSync(listPath, 'utf8').split('\n')) {
   const [kind, name, runs] = line.trim().split(/\s+/);

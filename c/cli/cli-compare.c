@@ -39,8 +39,8 @@ void cli_print_whatif(FILE * out, const char * title, const struct galloc_whatif
             fprintf(out, "  %-18s %16s  %s\n", pl->name ? pl->name : "?", "-", pl->note ? pl->note : "");
             continue;
         }
-        uint64_t above = pl->total > r->lower_bound ? pl->total - r->lower_bound : 0;
-        double   pct   = r->lower_bound ? 100.0 * (double) above / (double) r->lower_bound : 0.0;
+        double   pct   = 0;
+        uint64_t above = galloc_whatif_above_bound(r, pl, &pct);
         char     extra[160];
         extra[0] = '\0';
         if (k == GALLOC_WHATIF_EXACT) {

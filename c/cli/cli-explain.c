@@ -226,21 +226,16 @@ static void loaded_free(struct loaded * l) {
 
 // read, plan and explain path; on failure prints the error and returns the exit status
 static int load(const char * path, struct loaded * l) {
-    struct galloc_error err;
-    size_t len = 0;
     memset(l, 0, sizeof(*l));
-    char * text = cli_read_file(path, GALLOC_DOCUMENT_MAX_BYTES, &len, &err);
-    if (!text) {
-        fprintf(stderr, "galloc: %s\n", err.message);
-        return cli_exit_code(err.status);
+    struct galloc_planned planned;
+    int                   code = cli_read_planned(path, &planned);
+    if (code != EXIT_OK) {
+        return code;
     }
-    bool ok = galloc_document_read(text, len, &l->doc, &err);
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "galloc: %s: %s\n", path, err.message);
-        return cli_exit_code(err.status);
-    }
-    if (!galloc_plan_graph(&l->doc.graph, &l->plan, &err) || !galloc_explain_plan(&l->doc, &l->plan, &l->ex, &err)) {
+    l->doc  = planned.doc;
+    l->plan = planned.plan;
+    struct galloc_error err;
+    if (!galloc_explain_plan(&l->doc, &l->plan, &l->ex, &err)) {
         fprintf(stderr, "galloc: %s: %s\n", path, err.message);
         loaded_free(l);
         return cli_exit_code(err.status);

@@ -4,6 +4,7 @@
 // refused without reading (or allocating) all of it.
 
 #include "cli-io.h"
+#include "cli-exit.h"
 #include "galloc-error.h"
 
 #include <errno.h>
@@ -116,4 +117,21 @@ const char * cli_safe_text(char * buf, size_t size, const char * s, int max_char
         buf[n < size ? n : size - 1] = '\0';
     }
     return buf;
+}
+
+int cli_read_planned(const char * path, struct galloc_planned * out) {
+    struct galloc_error err;
+    size_t              len  = 0;
+    char *              text = cli_read_file(path, GALLOC_DOCUMENT_MAX_BYTES, &len, &err);
+    if (!text) {
+        fprintf(stderr, "galloc: %s\n", err.message);
+        return cli_exit_code(err.status);
+    }
+    bool ok = galloc_planned_read(text, len, out, &err);
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "galloc: %s: %s\n", path, err.message);
+        return cli_exit_code(err.status);
+    }
+    return EXIT_OK;
 }

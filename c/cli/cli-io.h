@@ -2,6 +2,7 @@
 
 #pragma once
 
+#include "galloc-document.h"
 #include "galloc-status.h"
 
 #include <stdbool.h>
@@ -10,6 +11,9 @@
 // read path ("-" = stdin) fully, refusing more than max_bytes; malloc'd, NUL-terminated.
 // On failure NULL and a one-line message in err.
 char * cli_read_file(const char * path, size_t max_bytes, size_t * len, struct galloc_error * err);
+// the graph document at path ("-" = stdin) read and planned (galloc_planned_read, the path the
+// WASM module takes too): 0 (EXIT_OK), or the exit status after printing "galloc: ..." to stderr
+int    cli_read_planned(const char * path, struct galloc_planned * out);
 // write text to path ("-" or NULL = stdout); false with a message in err
 bool   cli_write_file(const char * path, const char * text, size_t len, struct galloc_error * err);
 

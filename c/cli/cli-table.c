@@ -5,6 +5,7 @@
 
 #include "cli-table.h"
 #include "cli-io.h"
+#include "galloc-explain.h" // galloc_explain_percent: the overhead's percentage, as the explanation and the UI show it
 
 static void describe_how(char * buf, size_t size, const struct galloc_document * doc, const struct galloc_place * p) {
     char name[4 * 64 + 1];
@@ -58,7 +59,7 @@ void cli_print_table(FILE * out, const struct galloc_document * doc, const struc
             fprintf(out, ", shared with buffer %d\n", bp->shared_with);
             continue;
         }
-        double overhead = bp->peak_live ? 100.0 * (double) (bp->size - bp->peak_live) / (double) bp->peak_live : 0.0;
+        double overhead = galloc_explain_percent(bp->size - bp->peak_live, bp->peak_live);
         fprintf(out, ", total %llu bytes, peak live %llu bytes, overhead %llu bytes (%.2f %%)\n", (unsigned long long) bp->size,
                 (unsigned long long) bp->peak_live, (unsigned long long) (bp->size - bp->peak_live), overhead);
         total += bp->size;

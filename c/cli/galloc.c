@@ -152,50 +152,35 @@ static int cmd_plan(int argc, char ** argv) {
         return usage_error(usage_plan, "no graph document");
     }
 
-    struct galloc_error err;
-    size_t len  = 0;
-    char * text = cli_read_file(input, GALLOC_DOCUMENT_MAX_BYTES, &len, &err);
-    if (!text) {
-        fprintf(stderr, "galloc: %s\n", err.message);
-        return cli_exit_code(err.status);
+    struct galloc_planned planned;
+    int                   code = cli_read_planned(input, &planned);
+    if (code != EXIT_OK) {
+        return code;
     }
-    struct galloc_document doc;
-    bool ok = galloc_document_read(text, len, &doc, &err);
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "galloc: %s: %s\n", input, err.message);
-        return cli_exit_code(err.status);
-    }
+    struct galloc_error            err;
+    const struct galloc_document * doc  = &planned.doc;
+    const struct galloc_plan *     plan = &planned.plan;
     char warning[1024];
-    if (galloc_document_warning(&doc, warning, sizeof(warning))) {
+    if (galloc_document_warning(doc, warning, sizeof(warning))) {
         fprintf(stderr, "galloc: %s: warning: %s\n", input, warning);
     }
-    struct galloc_plan plan;
-    if (!galloc_plan_graph(&doc.graph, &plan, &err)) {
-        fprintf(stderr, "galloc: %s: %s\n", input, err.message);
-        galloc_document_free(&doc);
-        return cli_exit_code(err.status);
-    }
-
-    int code = EXIT_OK;
     if (compare) {
-        if (!cli_compare_plan(stdout, &doc, &plan, (uint32_t) budget_ms, &err)) {
+        if (!cli_compare_plan(stdout, doc, plan, (uint32_t) budget_ms, &err)) {
             fprintf(stderr, "galloc: %s: %s\n", input, err.message);
             code = cli_exit_code(err.status);
         }
-        galloc_plan_free(&plan);
-        galloc_document_free(&doc);
+        galloc_planned_free(&planned);
         return code;
     }
     if (table) {
-        cli_print_table(stdout, &doc, &plan);
+        cli_print_table(stdout, doc, plan);
     }
     if (draw) {
-        cli_draw_plan(stdout, &doc, &plan, 64, 80);
+        cli_draw_plan(stdout, doc, plan, 64, 80);
     }
     if (!(table || draw) || output) {
         size_t out_len = 0;
-        char * json    = galloc_document_write_plan(&doc, &plan, &out_len);
+        char * json    = galloc_document_write_plan(doc, plan, &out_len);
         if (!json) {
             fprintf(stderr, "galloc: out of memory writing the plan\n");
             code = EXIT_MEMORY;
@@ -205,8 +190,7 @@ static int cmd_plan(int argc, char ** argv) {
         }
         free(json);
     }
-    galloc_plan_free(&plan);
-    galloc_document_free(&doc);
+    galloc_planned_free(&planned);
     return code;
 }
 

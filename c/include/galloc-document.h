@@ -127,6 +127,16 @@ char * galloc_document_write_graph(const struct galloc_document * doc, size_t * 
 // how each tensor was placed, lifetimes). NULL when out of memory or when plan does not fit doc.
 char * galloc_document_write_plan(const struct galloc_document * doc, const struct galloc_plan * plan, size_t * len);
 
+// A graph document read and planned: the one "read, plan" path of the CLI, the WASM module and
+// the benchmarks (galloc_document_read, then galloc_plan_graph on its graph). On failure err
+// says why (the reader's message with its JSON path, or the planner's) and nothing is held.
+struct galloc_planned {
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+};
+bool galloc_planned_read(const char * json, size_t len, struct galloc_planned * out, struct galloc_error * err);
+void galloc_planned_free(struct galloc_planned * p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -186,6 +186,10 @@ uint32_t galloc_whatif_budget_next (struct galloc_whatif_budget * budget);
 // the most the items hold live at one step (bytes)
 uint64_t galloc_whatif_lower_bound(const struct galloc_whatif_problem * problem);
 
+// how far a plan of r is above r's lower bound: the bytes, and (percent, unless NULL) that as a
+// percentage of the bound (0 when the bound is 0); the one place the CLI and the UI get it from
+uint64_t galloc_whatif_above_bound(const struct galloc_whatif_result * r, const struct galloc_whatif_plan * plan, double * percent);
+
 // every item placed in a chunk < n_chunks <= 16 at an aligned offset, no two conflicting items
 // in one chunk share a byte, every item ends within its chunk's limit (step 4), every chunk size is
 // the highest end of its items, and total is their sum. false with the first violation in err.

@@ -19,7 +19,6 @@
 #include "galloc-model.h"
 #include "galloc-planner.h"
 #include "galloc-presets.h"
-#include "galloc-timing.h"
 #include "galloc-whatif.h"
 #include "json.h"
 
@@ -64,8 +63,11 @@ GALLOC_WASM_EXPORT const char * galloc_wasm_last_warning (void);         // the 
 // documents: json is len bytes of UTF-8; the result is malloc'd (free with galloc_wasm_free) or NULL
 GALLOC_WASM_EXPORT char *       galloc_wasm_plan         (const char * json, size_t len); // the plan document
 GALLOC_WASM_EXPORT char *       galloc_wasm_graph        (const char * json, size_t len); // the graph, checked and filled in
-// benchmarks: plan the document `runs` times; a small JSON object of timings (see galloc-timing.h)
+#ifdef GALLOC_WASM_BENCH
+// benchmarks only (the module bench/bench.mk builds for bench-wasm.mjs, not the UI's): plan the
+// document `runs` times; a small JSON object of timings (bench/galloc-timing.h)
 GALLOC_WASM_EXPORT char *       galloc_wasm_time_plan    (const char * json, size_t len, int32_t runs);
+#endif
 // what-if (galloc-whatif.h): ggml's plan against offline planners; the galloc_whatif_write_json text.
 // budget_ms bounds the exact search (0: heuristics only); the call blocks for up to that long.
 GALLOC_WASM_EXPORT char *       galloc_wasm_whatif       (const char * json, size_t len, int32_t buffer_type, uint32_t budget_ms);
@@ -229,6 +231,23 @@ static bool galloc_wasm_read(const char * json, size_t len, struct galloc_docume
     return true;
 }
 
+// read and plan a graph document (galloc_planned_read, the CLI's path); false with the status and
+// message set (the reader's, JSON path first, or the planner's), the warning kept as galloc_wasm_read does
+static bool galloc_wasm_read_and_plan(const char * json, size_t len, struct galloc_planned * p) {
+    g_warning[0] = '\0';
+    if (json == NULL) {
+        galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no document (NULL pointer)");
+        return false;
+    }
+    struct galloc_error err;
+    if (!galloc_planned_read(json, len, p, &err)) {
+        galloc_wasm_fail(err.status, "%s", err.message);
+        return false;
+    }
+    galloc_document_warning(&p->doc, g_warning, sizeof(g_warning));
+    return true;
+}
+
 // the warning of the last document read (names the tables lack, galloc_document_warning), "" for none
 GALLOC_WASM_EXPORT const char * galloc_wasm_last_warning(void) {
     return g_warning;
@@ -237,22 +256,18 @@ GALLOC_WASM_EXPORT const char * galloc_wasm_last_warning(void) {
 // plan a graph document: the "galloc-plan" document (malloc'd, NUL-terminated, free with
 // galloc_wasm_free; length from galloc_wasm_result_length), or NULL with a status and message
 GALLOC_WASM_EXPORT char * galloc_wasm_plan(const char * json, size_t len) {
-    struct galloc_document doc;
-    if (!galloc_wasm_read(json, len, &doc)) {
+    struct galloc_planned p;
+    if (!galloc_wasm_read_and_plan(json, len, &p)) {
         return NULL;
     }
-    struct galloc_plan plan;
-    struct galloc_error err;
-    if (!galloc_plan_graph(&doc.graph, &plan, &err)) {
-        galloc_document_free(&doc);
-        return galloc_wasm_fail(err.status, "%s", err.message);
-    }
     size_t out_len = 0;
-    char * out = galloc_document_write_plan(&doc, &plan, &out_len);
-    galloc_plan_free(&plan);
-    galloc_document_free(&doc);
+    char * out = galloc_document_write_plan(&p.doc, &p.plan, &out_len);
+    galloc_planned_free(&p);
     return galloc_wasm_result(out, out_len);
 }
+
+#ifdef GALLOC_WASM_BENCH
+#    include "galloc-timing.h"
 
 // time the planner on a document: {"nodes","tensors","runs","median_ms","min_ms","heap_bytes"}
 // (malloc'd, free with galloc_wasm_free), or NULL with a status and message
@@ -273,6 +288,7 @@ GALLOC_WASM_EXPORT char * galloc_wasm_time_plan(const char * json, size_t len, i
                      timing.n_nodes, timing.n_tensors, timing.runs, timing.median_ms, timing.min_ms, timing.heap_bytes);
     return galloc_wasm_result(out, (size_t) n);
 }
+#endif // GALLOC_WASM_BENCH
 
 // read and check a graph document and write it back in full (nodes and leafs built when it
 // gave "outputs", defaults filled in): a "galloc-graph" document as galloc_wasm_plan returns a plan
@@ -315,11 +331,14 @@ static void galloc_wasm_explained_free(struct galloc_wasm_explained * e) {
 // false with the status and message set; on failure e holds nothing
 static bool galloc_wasm_explain_one(const char * json, size_t len, struct galloc_wasm_explained * e) {
     memset(e, 0, sizeof(*e));
-    if (!galloc_wasm_read(json, len, &e->doc)) {
+    struct galloc_planned p;
+    if (!galloc_wasm_read_and_plan(json, len, &p)) {
         return false;
     }
+    e->doc  = p.doc;
+    e->plan = p.plan;
     struct galloc_error err;
-    if (!galloc_plan_graph(&e->doc.graph, &e->plan, &err) || !galloc_explain_plan(&e->doc, &e->plan, &e->ex, &err)) {
+    if (!galloc_explain_plan(&e->doc, &e->plan, &e->ex, &err)) {
         galloc_wasm_explained_free(e);
         galloc_wasm_fail(err.status, "%s", err.message);
         return false;
@@ -386,25 +405,19 @@ GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * galloc_json_a
 // offline planners (the exact search for at most budget_ms): the "galloc-whatif" JSON text
 // (malloc'd, as galloc_wasm_plan returns a plan), or NULL with a status and message
 GALLOC_WASM_EXPORT char * galloc_wasm_whatif(const char * json, size_t len, int32_t buffer_type, uint32_t budget_ms) {
-    struct galloc_document doc;
-    if (!galloc_wasm_read(json, len, &doc)) {
+    struct galloc_planned p;
+    if (!galloc_wasm_read_and_plan(json, len, &p)) {
         return NULL;
     }
-    if (buffer_type < 0 || buffer_type >= doc.n_buffer_types) {
-        int32_t n = doc.n_buffer_types;
-        galloc_document_free(&doc);
+    if (buffer_type < 0 || buffer_type >= p.doc.n_buffer_types) {
+        int32_t n = p.doc.n_buffer_types;
+        galloc_planned_free(&p);
         return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "buffer type %d out of range (%d buffer types)", (int) buffer_type, (int) n);
     }
-    struct galloc_plan plan;
-    struct galloc_error err;
-    if (!galloc_plan_graph(&doc.graph, &plan, &err)) {
-        galloc_document_free(&doc);
-        return galloc_wasm_fail(err.status, "%s", err.message);
-    }
+    struct galloc_error         err;
     struct galloc_whatif_result r;
-    bool ok = galloc_whatif_from_plan(&doc.graph, &plan, buffer_type, budget_ms, &r, &err);
-    galloc_plan_free(&plan);
-    galloc_document_free(&doc);
+    bool ok = galloc_whatif_from_plan(&p.doc.graph, &p.plan, buffer_type, budget_ms, &r, &err);
+    galloc_planned_free(&p);
     if (!ok) {
         return galloc_wasm_fail(err.status, "%s", err.message);
     }

@@ -51,24 +51,23 @@ $(WASM_DIR)/exports.json: c/wasm/exports.txt c/wasm/wasm.mk
 $(WASM_DIR)/obj/%.o: c/src/%.c $(WASM_DIR)/obj/%.d c/wasm/wasm.mk
 	@mkdir -p $(dir $@)
 	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) -MMD -MP $(layer_inc) -c $< -o $@
+	@touch $@ # emcc writes the .d after the object: the object must stay the newer
 
 # the glue sees every layer
 $(WASM_DIR)/obj/galloc-wasm.o: c/wasm/galloc-wasm.c $(WASM_DIR)/obj/galloc-wasm.d c/wasm/wasm.mk
 	@mkdir -p $(dir $@)
-	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) -MMD -MP $(INC) -Ibench -c $< -o $@
-
-$(WASM_DIR)/obj/galloc-timing.o: bench/galloc-timing.c $(WASM_DIR)/obj/galloc-timing.d c/wasm/wasm.mk
-	@mkdir -p $(dir $@)
 	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) -MMD -MP $(INC) -c $< -o $@
+	@touch $@ # emcc writes the .d after the object: the object must stay the newer
 
-$(WASM_LIB_OBJ:.o=.d) $(WASM_DIR)/obj/galloc-wasm.d $(WASM_DIR)/obj/galloc-timing.d: ;
+$(WASM_LIB_OBJ:.o=.d) $(WASM_DIR)/obj/galloc-wasm.d: ;
 -include $(shell find $(WASM_DIR) -name '*.d' 2>/dev/null)
 
 # emcc writes galloc.wasm next to galloc.mjs
-$(WASM_DIR)/galloc.mjs: $(WASM_LIB_OBJ) $(WASM_DIR)/obj/galloc-wasm.o $(WASM_DIR)/obj/galloc-timing.o $(WASM_DIR)/exports.json
+# (the library and the glue only: benchmark code, bench/galloc-timing.c, goes into bench/bench.mk's own module)
+$(WASM_DIR)/galloc.mjs: $(WASM_LIB_OBJ) $(WASM_DIR)/obj/galloc-wasm.o $(WASM_DIR)/exports.json
 	@mkdir -p $(WASM_DIR)
 	NODE_PATH="$(WASM_NODE_PATH)$${NODE_PATH:+:$$NODE_PATH}" \
-	  $(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(WASM_LIB_OBJ) $(WASM_DIR)/obj/galloc-wasm.o $(WASM_DIR)/obj/galloc-timing.o $(strip $(WASM_LDFLAGS)) -o $@
+	  $(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(WASM_LIB_OBJ) $(WASM_DIR)/obj/galloc-wasm.o $(strip $(WASM_LDFLAGS)) -o $@
 	@wc -c $(WASM_DIR)/galloc.wasm $(WASM_DIR)/galloc.mjs | sed -e 's/^/wasm: /'
 
 $(WASM_DIR)/galloc.wasm: $(WASM_DIR)/galloc.mjs

@@ -963,6 +963,32 @@ static void test_json(void) {
     galloc_whatif_free(&r);
 }
 
+// how far each plan is above the bound, computed once in C (the CLI's table and the UI format it):
+// the hand-made problem of test_greedy_suboptimal, bound 4: greedy by size 5 (1 byte, 25 %), exact 4;
+// a bound of 0 has no percentage (null)
+static void test_json_above_bound(void) {
+    struct galloc_whatif_result r = solve_csv("a,4,5,3\nb,0,3,3\nc,1,4,1\nd,3,5,1\n", 0);
+    double                      pct  = -1;
+    CHECK_EQ_U64(galloc_whatif_above_bound(&r, &r.plans[GALLOC_WHATIF_GREEDY_SIZE], &pct), 1);
+    CHECK(pct == 25.0);
+    CHECK_EQ_U64(galloc_whatif_above_bound(&r, &r.plans[GALLOC_WHATIF_EXACT], &pct), 0);
+    CHECK(pct == 0.0);
+    size_t len  = 0;
+    char * text = galloc_whatif_write_json(&r, &len);
+    CHECK(text && strstr(text, "\"name\": \"greedy-by-size\"") &&
+          strstr(strstr(text, "\"name\": \"greedy-by-size\""), "\"total\": 5, \"above_bound\": 1, \"above_bound_percent\": 25,"));
+    CHECK(text && strstr(strstr(text, "\"name\": \"exact\""), "\"total\": 4, \"above_bound\": 0, \"above_bound_percent\": 0,"));
+    free(text);
+    galloc_whatif_free(&r);
+
+    r    = solve_csv("a,0,2,0\n", 0);
+    text = galloc_whatif_write_json(&r, &len);
+    CHECK_EQ_U64(r.lower_bound, 0);
+    CHECK(text && strstr(text, "\"above_bound\": 0, \"above_bound_percent\": null,"));
+    free(text);
+    galloc_whatif_free(&r);
+}
+
 int main(void) {
     RUN(test_csv_good);
     RUN(test_csv_bad);
@@ -974,6 +1000,7 @@ int main(void) {
     RUN(test_inplace_chains);
     RUN(test_long_inplace_chain);
     RUN(test_json);
+    RUN(test_json_above_bound);
     RUN(test_brute_force);
     RUN(test_exact_search);
     RUN(test_random_problems);

@@ -47,7 +47,11 @@ describe('JS API arguments', () => {
     const doc = galloc.presetText('llama-tiny');
     bad(() => galloc.timePlan(doc, 2 ** 32 + 2), /^runs: 4294967298 is not an integer in \[1, 100000\]$/);
     bad(() => galloc.timePlan(doc, '3'), /^runs: /);
-    expect(galloc.timePlan(doc, 2).runs).toBe(2);
+  });
+
+  it('the UI\'s module holds no benchmark code: timePlan is refused (bench/bench.mk builds the module that has it)', () => {
+    expect(galloc.m._galloc_wasm_time_plan).toBe(undefined);
+    bad(() => galloc.timePlan(galloc.presetText('llama-tiny'), 2), /^timePlan: this module has no timing code/);
   });
 
   it('errors from cyclic or throwing objects carry a code', () => {

@@ -196,7 +196,16 @@ static void write_u64_or_null(struct galloc_json_writer * w, const char * key, u
     }
 }
 
-static void write_plan(struct galloc_json_writer * w, const struct galloc_whatif_plan * pl, int32_t n_items, uint64_t capacity, bool is_exact) {
+uint64_t galloc_whatif_above_bound(const struct galloc_whatif_result * r, const struct galloc_whatif_plan * plan, double * percent) {
+    uint64_t above = plan->total > r->lower_bound ? plan->total - r->lower_bound : 0;
+    if (percent) {
+        *percent = r->lower_bound ? 100.0 * (double) above / (double) r->lower_bound : 0.0;
+    }
+    return above;
+}
+
+static void write_plan(struct galloc_json_writer * w, const struct galloc_whatif_result * r, const struct galloc_whatif_plan * pl,
+                       int32_t n_items, uint64_t capacity, bool is_exact) {
     galloc_json_write_newline(w, 4);
     galloc_json_write_begin_object(w);
     galloc_json_write_key(w, "name");
@@ -207,12 +216,17 @@ static void write_plan(struct galloc_json_writer * w, const struct galloc_whatif
     galloc_json_write_bool(w, pl->checked);
     galloc_json_write_key(w, "total");
     galloc_json_write_u64(w, pl->total);
-    galloc_json_write_key(w, "chunk_sizes");
-    galloc_json_write_begin_array(w);
-    for (int32_t c = 0; c < pl->n_chunks; c++) {
-        galloc_json_write_u64(w, pl->chunk_sizes[c]);
+    double percent = 0;
+    galloc_json_write_key(w, "above_bound");
+    galloc_json_write_u64(w, galloc_whatif_above_bound(r, pl, &percent));
+    galloc_json_write_key(w, "above_bound_percent"); // null: the bound is 0
+    if (r->lower_bound) {
+        galloc_json_write_f64(w, percent);
+    } else {
+        galloc_json_write_null(w);
     }
-    galloc_json_write_end_array(w);
+    galloc_json_write_key(w, "chunk_sizes");
+    galloc_json_write_u64_array(w, pl->chunk_sizes, (size_t) pl->n_chunks);
     galloc_json_write_key(w, "time_us");
     galloc_json_write_u64(w, pl->time_ms > 0 ? (uint64_t) (pl->time_ms * 1000.0) : 0);
     galloc_json_write_key(w, "found_us");
@@ -235,18 +249,10 @@ static void write_plan(struct galloc_json_writer * w, const struct galloc_whatif
     galloc_json_write_cstr(w, pl->note ? pl->note : "");
     galloc_json_write_newline(w, 6);
     galloc_json_write_key(w, "chunks");
-    galloc_json_write_begin_array(w);
-    for (int32_t i = 0; pl->chunks && i < n_items; i++) {
-        galloc_json_write_i64(w, pl->chunks[i]);
-    }
-    galloc_json_write_end_array(w);
+    galloc_json_write_i32_array(w, pl->chunks, pl->chunks ? (size_t) n_items : 0);
     galloc_json_write_newline(w, 6);
     galloc_json_write_key(w, "offsets");
-    galloc_json_write_begin_array(w);
-    for (int32_t i = 0; pl->offsets && i < n_items; i++) {
-        galloc_json_write_u64(w, pl->offsets[i]);
-    }
-    galloc_json_write_end_array(w);
+    galloc_json_write_u64_array(w, pl->offsets, pl->offsets ? (size_t) n_items : 0);
     galloc_json_write_newline(w, 4);
     galloc_json_write_end_object(w);
 }
@@ -305,18 +311,14 @@ char * galloc_whatif_write_json(const struct galloc_whatif_result * r, size_t * 
     galloc_json_write_key(&w, "planners");
     galloc_json_write_begin_array(&w);
     for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
-        write_plan(&w, &r->plans[k], p->n_items, p->capacity, k == GALLOC_WHATIF_EXACT);
+        write_plan(&w, r, &r->plans[k], p->n_items, p->capacity, k == GALLOC_WHATIF_EXACT);
     }
     galloc_json_write_newline(&w, 2);
     galloc_json_write_end_array(&w);
     if (r->tensor_item) {
         galloc_json_write_newline(&w, 2);
         galloc_json_write_key(&w, "tensor_item");
-        galloc_json_write_begin_array(&w);
-        for (int32_t t = 0; t < r->n_tensors; t++) {
-            galloc_json_write_i64(&w, r->tensor_item[t]);
-        }
-        galloc_json_write_end_array(&w);
+        galloc_json_write_i32_array(&w, r->tensor_item, (size_t) r->n_tensors);
     }
     galloc_json_write_newline(&w, 0);
     galloc_json_write_end_object(&w);

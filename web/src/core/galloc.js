@@ -89,6 +89,8 @@
  * @property {boolean} valid            has a plan
  * @property {boolean} checked          the plan passes the library's checker (no overlap, chunk rules)
  * @property {number|string} total      bytes: the sum of chunk_sizes
+ * @property {number|string} above_bound        bytes above the result's lower_bound
+ * @property {number|null} above_bound_percent  that, in % of lower_bound (null: the bound is 0)
  * @property {Array<number|string>} chunk_sizes  bytes, per chunk
  * @property {number} time_us           wall time the planner took, microseconds
  * @property {boolean} proved_optimal   exact: no valid plan is smaller
@@ -314,7 +316,8 @@ export class Galloc {
 
   /**
    * Time the planner on a graph document inside the module (for benchmarks): the document is
-   * read once, then planned `runs` times on a fresh plan each time.
+   * read once, then planned `runs` times on a fresh plan each time. Only the benchmark module
+   * (build/wasm-bench/galloc.mjs, bench/bench.mk) has the timing code; the UI's module refuses.
    * @param {object|string} graph
    * @param {number} runs 1..100000
    * @returns {{nodes: number, tensors: number, runs: number, median_ms: number, min_ms: number, heap_bytes: number}}
@@ -322,6 +325,9 @@ export class Galloc {
    */
   timePlan(graph, runs) {
     const n = checkInteger(runs, 1, 100000, 'runs'); // `runs | 0` made 2**32 + 2 two runs
+    if (typeof this.m._galloc_wasm_time_plan !== 'function') {
+      throw gallocError('timePlan: this module has no timing code (the benchmark module build/wasm-bench/galloc.mjs has)', 'bad-argument', -1);
+    }
     return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_time_plan(ptr, len, n)));
   }
 

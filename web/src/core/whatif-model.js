@@ -38,14 +38,12 @@ const num = (v) => (typeof v === 'number' ? v : Number(v));
  * @returns {WhatifRow[]}
  */
 export function whatifRows(result) {
-  const lower = big(result.lower_bound);
   const capacity = result.capacity === null || result.capacity === undefined ? null : big(result.capacity);
   return result.planners.map((p) => {
     const total = big(p.total);
-    const above = total > lower ? total - lower : 0n;
-    return {
-      name: p.name, valid: p.valid, checked: p.checked, total, above,
-      percent: lower > 0n ? Number((above * 1000000n) / lower) / 10000 : null,
+    return { // above the bound: computed in C (galloc_whatif_above_bound), only formatted here
+      name: p.name, valid: p.valid, checked: p.checked, total, above: big(p.above_bound),
+      percent: p.above_bound_percent,
       chunks: p.chunk_sizes.length, timeMs: p.time_us / 1000, best: p.name === result.best,
       proved: p.proved_optimal, bound: big(p.bound), nodes: p.nodes, note: p.note,
       fits: capacity === null || !p.valid ? null : total <= capacity,
