@@ -68,10 +68,13 @@ describe('the panel\'s rows', () => {
 
   it('keeps byte counts past 2^53 exact', () => {
     const huge = '9007199254740993'; // 2^53 + 1
-    const plan = (name, total) => ({ name, valid: true, checked: true, total, chunk_sizes: [total], time_us: 1500, proved_optimal: name === 'exact', bound: total, nodes: 3, note: '', chunks: [], offsets: [] });
-    const r = { lower_bound: '9007199254740992', capacity: null, best: 'exact', planners: [plan('ggml', huge), plan('greedy-by-size', huge), plan('greedy-by-breadth', huge), plan('exact', '9007199254740992')] };
+    // as the library writes it: past 2^53 as decimal strings; above the bound computed in C
+    const plan = (name, total, above) => ({ name, valid: true, checked: true, total, above_bound: above, above_bound_percent: above === 0 ? 0 : 1.1e-14,
+      chunk_sizes: [total], time_us: 1500, proved_optimal: name === 'exact', bound: total, nodes: 3, note: '', chunks: [], offsets: [] });
+    const r = { lower_bound: '9007199254740992', capacity: null, best: 'exact', planners: [plan('ggml', huge, 1), plan('greedy-by-size', huge, 1), plan('greedy-by-breadth', huge, 1), plan('exact', '9007199254740992', 0)] };
     const rows = whatifRows(r);
     expect(rows[0].above).toBe(1n);
+    expect(rows[0].percent).toBe(1.1e-14);
     expect(rows[3].above).toBe(0n);
     expect(rows[0].timeMs).toBe(1.5);
     expect(rows[0].fits).toBe(null);
