@@ -10,7 +10,7 @@
 import { signal, computed, batch } from '@preact/signals';
 import { loadGalloc } from './core/galloc.js';
 import { parseGraphText, graphToText, nameToken } from './core/graph-text.js';
-import { checkGraph, normalizeGraph, removeBufferType as docRemoveBufferType, removeTensors as docRemoveTensors } from './core/graph-model.js';
+import { normalizeGraph, removeBufferType as docRemoveBufferType, removeTensors as docRemoveTensors } from './core/graph-model.js';
 import { buildModel } from './core/plan-model.js';
 import { stepState } from './core/steps.js';
 import { presetLesson } from './core/presets-info.js';
@@ -246,9 +246,12 @@ export function loadPreset(name, bufferLines) {
 }
 
 /**
- * Import a graph document (JSON text or object) or graph text. On failure the
- * current graph stays and the banner says why.
- * @param {string|object} input
+ * Import a graph document (JSON: text, a file's bytes, or an object) or graph text. A document
+ * is read by the C reader (the WASM module's normalize), the one checker: the UI refuses what
+ * the CLI refuses, with the CLI's message and place (a file's bytes go in as they are, so a line
+ * and column are the file's), and its numbers stay exact. On failure the current graph stays
+ * and the banner says why.
+ * @param {string|Uint8Array|object} input
  * @param {string} [source] where it came from, for messages
  * @returns {boolean}
  */
@@ -256,13 +259,19 @@ export function importGraph(input, source = 'the input') {
   let t;
   let warning = '';
   try {
-    if (typeof input === 'string' && !input.trimStart().startsWith('{')) {
-      const r = parseGraphText(input);
+    const kind = importKind(input);
+    if (kind === 'empty') {
+      // an empty box or file holds no graph: importing it would replace the graph on screen with
+      // nothing (to start from an empty graph, clear the editor, which Ctrl+Z undoes)
+      throw new Error('line 1, column 1: the input is empty, nothing to import (the graph on screen stays)');
+    }
+    if (kind === 'text') {
+      const r = parseGraphText(typeof input === 'string' ? input : new TextDecoder().decode(input));
       if (r.errors) throw new Error(`line ${r.errors[0].line}: ${r.errors[0].message}`);
-      t = input;
+      t = typeof input === 'string' ? input : new TextDecoder().decode(input);
     } else {
-      const doc = checkGraph(typeof input === 'string' ? input : structuredClone(input));
-      warning = withModule((mod) => { mod.normalize(doc); return mod.lastWarning(); });
+      const doc = withModule((mod) => mod.normalize(input));
+      warning = galloc.value.lastWarning();
       t = graphToText(doc);
     }
   } catch (e) {
@@ -291,6 +300,22 @@ export function importGraph(input, source = 'the input') {
     notice.value = warning ? { kind: 'warning', message: `${imported}; warning: ${warning}` } : { kind: 'info', message: imported };
   });
   return true;
+}
+
+/**
+ * What an import holds: a JSON document (its first character '{' or '['; an object), graph
+ * text, or nothing (only white space).
+ * @param {string|Uint8Array|object} input
+ * @returns {'json'|'text'|'empty'}
+ */
+function importKind(input) {
+  if (typeof input !== 'string' && !(input instanceof Uint8Array)) return 'json';
+  const n = input.length;
+  let i = 0;
+  const at = (k) => (typeof input === 'string' ? input.charCodeAt(k) : input[k]);
+  while (i < n && (at(i) === 0x20 || at(i) === 0x09 || at(i) === 0x0a || at(i) === 0x0d)) i++;
+  if (i === n) return 'empty';
+  return at(i) === 0x7b || at(i) === 0x5b ? 'json' : 'text';
 }
 
 /**

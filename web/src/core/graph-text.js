@@ -6,7 +6,8 @@
 //   x3 = mul_mat(w, x0) @gpu             # @B: the buffer type this node is assigned to
 //   x4 = view_1d(x3, 2, 4)
 //   y  = CONV_2D(k, x4) ne=[4, 4] type=f16   # any op by its printed name; modifiers override
-//   z  = NEW_OP(y) sub=X alloc=[96, _] outside  # ops newer than the tables by name; sub=: unary op/GLU;
+//   z  = NEW_OP(y) sub=X alloc=[96, _] outside  # ops newer than the tables by name ("new_op"(y) when
+//                                        # not in capitals); sub=: unary op/GLU;
 //                                        # alloc=[...]: bytes per buffer type (_: ggml_nbytes); outside:
 //                                        # memory outside any buffer (a document's "external")
 //   output(x3, y)
@@ -20,7 +21,7 @@ import { evaluateCall, ruleFor, argSlots } from './call-eval.js';
 import { idiomFor } from './op-idioms.js';
 import { FUNCS, SUB_OP_KEY, ShapeError } from './op-rules.js';
 import { FLAGS, OPS, big, contiguousNb, docNum, isType, ne4, trimNe } from './ggml-types.js';
-import { checkGraph, normalizeGraph, tensorInfo, DEFAULT_BUFFER_TYPE } from './graph-model.js';
+import { normalizeGraph, tensorInfo, DEFAULT_BUFFER_TYPE } from './graph-model.js';
 import { sizeLiteral } from './format.js';
 
 class LineError extends Error {
@@ -189,7 +190,7 @@ function parseModifiers(cur, st) {
         m.allocs = parseList(cur, 'alloc', true); // one per buffer type, _ = its byte size
       } else if (key === 'sub') {
         const v = cur.expect('id', undefined, 'a unary op or GLU name after sub=');
-        if (!/^[A-Z][A-Z0-9_]{0,62}$/.test(v.v)) throw new LineError(`sub: ${v.v} is not a ggml op name (capitals, digits, '_')`, v.from);
+        if (!/^[A-Za-z0-9_]{1,63}$/.test(v.v)) throw new LineError(`sub: ${v.v} is not a ggml op name (1 to 63 letters, digits, '_')`, v.from);
         m.sub = v.v;
       } else if (key === 'offs' || key === 'alloc') {
         const v = cur.expect('num', undefined, `a byte count after ${key}=`);
@@ -209,8 +210,12 @@ function parseModifiers(cur, st) {
 }
 
 function parseCall(cur, st) {
-  const fnTok = cur.expect('id', undefined, 'an op call like add(a, b)');
-  st.fn = fnTok.v;
+  const fnTok = cur.next();
+  if (!fnTok || (fnTok.k !== 'id' && fnTok.k !== 'str')) {
+    throw new LineError(`expected an op call like add(a, b)${fnTok ? `, found '${fnTok.text ?? fnTok.v}'` : ' at end of line'}`, fnTok ? fnTok.from : cur.line.length);
+  }
+  st.fn = fnTok.k === 'str' ? JSON.stringify(fnTok.v) : fnTok.v; // a quoted name is an op by name
+  if (fnTok.k === 'str' && !ruleFor(st.fn)) throw new LineError(`${st.fn} is not an op name (1 to 63 letters, digits or '_')`, fnTok.from);
   const rule = ruleFor(st.fn);
   if (!rule) throw new LineError(`unknown op '${st.fn}'${suggest(st.fn)}`, fnTok.from);
   cur.expect('p', '(', `'(' after ${st.fn}`);
@@ -552,13 +557,19 @@ function buildMeta(stmts, buffers) {
 // ---- print --------------------------------------------------------------------
 
 /**
- * Write a graph document as text (see the top of this file). Throws Error
- * when the document itself is malformed (checkGraph's message).
- * @param {object|string} input
+ * Write a graph document as text (see the top of this file). The document is one the C reader
+ * has read (Galloc.normalize, preset, a model's document) or the parser made: nothing here
+ * checks it again.
+ * @param {object} input
  * @returns {string}
  */
 export function graphToText(input) {
-  const doc = normalizeGraph(checkGraph(input));
+  const doc = normalizeGraph(input);
+  const custom = doc.tensors.findIndex((t) => !isType(t.type));
+  if (custom >= 0) {
+    // a type the document describes in type_traits (newer than the tables): the CLI plans it
+    throw new Error(`tensors[${custom}].type: ${doc.tensors[custom].type} is a type from the document's type_traits, which the web UI cannot show yet (the CLI plans it: galloc plan FILE)`);
+  }
   const info = tensorInfo(doc);
   const n = doc.tensors.length;
   const out = [];
@@ -675,11 +686,11 @@ function printCall(t, self, srcs, want, srcObj) {
     const r = attempt(idiom.fn, idiom.args, idiom.params, idiom.type);
     if (r) return r;
   }
-  const raw = attempt(t.op, want.src, [], undefined, true); // the op by name; a sub-op no call has as sub=
+  const raw = attempt(/^[A-Z][A-Z0-9_]*$/.test(t.op) ? t.op : JSON.stringify(t.op), want.src, [], undefined, true); // the op by name; a sub-op no call has as sub=
   if (raw && want.sub) {
     const mods = raw.mods;
     return { ...raw, mods: (ref) => [...mods(ref), `sub=${want.sub}`] };
   }
   if (raw) return raw;
-  throw new Error(`cannot write tensor ${self.index} (${t.name}) as text`);
+  throw new Error(`tensors[${self.index}]: cannot be written as graph text (${t.op} of ${t.type} [${trimNe(want.ne).join(', ')}])`);
 }
