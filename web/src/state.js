@@ -91,18 +91,24 @@ export async function start(options = {}) {
     return;
   }
   let shared = null;
+  let linkError = null;
   try { shared = decodeShare(typeof location === 'undefined' ? '' : location.hash); } catch (e) {
-    notice.value = { kind: 'error', message: e.message };
+    linkError = e.message;
   }
   if (shared && shared.p) {
-    loadPreset(shared.p, shared.b);
+    if (loadPreset(shared.p, shared.b)) return;
+    // a preset this version lacks: the error stays, and a graph is shown, the default
+    linkError = `the link names ${notice.value?.message ?? `preset ${shared.p}`}`;
   } else if (shared && shared.t !== undefined) {
     presetName.value = null;
     presetText.value = null;
     replaceText(shared.t);
-  } else {
-    loadPreset(defaultPreset());
+    return;
   }
+  const fallback = defaultPreset();
+  loadPreset(fallback);
+  // after loadPreset, which clears the banner: the damaged link's error is what the user must see
+  if (linkError) notice.value = { kind: 'error', message: `${linkError}; showing ${fallback} instead` };
 }
 
 function defaultPreset() {
@@ -222,16 +228,17 @@ export function loadGeneratedGraph(doc, { newSource = false } = {}) {
  * Load a preset of the library (optionally with other @buffer lines, from a link).
  * @param {string} name
  * @param {string[]} [bufferLines]
+ * @returns {boolean} false when there is no such preset (the banner says so)
  */
 export function loadPreset(name, bufferLines) {
   const g = galloc.value;
-  if (!g) return;
+  if (!g) return false;
   let t;
   try {
     t = graphToText(withModule((mod) => mod.preset(name)));
   } catch (e) {
     notice.value = { kind: 'error', message: `preset ${name}: ${e.message}` };
-    return;
+    return false;
   }
   batch(() => {
     presetName.value = name;
@@ -243,6 +250,7 @@ export function loadPreset(name, bufferLines) {
     playing.value = false;
   });
   replaceText(bufferLines ? withBufferLines(t, bufferLines) : t);
+  return true;
 }
 
 /**
@@ -266,9 +274,10 @@ export function importGraph(input, source = 'the input') {
       throw new Error('line 1, column 1: the input is empty, nothing to import (the graph on screen stays)');
     }
     if (kind === 'text') {
-      const r = parseGraphText(typeof input === 'string' ? input : new TextDecoder().decode(input));
-      if (r.errors) throw new Error(`line ${r.errors[0].line}: ${r.errors[0].message}`);
       t = typeof input === 'string' ? input : new TextDecoder().decode(input);
+      const r = parseGraphText(t);
+      if (r.errors) throw new Error(`line ${r.errors[0].line}: ${r.errors[0].message}`);
+      if (r.doc.tensors.length === 0) throw new Error('the graph text defines no tensors, nothing to import (the graph on screen stays)');
     } else {
       const doc = withModule((mod) => mod.normalize(input));
       warning = galloc.value.lastWarning();
