@@ -1,24 +1,16 @@
 // explain-state.js: the explanation panels' state (peak panel, memory chart, compare view),
 // in signals, and the only code that changes it.
 //
-// The explanation of the graph on screen is computed by the WASM module (galloc.explain) each
-// time the graph changes; the comparison (galloc.explainCompare) while the compare view is open
+// The explanation of the graph on screen is computed by the WASM module (galloc.explain) once
+// per plan, in state.js (`explanation`, re-exported here); the comparison (galloc.explainCompare) while the compare view is open
 // and has a second graph. (Brushing the memory chart calls state.js showSteps.)
 
 import { signal, computed } from '@preact/signals';
-import { galloc, graph } from './state.js';
+import { galloc, graph, explanation } from './state.js';
 
-/** the "galloc-explain" result of the graph on screen, or null */
-export const explanation = computed(() => {
-  const g = galloc.value;
-  const doc = graph.value;
-  if (!g || !doc) return null;
-  try {
-    return g.explain(doc);
-  } catch {
-    return null; // the plan on screen came from the same document: only an out-of-memory module fails here
-  }
-});
+// the explanation of the plan on screen: one computed signal, state.js's (the tooltip, the
+// layer slider and these panels all read the same result, computed once per plan)
+export { explanation };
 
 /** the peak table shows one row per layer-folded name (true) or per tensor */
 export const peakFolded = signal(true);
