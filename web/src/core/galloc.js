@@ -174,7 +174,14 @@
  * @property {Array<{name: string, buffer_a: number, buffer_b: number, size_a: number|string, size_b: number|string,
  *   size_diff: number|string, peak_a: number|string, peak_b: number|string, peak_diff: number|string, peak_step_a: number,
  *   peak_step_b: number, overhead_diff: number|string, rows: Array<{name: string, bytes_a: number|string,
- *   bytes_b: number|string, diff: number|string, count_a: number, count_b: number, tensor_a: number, tensor_b: number}>}>} buffers
+ *   bytes_b: number|string, diff: number|string, count_a: number, count_b: number, tensor_a: number, tensor_b: number}>,
+ *   above_a: ExplainAbove[], above_b: ExplainAbove[]}>} buffers  above_a: A's tensors placed above B's size of their
+ *   chunk (most bytes above first), above_b: B's above A's
+ */
+
+/**
+ * @typedef {{tensor: number, name: string, chunk: number, step: number, offset: number|string, bytes: number|string,
+ *   above: number|string}} ExplainAbove  one tensor's place and the bytes of it past the other side's chunk size
  */
 
 
