@@ -93,7 +93,7 @@ static bool chunk_to_list(struct chunk * c) {
 }
 
 // after an operation: the form its block count calls for
-static void chunk_settle(struct chunk * c) {
+static inline void chunk_settle(struct chunk * c) {
     if (c->keyed) {
         if (galloc_block_keys_count(&c->keys) < LIST_BELOW) {
             chunk_to_list(c); // out of memory: stays keyed, which is as exact
