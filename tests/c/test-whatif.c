@@ -166,6 +166,103 @@ static void test_random_graphs(void) {
     CHECK(n_better > 0); // offline planning beats ggml somewhere
 }
 
+// The tensor index of a plan (galloc_whatif_tensors, built once for every allocator): each
+// allocator's problem through it holds exactly the items a direct walk of the plan finds (a
+// test-side walk: every tensor placed on its own is an item of its buffer's allocator, an
+// in-place tensor joins its chain's first tensor), none is lost or doubled across allocators,
+// and the problem equals galloc_whatif_from_plan's. Graphs of up to 8 buffer types, some
+// sharing an allocator.
+static void test_tensor_index(void) {
+    enum { NB = 8 };
+    int n_items_seen = 0;
+    for (int seed = 0; seed < 1500; seed++) {
+        rng_seed((uint64_t) seed * 6700417 + 29);
+        struct random_graph rg;
+        build_random_graph(&rg);
+        struct galloc_buffer_type types[NB];
+        int32_t                   nb = 1 + rng_below(NB);
+        for (int32_t b = 0; b < nb; b++) {
+            int32_t a = b;
+            if (b > 0 && rng_below(3) == 0) {
+                int32_t c = rng_below(b);
+                a = types[c].allocator == c ? c : b;
+            }
+            types[b] = (struct galloc_buffer_type) { (uint64_t) 1 << rng_below(6), GALLOC_NO_MAX_SIZE, a };
+        }
+        for (int k = 0; k < rg.n_nodes; k++) {
+            rg.node_ids[k] = rng_below(nb);
+        }
+        for (int k = 0; k < rg.n_leafs; k++) {
+            rg.leaf_ids[k] = rng_below(nb);
+        }
+        struct galloc_graph g = { .n_tensors = rg.n, .tensors = rg.tensors, .n_nodes = rg.n_nodes, .nodes = rg.nodes,
+                                   .node_buffer_ids = rg.node_ids, .n_leafs = rg.n_leafs, .leafs = rg.leafs,
+                                   .leaf_buffer_ids = rg.leaf_ids, .n_buffer_types = nb, .buffer_types = types };
+        struct galloc_plan           plan;
+        struct galloc_error          err;
+        struct galloc_whatif_tensors index;
+        if (!galloc_plan_graph(&g, &plan, &err)) {
+            fprintf(stderr, "index seed %d: %s\n", seed, err.message);
+            check_failures++;
+            continue;
+        }
+        CHECK(galloc_whatif_tensors_build(&g, &plan, &index, &err));
+        int32_t owned = 0, found = 0; // tensors placed on their own; items over all allocators
+        for (int32_t t = 0; t < rg.n; t++) {
+            int32_t how = plan.places[t].how;
+            owned += plan.places[t].buffer >= 0 && how != GALLOC_HOW_VIEW && how != GALLOC_HOW_INPLACE;
+        }
+        for (int32_t b = 0; b < nb; b++) {
+            if (types[b].allocator != b) {
+                continue;
+            }
+            struct galloc_whatif_result r, direct;
+            CHECK(galloc_whatif_from_plan_tensors(&g, &plan, &index, b, 0, &r, &err));
+            CHECK(galloc_whatif_from_plan(&g, &plan, b, 0, &direct, &err));
+            CHECK(r.tensor_item == NULL && r.n_tensors == 0);
+            CHECK(r.problem.n_items == direct.problem.n_items);
+            CHECK(r.problem.n_items == 0 || memcmp(r.problem.items, direct.problem.items, (size_t) r.problem.n_items * sizeof(*r.problem.items)) == 0);
+            CHECK_EQ_U64(r.lower_bound, direct.lower_bound);
+            found += r.problem.n_items;
+            // the test's own walk: tensor t's item in allocator b (its chain's first tensor), or -1
+            for (int32_t i = 0; i < r.problem.n_items; i++) {
+                const struct galloc_whatif_item * it = &r.problem.items[i];
+                int32_t members = 0;
+                int64_t first = INT64_MAX, last = INT64_MIN;
+                for (int32_t t = 0; t < rg.n; t++) {
+                    int32_t root = t;
+                    while (plan.places[root].how == GALLOC_HOW_INPLACE) {
+                        root = plan.places[root].parent;
+                    }
+                    const struct galloc_place * pl = &plan.places[t];
+                    if (root != it->id || pl->buffer < 0 || types[pl->buffer].allocator != b || pl->how == GALLOC_HOW_VIEW) {
+                        continue;
+                    }
+                    members++;
+                    int64_t end = t == root && pl->first_step > pl->last_step ? pl->first_step : pl->last_step;
+                    first = pl->first_step < first ? pl->first_step : first;
+                    last  = end > last ? end : last;
+                }
+                CHECK(members == it->n_tensors);
+                CHECK(first == it->first && last == it->last);
+                CHECK(plan.places[it->id].buffer >= 0 && types[plan.places[it->id].buffer].allocator == b);
+            }
+            galloc_whatif_free(&r);
+            galloc_whatif_free(&direct);
+        }
+        CHECK(found == owned);
+        n_items_seen += found;
+        galloc_whatif_tensors_free(&index);
+        galloc_whatif_tensors_free(&index); // twice is safe
+        galloc_plan_free(&plan);
+    }
+    CHECK(n_items_seen > 10000);
+    // a plan of another graph is refused
+    struct galloc_whatif_tensors index;
+    struct galloc_error          err;
+    CHECK(!galloc_whatif_tensors_build(NULL, NULL, &index, &err) && err.status == GALLOC_STATUS_ARGUMENT);
+}
+
 //
 // random problems against a brute-force optimum
 //
@@ -873,6 +970,7 @@ int main(void) {
     RUN(test_exact_search);
     RUN(test_random_problems);
     RUN(test_random_graphs);
+    RUN(test_tensor_index);
     RUN(test_presets);
     return check_report("test-whatif");
 }
