@@ -8,6 +8,9 @@
 #include "galloc-whatif-impl.h"
 
 #include <assert.h>
+#ifdef EXACT_TRACE
+#include <stdio.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +98,7 @@ struct exact {
     const struct galloc_whatif_index          * x;
     int32_t    n, n_search, n_sec;
     int32_t  * rank;        // static order of the current run
+    int        kind;        // which static order (step 7)
     bool       unlimited, decompose;
     bool       strict;      // items past max_size exist: others keep within max_size (no proofs then)
     uint64_t   stride, max_size, align;
@@ -110,6 +114,10 @@ struct exact {
     int32_t  * cut;         // per section boundary s|s+1: unplaced items spanning it
     uint64_t * acc;         // scratch per section: the lowest offset of its unplaced items
     struct pos_key * keys;  // scratch per item
+    struct pos_key * sorted; // scratch per item: keys in decreasing order of offsets
+    int32_t  * ord;         // the searched items, in the last order sections_fit found
+    int32_t  * ord_next;    // scratch per item: the next ord
+    int32_t  * in_keys;     // scratch per item, 0 outside sections_fit
     int32_t    n_placed;
     uint64_t   L, closed, cur;
     int32_t    last_rank, slab;
@@ -327,6 +335,65 @@ static uint64_t in_chunk(const struct exact * e, uint64_t h) {
     return more_chunks(e) && h > e->cur ? e->cur : h;
 }
 
+// step 5 in one chunk: each section is a line from its floor (and L) to T on which its unplaced
+// items, each no lower than its lowest offset, must lie side by side. Such a line holds them
+// exactly when, for every offset h among theirs, max(h, L) + the bytes of the items whose lowest
+// offset is >= h <= T (as a single machine schedules jobs with release times; an item's lowest
+// offset is at least the floor of each of its sections). So the items are taken in decreasing
+// order of their lowest offsets, each adding its bytes to its sections and checking them there.
+// keys[0 .. n_un): each unplaced item with its lowest offset. The order is kept from one call to
+// the next (ord: the items in the last order found), so sorting is an insertion sort of a nearly
+// sorted list.
+static bool sections_fit(struct exact * e, int32_t n_un) {
+    const struct galloc_whatif_index * x = e->x;
+    // keys in the last order: items of keys[] by their place in ord
+    for (int32_t k = 0; k < n_un; k++) {
+        e->in_keys[e->keys[k].j] = k + 1;
+    }
+    int32_t m = 0, rest = n_un;
+    for (int32_t k = 0; k < e->n_search; k++) {
+        int32_t j = e->ord[k];
+        if (e->in_keys[j]) {
+            e->sorted[m++] = e->keys[e->in_keys[j] - 1];
+        } else {
+            e->ord_next[rest++] = j; // not among the keys now: after them, in the same order
+        }
+    }
+    for (int32_t k = 1; k < n_un; k++) {
+        struct pos_key v = e->sorted[k];
+        int32_t        q = k;
+        while (q > 0 && e->sorted[q - 1].pos < v.pos) {
+            e->sorted[q] = e->sorted[q - 1];
+            q--;
+        }
+        e->sorted[q] = v;
+    }
+    // ord: the sorted keys first, then the others (already moved there, in order)
+    for (int32_t k = 0; k < n_un; k++) {
+        e->ord_next[k] = e->sorted[k].j;
+        e->in_keys[e->sorted[k].j] = 0;
+    }
+    int32_t * swap = e->ord;
+    e->ord      = e->ord_next;
+    e->ord_next = swap;
+    for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {
+        e->acc[s] = 0;
+    }
+    for (int32_t k = 0; k < n_un; k++) {
+        int32_t  j    = e->sorted[k].j;
+        uint64_t pos  = e->sorted[k].pos > e->L ? e->sorted[k].pos : e->L;
+        uint64_t size = e->p->items[j].size, most = 0;
+        for (int32_t s = x->sec_first[j]; s <= x->sec_last[j]; s++) {
+            e->acc[s] += size;
+            most = e->acc[s] > most ? e->acc[s] : most;
+        }
+        if (pos + most > e->T) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // step 5, over the current component
 static bool consistent(struct exact * e) {
     const struct galloc_whatif_index * x    = e->x;
@@ -343,8 +410,9 @@ static bool consistent(struct exact * e) {
             continue;
         }
         uint64_t pos = position(e, j);
-        if (pos < e->L) {
-            // stuck: it will rest on an unplaced conflicting item, placed at L or above
+        if (pos < e->L || (pos == e->L && e->rank[j] < e->last_rank)) {
+            // stuck (it cannot come next in the canonical order): it will rest on an unplaced
+            // conflicting item, placed at L or above
             uint64_t lowest = UINT64_MAX;
             for (int32_t a = x->adj_start[j]; a < x->adj_start[j + 1]; a++) {
                 int32_t q = x->adj[a];
@@ -364,6 +432,9 @@ static bool consistent(struct exact * e) {
             pos = lowest;
         }
         e->keys[n_un++] = (struct pos_key) { pos, j };
+    }
+    if (e->unlimited) {
+        return sections_fit(e, n_un);
     }
     // per section: the unplaced items lie above the lowest of their offsets, and each item fits
     for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {
@@ -556,7 +627,7 @@ static void unwind(struct exact * e, int32_t base) {
 // component and the pending ones
 static void state_key(const struct exact * e, uint64_t * k1, uint64_t * k2) {
     uint64_t extra = mix64(e->L ^ mix64((uint64_t) (uint32_t) e->last_rank ^ ((uint64_t) (uint32_t) e->comp.lo << 32)) ^
-                           mix64((uint64_t) (uint32_t) e->comp.hi + 77));
+                           mix64((uint64_t) (uint32_t) e->comp.hi + 77) ^ mix64((uint64_t) e->kind * 0x9e3779b97f4a7c15ULL + 5));
     if (!e->unlimited) {
         extra = mix64(extra ^ mix64(e->closed + 13) ^ mix64(e->cur * 31 + (uint64_t) e->slab));
     }
@@ -758,6 +829,9 @@ static bool set_ranks(struct exact * e, int kind) {
 static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, int32_t hi) {
     int32_t b0 = e->first_pos[lo], b1 = e->first_pos[hi + 1];
     uint64_t limit = (uint64_t) (b1 - b0) + 64;
+    // the failed states of each order stay known from round to round (a state's key holds the
+    // order): a longer run of the same order skips what the shorter one already refuted
+    memo_clear(e);
     for (;;) {
         limit = limit < UINT64_MAX / 2 ? limit * 2 : limit;
         for (int kind = 0; kind < N_ORDERS; kind++) {
@@ -765,8 +839,12 @@ static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, 
                 return SEARCH_TIMEOUT; // out of memory: give up like a timeout
             }
             e->node_limit = limit;
-            memo_clear(e);
+            e->kind       = kind;
             enum search_end r = search(e, base, lo, hi);
+#ifdef EXACT_TRACE
+            fprintf(stderr, "  T %llu piece [%d,%d] kind %d limit %llu -> %d after %llu nodes (%.0f ms)\n", (unsigned long long) e->T, lo, hi, kind,
+                    (unsigned long long) limit, (int) r, (unsigned long long) e->run_nodes, galloc_whatif_now_ms() - e->t0);
+#endif
             if (r != SEARCH_LIMIT) {
                 return r;
             }
@@ -818,6 +896,10 @@ static void exact_free(struct exact * e) {
     free(e->cut);
     free(e->acc);
     free(e->keys);
+    free(e->sorted);
+    free(e->ord);
+    free(e->ord_next);
+    free(e->in_keys);
     free(e->arena);
     free(e->trail_idx);
     free(e->trail_val);
@@ -863,6 +945,10 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->cut       = calloc(ns, sizeof(int32_t));
     e->acc       = calloc(ns, sizeof(uint64_t));
     e->keys      = malloc(n * sizeof(struct pos_key));
+    e->sorted    = malloc(n * sizeof(struct pos_key));
+    e->ord       = malloc(n * sizeof(int32_t));
+    e->ord_next  = malloc(n * sizeof(int32_t));
+    e->in_keys   = calloc(n, sizeof(int32_t));
     e->arena     = malloc((size_t) e->arena_cap * sizeof(struct comp_node));
     e->trail_cap = (size_t) trail_cap;
     e->trail_idx = malloc((size_t) trail_cap * sizeof(int32_t) + sizeof(int32_t));
@@ -871,7 +957,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->best_off  = calloc(n, sizeof(uint64_t));
     struct first_key * keys = malloc(n * sizeof(struct first_key));
     if (!e->rank || !e->by_first || !e->first_pos || !e->placed || !e->off || !e->minoff || !e->free_nb || !e->floor || !e->rem ||
-        !e->cut || !e->acc || !e->keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
+        !e->cut || !e->acc || !e->keys || !e->sorted || !e->ord || !e->ord_next || !e->in_keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
         free(keys);
         exact_free(e);
         return false;
@@ -910,7 +996,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     // the failed-state table: about 1024 slots per item, 4096 to 2^20 (16 MiB); without it the
     // search is slower, not wrong
     uint32_t slots = 4096;
-    while (slots < (1u << 20) && slots < (uint32_t) nk * 1024u) {
+    while (slots < (1u << 20) && slots < (uint32_t) nk * 4096u) {
         slots *= 2;
     }
     e->memo_mask  = slots - 1;
@@ -933,6 +1019,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     }
     for (int32_t q = 0; q < nk; q++) {
         e->by_first[q] = keys[q].i;
+        e->ord[q]      = keys[q].i;
     }
     free(keys);
     return true;
@@ -1007,14 +1094,23 @@ bool galloc_whatif_exact(const struct galloc_whatif_problem * p, const struct ga
     if (p->capacity >= lower && p->capacity < best) {
         out_of_time = decide_and_learn(&e, p->capacity, end, &lower, &best) == SEARCH_TIMEOUT;
     }
-    // the lower bound, with half the time left
+    // the lower bound, with a quarter of the time left (a plan there is optimal at once)
     if (!out_of_time && lower < best) {
         double now = galloc_whatif_now_ms();
-        decide_and_learn(&e, lower, now + (end - now) / 2, &lower, &best);
+        decide_and_learn(&e, lower, now + (end - now) / 4, &lower, &best);
     }
-    // below the best plan found, until a proof or the end
-    while (!out_of_time && lower < best) {
-        out_of_time = decide_and_learn(&e, best - e.align, end, &lower, &best) == SEARCH_TIMEOUT;
+    // then halve the gap between the bound and the best plan, each decision with half the time
+    // left: a plan below the middle lowers the best, a search to the end raises the bound past
+    // it; a middle not decided in time is given up, and the halving goes on above it
+    uint64_t from = lower; // the lowest total still tried
+    while (!out_of_time && from < best) {
+        uint64_t mid = from + (best - from) / (2 * e.align) * e.align;
+        double   now = galloc_whatif_now_ms();
+        if (now >= end) {
+            break;
+        }
+        enum search_end r = decide_and_learn(&e, mid, now + (end - now) / 2, &lower, &best);
+        from = r == SEARCH_TIMEOUT ? mid + e.align : lower;
     }
     bool proved = lower >= best;
     if (e.found && e.best_cost < incumbent->total) {
