@@ -8,9 +8,6 @@
 #include "galloc-whatif-impl.h"
 
 #include <assert.h>
-#ifdef EXACT_TRACE
-#include <stdio.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -841,10 +838,6 @@ static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, 
             e->node_limit = limit;
             e->kind       = kind;
             enum search_end r = search(e, base, lo, hi);
-#ifdef EXACT_TRACE
-            fprintf(stderr, "  T %llu piece [%d,%d] kind %d limit %llu -> %d after %llu nodes (%.0f ms)\n", (unsigned long long) e->T, lo, hi, kind,
-                    (unsigned long long) limit, (int) r, (unsigned long long) e->run_nodes, galloc_whatif_now_ms() - e->t0);
-#endif
             if (r != SEARCH_LIMIT) {
                 return r;
             }
