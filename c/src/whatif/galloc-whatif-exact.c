@@ -22,8 +22,9 @@
 //  3. Order. A canonical plan is built in order of increasing offset (ties by a static
 //     rank), so the next item j goes at pos(j) = the highest end of its placed conflicting
 //     items (or the current chunk's start), and only if pos(j) >= L, the last placed
-//     offset (the monotonic floor). An item with pos < L ("stuck") must rest on an item
-//     placed later. In chunked problems a branch may also close the current chunk.
+//     offset (the monotonic floor), and at pos(j) = L only when j ranks after the item
+//     placed last. Any other unplaced item ("stuck") cannot come next and must rest on an
+//     item placed later. In chunked problems a branch may also close the current chunk.
 //  4. Branching: the eligible items, lowest pos first, then by rank. Dominance: j is not
 //     tried when another unplaced item k ends below it (pos(k) + size(k) <= pos(j)): k
 //     could move down there, and that plan, with a smaller sum of offsets, is on another
@@ -32,8 +33,11 @@
 //  5. Inference after each decision (T = the total to reach): in each section s the
 //     unplaced items are stacked above base(s) = max(floor(s), L, the lowest pos of an
 //     unplaced item in s), floor(s) the highest end of the placed items live in s; so
-//     closed chunks + base(s) - chunk start + unplaced bytes(s) <= T. A stuck item without
-//     an unplaced conflicting item is a dead end.
+//     closed chunks + base(s) - chunk start + unplaced bytes(s) <= T. In one chunk this is
+//     done for every threshold, not only the lowest (sections_fit: a section is a machine
+//     scheduling its items with release times). A stuck item without an unplaced
+//     conflicting item is a dead end. Before a placement at pos, the plain L + unplaced
+//     bytes test is done ahead (fits_after), so that most refuted branches cost no node.
 //  6. Decomposition (one chunk only): pieces of the time range that no item crosses are
 //     independent, so a decision (is there a plan of total <= T?) decides each piece on
 //     its own and keeps its plan while searching the next. Inside a search, when no
@@ -43,10 +47,12 @@
 //  7. Restarts: each piece is searched with several static orders in turn under a node
 //     limit that doubles every round; a run that ends within its limit decides.
 //  8. Failed states: a state from which every alternative failed (the unplaced items with
-//     their lowest offsets, the floor, the components; two 64-bit hashes) is remembered
-//     for the rest of the run and not searched again.
-//  9. Driver: decide at the capacity (CSV), then at the lower bound (half the remaining
-//     time), then below the best plan found, down to a proof or the end of the budget.
+//     their lowest offsets, the floor, the components, the order; two 64-bit hashes) is
+//     remembered for the rest of the piece's decision, across the rounds of step 7, and
+//     not searched again.
+//  9. Driver: decide at the capacity (CSV), then at the lower bound (a quarter of the
+//     remaining time), then halve the gap between the bound and the best plan found (each
+//     decision with half the remaining time), down to a proof or the end of the budget.
 // Limits: exponential in the worst case; at most 16 chunks as ggml; chunks are not
 // deduplicated by symmetry and not decomposed, so chunked problems search more.
 
@@ -115,6 +121,9 @@ struct exact {
     int32_t  * ord;         // the searched items, in the last order sections_fit found
     int32_t  * ord_next;    // scratch per item: the next ord
     int32_t  * in_keys;     // scratch per item, 0 outside sections_fit
+    uint64_t * rem_before;  // scratch per section (rem_extremes)
+    uint64_t * rem_after;
+    uint64_t   rem_most;
     int32_t    n_placed;
     uint64_t   L, closed, cur;
     int32_t    last_rank, slab;
@@ -376,15 +385,21 @@ static bool sections_fit(struct exact * e, int32_t n_un) {
     for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {
         e->acc[s] = 0;
     }
-    for (int32_t k = 0; k < n_un; k++) {
+    // the items above L one by one; those at L or below (the last ones) all start from L, where
+    // the threshold with every item is the strongest: L + all the unplaced bytes of a section
+    for (int32_t k = 0; k < n_un && e->sorted[k].pos > e->L; k++) {
         int32_t  j    = e->sorted[k].j;
-        uint64_t pos  = e->sorted[k].pos > e->L ? e->sorted[k].pos : e->L;
         uint64_t size = e->p->items[j].size, most = 0;
         for (int32_t s = x->sec_first[j]; s <= x->sec_last[j]; s++) {
             e->acc[s] += size;
             most = e->acc[s] > most ? e->acc[s] : most;
         }
-        if (pos + most > e->T) {
+        if (e->sorted[k].pos + most > e->T) {
+            return false;
+        }
+    }
+    for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {
+        if (e->L + e->rem[s] > e->T) {
             return false;
         }
     }
@@ -479,13 +494,49 @@ static void dominance_limits(const struct exact * e, struct level * lv) {
     lv->fits_under = under;
 }
 
+// One chunk, before a placement (step 5 ahead): placing j at pos raises L to pos, and every
+// section of the component must then hold its unplaced bytes above it: pos + rem <= T, with j's
+// bytes gone from its own sections. rem_before[s] / rem_after[s]: the most unplaced bytes of
+// the component's sections before / after s (filled by rem_extremes).
+static void rem_extremes(struct exact * e) {
+    uint64_t m = 0;
+    for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {
+        e->rem_before[s] = m;
+        m = e->rem[s] > m ? e->rem[s] : m;
+    }
+    e->rem_most = m;
+    m = 0;
+    for (int32_t s = e->comp.hi; s >= e->comp.lo; s--) {
+        e->rem_after[s] = m;
+        m = e->rem[s] > m ? e->rem[s] : m;
+    }
+}
+
+static bool fits_after(const struct exact * e, int32_t j, uint64_t pos) {
+    if (pos + e->rem_most <= e->T) {
+        return true;
+    }
+    const struct galloc_whatif_index * x = e->x;
+    int32_t lo = x->sec_first[j], hi = x->sec_last[j];
+    uint64_t most = lo > e->comp.lo ? e->rem_before[lo] : 0;
+    most = hi < e->comp.hi && e->rem_after[hi] > most ? e->rem_after[hi] : most;
+    for (int32_t s = lo; s <= hi; s++) {
+        uint64_t r = e->rem[s] - e->p->items[j].size;
+        most = r > most ? r : most;
+    }
+    return pos + most <= e->T;
+}
+
 // step 4: the eligible item with the smallest (pos, rank) after the level's last key; -1: none
-static int32_t next_candidate(const struct exact * e, const struct level * lv, uint64_t * pos_out) {
+static int32_t next_candidate(struct exact * e, const struct level * lv, uint64_t * pos_out) {
     int32_t  best      = -1;
     uint64_t best_pos  = 0;
     int32_t  best_rank = 0;
     int32_t  b0, b1;
     comp_items(e, &b0, &b1);
+    if (e->unlimited) {
+        rem_extremes(e);
+    }
     for (int32_t k = b0; k < b1; k++) {
         int32_t j = e->by_first[k];
         if (e->placed[j]) {
@@ -505,7 +556,7 @@ static int32_t next_candidate(const struct exact * e, const struct level * lv, u
         if (best >= 0 && (pos > best_pos || (pos == best_pos && r > best_rank))) {
             continue;
         }
-        if (cost_at(e, j, pos) > e->T) {
+        if (cost_at(e, j, pos) > e->T || (e->unlimited && !fits_after(e, j, pos))) {
             continue;
         }
         best      = j;
@@ -893,6 +944,8 @@ static void exact_free(struct exact * e) {
     free(e->ord);
     free(e->ord_next);
     free(e->in_keys);
+    free(e->rem_before);
+    free(e->rem_after);
     free(e->arena);
     free(e->trail_idx);
     free(e->trail_val);
@@ -937,6 +990,8 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->rem       = calloc(ns, sizeof(uint64_t));
     e->cut       = calloc(ns, sizeof(int32_t));
     e->acc       = calloc(ns, sizeof(uint64_t));
+    e->rem_before = calloc(ns, sizeof(uint64_t));
+    e->rem_after  = calloc(ns, sizeof(uint64_t));
     e->keys      = malloc(n * sizeof(struct pos_key));
     e->sorted    = malloc(n * sizeof(struct pos_key));
     e->ord       = malloc(n * sizeof(int32_t));
@@ -950,7 +1005,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->best_off  = calloc(n, sizeof(uint64_t));
     struct first_key * keys = malloc(n * sizeof(struct first_key));
     if (!e->rank || !e->by_first || !e->first_pos || !e->placed || !e->off || !e->minoff || !e->free_nb || !e->floor || !e->rem ||
-        !e->cut || !e->acc || !e->keys || !e->sorted || !e->ord || !e->ord_next || !e->in_keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
+        !e->cut || !e->acc || !e->rem_before || !e->rem_after || !e->keys || !e->sorted || !e->ord || !e->ord_next || !e->in_keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
         free(keys);
         exact_free(e);
         return false;
