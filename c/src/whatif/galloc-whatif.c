@@ -89,10 +89,10 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
     return true;
 }
 
-// one allocator through the plan's tensor index; tensor_item (NULL: not wanted) gets its tensors' items
-static bool from_plan_indexed(const struct galloc_graph * graph, const struct galloc_plan * plan, struct galloc_whatif_tensors * tensors,
-                              int32_t buffer_type, uint32_t exact_budget_ms, int32_t * tensor_item, struct galloc_whatif_result * out,
-                              struct galloc_error * err) {
+// one allocator's problem through the plan's tensor index, unsolved (as galloc_whatif_items_from_plan);
+// tensor_item (NULL: not wanted) gets the item of each of the allocator's tensors
+static bool items_indexed(const struct galloc_graph * graph, const struct galloc_plan * plan, struct galloc_whatif_tensors * tensors,
+                          int32_t buffer_type, int32_t * tensor_item, struct galloc_whatif_result * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     if (!graph || !plan || !plan->places || !plan->buffers || !graph->buffer_types || !tensors || !tensors->start) {
         return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: no graph, plan or tensor index");
@@ -118,20 +118,12 @@ static bool from_plan_indexed(const struct galloc_graph * graph, const struct ga
         return false;
     }
     out->peak_live = plan->buffers[a].peak_live;
-    if (!solve(out, true, exact_budget_ms, err)) {
-        galloc_whatif_free(out);
-        return false;
-    }
+    out->best      = GALLOC_WHATIF_GGML;
     return true;
 }
 
-bool galloc_whatif_from_plan_tensors(const struct galloc_graph * graph, const struct galloc_plan * plan, struct galloc_whatif_tensors * tensors,
-                                     int32_t buffer_type, uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err) {
-    return from_plan_indexed(graph, plan, tensors, buffer_type, exact_budget_ms, NULL, out, err);
-}
-
-bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
-                             uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err) {
+bool galloc_whatif_items_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
+                                   struct galloc_whatif_result * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     struct galloc_whatif_tensors tensors;
     if (!galloc_whatif_tensors_build(graph, plan, &tensors, err)) {
@@ -146,7 +138,7 @@ bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct gal
     for (int32_t t = 0; t < plan->n_tensors; t++) {
         tensor_item[t] = -1;
     }
-    bool ok = from_plan_indexed(graph, plan, &tensors, buffer_type, exact_budget_ms, tensor_item, out, err);
+    bool ok = items_indexed(graph, plan, &tensors, buffer_type, tensor_item, out, err);
     galloc_whatif_tensors_free(&tensors);
     if (!ok) {
         free(tensor_item);
@@ -154,6 +146,30 @@ bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct gal
     }
     out->n_tensors   = plan->n_tensors;
     out->tensor_item = tensor_item;
+    return true;
+}
+
+bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
+                             uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err) {
+    if (!galloc_whatif_items_from_plan(graph, plan, buffer_type, out, err)) {
+        return false;
+    }
+    if (!solve(out, true, exact_budget_ms, err)) {
+        galloc_whatif_free(out);
+        return false;
+    }
+    return true;
+}
+
+bool galloc_whatif_from_plan_tensors(const struct galloc_graph * graph, const struct galloc_plan * plan, struct galloc_whatif_tensors * tensors,
+                                     int32_t buffer_type, uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err) {
+    if (!items_indexed(graph, plan, tensors, buffer_type, NULL, out, err)) {
+        return false;
+    }
+    if (!solve(out, true, exact_budget_ms, err)) {
+        galloc_whatif_free(out);
+        return false;
+    }
     return true;
 }
 
