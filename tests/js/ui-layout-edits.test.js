@@ -3,7 +3,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { loadGalloc } from '../../web/src/core/galloc.js';
-import { normalizeGraph, graphIndex, removeTensors, removeBufferType, checkGraph } from '../../web/src/core/graph-model.js';
+import { normalizeGraph, graphIndex, removeTensors, removeBufferType } from '../../web/src/core/graph-model.js';
 import { buildModel } from '../../web/src/core/plan-model.js';
 import {
   timelineLayout, rectBox, hitTest, zoomXBy, zoomYBy, baseX, stepAtBaseX, carryZoom, IDENTITY_X, IDENTITY_Y,
@@ -16,7 +16,7 @@ import { setBufferLine, setTensorBuffer, rewireSource, insertTensor, renumberRef
 const golden = (f) => JSON.parse(readFileSync(new URL(`../golden/${f}`, import.meta.url), 'utf8'));
 let g;
 beforeAll(async () => { g = await loadGalloc(); });
-const modelOf = (doc) => { const d = normalizeGraph(doc); return buildModel(d, g.plan(d)); };
+const modelOf = (doc) => { const d = normalizeGraph(g.normalize(doc)); return buildModel(d, g.plan(d)); };
 
 describe('timeline layout', () => {
   it('makes one lane per chunk, sections per buffer type, and x columns per step', () => {
@@ -88,6 +88,33 @@ describe('timeline layout', () => {
     expect(svg).not.toContain('<b>');
     expect(svg.startsWith('<svg')).toBe(true);
   });
+  it('exports SVG with each lane\'s byte axis at round binary ticks, placed where the bytes are', () => {
+    const UNITS = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30 };
+    for (const name of ['llama-tiny', 'test_multiple_buffer_types']) {
+      const m = modelOf(g.preset(name));
+      const L = timelineLayout(m, { width: 900, height: 500 });
+      const svg = timelineSvg(L, m, { zx: IDENTITY_X, zys: [] });
+      const axes = [...svg.matchAll(/<g class="byte-axis"[^>]*>([\s\S]*?)<\/g>\n(?!<g class="tick")/g)];
+      const lanes = L.lanes.filter((l) => l.height > 0);
+      expect(axes.length, name).toBe(lanes.length);
+      lanes.forEach((lane, k) => {
+        const ticks = [...axes[k][1].matchAll(/data-bytes="(\d+)"><line [^>]*y1="([\d.]+)"[^>]*\/><text [^>]*>([^<]+)<\/text>/g)]
+          .map(([, b, y, label]) => ({ bytes: Number(b), y: Number(y), label }));
+        expect(ticks.length, `${name} lane ${k}`).toBeGreaterThanOrEqual(2);
+        // one power-of-two step from 0, each label the exact value in a binary unit
+        const step = ticks[1].bytes - ticks[0].bytes;
+        expect(Number.isInteger(Math.log2(step)), `${name} step ${step}`).toBe(true);
+        ticks.forEach((t, i) => {
+          expect(t.bytes).toBe(i * step);
+          const [, num, unit] = /^([\d.]+)(?: (\w+))?$/.exec(t.label);
+          expect(t.label === '0' ? 0 : Number(num) * UNITS[unit ?? 'B'], t.label).toBe(t.bytes);
+          // linear, unzoomed: offset 0 at the lane's bottom, the lane's domain at its top
+          expect(t.y).toBeCloseTo(lane.top + lane.height - (t.bytes / lane.domain) * lane.height, 1);
+        });
+        expect(ticks.at(-1).bytes).toBeLessThanOrEqual(lane.domain);
+      });
+    }
+  });
 });
 
 describe('graph view', () => {
@@ -154,7 +181,7 @@ describe('text edits', () => {
     expect(rest.tensors.map((t) => t.name)).toEqual(['x0']);
     expect(rest.leafs).toEqual([0]);
     expect(rest.nodes).toEqual([]);
-    checkGraph(rest);
+    g.normalize(rest); // the C reader takes it
     expect(parseGraphText(graphToText(rest)).doc.tensors).toHaveLength(1);
   });
   it('removes a buffer type, moving its tensors to the previous one', () => {
