@@ -1,4 +1,5 @@
-// test-models-real.c: the model graph builders against the graphs llama.cpp built (tests/models-real).
+// test-models-real.c: the model graph builders against the graphs llama.cpp built (tests/models-real,
+// and tests/models-captured: qwen2 and more settings, captured from a real llama.cpp run).
 //
 // For every row of tests/models-real/manifest.tsv the graph built from the row's GGUF file with
 // the row's settings must equal llama.cpp's graph document tensor for tensor and in the same
@@ -151,8 +152,11 @@ static bool same_graph(const char * row, const char * built, size_t built_len, c
     return ok;
 }
 
-// plan equality as the format defines it: chunk sizes, and every tensor's buffer, chunk, offset
-static bool same_plan(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len) {
+// plan equality as the format defines it: chunk sizes, and every tensor's buffer, chunk, offset.
+// A placement ggml made in a real run (`.ggml-plan.json`) also lists the buffer type the weights were
+// loaded into, which the allocator never used: with extra_empty, reference buffers past the built
+// plan's must be empty.
+static bool same_plan(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len, bool extra_empty) {
     struct galloc_error jerr;
     struct galloc_json_doc * a = galloc_json_parse(built, built_len, &jerr);
     struct galloc_json_doc * b = a ? galloc_json_parse(ref, ref_len, &jerr) : NULL;
@@ -161,9 +165,12 @@ static bool same_plan(const char * row, const char * built, size_t built_len, co
     if (ok) {
         const struct galloc_json_value * ba = galloc_json_object_get(galloc_json_doc_root(a), "buffers");
         const struct galloc_json_value * bb = galloc_json_object_get(galloc_json_doc_root(b), "buffers");
-        ok = galloc_json_array_size(ba) == galloc_json_array_size(bb);
+        ok = extra_empty ? galloc_json_array_size(ba) <= galloc_json_array_size(bb) : galloc_json_array_size(ba) == galloc_json_array_size(bb);
         for (size_t i = 0; ok && i < galloc_json_array_size(ba); i++) {
             ok = same_value(galloc_json_object_get(galloc_json_array_at(ba, i), "chunk_sizes"), galloc_json_object_get(galloc_json_array_at(bb, i), "chunk_sizes"));
+        }
+        for (size_t i = galloc_json_array_size(ba); ok && i < galloc_json_array_size(bb); i++) {
+            ok = galloc_json_array_size(galloc_json_object_get(galloc_json_array_at(bb, i), "chunk_sizes")) == 0;
         }
         if (!ok) {
             report(row, "plan: chunk sizes differ");
@@ -198,16 +205,25 @@ static bool same_plan(const char * row, const char * built, size_t built_len, co
 // the manifest
 //
 
+// the columns both manifests share; tests/models-captured adds nodes, tensors and placement
 enum { COL_FILE, COL_ARCH, COL_SIZE, COL_N_CTX, COL_N_UBATCH, COL_N_BATCH, COL_FA, COL_TYPE_K, COL_TYPE_V, COL_N_SEQ,
-       COL_KIND, COL_MIB, COL_BYTES, COL_MODEL, COL_GGUF, COL_N_CTX_SEQ, COL_COUNT };
+       COL_KIND, COL_MIB, COL_BYTES, COL_MODEL, COL_GGUF, COL_N_CTX_SEQ, COL_COUNT,
+       COL_NODES = COL_COUNT, COL_TENSORS, COL_PLACEMENT, COL_CAPTURED_COUNT };
+
+// a manifest: where, how many rows at least, and where each row's reference plan is
+struct manifest {
+    const char * dir;
+    int          min_rows;
+    bool         captured; // tests/models-captured: the placement column (or "-": the total only)
+};
 
 struct row {
-    char cols[COL_COUNT][160];
+    char cols[COL_CAPTURED_COUNT][160];
 };
 
 static int split_row(char * line, struct row * r) {
     int n = 0;
-    for (char * p = line; n < COL_COUNT; n++) {
+    for (char * p = line; n < COL_CAPTURED_COUNT; n++) {
         char * tab = strchr(p, '\t');
         size_t len = tab ? (size_t) (tab - p) : strcspn(p, "\r\n");
         snprintf(r->cols[n], sizeof(r->cols[n]), "%.*s", (int) len, p);
@@ -245,9 +261,9 @@ static struct galloc_model * load_model(const char * path) {
 
 static int n_rows;
 
-static void check_row(const struct row * r) {
+static void check_row(const struct manifest * mf, const struct row * r) {
     char path[512];
-    snprintf(path, sizeof(path), MODELS_DIR "/%s", r->cols[COL_GGUF]);
+    snprintf(path, sizeof(path), "%s/%s", mf->dir, r->cols[COL_GGUF]);
     struct galloc_model * m = load_model(path);
     CHECK(m != NULL);
     if (!m) {
@@ -273,14 +289,20 @@ static void check_row(const struct row * r) {
     }
     CHECK(built != NULL);
     size_t ref_len = 0, ref_plan_len = 0;
-    snprintf(path, sizeof(path), MODELS_DIR "/%s", row);
+    snprintf(path, sizeof(path), "%s/%s", mf->dir, row);
     char * ref = read_whole_file(path, &ref_len);
-    char plan_path[600];
-    snprintf(plan_path, sizeof(plan_path), "%.*s.plan.json", (int) (strlen(path) - strlen(".graph.json")), path);
-    char * ref_plan = read_whole_file(plan_path, &ref_plan_len);
-    CHECK(ref != NULL && ref_plan != NULL);
+    // the reference plan: beside the graph (models-real), ggml's placement in a real run, or none
+    // (a no_alloc reserve: the total alone)
+    char plan_path[600] = "";
+    if (!mf->captured) {
+        snprintf(plan_path, sizeof(plan_path), "%.*s.plan.json", (int) (strlen(path) - strlen(".graph.json")), path);
+    } else if (strcmp(r->cols[COL_PLACEMENT], "-") != 0) {
+        snprintf(plan_path, sizeof(plan_path), "%s/%s", mf->dir, r->cols[COL_PLACEMENT]);
+    }
+    char * ref_plan = plan_path[0] ? read_whole_file(plan_path, &ref_plan_len) : NULL;
+    CHECK(ref != NULL && (ref_plan != NULL || !plan_path[0]));
 
-    if (built && ref && ref_plan) {
+    if (built && ref && (ref_plan || !plan_path[0])) {
         n_reported = 0;
         CHECK(same_graph(row, built, built_len, ref, ref_len));
         // the built graph planned by the project's planner equals upstream's plan
@@ -291,8 +313,10 @@ static void check_row(const struct row * r) {
             if (galloc_plan_graph(&doc.graph, &plan, &derr)) {
                 size_t plan_len = 0;
                 char * plan_json = galloc_document_write_plan(&doc, &plan, &plan_len);
-                CHECK(plan_json != NULL && same_plan(row, plan_json, plan_len, ref_plan, ref_plan_len));
+                CHECK(plan_json != NULL && (!ref_plan || same_plan(row, plan_json, plan_len, ref_plan, ref_plan_len, mf->captured)));
                 free(plan_json);
+                // the one reserve llama.cpp made: its total is the planned graph's
+                CHECK_EQ_U64(plan.buffers[0].size, strtoull(r->cols[COL_BYTES], NULL, 10));
                 galloc_plan_free(&plan);
             } else {
                 fprintf(stderr, "  %s: plan: %s\n", row, derr.message);
@@ -312,6 +336,9 @@ static void check_row(const struct row * r) {
         CHECK(strcmp(mib, r->cols[COL_MIB]) == 0);
         CHECK_EQ_U64(sizes.n_ctx_seq, strtoull(r->cols[COL_N_CTX_SEQ], NULL, 10));
         CHECK(strcmp(sizes.names[0], "CPU") == 0);
+        if (mf->captured) {
+            CHECK_EQ_U64((uint64_t) sizes.n_nodes, strtoull(r->cols[COL_NODES], NULL, 10));
+        }
     }
     free(built);
     free(ref);
@@ -320,14 +347,17 @@ static void check_row(const struct row * r) {
     n_rows++;
 }
 
-static void test_manifest(void) {
+static void test_manifest(const struct manifest * mf) {
     size_t len;
-    char * text = read_whole_file(MODELS_DIR "/manifest.tsv", &len);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/manifest.tsv", mf->dir);
+    char * text = read_whole_file(path, &len);
     CHECK(text != NULL);
     if (!text) {
         return;
     }
     int before = check_failures;
+    n_rows = 0;
     char * line = strchr(text, '\n'); // skip the header
     while (line && *++line) {
         struct row r;
@@ -335,9 +365,9 @@ static void test_manifest(void) {
         if (end) {
             *end = '\0';
         }
-        if (split_row(line, &r) >= COL_COUNT) {
+        if (split_row(line, &r) >= (mf->captured ? COL_CAPTURED_COUNT : COL_COUNT)) {
             int row_before = check_failures;
-            check_row(&r);
+            check_row(mf, &r);
             if (check_failures != row_before) {
                 fprintf(stderr, "  row FAILED: %s\n", r.cols[COL_FILE]);
             }
@@ -345,8 +375,18 @@ static void test_manifest(void) {
         line = end;
     }
     free(text);
-    CHECK(n_rows >= 76); // every published row
-    printf("models-real: %d manifest rows, %s\n", n_rows, check_failures == before ? "all equal to llama.cpp" : "DIFFERENCES");
+    CHECK(n_rows >= mf->min_rows); // every row
+    printf("%s: %d manifest rows, %s\n", mf->dir, n_rows, check_failures == before ? "all equal to llama.cpp" : "DIFFERENCES");
+}
+
+static void test_models_real(void) {
+    static const struct manifest published = { MODELS_DIR, 76, false };
+    test_manifest(&published);
+}
+
+static void test_models_captured(void) {
+    static const struct manifest captured = { "tests/models-captured", 49, true };
+    test_manifest(&captured);
 }
 
 //
@@ -529,7 +569,7 @@ static void test_cards(void) {
 static void test_cards_match_files(void) {
     static const char * const pairs[][2] = {
         { "llama-3-8b", "llama3-8b" }, { "qwen3-8b", "qwen3-8b" }, { "qwen3-30b-a3b", "qwen3moe-30b-a3b" },
-        { "gemma-3-4b", "gemma3-4b" }, { "gpt-oss-20b", "gpt-oss-20b" },
+        { "gemma-3-4b", "gemma3-4b" }, { "gpt-oss-20b", "gpt-oss-20b" }, { "qwen2.5-7b", "../../models-captured/gguf/qwen2.5-7b" },
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         char path[256], err[256];
@@ -635,7 +675,8 @@ static void test_bad_models(void) {
 }
 
 int main(void) {
-    RUN(test_manifest);
+    RUN(test_models_real);
+    RUN(test_models_captured);
     RUN(test_context_rounding);
     RUN(test_swa_cache_sizes);
     RUN(test_reserve_order);
