@@ -102,6 +102,15 @@ export async function modelChecks({ page, check, assert, OUT, ROOT, CLI }) {
       assert(read > 0 && read <= 1 << 20, `read ${read} bytes of the file`);
       assert((await page.textContent('[data-testid=model-summary]')).includes('gpt-oss'), 'not the gpt-oss header');
       times.push(`8 GiB sparse gpt-oss-20b: header read in ${await page.textContent('[data-testid=gguf-read-ms]')} ms (page), shown after ${total.toFixed(0)} ms (including the graph and plan)`);
+      // each settings change: the page's own times (sizes, graph, plan and views), and until shown
+      for (const ctx of [8192, 16384, 4096]) {
+        const before = await page.textContent('[data-testid=model-cmd]');
+        const t1 = performance.now();
+        await setFlag('n_ctx', ctx);
+        await page.waitForFunction((c) => document.querySelector('[data-testid=model-cmd]').textContent !== c, before, { timeout: 20000 });
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        times.push(`gpt-oss-20b -c ${ctx}: shown after ${(performance.now() - t1).toFixed(0)} ms; ${(await page.textContent('[data-testid=model-build-ms]')).replace(/\s+/g, ' ').trim()}`);
+      }
       await page.screenshot({ path: path.join(OUT, 'model-gpt-oss-sparse.png'), fullPage: true });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -21,6 +21,9 @@ export const settings = signal(START_SETTINGS);
 export const sizes = signal(null);
 /** the last error of the model page ('' when none) */
 export const modelError = signal('');
+/** how long the last change took, ms: {sizes, document, plan, total} (llama.cpp's sizes in the module,
+ * the graph document, planning and showing it), or null */
+export const buildTimes = signal(null);
 /** the sweep: {status: 'idle'|'running'|'done'|'failed', done, total, points: [{settings, sizes|error}], ubatches} */
 export const sweep = signal({ status: 'idle', done: 0, total: 0, points: [], ubatches: [] });
 
@@ -120,13 +123,19 @@ function rebuild(newSource) {
   if (!model) return;
   try {
     const s = settings.value;
+    const t0 = performance.now();
     const z = model.sizes(s);
-    const doc = model.document(s);
+    const t1 = performance.now();
+    const json = model.documentText(s);
+    const doc = JSON.parse(json);
+    const t2 = performance.now();
     batch(() => {
       sizes.value = z;
       modelError.value = '';
+      loadGeneratedGraph(doc, { newSource, json });
     });
-    loadGeneratedGraph(doc, { newSource });
+    const t3 = performance.now();
+    buildTimes.value = { sizes: t1 - t0, document: t2 - t1, plan: t3 - t2, total: t3 - t0 };
   } catch (e) {
     batch(() => {
       sizes.value = null;

@@ -3,7 +3,7 @@
 // the sweep plot. Reads model-state.js and calls its mutators.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { galloc } from '../state.js';
-import { cards, modelSource, settings, sizes, modelError, sweep, openGgufFile, openCard, setSetting, runSweep, cancelSweep, loadCards } from '../model-state.js';
+import { cards, modelSource, settings, sizes, modelError, sweep, buildTimes, openGgufFile, openCard, setSetting, runSweep, cancelSweep, loadCards } from '../model-state.js';
 import { CACHE_TYPES, CONTEXTS, UBATCHES, commandLine, computeLogLine } from '../core/model-settings.js';
 import { formatBytes } from '../core/format.js';
 import { SweepPlot } from './SweepPlot.jsx';
@@ -110,6 +110,12 @@ function Sizes() {
         n_ctx {z.n_ctx} ({z.n_ctx_seq} cells per sequence{z.n_ctx_swa ? `, ${z.n_ctx_swa} in the sliding-window cache` : ''}),
         {' '}{z.n_tokens} tokens in the graph, {z.n_nodes} nodes; KV cache {formatBytes(z.kv_bytes)}
       </p>
+      {buildTimes.value && (
+        <p class="hint" data-testid="model-build-ms" data-total={buildTimes.value.total.toFixed(1)}>
+          built in {buildTimes.value.total.toFixed(0)} ms (sizes {buildTimes.value.sizes.toFixed(0)}, graph {buildTimes.value.document.toFixed(0)},
+          {' '}plan and views {buildTimes.value.plan.toFixed(0)})
+        </p>
+      )}
     </div>
   );
 }
