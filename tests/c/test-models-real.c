@@ -245,13 +245,13 @@ static struct galloc_model * load_model(const char * path) {
     }
     struct galloc_gguf g;
     uint64_t need = 0;
-    char err[256];
+    struct galloc_error err;
     struct galloc_model * m = NULL;
-    if (galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, err, sizeof(err)) != GALLOC_GGUF_OK) {
-        fprintf(stderr, "  %s: %s\n", path, err);
+    if (galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, &err) != GALLOC_GGUF_OK) {
+        fprintf(stderr, "  %s: %s\n", path, err.message);
     } else {
-        if (!galloc_model_from_gguf(&g, &m, err, sizeof(err))) {
-            fprintf(stderr, "  %s: %s\n", path, err);
+        if (!galloc_model_from_gguf(&g, &m, &err)) {
+            fprintf(stderr, "  %s: %s\n", path, err.message);
         }
         galloc_gguf_free(&g);
     }
@@ -281,11 +281,11 @@ static void check_row(const struct manifest * mf, const struct row * r) {
     CHECK(galloc_model_cache_type_from_name(r->cols[COL_TYPE_V], &s.type_v));
 
     const char * row = r->cols[COL_FILE];
-    char err[256];
+    struct galloc_error err;
     size_t built_len = 0;
-    char * built = galloc_model_document(m, &s, &built_len, err, sizeof(err));
+    char * built = galloc_model_document(m, &s, &built_len, &err);
     if (!built) {
-        fprintf(stderr, "  %s: %s\n", row, err);
+        fprintf(stderr, "  %s: %s\n", row, err.message);
     }
     CHECK(built != NULL);
     size_t ref_len = 0, ref_plan_len = 0;
@@ -329,7 +329,7 @@ static void check_row(const struct manifest * mf, const struct row * r) {
         }
         // the size llama.cpp logs (after its three reserves) and the context it made
         struct galloc_model_sizes sizes;
-        CHECK(galloc_model_compute_sizes(m, &s, &sizes, err, sizeof(err)));
+        CHECK(galloc_model_compute_sizes(m, &s, &sizes, &err));
         CHECK_EQ_U64(sizes.compute[0], strtoull(r->cols[COL_BYTES], NULL, 10));
         char mib[32];
         snprintf(mib, sizeof(mib), "%.2f", (double) sizes.compute[0] / 1024.0 / 1024.0);
@@ -407,10 +407,10 @@ static bool sizes_of(const char * gguf, int64_t n_ctx, int64_t n_ubatch, int n_s
     s.n_ubatch   = n_ubatch;
     s.n_seq      = n_seq;
     s.flash_attn = fa;
-    char err[256];
-    bool ok = galloc_model_compute_sizes(m, &s, out, err, sizeof(err));
+    struct galloc_error err;
+    bool ok = galloc_model_compute_sizes(m, &s, out, &err);
     if (!ok) {
-        fprintf(stderr, "  %s: %s\n", gguf, err);
+        fprintf(stderr, "  %s: %s\n", gguf, err.message);
     }
     galloc_model_free(m);
     return ok;
@@ -440,9 +440,9 @@ static void test_context_rounding(void) {
 
 // the total of one document's plan
 static uint64_t plan_total(const struct galloc_model * m, const struct galloc_model_settings * s) {
-    char err[256];
+    struct galloc_error err;
     size_t len = 0;
-    char * json = galloc_model_document(m, s, &len, err, sizeof(err));
+    char * json = galloc_model_document(m, s, &len, &err);
     struct galloc_document doc;
     struct galloc_plan     plan;
     struct galloc_error    e;
@@ -479,10 +479,10 @@ static void test_reserve_order(void) {
     const uint64_t pp = plan_total(m, &decode), tg = plan_total(m, &tokens);
     CHECK(pp > 0 && tg > pp);
     struct galloc_model_sizes z;
-    char err[256];
-    CHECK(galloc_model_compute_sizes(m, &decode, &z, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_model_compute_sizes(m, &decode, &z, &err));
     CHECK_EQ_U64(z.compute[0], tg);
-    CHECK(galloc_model_compute_sizes(m, &tokens, &z, err, sizeof(err)));
+    CHECK(galloc_model_compute_sizes(m, &tokens, &z, &err));
     CHECK_EQ_U64(z.compute[0], tg);
     galloc_model_free(m);
 }
@@ -524,12 +524,13 @@ static void test_bad_settings(void) {
             case 3: s.n_batch = 0; s.n_ubatch = 0; break;
             case 4: s.flash_attn = 2; break;
         }
-        char err[256] = "";
+        struct galloc_error err;
         size_t len;
-        char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
+        char * doc = galloc_model_document(m, &s, &len, &err);
         CHECK(doc == NULL);
         free(doc);
-        CHECK(strncmp(err, flags[i], strlen(flags[i])) == 0);
+        CHECK(strncmp(err.message, flags[i], strlen(flags[i])) == 0);
+        CHECK(err.status == GALLOC_STATUS_ARGUMENT); // settings llama.cpp refuses: the caller's bad argument
     }
     enum ggml_type t;
     CHECK(!galloc_model_cache_type_from_name("q4_k", &t)); // not a cache type llama.cpp offers
@@ -542,8 +543,8 @@ static void test_cards(void) {
     CHECK(galloc_model_card_count() > 0);
     for (int i = 0; i < galloc_model_card_count(); i++) {
         struct galloc_model * m = NULL;
-        char err[256];
-        CHECK(galloc_model_from_card(galloc_model_card_name(i), &m, err, sizeof(err)));
+        struct galloc_error err;
+        CHECK(galloc_model_from_card(galloc_model_card_name(i), &m, &err));
         CHECK(galloc_model_card_description(i) != NULL);
         for (int fa = 0; m && fa < 2; fa++) {
             struct galloc_model_settings s;
@@ -551,18 +552,18 @@ static void test_cards(void) {
             s.n_ctx      = 4096;
             s.flash_attn = fa;
             struct galloc_model_sizes z;
-            bool ok = galloc_model_compute_sizes(m, &s, &z, err, sizeof(err));
+            bool ok = galloc_model_compute_sizes(m, &s, &z, &err);
             if (!ok) {
-                fprintf(stderr, "  card %s: %s\n", galloc_model_card_name(i), err);
+                fprintf(stderr, "  card %s: %s\n", galloc_model_card_name(i), err.message);
             }
             CHECK(ok && z.compute[0] > 0);
         }
         galloc_model_free(m);
     }
     struct galloc_model * m = NULL;
-    char err[256];
-    CHECK(!galloc_model_from_card("no-such-model", &m, err, sizeof(err)) && m == NULL);
-    CHECK(strstr(err, "no-such-model") != NULL);
+    struct galloc_error err;
+    CHECK(!galloc_model_from_card("no-such-model", &m, &err) && m == NULL);
+    CHECK(strstr(err.message, "no-such-model") != NULL && err.status == GALLOC_STATUS_NOT_FOUND);
 }
 
 // the cards copied from the GGUF files build the same graphs as the files
@@ -572,10 +573,11 @@ static void test_cards_match_files(void) {
         { "gemma-3-4b", "gemma3-4b" }, { "gpt-oss-20b", "gpt-oss-20b" }, { "qwen2.5-7b", "../../models-captured/gguf/qwen2.5-7b" },
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-        char path[256], err[256];
+        char path[256];
+        struct galloc_error err;
         snprintf(path, sizeof(path), MODELS_DIR "/gguf/%s.meta.gguf", pairs[i][1]);
         struct galloc_model * file = load_model(path), * card = NULL;
-        CHECK(file != NULL && galloc_model_from_card(pairs[i][0], &card, err, sizeof(err)));
+        CHECK(file != NULL && galloc_model_from_card(pairs[i][0], &card, &err));
         for (int fa = 0; file && card && fa < 2; fa++) {
             struct galloc_model_settings s;
             galloc_model_settings_default(&s);
@@ -583,8 +585,8 @@ static void test_cards_match_files(void) {
             s.n_batch    = 512;
             s.flash_attn = fa;
             size_t la = 0, lb = 0;
-            char * a = galloc_model_document(file, &s, &la, err, sizeof(err));
-            char * b = galloc_model_document(card, &s, &lb, err, sizeof(err));
+            char * a = galloc_model_document(file, &s, &la, &err);
+            char * b = galloc_model_document(card, &s, &lb, &err);
             n_reported = 0;
             CHECK(a && b && same_graph(pairs[i][0], b, lb, a, la));
             free(a);
@@ -637,22 +639,24 @@ static void test_bad_models(void) {
         }
         struct galloc_gguf g;
         uint64_t need = 0;
-        char gerr[256], err[256] = "";
-        CHECK(galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, gerr, sizeof(gerr)) == GALLOC_GGUF_OK);
+        struct galloc_error gerr, err;
+        galloc_error_clear(&err);
+        CHECK(galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, &gerr) == GALLOC_GGUF_OK);
         struct galloc_model * m = NULL;
-        bool built = galloc_model_from_gguf(&g, &m, err, sizeof(err));
+        bool built = galloc_model_from_gguf(&g, &m, &err);
         if (built) {
             struct galloc_model_settings s;
             galloc_model_settings_default(&s);
             s.n_ctx = 4096;
             size_t doc_len;
-            char * doc = galloc_model_document(m, &s, &doc_len, err, sizeof(err));
+            char * doc = galloc_model_document(m, &s, &doc_len, &err);
             built = doc != NULL;
             free(doc);
         }
         CHECK(!built);
-        if (strstr(err, cases[i].says) == NULL) {
-            fprintf(stderr, "  %s = %u: '%s' does not say '%s'\n", cases[i].key, cases[i].value, err, cases[i].says);
+        CHECK(err.status == GALLOC_STATUS_INVALID); // metadata llama.cpp's loader refuses
+        if (strstr(err.message, cases[i].says) == NULL) {
+            fprintf(stderr, "  %s = %u: '%s' does not say '%s'\n", cases[i].key, cases[i].value, err.message, cases[i].says);
             check_failures++;
         }
         galloc_model_free(m);
@@ -661,15 +665,15 @@ static void test_bad_models(void) {
     }
     // settings past what a document holds: an error naming the flags
     struct galloc_model * m = NULL;
-    char err[256];
-    CHECK(galloc_model_from_card("llama-3.1-70b", &m, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_model_from_card("llama-3.1-70b", &m, &err));
     struct galloc_model_settings s;
     galloc_model_settings_default(&s);
     s.n_ctx = s.n_batch = s.n_ubatch = 1 << 24;
     s.flash_attn = 0;
     size_t len;
-    char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
-    CHECK(doc == NULL && strncmp(err, "-c/-ub", 6) == 0);
+    char * doc = galloc_model_document(m, &s, &len, &err);
+    CHECK(doc == NULL && strncmp(err.message, "-c/-ub", 6) == 0 && err.status == GALLOC_STATUS_LIMIT);
     free(doc);
     galloc_model_free(m);
 }

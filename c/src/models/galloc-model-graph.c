@@ -5,6 +5,7 @@
 // callback "name-il"), node order and views come out as llama.cpp's. Architecture files
 // (galloc-model-arch-*.c) compose these blocks.
 
+#include "galloc-error.h"
 #include "galloc-model-impl.h"
 
 #include <math.h>
@@ -12,14 +13,29 @@
 #include <stdio.h>
 #include <string.h>
 
-void * galloc_model_fail(struct model_graph * g, const char * fmt, ...) {
+GALLOC_PRINTF(3, 0)
+static void fail_v(struct model_graph * g, enum galloc_status status, const char * fmt, va_list args) {
     if (!g->failed) {
-        va_list args;
-        va_start(args, fmt);
-        vsnprintf(g->err, g->err_size, fmt, args);
-        va_end(args);
+        const int n = vsnprintf(g->err->message, sizeof(g->err->message), fmt, args);
+        g->err->status = status;
+        galloc_error_one_line(g->err->message, n < 0 || (size_t) n >= sizeof(g->err->message));
         g->failed = true;
     }
+}
+
+void * galloc_model_fail(struct model_graph * g, const char * fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    fail_v(g, GALLOC_STATUS_INVALID, fmt, args);
+    va_end(args);
+    return NULL;
+}
+
+void * galloc_model_fail_status(struct model_graph * g, enum galloc_status status, const char * fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    fail_v(g, status, fmt, args);
+    va_end(args);
     return NULL;
 }
 
@@ -121,7 +137,7 @@ struct ggml_tensor * galloc_model_weight(struct model_graph * g, int flags, int 
     }
     struct ggml_tensor * t = ggml_new_tensor(g->wctx, type, n_dims, ne);
     if (!t) {
-        return galloc_model_fail(g, "out of memory creating '%s'", name);
+        return galloc_model_fail_status(g, GALLOC_STATUS_NO_MEMORY, "out of memory creating '%s'", name);
     }
     ggml_set_name(t, name);
     t->buffer = g->wbuf;
