@@ -145,6 +145,9 @@ e=tests/explain
 same_out "explain, derived by hand" "$e/chain.expected"                        -- "$galloc" explain "$e/chain.graph.json"
 same_out "explain --no-fold, derived by hand" "$e/chain-no-fold.expected"       -- "$galloc" explain "$e/chain.graph.json" --no-fold
 same_out "explain of two graphs, derived by hand" "$e/compare.expected"        -- "$galloc" explain "$e/chain.graph.json" "$e/chain-small.graph.json" --no-fold
+same_out "explain --offline, derived by hand" "$e/offline.expected"          -- "$galloc" explain "$e/chain.graph.json" --offline greedy-by-size --no-fold
+expect 2 "no planner named nope"              -- "$galloc" explain "$e/chain.graph.json" --offline nope
+expect 2 "compares one graph document"        -- "$galloc" explain "$e/chain.graph.json" "$e/chain.graph.json" --offline best
 sed 's|^tests/explain/chain.graph.json |- |' "$e/chain.expected" > "$tmp/chain-stdin.expected"
 same_out "explain reads stdin" "$tmp/chain-stdin.expected"                   -- sh -c "\"$galloc\" explain - < $e/chain.graph.json"
 expect 0 ""                                   -- "$galloc" explain "$g/llama-7b-like.graph.json" --top 3

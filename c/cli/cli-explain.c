@@ -3,7 +3,9 @@
 // One graph: per buffer type its size, the peak of live bytes and its step, the tensors live
 // at the peak largest first (folded per layer when names carry layers), and the tensor that
 // last raised each chunk. Two graphs: both sizes, the difference, and the names whose bytes
-// at the peak account for it. Every number comes from the analysis; this file only formats.
+// at the peak account for it. --offline PLANNER: ggml's plan of the graph against an offline
+// planner's (galloc-whatif.h) of every allocator, the same comparison. Every number comes from
+// the analyses; this file only formats.
 
 #include "cli-exit.h"
 #include "cli-explain.h"
@@ -11,6 +13,7 @@
 #include "galloc-document.h"
 #include "galloc-explain.h"
 #include "galloc-planner.h"
+#include "galloc-whatif.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -176,6 +179,25 @@ static void print_explain(FILE * out, const char * path, const struct galloc_doc
     }
 }
 
+// one side's tensors placed above the other side's chunk sizes
+static void print_above(FILE * out, const char * side, const char * other, const struct galloc_explain_above * rows, int32_t n, int32_t top) {
+    if (n == 0) {
+        return;
+    }
+    char h[32], s[40];
+    fprintf(out, "  %s's tensors above %s's size of their chunk, most bytes above first:\n", side, other);
+    fprintf(out, "  %14s %10s %5s %14s %14s  %-40s %s\n", "bytes above", "", "chunk", "offset", "bytes", "name", "from");
+    int32_t shown = n < top ? n : top;
+    for (int32_t r = 0; r < shown; r++) {
+        const struct galloc_explain_above * a = &rows[r];
+        fprintf(out, "  %14" PRIu64 " %10s %5d %14" PRIu64 " %14" PRIu64 "  %-40s %s\n", a->above, human_bytes(a->above, h, sizeof(h)),
+                a->chunk, a->offset, a->bytes, a->name, step_text(a->step, s, sizeof(s)));
+    }
+    if (shown < n) {
+        fprintf(out, "  ... and %d more tensors (--top N shows more)\n", n - shown);
+    }
+}
+
 static void print_compare(FILE * out, const char * path_a, const char * path_b, const struct galloc_document * doc_a,
                           const struct galloc_document * doc_b, const struct galloc_explain_diff * d, int32_t top) {
     char h1[32], h2[32], h3[32], s1[40], s2[40];
@@ -189,6 +211,8 @@ static void print_compare(FILE * out, const char * path_a, const char * path_b, 
         fprintf(out, "  peak of live bytes: A %" PRIu64 " at %s, B %" PRIu64 " at %s: %+" PRId64 " bytes\n", b->peak_a,
                 step_text(b->peak_step_a, s1, sizeof(s1)), b->peak_b, step_text(b->peak_step_b, s2, sizeof(s2)), b->peak_diff);
         fprintf(out, "  overhead above the peak (packing): %+" PRId64 " bytes\n", b->overhead_diff);
+        print_above(out, "A", "B", b->above_a, b->n_above_a, top);
+        print_above(out, "B", "A", b->above_b, b->n_above_b, top);
         if (b->n_rows == 0) {
             fprintf(out, "  the same tensors are live at both peaks\n");
             continue;
@@ -248,13 +272,137 @@ static int load(const char * path, struct loaded * l) {
     return EXIT_OK;
 }
 
+// the planner of that name in r ("best": r's best), or -1
+static int32_t find_planner(const struct galloc_whatif_result * r, const char * name) {
+    if (strcmp(name, "best") == 0) {
+        return r->best;
+    }
+    for (int32_t k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        if (r->plans[k].name && strcmp(r->plans[k].name, name) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+// l's plan with every allocator packed by planner (the budget shared by the exact searches):
+// explained into *ex; on failure prints why and returns the exit status
+static int explain_offline(const struct loaded * l, const char * planner, uint32_t budget_ms, struct galloc_plan * plan,
+                           struct galloc_explain * ex) {
+    struct galloc_error err;
+    int32_t n_alloc = 0;
+    for (int32_t b = 0; b < l->doc.n_buffer_types; b++) {
+        n_alloc += l->doc.buffer_types[b].allocator == b;
+    }
+    struct galloc_whatif_budget budget;
+    galloc_whatif_budget_start(&budget, budget_ms, n_alloc);
+    struct galloc_plan cur = { 0 };
+    const struct galloc_plan * from = &l->plan;
+    for (int32_t b = 0; b < l->doc.n_buffer_types; b++) {
+        if (l->doc.buffer_types[b].allocator != b) {
+            continue;
+        }
+        struct galloc_whatif_result r;
+        if (!galloc_whatif_from_plan(&l->doc.graph, &l->plan, b, galloc_whatif_budget_next(&budget), &r, &err)) {
+            fprintf(stderr, "galloc: buffer type %s: %s\n", l->doc.buffer_type_names[b], err.message);
+            galloc_plan_free(&cur);
+            return cli_exit_code(err.status);
+        }
+        int32_t k = find_planner(&r, planner);
+        if (k < 0) {
+            fprintf(stderr, "galloc: --offline: no planner named %s (best", planner);
+            for (int32_t j = 1; j < GALLOC_WHATIF_N_PLANNERS; j++) {
+                fprintf(stderr, ", %s", r.plans[j].name);
+            }
+            fprintf(stderr, ")\n");
+            galloc_whatif_free(&r);
+            galloc_plan_free(&cur);
+            return EXIT_USAGE;
+        }
+        if (!r.plans[k].valid || !r.plans[k].checked) {
+            fprintf(stderr, "galloc: buffer type %s: %s has no checked plan%s%s\n", l->doc.buffer_type_names[b], planner,
+                    r.plans[k].note && r.plans[k].note[0] ? ": " : "", r.plans[k].note ? r.plans[k].note : "");
+            galloc_whatif_free(&r);
+            galloc_plan_free(&cur);
+            return EXIT_USAGE;
+        }
+        struct galloc_plan next;
+        bool ok = galloc_whatif_apply(&l->doc.graph, from, &r, r.plans[k].chunks, r.plans[k].offsets, r.problem.n_items, &next, &err);
+        galloc_whatif_free(&r);
+        galloc_plan_free(&cur);
+        if (!ok) {
+            fprintf(stderr, "galloc: buffer type %s: %s\n", l->doc.buffer_type_names[b], err.message);
+            return cli_exit_code(err.status);
+        }
+        cur  = next;
+        from = &cur;
+    }
+    if (from == &l->plan) { // no allocator at all: the same plan
+        fprintf(stderr, "galloc: the graph has no buffer type to pack\n");
+        return EXIT_USAGE;
+    }
+    *plan = cur;
+    if (!galloc_explain_plan(&l->doc, plan, ex, &err)) {
+        fprintf(stderr, "galloc: %s\n", err.message);
+        galloc_plan_free(plan);
+        return cli_exit_code(err.status);
+    }
+    return EXIT_OK;
+}
+
+// galloc explain GRAPH.json --offline PLANNER: ggml's plan (A) against the offline one (B)
+static int compare_offline(const char * path, const char * planner, uint32_t budget_ms, int fold, int32_t top) {
+    struct loaded a;
+    int code = load(path, &a);
+    if (code != EXIT_OK) {
+        return code;
+    }
+    struct galloc_plan    plan;
+    struct galloc_explain ex;
+    code = explain_offline(&a, planner, budget_ms, &plan, &ex);
+    if (code == EXIT_OK) {
+        struct galloc_explain_diff d;
+        struct galloc_error        err;
+        if (!galloc_explain_compare(&a.doc, &a.ex, &a.doc, &ex, fold < 0 ? a.ex.n_layers > 0 : fold == 1, &d, &err)) {
+            fprintf(stderr, "galloc: %s\n", err.message);
+            code = cli_exit_code(err.status);
+        } else {
+            char label[96];
+            if (strcmp(planner, "best") == 0) {
+                snprintf(label, sizeof(label), "%s, packed by the best offline planner", path);
+            } else {
+                snprintf(label, sizeof(label), "%s, packed by the offline planner %s", path, planner);
+            }
+            char ggml[96];
+            snprintf(ggml, sizeof(ggml), "%s, ggml's plan", path);
+            print_compare(stdout, ggml, label, &a.doc, &a.doc, &d, top);
+            galloc_explain_diff_free(&d);
+        }
+        galloc_explain_free(&ex);
+        galloc_plan_free(&plan);
+    }
+    loaded_free(&a);
+    return code;
+}
+
 int cli_explain_command(int argc, char ** argv, const char * usage) {
     const char * paths[2] = { NULL, NULL };
     int          n_paths  = 0;
     long         top      = DEFAULT_TOP;
     int          fold     = -1; // -1: when names carry layers
+    const char * offline  = NULL;
+    unsigned long budget  = 1000;
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--offline") == 0 && i + 1 < argc) {
+            offline = argv[++i];
+        } else if (strcmp(argv[i], "--budget-ms") == 0 && i + 1 < argc) {
+            char * end = NULL;
+            budget     = strtoul(argv[++i], &end, 10);
+            if (*end != '\0' || argv[i][0] == '-' || budget > UINT32_MAX) {
+                fprintf(stderr, "galloc: --budget-ms needs a number of milliseconds\n%s", usage);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
             char * end = NULL;
             top        = strtol(argv[++i], &end, 10);
             if (*end != '\0' || top < 1 || top > 100000000) {
@@ -278,6 +426,13 @@ int cli_explain_command(int argc, char ** argv, const char * usage) {
     if (n_paths == 0) {
         fprintf(stderr, "galloc: no graph document\n%s", usage);
         return EXIT_USAGE;
+    }
+    if (offline) {
+        if (n_paths != 1) {
+            fprintf(stderr, "galloc: --offline compares one graph document's plans\n%s", usage);
+            return EXIT_USAGE;
+        }
+        return compare_offline(paths[0], offline, (uint32_t) budget, fold, (int32_t) top);
     }
     if (n_paths == 2 && strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0) {
         fprintf(stderr, "galloc: only one of the two documents can be stdin (-)\n%s", usage);

@@ -3,7 +3,7 @@
 //   galloc plan GRAPH.json [-o PLAN.json] [--table] [--draw] [--compare [--budget-ms N]]
 //   galloc compare PROBLEM.csv [--capacity N] [--budget-ms N]
 //   galloc diff PLAN_A.json PLAN_B.json
-//   galloc explain GRAPH.json [GRAPH_B.json] [--top N] [--fold|--no-fold]
+//   galloc explain GRAPH.json [GRAPH_B.json | --offline PLANNER [--budget-ms N]] [--top N] [--fold|--no-fold]
 //   galloc presets | galloc preset NAME
 //   galloc model MODEL.gguf | --card NAME | --cards [llama.cpp's context flags]
 //
@@ -40,6 +40,7 @@ static const char * usage_main =
     "  diff PLAN_A.json PLAN_B.json               compare two plans (exit 1 when they differ)\n"
     "  explain GRAPH.json [GRAPH_B.json]          why the buffer is this big: the peak, what is live there;\n"
     "                                             with two graphs, what accounts for the difference\n"
+    "  explain GRAPH.json --offline PLANNER       ggml's plan against an offline planner's, the same way\n"
     "  presets                                    list the built-in graph documents\n"
     "  preset NAME                                print a built-in graph document\n"
     "  model MODEL.gguf [-c N] [-ub N] [-fa on|off] ...\n"
@@ -83,6 +84,7 @@ static const char * usage_diff =
 
 static const char * usage_explain =
     "usage: galloc explain GRAPH.json [GRAPH_B.json] [--top N] [--fold|--no-fold]\n"
+    "       galloc explain GRAPH.json --offline PLANNER [--budget-ms N] [--top N]\n"
     "\n"
     "Plans the graph document (- for stdin) and prints, per buffer type, the allocator's\n"
     "size, the peak of live bytes and the step where it is reached, the tensors live\n"
@@ -93,6 +95,11 @@ static const char * usage_explain =
     "With two documents (e.g. flash attention off and on), prints per buffer type both\n"
     "sizes, the difference, how much of it is the peak and how much packing, and the\n"
     "names whose bytes at the peaks differ, largest difference first. B minus A.\n"
+    "Each side's tensors placed above the other's size of their chunk are listed too.\n"
+    "--offline PLANNER: A is ggml's plan of the graph, B the same graph packed by an\n"
+    "offline planner (best, greedy-by-size, greedy-by-breadth, exact; the exact search\n"
+    "for at most --budget-ms, default 1000, over all buffer types); the peak is the same,\n"
+    "the difference is packing, and the tensors above say where.\n"
     "--top N: at most N rows per table (default 20).\n"
     "Errors name the JSON path of the culprit, on stderr; exit 3.\n";
 

@@ -94,6 +94,8 @@ struct galloc_explain {
     int32_t * hold_first; // per tensor, first step it holds memory of its own (see above); > hold_last: never
     int32_t * hold_last;  // per tensor, last step
     uint64_t * hold_bytes; // per tensor, rounded bytes held (0: holds none)
+    int32_t  * hold_chunk;  // per tensor, the chunk of its memory (-1: holds none)
+    uint64_t * hold_offset; // per tensor, its offset in that chunk, bytes
 };
 
 // analyse plan (made for doc->graph, or any plan of its tensors with places and lifetimes).
@@ -132,6 +134,20 @@ struct galloc_explain_diff_row {
     int32_t  tensor_b;
 };
 
+// one tensor of one side placed (partly) above the other side's size of the same chunk: the bytes
+// that side needs where the other plan needs none (for two plans of one graph, e.g. ggml's and an
+// offline planner's, these are the tensors behind a packing difference; when a side's chunk is
+// the larger, the highest end among its rows of that chunk is that chunk's size)
+struct galloc_explain_above {
+    char     name[GGML_MAX_NAME + 8]; // tensor name, "#12" for an unnamed tensor 12
+    int32_t  tensor;  // index in that side's document
+    int32_t  chunk;
+    int32_t  step;    // first step it holds memory
+    uint64_t offset;  // bytes in the chunk
+    uint64_t bytes;   // rounded size it holds
+    uint64_t above;   // bytes of it past the other side's chunk size: offset + bytes - max(offset, that size)
+};
+
 // one buffer type of the comparison, matched by name (or alone on one side)
 struct galloc_explain_diff_buffer {
     char     name[GGML_MAX_NAME + 8];
@@ -144,6 +160,10 @@ struct galloc_explain_diff_buffer {
     int64_t  overhead_diff;        // (size_b - peak_b) - (size_a - peak_a): packing, no tensor's own bytes
     int32_t  n_rows;               // names whose bytes at the peak differ, largest |difference| first
     struct galloc_explain_diff_row * rows;
+    int32_t  n_above_a;            // A's tensors above B's chunk sizes, most bytes above first (ties: lower step, index)
+    struct galloc_explain_above * above_a;
+    int32_t  n_above_b;            // B's tensors above A's chunk sizes
+    struct galloc_explain_above * above_b;
 };
 
 struct galloc_explain_diff {

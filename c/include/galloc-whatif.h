@@ -156,6 +156,12 @@ struct galloc_whatif_result {
 bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
                              uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err);
 
+// the same problem, unsolved: problem, tensor_item, n_shrinking, peak_live and ggml's plan
+// (plans[GALLOC_WHATIF_GGML], not checked); no other planner runs, lower_bound stays 0. For
+// applying a placement found before (galloc_whatif_apply) without searching again.
+bool galloc_whatif_items_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
+                                   struct galloc_whatif_result * out, struct galloc_error * err);
+
 // a MiniMalloc CSV problem ("id,lower,upper,size", header optional): alignment 1, no max size,
 // the given capacity (0: none). Errors name the line: "line 12: upper 5 <= lower 7".
 bool galloc_whatif_from_csv(const char * csv, size_t len, uint64_t capacity, uint32_t exact_budget_ms,
@@ -178,6 +184,18 @@ struct galloc_whatif_budget {
 void     galloc_whatif_budget_start(struct galloc_whatif_budget * budget, uint32_t total_ms, int32_t n_problems);
 // the exact-search budget of the next problem, milliseconds (0 once the time is up)
 uint32_t galloc_whatif_budget_next (struct galloc_whatif_budget * budget);
+
+// the plan of the graph with one allocator packed as an offline planner packed it: out is a copy
+// of plan (made for graph) in which every tensor of the problem r (from galloc_whatif_items_from_plan
+// or _from_plan of that plan) sits at its item's chunk and offset (chunks[i], offsets[i] per
+// item, n_items = r->problem.n_items), views at their source's place plus view_offs, and that
+// allocator's chunk sizes and size are the placement's; lifetimes, how, parents and the other
+// allocators stay as plan has them. The placement is checked first (galloc_whatif_check): a bad
+// one (overlap, misaligned, past a chunk's limit) fails with GALLOC_STATUS_INVALID and the first
+// violation, a wrong count with GALLOC_STATUS_ARGUMENT. Release out with galloc_plan_free.
+bool galloc_whatif_apply(const struct galloc_graph * graph, const struct galloc_plan * plan, const struct galloc_whatif_result * r,
+                         const int32_t * chunks, const uint64_t * offsets, int32_t n_items, struct galloc_plan * out,
+                         struct galloc_error * err);
 
 //
 // checking and bounding

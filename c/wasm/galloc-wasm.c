@@ -75,6 +75,8 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_whatif_csv   (const char * csv, size
 // explain (galloc-explain.h): the peak, what is live there, memory over time; two graphs compared
 // (fold: nonzero groups names by layer). The galloc_explain_write_json / _diff_write_json text.
 GALLOC_WASM_EXPORT char *       galloc_wasm_explain      (const char * json, size_t len);
+GALLOC_WASM_EXPORT char *       galloc_wasm_explain_offline(const char * json, size_t len, int32_t buffer_type, const uint32_t * placement,
+                                                            int32_t n_items, int32_t fold);
 GALLOC_WASM_EXPORT char *       galloc_wasm_explain_compare(const char * galloc_json_a, size_t len_a, const char * galloc_json_b, size_t len_b,
                                                             int32_t fold);
 // presets
@@ -340,6 +342,35 @@ GALLOC_WASM_EXPORT char * galloc_wasm_explain(const char * json, size_t len) {
     return galloc_wasm_result(out, out_len);
 }
 
+// two explanations compared (B minus A): {"diff": galloc-explain-diff, "a": ..., "b": ...} as
+// text (malloc'd), or NULL with the status set
+static char * galloc_wasm_compare_text(const struct galloc_document * doc_a, const struct galloc_explain * ex_a,
+                                       const struct galloc_document * doc_b, const struct galloc_explain * ex_b, int32_t fold) {
+    struct galloc_explain_diff d;
+    struct galloc_error        err;
+    char * out = NULL, * text_a = NULL, * text_b = NULL, * text_d = NULL;
+    size_t len_ta = 0, len_tb = 0, len_td = 0;
+    if (galloc_explain_compare(doc_a, ex_a, doc_b, ex_b, fold != 0, &d, &err)) {
+        text_d = galloc_explain_diff_write_json(&d, &len_td);
+        galloc_explain_diff_free(&d);
+    }
+    text_a = galloc_explain_write_json(doc_a, ex_a, &len_ta);
+    text_b = galloc_explain_write_json(doc_b, ex_b, &len_tb);
+    size_t n = 0;
+    if (text_a && text_b && text_d) {
+        // {"diff": ..., "a": ..., "b": ...}
+        size_t cap = len_ta + len_tb + len_td + 32;
+        out = malloc(cap);
+        if (out) {
+            n = (size_t) snprintf(out, cap, "{\"diff\": %s,\n\"a\": %s,\n\"b\": %s}\n", text_d, text_a, text_b);
+        }
+    }
+    free(text_a);
+    free(text_b);
+    free(text_d);
+    return galloc_wasm_result(out, n);
+}
+
 // two graph documents explained and compared (B minus A): the "galloc-explain-diff" JSON text
 // with "a" and "b" holding both explanations; a failing document's message starts with "A: " or "B: "
 GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * galloc_json_a, size_t len_a, const char * galloc_json_b, size_t len_b,
@@ -355,31 +386,65 @@ GALLOC_WASM_EXPORT char * galloc_wasm_explain_compare(const char * galloc_json_a
             return galloc_wasm_fail(galloc_wasm_status, "%s: %s", side ? "B" : "A", msg);
         }
     }
-    struct galloc_explain_diff d;
-    struct galloc_error        err;
-    char * out = NULL, * text_a = NULL, * text_b = NULL, * text_d = NULL;
-    size_t len_ta = 0, len_tb = 0, len_td = 0;
-    if (galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, fold != 0, &d, &err)) {
-        text_d = galloc_explain_diff_write_json(&d, &len_td);
-        galloc_explain_diff_free(&d);
-    }
-    text_a = galloc_explain_write_json(&a.doc, &a.ex, &len_ta);
-    text_b = galloc_explain_write_json(&b.doc, &b.ex, &len_tb);
+    char * out = galloc_wasm_compare_text(&a.doc, &a.ex, &b.doc, &b.ex, fold);
     galloc_wasm_explained_free(&a);
     galloc_wasm_explained_free(&b);
-    size_t n = 0;
-    if (text_a && text_b && text_d) {
-        // {"diff": ..., "a": ..., "b": ...}
-        size_t cap = len_ta + len_tb + len_td + 32;
-        out = malloc(cap);
-        if (out) {
-            n = (size_t) snprintf(out, cap, "{\"diff\": %s,\n\"a\": %s,\n\"b\": %s}\n", text_d, text_a, text_b);
-        }
+    return out;
+}
+
+// ggml's plan of a graph document (A) against the same graph with buffer type buffer_type's
+// allocator packed as an offline planner packed it (B). placement: 3 numbers per item of that
+// allocator's what-if problem (the items galloc_wasm_whatif lists, in order): chunk, offset's low
+// and high 32 bits. The {"diff", "a", "b"} text of galloc_wasm_explain_compare; a placement that
+// is no plan of the problem fails (INVALID, the checker's message; a wrong count: ARGUMENT).
+GALLOC_WASM_EXPORT char * galloc_wasm_explain_offline(const char * json, size_t len, int32_t buffer_type, const uint32_t * placement,
+                                                      int32_t n_items, int32_t fold) {
+    struct galloc_wasm_explained a;
+    if (!galloc_wasm_explain_one(json, len, &a)) {
+        return NULL;
     }
-    free(text_a);
-    free(text_b);
-    free(text_d);
-    return galloc_wasm_result(out, n);
+    struct galloc_error         err;
+    struct galloc_whatif_result r;
+    if (buffer_type < 0 || buffer_type >= a.doc.n_buffer_types) {
+        int32_t n = a.doc.n_buffer_types;
+        galloc_wasm_explained_free(&a);
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "buffer type %d out of range (%d buffer types)", (int) buffer_type, (int) n);
+    }
+    if (!galloc_whatif_items_from_plan(&a.doc.graph, &a.plan, buffer_type, &r, &err)) {
+        galloc_wasm_explained_free(&a);
+        return galloc_wasm_fail(err.status, "%s", err.message);
+    }
+    if (n_items != r.problem.n_items || (n_items > 0 && placement == NULL)) {
+        int32_t want = r.problem.n_items;
+        galloc_whatif_free(&r);
+        galloc_wasm_explained_free(&a);
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "placement of %d items for a problem of %d", (int) n_items, (int) want);
+    }
+    int32_t  * chunks  = malloc(((size_t) n_items + 1) * sizeof(int32_t));
+    uint64_t * offsets = malloc(((size_t) n_items + 1) * sizeof(uint64_t));
+    struct galloc_plan    plan_b = { 0 };
+    struct galloc_explain ex_b   = { 0 };
+    bool ok = chunks && offsets;
+    if (!ok) {
+        galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory");
+    }
+    for (int32_t i = 0; ok && i < n_items; i++) {
+        chunks[i]  = placement[3 * i] > INT32_MAX ? -1 : (int32_t) placement[3 * i]; // the checker refuses -1
+        offsets[i] = (uint64_t) placement[3 * i + 1] | ((uint64_t) placement[3 * i + 2] << 32);
+    }
+    if (ok && !(galloc_whatif_apply(&a.doc.graph, &a.plan, &r, chunks, offsets, n_items, &plan_b, &err) &&
+                galloc_explain_plan(&a.doc, &plan_b, &ex_b, &err))) {
+        galloc_wasm_fail(err.status, "%s", err.message);
+        ok = false;
+    }
+    char * out = ok ? galloc_wasm_compare_text(&a.doc, &a.ex, &a.doc, &ex_b, fold) : NULL;
+    free(chunks);
+    free(offsets);
+    galloc_explain_free(&ex_b);
+    galloc_plan_free(&plan_b);
+    galloc_whatif_free(&r);
+    galloc_wasm_explained_free(&a);
+    return out;
 }
 
 // plan a graph document and compare ggml's plan of buffer type buffer_type's allocator with the

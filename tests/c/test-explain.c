@@ -12,6 +12,7 @@
 #include "galloc-explain.h"
 #include "galloc-layer.h"
 #include "galloc-planner.h"
+#include "galloc-whatif.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,13 @@ static void test_compare(void) {
     CHECK_EQ_U64(db->rows[0].bytes_a, 64);
     CHECK_EQ_U64(db->rows[0].bytes_b, 32);
     CHECK(db->rows[0].tensor_a == 2 && db->rows[0].tensor_b == 2);
+    // A's tensors above B's 80 B: only y-0 [48, 112), 32 B of it; none of B's above A's 112 B
+    CHECK(db->n_above_a == 1 && db->n_above_b == 0);
+    CHECK(db->above_a[0].tensor == 2 && strcmp(db->above_a[0].name, "y-0") == 0 && db->above_a[0].chunk == 0);
+    CHECK_EQ_U64(db->above_a[0].offset, 48);
+    CHECK_EQ_U64(db->above_a[0].bytes, 64);
+    CHECK_EQ_U64(db->above_a[0].above, 32);
+    CHECK(db->above_a[0].step == 1);
     galloc_explain_diff_free(&d);
 
     // folded: the rows group x-0/x-1 as "x-*"; still only y-* differs
@@ -213,6 +221,148 @@ static void test_compare(void) {
     planned_free(&c);
     planned_free(&a);
     planned_free(&b);
+}
+
+// ggml's plan of the chain (A) against greedy-by-size's (B), derived by hand in
+// tests/explain/README.md: items inp 16 [-1,0], x-0 32 [0,1], y-0 64 [1,2], x-1 16 [2,3],
+// out 16 [3,3]; greedy-by-size puts y-0 @0, x-0 @64, x-1 @64, inp @0, out @0: 96 B.
+// Same peak (96 at step 1); -16 B of packing; A's y-0 [48, 112) is 16 B above B's 96.
+static void test_offline_chain(void) {
+    struct planned a;
+    if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
+    struct galloc_whatif_result r;
+    struct galloc_error err;
+    CHECK(galloc_whatif_from_plan(&a.doc.graph, &a.plan, 0, 0, &r, &err));
+    const struct galloc_whatif_plan * gs = &r.plans[GALLOC_WHATIF_GREEDY_SIZE];
+    struct galloc_plan plan_b;
+    CHECK(galloc_whatif_apply(&a.doc.graph, &a.plan, &r, gs->chunks, gs->offsets, r.problem.n_items, &plan_b, &err));
+    const uint64_t want_offset[5] = { 0, 64, 0, 64, 0 }; // inp, x-0, y-0, x-1, out
+    for (int t = 0; t < 5; t++) {
+        CHECK(plan_b.places[t].chunk == 0);
+        CHECK_EQ_U64(plan_b.places[t].offset, want_offset[t]);
+        CHECK(plan_b.places[t].first_step == a.plan.places[t].first_step && plan_b.places[t].last_step == a.plan.places[t].last_step);
+    }
+    CHECK_EQ_U64(plan_b.buffers[0].size, 96);
+    CHECK(plan_b.buffers[0].n_chunks == 1);
+    struct galloc_explain ex;
+    CHECK(galloc_explain_plan(&a.doc, &plan_b, &ex, &err));
+    CHECK_EQ_U64(ex.buffers[0].size, 96);
+    CHECK_EQ_U64(ex.buffers[0].peak_live, 96);
+    check_series(ex.buffers[0].high_water, (uint64_t[]) { 16, 96, 96, 96, 96 }, 5);
+    CHECK(ex.buffers[0].chunk_raiser[0] == 1); // x-0 @64 ends at 96 first (step 0)
+    struct galloc_explain_diff d;
+    CHECK(galloc_explain_compare(&a.doc, &a.ex, &a.doc, &ex, false, &d, &err));
+    const struct galloc_explain_diff_buffer * db = &d.buffers[0];
+    CHECK(db->size_diff == -16 && db->peak_diff == 0 && db->overhead_diff == -16 && db->n_rows == 0);
+    CHECK(db->n_above_a == 1 && db->n_above_b == 0);
+    CHECK(db->above_a[0].tensor == 2);
+    CHECK_EQ_U64(db->above_a[0].above, 16);
+    galloc_explain_diff_free(&d);
+    galloc_explain_free(&ex);
+    galloc_plan_free(&plan_b);
+
+    // placements that are no plan: all at 0 (y-0 and x-0 overlap), one item short
+    int32_t  chunks[5]  = { 0, 0, 0, 0, 0 };
+    uint64_t offsets[5] = { 0, 0, 0, 0, 0 };
+    CHECK(!galloc_whatif_apply(&a.doc.graph, &a.plan, &r, chunks, offsets, r.problem.n_items, &plan_b, &err));
+    CHECK(err.status == GALLOC_STATUS_INVALID);
+    CHECK(!galloc_whatif_apply(&a.doc.graph, &a.plan, &r, gs->chunks, gs->offsets, r.problem.n_items - 1, &plan_b, &err));
+    CHECK(err.status == GALLOC_STATUS_ARGUMENT);
+    offsets[0] = 8; // misaligned (alignment 16), the rest greedy's
+    memcpy(offsets + 1, gs->offsets + 1, 4 * sizeof(uint64_t));
+    CHECK(!galloc_whatif_apply(&a.doc.graph, &a.plan, &r, gs->chunks, offsets, r.problem.n_items, &plan_b, &err));
+    CHECK(err.status == GALLOC_STATUS_INVALID);
+    galloc_whatif_free(&r);
+    planned_free(&a);
+}
+
+// every golden graph up to 3000 tensors, every allocator, every offline planner's checked plan
+// applied: the explanation's size is the planner's total (the series end there), the peak is
+// ggml's (without shrinking in-place chains), and per chunk the side with the larger size has
+// tensors above the other's, the highest of them ending at its own size
+static void test_offline_golden(void) {
+    int    n     = 0;
+    char ** names = golden_names(&n);
+    int    applied = 0;
+    for (int g = 0; names && g < n; g++) {
+        size_t len  = 0;
+        char * json = golden_read(names[g], "graph", &len);
+        struct planned p;
+        if (!json || !plan_and_explain(json, &p)) {
+            CHECK(false);
+            free(json);
+            continue;
+        }
+        free(json);
+        for (int32_t b = 0; p.doc.n_tensors <= 3000 && b < p.doc.n_buffer_types; b++) {
+            struct galloc_whatif_result r;
+            struct galloc_error err;
+            if (p.doc.buffer_types[b].allocator != b || !galloc_whatif_from_plan(&p.doc.graph, &p.plan, b, 0, &r, &err)) {
+                continue; // shared, or past the analysis' limits
+            }
+            for (int k = GALLOC_WHATIF_GREEDY_SIZE; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+                const struct galloc_whatif_plan * pl = &r.plans[k];
+                if (!pl->valid || !pl->checked) {
+                    continue;
+                }
+                struct galloc_plan q;
+                struct galloc_explain ex;
+                struct galloc_explain_diff d;
+                if (!galloc_whatif_apply(&p.doc.graph, &p.plan, &r, pl->chunks, pl->offsets, r.problem.n_items, &q, &err)) {
+                    fprintf(stderr, "%s buffer %d %s: %s\n", names[g], b, pl->name, err.message);
+                    CHECK(false);
+                    continue;
+                }
+                CHECK(galloc_explain_plan(&p.doc, &q, &ex, &err));
+                const struct galloc_explain_buffer * eb = &ex.buffers[b];
+                CHECK_EQ_U64(eb->size, pl->total);
+                CHECK_EQ_U64(eb->high_water[ex.n_steps], pl->total);
+                if (r.n_shrinking == 0) {
+                    CHECK_EQ_U64(eb->peak_live, p.ex.buffers[b].peak_live);
+                }
+                CHECK(galloc_explain_compare(&p.doc, &p.ex, &p.doc, &ex, true, &d, &err));
+                for (int32_t i = 0; i < d.n_buffers; i++) {
+                    const struct galloc_explain_diff_buffer * db = &d.buffers[i];
+                    if (db->buffer_a != b) {
+                        CHECK(db->size_diff == 0 && db->n_above_a == 0 && db->n_above_b == 0); // other allocators untouched
+                        continue;
+                    }
+                    CHECK(db->size_diff == (int64_t) pl->total - (int64_t) p.plan.buffers[b].size);
+                    for (int32_t c = 0; c < GALLOC_MAX_CHUNKS; c++) {
+                        uint64_t sa = c < p.ex.buffers[b].n_chunks ? p.ex.buffers[b].chunk_sizes[c] : 0;
+                        uint64_t sb = c < eb->n_chunks ? eb->chunk_sizes[c] : 0;
+                        // each side's rows: above the other's size, `above` the part past it; the highest
+                        // end among them is that side's chunk size when it is the larger one
+                        uint64_t top[2] = { 0, 0 };
+                        for (int side = 0; side < 2; side++) {
+                            const struct galloc_explain_above * rows = side ? db->above_b : db->above_a;
+                            uint64_t limit = side ? sa : sb;
+                            for (int32_t j = 0; j < (side ? db->n_above_b : db->n_above_a); j++) {
+                                const struct galloc_explain_above * x = &rows[j];
+                                if (x->chunk != c) {
+                                    continue;
+                                }
+                                uint64_t end = x->offset + x->bytes;
+                                CHECK(end > limit);
+                                CHECK_EQ_U64(x->above, end - (x->offset > limit ? x->offset : limit));
+                                top[side] = end > top[side] ? end : top[side];
+                            }
+                        }
+                        CHECK_EQ_U64(top[0], sa > sb ? sa : 0);
+                        CHECK_EQ_U64(top[1], sb > sa ? sb : 0);
+                    }
+                }
+                galloc_explain_diff_free(&d);
+                galloc_explain_free(&ex);
+                galloc_plan_free(&q);
+                applied++;
+            }
+            galloc_whatif_free(&r);
+        }
+        planned_free(&p);
+    }
+    golden_names_free(names);
+    CHECK(applied > 50);
 }
 
 // buffer types matched by name; one only in B is listed after A's
@@ -392,6 +542,8 @@ int main(void) {
     RUN(test_chunks);
     RUN(test_compare);
     RUN(test_compare_buffer_names);
+    RUN(test_offline_chain);
+    RUN(test_offline_golden);
     RUN(test_fold_group);
     RUN(test_plan_mismatch);
     RUN(test_layer_names);

@@ -1,9 +1,11 @@
 // e2e-explain.mjs: the explanation panels in the browser (called from e2e.mjs): the peak panel,
 // the memory chart and the compare view on llama.cpp's graph of Llama 3.1 70B (the card preset
 // llama-3.1-70b-c8192, against llama-3.1-8b-c4096), each against numbers worked out here from the
-// graph document or planned by the native CLI; screenshots of each.
+// graph document or planned by the native CLI (the compare view also with ggml's plan against the
+// What-if panel's greedy-by-size plan, against the CLI's `plan --compare` totals); screenshots of each.
 import path from 'node:path';
 import { formatBytes } from '../../web/src/core/format.js';
+import { cliCompare } from '../js/whatif-helpers.js';
 
 /** bytes of a tensor of a graph document (f32/f16/i32 only: what the allocator places in the llama presets; else NaN) */
 function nbytes(t) {
@@ -118,5 +120,31 @@ export async function explainChecks({ page, check, assert, cliPlan, cliPreset, O
     const allShown = (await page.locator('[data-testid=compare-more]').count()) === 0;
     assert(!allShown || rows.reduce((a, b) => a + b, 0) === peakDiff, `the rows add up to ${rows.reduce((a, b) => a + b, 0)}, the peaks differ by ${peakDiff}`);
     await page.locator('[data-testid=compare-view]').screenshot({ path: path.join(OUT, '44-compare.png') });
+  });
+
+  await check(`compare view: ggml's plan of ${name} against the What-if panel's greedy-by-size plan: the difference is the difference of the two plans' totals`, async () => {
+    const cli = cliCompare(JSON.stringify(doc), 0)[0]; // buffer type 0: ggml's total and greedy-by-size's
+    const want = Number(cli.totals['greedy-by-size'] - cli.totals.ggml);
+    assert(cli.totals.ggml === BigInt(plan.buffers[0].size), `the CLI's what-if ggml total ${cli.totals.ggml} is not its plan's ${plan.buffers[0].size}`);
+    await page.selectOption('[data-testid=compare-offline]', 'greedy-by-size');
+    await page.waitForFunction(() => document.querySelector('[data-testid=compare-total]')?.dataset.planner === 'greedy-by-size', null, { timeout: 60000 });
+    const total = page.locator('[data-testid=compare-total]');
+    const got = Number(await page.getAttribute('[data-testid=compare-diff]', 'data-bytes'));
+    const [ta, tb] = [Number(await total.getAttribute('data-total-a')), Number(await total.getAttribute('data-total-b'))];
+    const ggmlTotal = plan.buffers.reduce((a, b) => a + b.size, 0);
+    assert(ta === ggmlTotal, `A's total ${ta}, the CLI's plan totals ${ggmlTotal}`);
+    assert(tb === ggmlTotal + want, `B's total ${tb}, ggml's ${ggmlTotal} with buffer type 0 packed by greedy-by-size: ${ggmlTotal + want}`);
+    assert(got === want, `compare view says ${got}, the CLI's greedy-by-size and ggml totals differ by ${want}`);
+    // the same tensors are live at both peaks: all of it is packing, and the tensors above say where
+    const cell = (sel) => page.$$eval(sel, (els) => els.map((e) => Number(e.dataset.bytes)));
+    const [sizeDiff, peakDiff, packDiff] = await cell('[data-testid=compare-size-diff], [data-testid=compare-peak-diff], [data-testid=compare-pack-diff]');
+    assert(sizeDiff === want && peakDiff === 0 && packDiff === want, `size ${sizeDiff}, peak ${peakDiff}, packing ${packDiff}: expected ${want}, 0, ${want}`);
+    const side = want < 0 ? 'a' : 'b';
+    if (want !== 0) {
+      const n = await page.locator(`[data-testid=compare-above-${side}] [data-testid=compare-above-row]`).count();
+      assert(n > 0, `no tensors of the larger plan listed above the smaller's size`);
+    }
+    await page.locator('[data-testid=compare-view]').screenshot({ path: path.join(OUT, '45-compare-offline.png') });
+    await page.click('[data-testid=whatif-close]'); // choosing an offline plan opened the What-if panel
   });
 }

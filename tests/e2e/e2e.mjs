@@ -25,6 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from './static-server.mjs';
 import { parseGraphText } from '../../web/src/core/graph-text.js';
+import { formatBytes } from '../../web/src/core/format.js';
 import { cliCompare } from '../js/whatif-helpers.js';
 import { explainChecks } from './e2e-explain.mjs';
 import { readabilityChecks } from './readability.mjs';
@@ -304,15 +305,64 @@ try {
     await page.bringToFront();
   });
 
-  await check('export: plan JSON and timeline SVG download', async () => {
-    for (const [what, ext] of [['plan', '.plan.json'], ['svg', '.timeline.svg']]) {
+  await check('export: every download\'s contents (graph JSON, graph text, plan JSON = the CLI\'s plan of the exported graph, SVG rectangles and byte ticks, PNG size)', async () => {
+    await page.click('[data-testid=reset-zoom]');
+    const saved = {};
+    for (const [what, ext] of [['graph', '.graph.json'], ['text', '.galloc.txt'], ['plan', '.plan.json'], ['svg', '.timeline.svg'], ['png', '.timeline.png']]) {
       const [dl] = await Promise.all([page.waitForEvent('download'), page.selectOption('[data-testid=export]', what)]);
       assert(dl.suggestedFilename().endsWith(ext), `download named ${dl.suggestedFilename()}`);
       const p = path.join(OUT, `export${ext}`);
       await dl.saveAs(p);
-      const body = readFileSync(p, 'utf8');
-      assert(what === 'plan' ? JSON.parse(body).format === 'galloc-plan' : body.startsWith('<svg'), `bad ${what} export`);
+      saved[what] = readFileSync(p);
     }
+    // graph JSON: a document the CLI plans; graph text: parses to a document with the same plan
+    const graphDoc = JSON.parse(saved.graph.toString('utf8'));
+    const want = cliPlan(graphDoc);
+    assert(want.buffers[0].size === await totalOf(0), `the exported graph plans to ${want.buffers[0].size} in the CLI, the page shows ${await totalOf(0)}`);
+    const fromText = parseGraphText(saved.text.toString('utf8'));
+    assert(!fromText.errors && fromText.doc, `the exported text does not parse: ${JSON.stringify((fromText.errors ?? []).slice(0, 2))}`);
+    const textPlan = cliPlan(fromText.doc);
+    assert(JSON.stringify(textPlan.buffers) === JSON.stringify(want.buffers), `the exported text plans to ${JSON.stringify(textPlan.buffers)}, the graph to ${JSON.stringify(want.buffers)}`);
+    // plan JSON: exactly the CLI's `galloc plan` of the exported graph
+    const planDoc = JSON.parse(saved.plan.toString('utf8'));
+    assert(JSON.stringify(planDoc) === JSON.stringify(want), `the exported plan differs from the CLI's: ${JSON.stringify(planDoc).slice(0, 300)} vs ${JSON.stringify(want).slice(0, 300)}`);
+    // SVG: well-formed; one filled rectangle titled by its name per tensor the CLI places, a
+    // dashed one per view; per lane the chunk's size and byte ticks at round binary values, exact
+    const svg = await page.evaluate((text) => {
+      const d = new DOMParser().parseFromString(text, 'image/svg+xml');
+      if (d.querySelector('parsererror') || d.documentElement.nodeName !== 'svg') return { error: d.querySelector('parsererror')?.textContent ?? d.documentElement.nodeName };
+      const rects = [...d.querySelectorAll('rect')].filter((r) => r.querySelector('title'));
+      return {
+        width: Number(d.documentElement.getAttribute('width')),
+        filled: rects.filter((r) => r.getAttribute('fill') !== 'none').map((r) => r.querySelector('title').textContent),
+        dashed: rects.filter((r) => r.getAttribute('fill') === 'none').map((r) => r.querySelector('title').textContent),
+        lanes: [...d.querySelectorAll('text')].map((t) => t.textContent).filter((t) => /^chunk \d+ · /.test(t)),
+        axes: [...d.querySelectorAll('g.byte-axis')].map((g) => [...g.querySelectorAll('g.tick')].map((t) => ({ bytes: Number(t.dataset.bytes), label: t.textContent }))),
+      };
+    }, saved.svg.toString('utf8'));
+    assert(!svg.error, `the SVG is not well-formed: ${svg.error}`);
+    const placed = want.tensors.map((t, i) => [t, graphDoc.tensors[i].name]).filter(([t]) => t && ['best_fit', 'last_block', 'grow', 'new_chunk', 'inplace'].includes(t.how));
+    const views = want.tensors.map((t, i) => [t, graphDoc.tensors[i].name]).filter(([t]) => t && t.how === 'view' && t.buffer !== null && t.buffer >= 0);
+    assert(JSON.stringify(svg.filled.slice().sort()) === JSON.stringify(placed.map(([, n]) => n).sort()), `SVG rectangles ${JSON.stringify(svg.filled)}, the CLI places ${JSON.stringify(placed.map(([, n]) => n))}`);
+    assert(svg.dashed.length <= views.length && svg.dashed.every((n) => views.some(([, v]) => v === n)), `SVG view outlines ${JSON.stringify(svg.dashed)}, views ${JSON.stringify(views.map(([, n]) => n))}`);
+    const chunkSizes = want.buffers.flatMap((b) => (b.shared_with === null ? b.chunk_sizes : []));
+    assert(JSON.stringify(svg.lanes) === JSON.stringify(chunkSizes.map((c, k) => `chunk ${want.buffers.flatMap((b) => (b.shared_with === null ? b.chunk_sizes.map((_, j) => j) : []))[k]} · ${formatBytes(c)}`)),
+      `SVG lane labels ${JSON.stringify(svg.lanes)}, the CLI's chunk sizes ${JSON.stringify(chunkSizes)}`);
+    assert(svg.axes.length === chunkSizes.length, `${svg.axes.length} byte axes for ${chunkSizes.length} lanes`);
+    const UNITS = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+    svg.axes.forEach((ticks, k) => {
+      assert(ticks.length >= 2 && ticks[0].bytes === 0, `lane ${k}: ticks ${JSON.stringify(ticks)}`);
+      const step = ticks[1].bytes;
+      assert(Number.isInteger(Math.log2(step)), `lane ${k}: tick step ${step} is not a power of two`);
+      ticks.forEach((t, i) => {
+        const m = /^([\d.]+)(?: (\w+))?$/.exec(t.label);
+        assert(t.bytes === i * step && m && (t.label === '0' ? 0 : Number(m[1]) * UNITS[m[2] ?? 'B']) === t.bytes, `lane ${k}: tick ${JSON.stringify(t)}`);
+      });
+    });
+    // PNG: the signature, and the SVG drawn at twice its size
+    const png = saved.png;
+    assert(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'the PNG export has no PNG signature');
+    assert(png.readUInt32BE(16) === 2 * svg.width, `PNG ${png.readUInt32BE(16)} px wide, the SVG ${svg.width}`);
   });
 
   const timings = [];

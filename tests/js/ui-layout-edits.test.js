@@ -88,6 +88,33 @@ describe('timeline layout', () => {
     expect(svg).not.toContain('<b>');
     expect(svg.startsWith('<svg')).toBe(true);
   });
+  it('exports SVG with each lane\'s byte axis at round binary ticks, placed where the bytes are', () => {
+    const UNITS = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30 };
+    for (const name of ['llama-tiny', 'test_multiple_buffer_types']) {
+      const m = modelOf(g.preset(name));
+      const L = timelineLayout(m, { width: 900, height: 500 });
+      const svg = timelineSvg(L, m, { zx: IDENTITY_X, zys: [] });
+      const axes = [...svg.matchAll(/<g class="byte-axis"[^>]*>([\s\S]*?)<\/g>\n(?!<g class="tick")/g)];
+      const lanes = L.lanes.filter((l) => l.height > 0);
+      expect(axes.length, name).toBe(lanes.length);
+      lanes.forEach((lane, k) => {
+        const ticks = [...axes[k][1].matchAll(/data-bytes="(\d+)"><line [^>]*y1="([\d.]+)"[^>]*\/><text [^>]*>([^<]+)<\/text>/g)]
+          .map(([, b, y, label]) => ({ bytes: Number(b), y: Number(y), label }));
+        expect(ticks.length, `${name} lane ${k}`).toBeGreaterThanOrEqual(2);
+        // one power-of-two step from 0, each label the exact value in a binary unit
+        const step = ticks[1].bytes - ticks[0].bytes;
+        expect(Number.isInteger(Math.log2(step)), `${name} step ${step}`).toBe(true);
+        ticks.forEach((t, i) => {
+          expect(t.bytes).toBe(i * step);
+          const [, num, unit] = /^([\d.]+)(?: (\w+))?$/.exec(t.label);
+          expect(t.label === '0' ? 0 : Number(num) * UNITS[unit ?? 'B'], t.label).toBe(t.bytes);
+          // linear, unzoomed: offset 0 at the lane's bottom, the lane's domain at its top
+          expect(t.y).toBeCloseTo(lane.top + lane.height - (t.bytes / lane.domain) * lane.height, 1);
+        });
+        expect(ticks.at(-1).bytes).toBeLessThanOrEqual(lane.domain);
+      });
+    }
+  });
 });
 
 describe('graph view', () => {

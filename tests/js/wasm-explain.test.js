@@ -95,6 +95,12 @@ describe('explainCompare', () => {
     }
   });
 
+  it('lists A\'s tensors above B\'s size (chain against chain-small: y-0 [48, 112), 32 B above 80)', () => {
+    const d = galloc.explainCompare(chain, chainSmall, { fold: false }).diff.buffers[0];
+    expect(d.above_a).toEqual([{ tensor: 2, name: 'y-0', chunk: 0, step: 1, offset: 48, bytes: 64, above: 32 }]);
+    expect(d.above_b).toEqual([]);
+  });
+
   it('names the side of a bad document and keeps working without leaking', () => {
     const before = galloc.heapUsed();
     expect(() => galloc.explain('{')).toThrow(/line 1/);
@@ -107,5 +113,57 @@ describe('explainCompare', () => {
     galloc.explain(galloc.presetText(galloc.presets().at(-1).name));
     expect(galloc.heapUsed()).toBe(before);
     expect(galloc.explain(chain).buffers[0].size).toBe(112);
+  });
+});
+
+describe('explainOffline', () => {
+  it('gives the hand-derived comparison of ggml\'s plan of the chain and greedy-by-size\'s (tests/explain/README.md)', () => {
+    const w = galloc.whatif(chain, { bufferType: 0, budgetMs: 0 });
+    const gs = w.planners.find((p) => p.name === 'greedy-by-size');
+    const { diff, a, b } = galloc.explainOffline(chain, 0, gs);
+    expect([a.buffers[0].size, b.buffers[0].size, diff.total_diff]).toEqual([112, 96, -16]);
+    const d = diff.buffers[0];
+    expect([d.size_diff, d.peak_diff, d.overhead_diff, d.rows.length]).toEqual([-16, 0, -16, 0]);
+    expect(d.above_a).toEqual([{ tensor: 2, name: 'y-0', chunk: 0, step: 1, offset: 48, bytes: 64, above: 16 }]);
+    expect(d.above_b).toEqual([]);
+    expect(b.buffers[0].high_water).toEqual([16, 96, 96, 96, 96]);
+  });
+
+  it('makes the difference of the two plans\' totals, for every planner of the presets\' buffer types', () => {
+    for (const name of ['llama-tiny', 'llama-tiny-2buft', 'test_multiple_buffer_types']) {
+      if (!galloc.presets().some((p) => p.name === name)) continue;
+      const doc = galloc.presetText(name);
+      const ggml = galloc.plan(doc).buffers;
+      const nb = ggml.length;
+      for (let bt = 0; bt < nb; bt++) {
+        const w = galloc.whatif(doc, { bufferType: bt, budgetMs: 0 });
+        for (const p of w.planners.filter((q) => q.checked)) {
+          const { diff, b } = galloc.explainOffline(doc, bt, p);
+          const totalA = ggml.reduce((s, x) => s + BigInt(x.size), 0n);
+          // B is ggml's plan with the analysed allocator's size replaced by the planner's total
+          const totalB = totalA - BigInt(ggml[w.buffer_type].size) + BigInt(p.total);
+          expect(BigInt(diff.total_diff), `${name} ${bt} ${p.name}`).toBe(totalB - totalA);
+          expect(BigInt(b.buffers[w.buffer_type].size)).toBe(BigInt(p.total));
+        }
+      }
+    }
+  });
+
+  it('refuses a placement that is no plan, and leaks nothing', () => {
+    const before = galloc.heapUsed();
+    const w = galloc.whatif(chain, { bufferType: 0, budgetMs: 0 });
+    const n = w.items.length;
+    try { galloc.explainOffline(chain, 0, { chunks: Array(n).fill(0), offsets: Array(n).fill(0) }); expect.unreachable(); } catch (e) {
+      expect(e.code).toBe('invalid-input'); // y-0 and x-0 overlap
+    }
+    try { galloc.explainOffline(chain, 0, { chunks: [0], offsets: [0] }); expect.unreachable(); } catch (e) {
+      expect(e.code).toBe('bad-argument');
+      expect(e.message).toMatch(/placement of 1 items for a problem of 5/);
+    }
+    try { galloc.explainOffline(chain, 3, { chunks: [], offsets: [] }); expect.unreachable(); } catch (e) { expect(e.code).toBe('bad-argument'); }
+    expect(() => galloc.explainOffline(chain, 0, { chunks: [0] })).toThrow(/chunks, offsets/);
+    const gs = w.planners.find((p) => p.name === 'greedy-by-size');
+    for (let i = 0; i < 20; i++) galloc.explainOffline(chain, 0, gs);
+    expect(galloc.heapUsed()).toBe(before);
   });
 });

@@ -3,7 +3,9 @@
 //
 // Buffer types are matched by name. Per buffer type the size difference splits exactly into
 // the difference of the peaks (the rows: every name's bytes live at B's peak minus at A's)
-// and the difference of the overheads above the peaks (packing, no tensor's own bytes).
+// and the difference of the overheads above the peaks (packing, no tensor's own bytes). The
+// packing has its tensors too: each side's tensors placed above the other side's size of their
+// chunk (two plans of one graph have the same peak; these say where one needs more room).
 
 #include "galloc-error.h"
 #include "galloc-explain.h"
@@ -114,6 +116,65 @@ static bool diff_rows(const struct galloc_document * doc_a, const struct galloc_
     return true;
 }
 
+static int compare_above(const void * x, const void * y) {
+    const struct galloc_explain_above * a = x, * b = y;
+    if (a->above != b->above) {
+        return a->above > b->above ? -1 : 1;
+    }
+    if (a->step != b->step) {
+        return a->step < b->step ? -1 : 1;
+    }
+    return (a->tensor > b->tensor) - (a->tensor < b->tensor);
+}
+
+// the tensors of allocator b of ex (doc) that end above the other side's chunk sizes (other: that
+// side's buffer type index or -1, its sizes then all 0); one row per tensor, never folded: where
+// each one sits is the point
+static bool find_above(const struct galloc_document * doc, const struct galloc_explain * ex, int32_t b,
+                       const struct galloc_explain * other_ex, int32_t other,
+                       struct galloc_explain_above ** out, int32_t * n_out) {
+    *out   = NULL;
+    *n_out = 0;
+    if (b < 0) {
+        return true;
+    }
+    int32_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        n = 0;
+        for (int32_t t = 0; t < ex->n_tensors; t++) {
+            if (ex->hold_buffer[t] != b || ex->hold_bytes[t] == 0) {
+                continue;
+            }
+            int32_t  c     = ex->hold_chunk[t];
+            uint64_t limit = other >= 0 && c < other_ex->buffers[other].n_chunks ? other_ex->buffers[other].chunk_sizes[c] : 0;
+            uint64_t off = ex->hold_offset[t], end = off + ex->hold_bytes[t];
+            if (end <= limit) {
+                continue;
+            }
+            if (pass == 1) {
+                struct galloc_explain_above * a = &(*out)[n];
+                entry_name(doc, t, false, a->name, sizeof(a->name));
+                a->tensor = t;
+                a->chunk  = c;
+                a->step   = ex->hold_first[t];
+                a->offset = off;
+                a->bytes  = ex->hold_bytes[t];
+                a->above  = end - (off > limit ? off : limit);
+            }
+            n++;
+        }
+        if (pass == 0) {
+            *out = malloc((size_t) (n > 0 ? n : 1) * sizeof(**out));
+            if (!*out) {
+                return false;
+            }
+        }
+    }
+    qsort(*out, (size_t) n, sizeof(**out), compare_above);
+    *n_out = n;
+    return true;
+}
+
 static void fill_side(const struct galloc_explain * ex, int32_t b, uint64_t * size, uint64_t * peak, int32_t * step) {
     *size = b >= 0 ? ex->buffers[b].size : 0;
     *peak = b >= 0 ? ex->buffers[b].peak_live : 0;
@@ -160,7 +221,9 @@ bool galloc_explain_compare(const struct galloc_document * doc_a, const struct g
             d->overhead_diff = (int64_t) ((d->size_b - d->peak_b) - (d->size_a - d->peak_a));
             out->total_a += d->size_a;
             out->total_b += d->size_b;
-            if (!diff_rows(doc_a, a, ba, doc_b, b, bb, fold, d)) {
+            if (!diff_rows(doc_a, a, ba, doc_b, b, bb, fold, d) ||
+                !find_above(doc_a, a, ba, b, bb, &d->above_a, &d->n_above_a) ||
+                !find_above(doc_b, b, bb, a, ba, &d->above_b, &d->n_above_b)) {
                 free(used);
                 galloc_explain_diff_free(out);
                 return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory comparing plans");
@@ -177,6 +240,8 @@ void galloc_explain_diff_free(struct galloc_explain_diff * diff) {
     }
     for (int32_t b = 0; diff->buffers && b < diff->n_buffers; b++) {
         free(diff->buffers[b].rows);
+        free(diff->buffers[b].above_a);
+        free(diff->buffers[b].above_b);
     }
     free(diff->buffers);
     memset(diff, 0, sizeof(*diff));

@@ -181,6 +181,32 @@ char * galloc_explain_write_json(const struct galloc_document * doc, const struc
     return galloc_json_writer_finish(&w, len);
 }
 
+static void write_above(struct galloc_json_writer * w, const char * name, const struct galloc_explain_above * rows, int32_t n) {
+    key(w, 6, name);
+    galloc_json_write_begin_array(w);
+    for (int32_t r = 0; r < n; r++) {
+        const struct galloc_explain_above * a = &rows[r];
+        galloc_json_write_newline(w, 8);
+        galloc_json_write_begin_object(w);
+        galloc_json_write_key(w, "tensor");
+        galloc_json_write_i64(w, a->tensor);
+        galloc_json_write_key(w, "name");
+        galloc_json_write_cstr(w, a->name);
+        galloc_json_write_key(w, "chunk");
+        galloc_json_write_i64(w, a->chunk);
+        galloc_json_write_key(w, "step");
+        galloc_json_write_i64(w, a->step);
+        galloc_json_write_key(w, "offset");
+        galloc_json_write_u64(w, a->offset);
+        galloc_json_write_key(w, "bytes");
+        galloc_json_write_u64(w, a->bytes);
+        galloc_json_write_key(w, "above");
+        galloc_json_write_u64(w, a->above);
+        galloc_json_write_end_object(w);
+    }
+    galloc_json_write_end_array(w);
+}
+
 char * galloc_explain_diff_write_json(const struct galloc_explain_diff * d, size_t * len) {
     struct galloc_json_writer w;
     galloc_json_writer_init(&w);
@@ -252,6 +278,8 @@ char * galloc_explain_diff_write_json(const struct galloc_explain_diff * d, size
             galloc_json_write_end_object(&w);
         }
         galloc_json_write_end_array(&w);
+        write_above(&w, "above_a", b->above_a, b->n_above_a);
+        write_above(&w, "above_b", b->above_b, b->n_above_b);
         galloc_json_write_newline(&w, 4);
         galloc_json_write_end_object(&w);
     }

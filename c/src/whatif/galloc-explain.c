@@ -55,6 +55,8 @@ static void find_holdings(const struct galloc_document * doc, const struct gallo
         ex->hold_first[t]  = 0;
         ex->hold_last[t]   = -1;
         ex->hold_bytes[t]  = 0;
+        ex->hold_chunk[t]  = -1;
+        ex->hold_offset[t] = 0;
         bool inplace = p->how == GALLOC_HOW_INPLACE;
         if (!is_own_allocation(p) && !inplace) {
             continue;
@@ -64,6 +66,8 @@ static void find_holdings(const struct galloc_document * doc, const struct gallo
         ex->hold_first[t]  = inplace ? p->first_step + 1 : p->first_step; // its parent holds the step it takes over
         ex->hold_last[t]   = p->last_step;
         ex->hold_bytes[t]  = align_up(p->size, doc->buffer_types[a].alignment);
+        ex->hold_chunk[t]  = p->chunk;
+        ex->hold_offset[t] = p->offset;
     }
 }
 
@@ -310,6 +314,8 @@ bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc
     out->hold_first  = alloc_array(nt, sizeof(int32_t), &ok);
     out->hold_last   = alloc_array(nt, sizeof(int32_t), &ok);
     out->hold_bytes  = alloc_array(nt, sizeof(uint64_t), &ok);
+    out->hold_chunk  = alloc_array(nt, sizeof(int32_t), &ok);
+    out->hold_offset = alloc_array(nt, sizeof(uint64_t), &ok);
     bool     * seen      = alloc_array(nt, sizeof(bool), &ok);
     int32_t  * order     = alloc_array(nt, sizeof(int32_t), &ok);
     int32_t  * sorted    = alloc_array(nt, sizeof(int32_t), &ok);
@@ -380,5 +386,7 @@ void galloc_explain_free(struct galloc_explain * ex) {
     free(ex->hold_first);
     free(ex->hold_last);
     free(ex->hold_bytes);
+    free(ex->hold_chunk);
+    free(ex->hold_offset);
     memset(ex, 0, sizeof(*ex));
 }

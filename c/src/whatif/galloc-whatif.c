@@ -89,8 +89,8 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
     return true;
 }
 
-bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
-                             uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err) {
+bool galloc_whatif_items_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
+                                   struct galloc_whatif_result * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     if (!graph || !plan || !plan->places || !plan->buffers || !graph->buffer_types) {
         return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: no graph or plan");
@@ -120,6 +120,15 @@ bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct gal
         return false;
     }
     out->peak_live = plan->buffers[a].peak_live;
+    out->best      = GALLOC_WHATIF_GGML;
+    return true;
+}
+
+bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
+                             uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err) {
+    if (!galloc_whatif_items_from_plan(graph, plan, buffer_type, out, err)) {
+        return false;
+    }
     if (!solve(out, true, exact_budget_ms, err)) {
         galloc_whatif_free(out);
         return false;

@@ -11,7 +11,13 @@
 // gaps and the selection, and one d3-zoom on the container drives a shared
 // x zoom (wheel, drag) and a y zoom per lane (shift+wheel). Hit testing is
 // geometric (core/timeline-layout.js), the same for both renderers.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+//
+// Zooming stays smooth on large plans: zoom events are taken once per animation frame, and
+// while they keep coming the canvas only moves its last full drawing to the new zoom
+// (drawZoomed, one image copy per lane); the full drawing follows SETTLE_MS after the last one.
+// The SVG renderer's rectangles are memoized per lane: a zoom changes one transform each.
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { memo } from 'preact/compat';
 import { useSignal, useSignalEffect } from '@preact/signals';
 import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
@@ -21,13 +27,12 @@ import { graphSource, showViews, step, selected, hovered, hover, select, setStep
 import { timelineSource, timelineStepInfo, rowHovered, rowSelected, hoverRow, selectRow } from '../whatif-state.js';
 import {
   timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt, laneV,
-  zoomXBy, zoomYBy, carryZoom, zoomToSteps, panToSteps, IDENTITY_X, IDENTITY_Y,
+  zoomXBy, zoomYBy, carryZoom, zoomToSteps, panToSteps, laneByteTicks, IDENTITY_X, IDENTITY_Y,
 } from '../core/timeline-layout.js';
-import { binaryTicks, spacedBinaryTicks, formatTickBytes } from '../core/byte-ticks.js';
 import { fillColor, strokeColor, COLORS } from '../core/colors.js';
 import { formatBytes } from '../core/format.js';
 import { timelineSvg } from '../core/timeline-svg.js';
-import { drawCanvas } from './timeline-canvas.js';
+import { drawCanvas, drawZoomed } from './timeline-canvas.js';
 import { Tooltip } from './Tooltip.jsx';
 import { registerTimelineExporter } from './io.js';
 
@@ -37,6 +42,9 @@ export const RECT_LIMIT = 2000;
 /** ?renderer=svg or ?renderer=canvas in the page's URL draws every plan that way (to compare the two) */
 const FORCED_RENDERER = typeof location === 'undefined' ? null
   : ['svg', 'canvas'].find((r) => new URLSearchParams(location.search).get('renderer') === r) ?? null;
+
+/** ms without a zoom event after which the canvas is drawn in full again */
+const SETTLE_MS = 140;
 
 /** px the timeline may take: most of a screen, so its lanes are tall enough to read */
 const availableHeight = () => Math.max(360, Math.round((typeof window === 'undefined' ? 1000 : window.innerHeight) * 0.62));
@@ -52,6 +60,8 @@ export function Timeline() {
   const [zoom, setZoom] = useState({ zx: IDENTITY_X, zys: [] });
   const zref = useRef(zoom);
   zref.current = zoom;
+  const zoomedAt = useRef(-Infinity); // when the user last zoomed or panned (performance.now())
+  const zoomFrame = useRef(0); // a pending animation frame that hands the zoom to Preact
   const pointer = useSignal(null); // read only by the tooltip, so moving the mouse repaints only it
 
   useEffect(() => {
@@ -117,12 +127,15 @@ export function Timeline() {
           zx = zoomXBy(zx, 1, cx, L);
           if (lane >= 0) zys[lane] = zoomYBy(zys[lane] ?? IDENTITY_Y, 1, cy, L.lanes[lane]);
         }
-        const next = { zx, zys };
-        zref.current = next;
-        setZoom(next);
+        zref.current = { zx, zys };
+        zoomedAt.current = performance.now();
+        // one render per animation frame, however many events came in it
+        if (!zoomFrame.current) {
+          zoomFrame.current = requestAnimationFrame(() => { zoomFrame.current = 0; setZoom(zref.current); });
+        }
       });
     d3select(el).call(z).on('dblclick.zoom', null);
-    return () => d3select(el).on('.zoom', null);
+    return () => { d3select(el).on('.zoom', null); cancelAnimationFrame(zoomFrame.current); zoomFrame.current = 0; };
   }, []);
 
   // asked from outside (a layer, a range of steps): show those steps; a tensor selected
@@ -148,15 +161,31 @@ export function Timeline() {
     setZoom(next);
   });
 
-  // canvas renderer
+  // canvas renderer: drawn before the frame is painted; while zooming, quick frames (see the top)
   const info = timelineStepInfo.value;
-  useEffect(() => {
-    if (mode === 'canvas' && canvas.current && layout) {
+  const drawn = useRef({ layout: null, info: null }); // what the last full drawing showed
+  const settle = useRef(0);
+  useLayoutEffect(() => {
+    if (mode !== 'canvas' || !canvas.current || !layout) return;
+    clearTimeout(settle.current);
+    const full = () => {
       const t0 = performance.now();
-      drawCanvas(canvas.current, layout, zoom, info);
+      drawCanvas(canvas.current, layoutRef.current, zref.current, info);
       window.__gallocDrawMs = performance.now() - t0;
+      drawn.current = { layout: layoutRef.current, info };
+    };
+    const zooming = performance.now() - zoomedAt.current < SETTLE_MS;
+    if (zooming && drawn.current.layout === layout && drawn.current.info === info) {
+      const t0 = performance.now();
+      if (drawZoomed(canvas.current, layout, zoom)) {
+        window.__gallocDrawMs = performance.now() - t0;
+        settle.current = setTimeout(() => { if (canvas.current && layoutRef.current === layout) full(); }, SETTLE_MS);
+        return;
+      }
     }
+    full();
   }, [mode, layout, zoom, info]);
+  useEffect(() => () => clearTimeout(settle.current), []);
 
   // export hook
   useEffect(() => {
@@ -229,7 +258,7 @@ export function Timeline() {
 }
 
 function SvgRects({ layout, zoom, info }) {
-  const live = info ? new Set([...info.live, ...info.liveViews]) : null;
+  const live = useMemo(() => (info ? new Set([...info.live, ...info.liveViews]) : null), [info]);
   return (
     <svg class="layer" width={layout.width} height={layout.height} data-testid="timeline-svg">
       <defs>
@@ -243,18 +272,7 @@ function SvgRects({ layout, zoom, info }) {
         return (
           <g clip-path={`url(#tl-clip-${k})`}>
             <g transform={`translate(${zoom.zx.x} ${bottom - zy.t}) scale(${zoom.zx.k} ${-zy.k})`}>
-              {lane.rects.map((r) => {
-                const x0 = baseX(layout, r.first);
-                const x1 = baseX(layout, (r.view ? r.last : r.end) + 1);
-                const faded = live && !live.has(r.i);
-                const v0 = laneV(lane, r.offset);
-                return (
-                  <rect data-t={r.i} x={x0} y={v0} width={Math.max(x1 - x0, 0.5)} height={Math.max(laneV(lane, r.offset + r.size) - v0, 0.01)}
-                    fill={r.view ? 'none' : fillColor(r.family, r.i)} stroke={strokeColor(r.family)}
-                    stroke-width={r.view ? 1 : 0.5} stroke-dasharray={r.view ? '3 2' : undefined}
-                    vector-effect="non-scaling-stroke" opacity={faded ? COLORS.faded : 1} />
-                );
-              })}
+              <LaneRects layout={layout} lane={lane} live={live} />
             </g>
           </g>
         );
@@ -262,6 +280,20 @@ function SvgRects({ layout, zoom, info }) {
     </svg>
   );
 }
+
+/** one lane's rectangles in unzoomed coordinates (the zoom is the parent's transform): a zoom re-renders none of them */
+const LaneRects = memo(({ layout, lane, live }) => lane.rects.map((r) => {
+  const x0 = baseX(layout, r.first);
+  const x1 = baseX(layout, (r.view ? r.last : r.end) + 1);
+  const faded = live && !live.has(r.i);
+  const v0 = laneV(lane, r.offset);
+  return (
+    <rect data-t={r.i} x={x0} y={v0} width={Math.max(x1 - x0, 0.5)} height={Math.max(laneV(lane, r.offset + r.size) - v0, 0.01)}
+      fill={r.view ? 'none' : fillColor(r.family, r.i)} stroke={strokeColor(r.family)}
+      stroke-width={r.view ? 1 : 0.5} stroke-dasharray={r.view ? '3 2' : undefined}
+      vector-effect="non-scaling-stroke" opacity={faded ? COLORS.faded : 1} />
+  );
+}));
 
 function Overlay({ layout, zoom, m, info }) {
   const axisRef = useRef(null);
@@ -341,31 +373,22 @@ function Overlay({ layout, zoom, m, info }) {
   );
 }
 
-/** px between two byte ticks, at least */
-const TICK_SPACING = 34;
-
 /**
- * Byte ticks of a lane at round binary values (see core/byte-ticks.js), over what its zoom shows.
+ * Byte ticks of a lane at round binary values (core/timeline-layout.js laneByteTicks, which the
+ * SVG export draws too), over what its zoom shows.
  * @param {{lane: object, zy: object, left: number}} props
  */
 function ByteAxis({ lane, zy, left }) {
   const bottom = lane.top + lane.height;
-  const lo = Math.max(0, bytesAtY(lane, zy, bottom));
-  const hi = bytesAtY(lane, zy, lane.top);
-  const ticks = lane.scale === 'linear' ? binaryTicks(lo, hi, Math.max(1, Math.floor(lane.height / TICK_SPACING))).ticks
-    : spacedBinaryTicks(lo, hi, (v) => byteY(lane, zy, v), TICK_SPACING * 0.6);
   return (
     <g class="axis y" data-testid="byte-axis">
       <line x1={left} x2={left} y1={lane.top} y2={bottom} />
-      {ticks.map((v) => {
-        const y = byteY(lane, zy, v);
-        return (
-          <g class="tick" data-bytes={v}>
-            <line x1={left - 5} x2={left} y1={y} y2={y} />
-            <text x={left - 8} y={y} dy="0.32em" text-anchor="end">{formatTickBytes(v)}</text>
-          </g>
-        );
-      })}
+      {laneByteTicks(lane, zy).map((t) => (
+        <g class="tick" data-bytes={t.bytes}>
+          <line x1={left - 5} x2={left} y1={t.y} y2={t.y} />
+          <text x={left - 8} y={t.y} dy="0.32em" text-anchor="end">{t.label}</text>
+        </g>
+      ))}
     </g>
   );
 }

@@ -1,5 +1,7 @@
 // timeline-canvas.js: draws the timeline's rectangles on a canvas (large plans), each box cut to
-// its lane by hand (no clip region) and canvas state set only when it changes.
+// its lane by hand (no clip region) and canvas state set only when it changes. While the user
+// zooms, a frame can instead move the last full drawing to the new zoom (drawZoomed: one image
+// copy per lane, whatever the number of rectangles); the caller draws in full once zooming stops.
 import { rectBox, IDENTITY_Y } from '../core/timeline-layout.js';
 import { fillColor, strokeColor, COLORS } from '../core/colors.js';
 
@@ -10,6 +12,72 @@ import { fillColor, strokeColor, COLORS } from '../core/colors.js';
  * @param {object|null} info stepState or null
  */
 export function drawCanvas(canvas, layout, zoom, info) {
+  drawRects(canvas, layout, zoom, info);
+  keepDrawing(canvas, layout, zoom);
+}
+
+// the last full drawing of each canvas: a copy of its pixels and the zoom it shows
+const lastFull = new WeakMap();
+
+function keepDrawing(canvas, layout, zoom) {
+  let kept = lastFull.get(canvas);
+  if (!kept) {
+    kept = { copy: document.createElement('canvas'), layout: null, zoom: null };
+    lastFull.set(canvas, kept);
+  }
+  if (kept.copy.width !== canvas.width || kept.copy.height !== canvas.height) {
+    kept.copy.width = canvas.width;
+    kept.copy.height = canvas.height;
+  }
+  const c = kept.copy.getContext('2d');
+  c.setTransform(1, 0, 0, 1, 0, 0);
+  c.clearRect(0, 0, canvas.width, canvas.height);
+  c.drawImage(canvas, 0, 0);
+  kept.layout = layout;
+  kept.zoom = zoom;
+}
+
+/**
+ * A quick frame while zooming: the last full drawing of this layout, moved and scaled per lane to
+ * the new zoom (x: px = x + k * base for every lane; y per lane: height above the bottom = t + k * v).
+ * Returns false (drawing nothing) when there is no full drawing of this layout to move.
+ * @param {HTMLCanvasElement} canvas
+ * @param {object} layout
+ * @param {{zx: object, zys: object[]}} zoom
+ * @returns {boolean}
+ */
+export function drawZoomed(canvas, layout, zoom) {
+  const kept = lastFull.get(canvas);
+  if (!kept || kept.layout !== layout || kept.copy.width !== canvas.width) return false;
+  const dpr = canvas.width / layout.width;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, layout.width, layout.height);
+  const ox = kept.zoom.zx;
+  const nx = zoom.zx;
+  const fx = nx.k / ox.k; // x_new = nx.x + fx * (x_old - ox.x)
+  layout.lanes.forEach((lane, k) => {
+    const oy = kept.zoom.zys[k] ?? IDENTITY_Y;
+    const ny = zoom.zys[k] ?? IDENTITY_Y;
+    const fy = ny.k / oy.k; // height above the bottom: h_new = ny.t + fy * (h_old - oy.t)
+    const bottom = lane.top + lane.height;
+    const w = layout.right - layout.left;
+    // the old lane's plot, [left, right] x [top, bottom], lands at:
+    const dx = nx.x + fx * (layout.left - ox.x);
+    const dw = fx * w;
+    const hTop = ny.t + fy * (lane.height - oy.t);
+    const hBottom = ny.t + fy * (0 - oy.t);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(layout.left, lane.top, w, lane.height);
+    ctx.clip();
+    ctx.drawImage(kept.copy, layout.left * dpr, lane.top * dpr, w * dpr, lane.height * dpr, dx, bottom - hTop, dw, hTop - hBottom);
+    ctx.restore();
+  });
+  return true;
+}
+
+function drawRects(canvas, layout, zoom, info) {
   const dpr = window.devicePixelRatio || 1;
   const W = layout.width;
   const H = layout.height;

@@ -174,7 +174,14 @@
  * @property {Array<{name: string, buffer_a: number, buffer_b: number, size_a: number|string, size_b: number|string,
  *   size_diff: number|string, peak_a: number|string, peak_b: number|string, peak_diff: number|string, peak_step_a: number,
  *   peak_step_b: number, overhead_diff: number|string, rows: Array<{name: string, bytes_a: number|string,
- *   bytes_b: number|string, diff: number|string, count_a: number, count_b: number, tensor_a: number, tensor_b: number}>}>} buffers
+ *   bytes_b: number|string, diff: number|string, count_a: number, count_b: number, tensor_a: number, tensor_b: number}>,
+ *   above_a: ExplainAbove[], above_b: ExplainAbove[]}>} buffers  above_a: A's tensors placed above B's size of their
+ *   chunk (most bytes above first), above_b: B's above A's
+ */
+
+/**
+ * @typedef {{tensor: number, name: string, chunk: number, step: number, offset: number|string, bytes: number|string,
+ *   above: number|string}} ExplainAbove  one tensor's place and the bytes of it past the other side's chunk size
  */
 
 
@@ -467,6 +474,46 @@ export class Galloc {
         return this.m._galloc_wasm_explain_compare(pa, la, pb, bytesB.length, fold ? 1 : 0);
       } finally {
         this.m._galloc_wasm_free(pb);
+      }
+    }));
+  }
+
+  /**
+   * ggml's plan of a graph (A) against the same graph with one allocator packed as an offline
+   * planner packed it (B, e.g. the What-if panel's exact or greedy plan): the explainCompare
+   * result, computed in C (galloc-whatif.h galloc_whatif_apply, then galloc-explain.h). The
+   * peaks are the same; the difference is packing, and diff.buffers[].above_a / above_b list
+   * each side's tensors placed above the other's size of their chunk.
+   * @param {object|string} graph
+   * @param {number} bufferType the allocator analysed (as whatif() was given it)
+   * @param {{chunks: number[], offsets: (number|bigint|string)[]}} placement per what-if item (a
+   *   planner of the whatif() result of the same graph and buffer type)
+   * @param {{fold?: boolean}} [options]
+   * @returns {{diff: ExplainDiff, a: ExplainResult, b: ExplainResult}}
+   * @throws {GallocError} 'invalid-input' when the placement is no plan of the problem (overlap,
+   *   misaligned, past a chunk's limit), 'bad-argument' for a wrong count or buffer type
+   */
+  explainOffline(graph, bufferType, placement, { fold = true } = {}) {
+    const n = placement && Array.isArray(placement.chunks) ? placement.chunks.length : -1;
+    if (n < 0 || !Array.isArray(placement.offsets) || placement.offsets.length !== n) {
+      throw gallocError('explainOffline: give {chunks, offsets} of one length', 'bad-argument', -1);
+    }
+    const words = new Uint32Array(3 * n);
+    for (let i = 0; i < n; i++) {
+      const off = BigInt(placement.offsets[i]);
+      const c = Number(placement.chunks[i]);
+      words[3 * i] = Number.isInteger(c) && c >= 0 && c <= 0x7fffffff ? c : 0xffffffff; // the checker refuses anything else
+      words[3 * i + 1] = Number(BigInt.asUintN(32, off));
+      words[3 * i + 2] = Number(BigInt.asUintN(32, off >> 32n));
+    }
+    return JSON.parse(this.withDocument(graph, (pa, la) => {
+      const pw = this.m._galloc_wasm_alloc(words.byteLength + 4) >>> 0;
+      if (pw === 0) return 0; // out of memory: the status is set
+      try {
+        new Uint8Array(this.m.HEAPU8.buffer, pw, words.byteLength).set(new Uint8Array(words.buffer));
+        return this.m._galloc_wasm_explain_offline(pa, la, bufferType | 0, pw, n, fold ? 1 : 0);
+      } finally {
+        this.m._galloc_wasm_free(pw);
       }
     }));
   }

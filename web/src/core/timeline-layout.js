@@ -11,6 +11,8 @@
 // px = x + k*base), one y transform per lane ({k, t}: height above the
 // lane's bottom = t + k*v, v the unzoomed height of a byte offset).
 
+import { binaryTicks, spacedBinaryTicks, formatTickBytes } from './byte-ticks.js';
+
 /**
  * @typedef {{k: number, x: number}} ZoomX
  * @typedef {{k: number, t: number}} ZoomY
@@ -233,6 +235,25 @@ export function byteY(lane, zy, bytes) {
 export function bytesAtY(lane, zy, py) {
   const v = lane.top + lane.height - py;
   return laneBytes(lane, (v - zy.t) / zy.k);
+}
+
+/** px between two byte ticks, at least */
+export const TICK_SPACING = 34;
+
+/**
+ * The byte ticks of a lane over what its zoom shows, at round binary values (core/byte-ticks.js):
+ * the screen's axis and the SVG export draw these, so both show the same ticks.
+ * @param {Lane} lane
+ * @param {ZoomY} zy
+ * @returns {Array<{bytes: number, y: number, label: string}>} bottom to top
+ */
+export function laneByteTicks(lane, zy) {
+  const bottom = lane.top + lane.height;
+  const lo = Math.max(0, bytesAtY(lane, zy, bottom));
+  const hi = bytesAtY(lane, zy, lane.top);
+  const values = lane.scale === 'linear' ? binaryTicks(lo, hi, Math.max(1, Math.floor(lane.height / TICK_SPACING))).ticks
+    : spacedBinaryTicks(lo, hi, (v) => byteY(lane, zy, v), TICK_SPACING * 0.6);
+  return values.map((v) => ({ bytes: v, y: byteY(lane, zy, v), label: formatTickBytes(v) }));
 }
 
 /**

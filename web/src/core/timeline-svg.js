@@ -1,9 +1,10 @@
 // timeline-svg.js: the timeline as a standalone SVG document (for export).
 //
 // Built from the same layout as the screen, at the current zoom, as a
-// string; every name from the document is XML-escaped, never markup.
+// string; every name from the document is XML-escaped, never markup. Each lane
+// has the screen's byte axis: the same round binary ticks (laneByteTicks).
 
-import { rectBox, byteY, baseX, zoomX, IDENTITY_Y } from './timeline-layout.js';
+import { rectBox, byteY, baseX, zoomX, laneByteTicks, IDENTITY_Y } from './timeline-layout.js';
 import { fillColor, strokeColor, COLORS } from './colors.js';
 import { formatBytes } from './format.js';
 
@@ -37,8 +38,14 @@ export function timelineSvg(layout, model, { zx, zys, title = '' }) {
     const id = `lane${k}`;
     out.push(`<clipPath id="${id}"><rect x="${layout.left}" y="${lane.top}" width="${layout.right - layout.left}" height="${lane.height}"/></clipPath>`);
     out.push(`<rect x="${layout.left}" y="${lane.top}" width="${layout.right - layout.left}" height="${lane.height}" fill="#f8fafc" stroke="#e5e7eb"/>`);
-    out.push(`<text x="${layout.left - 6}" y="${lane.top + 12}" text-anchor="end">chunk ${lane.chunk}</text>`);
-    out.push(`<text x="${layout.left - 6}" y="${lane.top + 25}" text-anchor="end" fill="#6b7280">${esc(formatBytes(lane.size))}</text>`);
+    out.push(`<text x="${layout.right}" y="${lane.top - 3}" text-anchor="end" fill="#374151">chunk ${lane.chunk} · ${esc(formatBytes(lane.size))}</text>`);
+    const bottom = lane.top + lane.height;
+    out.push(`<g class="byte-axis" stroke="#6b7280" fill="#6b7280" font-size="10"><line x1="${layout.left}" x2="${layout.left}" y1="${lane.top}" y2="${bottom}"/>`);
+    for (const t of laneByteTicks(lane, zy)) {
+      const y = t.y.toFixed(2);
+      out.push(`<g class="tick" data-bytes="${t.bytes}"><line x1="${layout.left - 5}" x2="${layout.left}" y1="${y}" y2="${y}"/><text x="${layout.left - 8}" y="${y}" dy="0.32em" text-anchor="end" stroke="none">${esc(t.label)}</text></g>`);
+    }
+    out.push('</g>');
     out.push(`<g clip-path="url(#${id})">`);
     for (const r of lane.rects) {
       const bx = rectBox(layout, lane, r, zx, zy);
