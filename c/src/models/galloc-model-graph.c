@@ -181,6 +181,54 @@ void galloc_model_weights_qkv(struct model_graph * g, struct model_layer * l, in
     l->wv_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_v, "attn_v.bias", il);
 }
 
+void galloc_model_weights_io(struct model_graph * g, bool output_bias) {
+    const int64_t n_embd = g->hp->n_embd, n_vocab = g->hp->n_vocab;
+    g->tok_embd    = galloc_model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
+    g->output_norm = galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
+    g->output      = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
+    if (output_bias) {
+        g->output_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_vocab, "output.bias", -1);
+    }
+    if (g->output == NULL) {
+        g->output = galloc_model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
+    }
+}
+
+void galloc_model_weights_ffn(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_ff) {
+    l->ffn_gate = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
+    l->ffn_down = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
+    l->ffn_up   = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+}
+
+bool galloc_model_same_head_sizes(struct model_graph * g) {
+    const struct model_hparams * hp = g->hp;
+    const uint32_t k = galloc_hp_n_embd_head_k(hp, 0), v = galloc_hp_n_embd_head_v(hp, 0), rot = galloc_hp_n_rot(hp, 0);
+    if (k != v || k != rot) {
+        galloc_model_fail(g, "%s: head sizes differ (key %u, value %u, rope %u)", g->m->arch->name, k, v, rot);
+        return false;
+    }
+    return true;
+}
+
+bool galloc_model_logits(struct model_graph * g, struct ggml_tensor * inpL, float softcap) {
+    struct ggml_tensor * cur = galloc_model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
+    galloc_model_cb(g, cur, "result_norm", -1);
+    ggml_set_output(cur);
+    cur = ggml_mul_mat(g->ctx, g->output, cur);
+    if (g->output_b) {
+        cur = ggml_add(g->ctx, cur, g->output_b);
+    }
+    if (softcap != 0.0f) {
+        cur = ggml_scale(g->ctx, cur, 1.0f / softcap);
+        cur = ggml_tanh(g->ctx, cur);
+        cur = ggml_scale(g->ctx, cur, softcap);
+    }
+    galloc_model_cb(g, cur, "result_output", -1);
+    ggml_set_output(cur);
+    ggml_build_forward_expand(g->gf, cur);
+    return !g->failed;
+}
+
 //
 // inputs
 //

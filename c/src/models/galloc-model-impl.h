@@ -205,6 +205,17 @@ struct ggml_tensor * galloc_model_weight_3d(struct model_graph * g, int flags, i
 // attn_q/k/v (or the fused attn_qkv) with their optional biases (create_tensor_qkv)
 void galloc_model_weights_qkv(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_embd_q,
                        int64_t n_embd_k, int64_t n_embd_v);
+// token embeddings, the final norm and the output head: output.weight, else (tied) the embeddings
+// again; with output_bias also the optional output.bias
+void galloc_model_weights_io(struct model_graph * g, bool output_bias);
+// a dense SwiGLU FFN's weights, created as llama's and qwen's builders create them (gate, down, up)
+void galloc_model_weights_ffn(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_ff);
+// decoders with one head size: key, value and rope sizes must agree (fails naming the architecture)
+bool galloc_model_same_head_sizes(struct model_graph * g);
+// the end of a decoder: the RMS-normalised last hidden state (result_norm, an output), the logits
+// (result_output, an output: output.bias added when the model has one, soft-capped to softcap when
+// not 0: gemma3's final_logit_softcapping), expanded into the graph
+bool galloc_model_logits(struct model_graph * g, struct ggml_tensor * inpL, float softcap);
 
 // the graph callback: names a tensor "name-il" (or "name" for il < 0)
 void galloc_model_cb(struct model_graph * g, struct ggml_tensor * t, const char * name, int il);
