@@ -6,6 +6,7 @@
 // architecture's own keys. Models are made from either source in galloc-model-open.c.
 
 #include "galloc-gguf.h"
+#include "galloc-error.h"
 #include "galloc-model-impl.h"
 
 #include <stdarg.h>
@@ -58,10 +59,14 @@ void galloc_hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern) {
 
 static bool ml_fail(struct model_loader * ml, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
 static bool ml_fail(struct model_loader * ml, const char * fmt, ...) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(ml->err, ml->err_size, fmt, args);
-    va_end(args);
+    if (ml->err) {
+        va_list args;
+        va_start(args, fmt);
+        const int n = vsnprintf(ml->err->message, sizeof(ml->err->message), fmt, args);
+        va_end(args);
+        ml->err->status = GALLOC_STATUS_INVALID; // the metadata breaks what llama.cpp's loader accepts
+        galloc_error_one_line(ml->err->message, n < 0 || (size_t) n >= sizeof(ml->err->message));
+    }
     return false;
 }
 

@@ -4,6 +4,7 @@
 // helpers: opening picks the architecture by name and loads the hyperparameters with it
 // (galloc_model_load_hparams), so no helper depends back on the architectures.
 
+#include "galloc-error.h"
 #include "galloc-gguf.h"
 #include "galloc-model-impl.h"
 
@@ -24,38 +25,25 @@ const struct model_arch_def * galloc_model_arch_find(const char * name) {
     return NULL;
 }
 
-static void set_err(char * err, size_t err_size, const char * msg) {
-    if (err && err_size) {
-        snprintf(err, err_size, "%s", msg);
-    }
-}
-
-bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model ** out, char * err, size_t err_size) {
-    char dummy[8];
-    if (!err) {
-        err      = dummy;
-        err_size = sizeof(dummy);
-    }
+bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model ** out, struct galloc_error * err) {
     *out = NULL;
+    galloc_error_clear(err);
     const char * arch_name = galloc_gguf_get_str(g, "general.architecture");
     if (!arch_name) {
-        set_err(err, err_size, "general.architecture: missing (not a model file?)");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "general.architecture: missing (not a model file?)");
     }
     const struct model_arch_def * arch = galloc_model_arch_find(arch_name);
     if (!arch) {
-        snprintf(err, err_size, "general.architecture: '%.64s' is not supported (llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss)",
-                 arch_name);
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_INVALID,
+                           "general.architecture: '%.64s' is not supported (llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss)", arch_name);
     }
     if (g->n_tensors > MODEL_MAX_TENSORS) {
-        snprintf(err, err_size, "%lld tensors: more than a model of %d layers has", (long long) g->n_tensors, MODEL_MAX_LAYERS);
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "%lld tensors: more than a model of %d layers has", (long long) g->n_tensors,
+                           MODEL_MAX_LAYERS);
     }
     struct galloc_model * m = calloc(1, sizeof(*m));
     if (!m) {
-        set_err(err, err_size, "out of memory");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     m->arch = arch;
     const char * name = galloc_gguf_get_str(g, "general.name");
@@ -63,8 +51,7 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
     m->tensors = calloc((size_t) g->n_tensors + 1, sizeof(*m->tensors));
     if (!m->tensors) {
         free(m);
-        set_err(err, err_size, "out of memory");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     m->n_tensors = g->n_tensors;
     for (int64_t i = 0; i < g->n_tensors; i++) {
@@ -75,7 +62,7 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
             m->tensors[i].ne[d] = d < ti->n_dims ? ti->ne[d] : 1;
         }
     }
-    struct model_loader ml = { g, NULL, arch_name, err, err_size };
+    struct model_loader ml = { g, NULL, arch_name, err };
     if (!galloc_model_load_hparams(m, &ml)) {
         galloc_model_free(m);
         return false;
@@ -84,27 +71,22 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
     return true;
 }
 
-bool galloc_model_from_card(const char * card_name, struct galloc_model ** out, char * err, size_t err_size) {
-    char dummy[8];
-    if (!err) {
-        err      = dummy;
-        err_size = sizeof(dummy);
-    }
+bool galloc_model_from_card(const char * card_name, struct galloc_model ** out, struct galloc_error * err) {
     *out = NULL;
+    galloc_error_clear(err);
     const struct model_card * card = galloc_model_card_find(card_name);
     if (!card) {
-        snprintf(err, err_size, "--card: unknown card '%.64s' (galloc model --cards lists them)", card_name ? card_name : "");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NOT_FOUND, "--card: unknown card '%.64s' (galloc model --cards lists them)",
+                           card_name ? card_name : "");
     }
     struct galloc_model * m = calloc(1, sizeof(*m));
     if (!m) {
-        set_err(err, err_size, "out of memory");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     m->arch = galloc_model_arch_find(card->arch);
     m->card = card;
     snprintf(m->name, sizeof(m->name), "%s", card->name);
-    struct model_loader ml = { NULL, card, card->arch, err, err_size };
+    struct model_loader ml = { NULL, card, card->arch, err };
     if (!m->arch || !galloc_model_load_hparams(m, &ml)) {
         galloc_model_free(m);
         return false;
