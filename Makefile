@@ -76,6 +76,10 @@ build/san/sup/%.o: tests/c/support/%.c $(HEADERS)
 build/san/test-%: tests/c/test-%.c $(SUP_OBJ) build/san/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a -o $@
 
+# counts the library's malloc, calloc, realloc and free calls: they go through the test's wrappers
+build/san/test-gallocr-memory: tests/c/test-gallocr-memory.c $(SUP_OBJ) build/san/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free -o $@
+
 build/san/galloc: $(CLI_SRC) build/san/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(INC) -Ic/cli $(CLI_SRC) build/san/libgalloc.a -o $@
 
