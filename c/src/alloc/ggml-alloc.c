@@ -497,15 +497,14 @@ static bool tensor_alloc_valid(ggml_gallocr_t galloc, const struct ggml_tensor *
     return ta->size_max >= size;
 }
 
-// the index the last reserve gave node i's source slot s (-1: the slot was empty)
-static int32_t galloc_source_index(ggml_gallocr_t galloc, int i, int s) {
-    return galloc->tensors[galloc->ids[i]].src[s];
+// the indices the last reserve gave node i's source slots (-1: the slot was empty)
+static const int32_t * node_sources(ggml_gallocr_t galloc, int i) {
+    return galloc->tensors[galloc->ids[i]].src;
 }
 
-// the recorded assignment of node i's source slot s (none when the slot was empty)
-static const struct tensor_alloc * source_alloc(ggml_gallocr_t galloc, int i, int s) {
+// the recorded assignment of the source with index src (none when the slot was empty)
+static const struct tensor_alloc * source_alloc(ggml_gallocr_t galloc, int32_t src) {
     static const struct tensor_alloc none = { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
-    int32_t src = galloc_source_index(galloc, i, s);
     return src >= 0 ? &galloc->allocs[src] : &none;
 }
 
@@ -548,8 +547,9 @@ static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * gr
         if (!recorded_still_valid(galloc, node, galloc->ids[i], node_alloc(galloc, i))) {
             return true;
         }
+        const int32_t * srcs = node_sources(galloc, i);
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s] && !recorded_still_valid(galloc, node->src[s], galloc_source_index(galloc, i, s), source_alloc(galloc, i, s))) {
+            if (node->src[s] && !recorded_still_valid(galloc, node->src[s], srcs[s], source_alloc(galloc, srcs[s]))) {
                 return true;
             }
         }
@@ -613,8 +613,9 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
     }
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
+        const int32_t * srcs = node_sources(galloc, i);
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s] && !gallocr_init_tensor(galloc, node->src[s], source_alloc(galloc, i, s))) {
+            if (node->src[s] && !gallocr_init_tensor(galloc, node->src[s], source_alloc(galloc, srcs[s]))) {
                 return false;
             }
         }
