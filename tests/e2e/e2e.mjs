@@ -14,7 +14,8 @@
 // leaves the page responsive and can be stopped. The model page (model.mjs): a dropped GGUF's
 // compute buffer size against llama.cpp's, cards, the sweep plot against the CLI, an 8 GiB
 // file read by its header. The explanation panels (e2e-explain.mjs): the peak panel, the
-// memory chart and the compare view on the 70B llama preset. Screenshots go to build/e2e/.
+// memory chart and the compare view on the 70B llama preset. Damaged links, empty pastes,
+// Ctrl+Z and huge links (e2e-hostile.mjs). Screenshots go to build/e2e/.
 // Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build; E2E_MINIMALLOC_ALL=1
 // also times every CSV of ../shared/bench/minimalloc, when present)
 import { chromium } from 'playwright-core';
@@ -30,6 +31,7 @@ import { cliCompare } from '../js/whatif-helpers.js';
 import { explainChecks } from './e2e-explain.mjs';
 import { readabilityChecks } from './readability.mjs';
 import { modelChecks } from './model.mjs';
+import { hostileChecks } from './e2e-hostile.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = path.join(ROOT, 'build/e2e');
@@ -598,6 +600,7 @@ try {
   const modelTimes = await modelChecks({ page, check, assert, OUT, ROOT, CLI });
 
   await explainChecks({ page, check, assert, cliPlan, cliPreset, OUT, CLI });
+  const hostileTimes = await hostileChecks({ page, context, check, assert, cliPlan, serverUrl: server.url, consoleErrors });
 
   await check('no console errors', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join(' | '));
@@ -611,6 +614,8 @@ try {
   for (const t of modelTimes) console.log(`  ${t}`);
   console.log('\nwhat-if times (in the browser):');
   for (const t of whatifTimes) console.log(`  ${t}`);
+  console.log('\nhuge input (in the browser, e2e-hostile.mjs):');
+  for (const t of hostileTimes) console.log(`  ${t}`);
 } finally {
   await context.close();
   await server.close();

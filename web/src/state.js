@@ -10,7 +10,7 @@
 import { signal, computed, batch } from '@preact/signals';
 import { loadGalloc } from './core/galloc.js';
 import { parseGraphText, graphToText, nameToken } from './core/graph-text.js';
-import { checkGraph, normalizeGraph, removeBufferType as docRemoveBufferType, removeTensors as docRemoveTensors } from './core/graph-model.js';
+import { normalizeGraph, removeBufferType as docRemoveBufferType, removeTensors as docRemoveTensors } from './core/graph-model.js';
 import { buildModel } from './core/plan-model.js';
 import { stepState } from './core/steps.js';
 import { presetLesson } from './core/presets-info.js';
@@ -91,18 +91,24 @@ export async function start(options = {}) {
     return;
   }
   let shared = null;
+  let linkError = null;
   try { shared = decodeShare(typeof location === 'undefined' ? '' : location.hash); } catch (e) {
-    notice.value = { kind: 'error', message: e.message };
+    linkError = e.message;
   }
   if (shared && shared.p) {
-    loadPreset(shared.p, shared.b);
+    if (loadPreset(shared.p, shared.b)) return;
+    // a preset this version lacks: the error stays, and a graph is shown, the default
+    linkError = `the link names ${notice.value?.message ?? `preset ${shared.p}`}`;
   } else if (shared && shared.t !== undefined) {
     presetName.value = null;
     presetText.value = null;
     replaceText(shared.t);
-  } else {
-    loadPreset(defaultPreset());
+    return;
   }
+  const fallback = defaultPreset();
+  loadPreset(fallback);
+  // after loadPreset, which clears the banner: the damaged link's error is what the user must see
+  if (linkError) notice.value = { kind: 'error', message: `${linkError}; showing ${fallback} instead` };
 }
 
 function defaultPreset() {
@@ -222,16 +228,17 @@ export function loadGeneratedGraph(doc, { newSource = false } = {}) {
  * Load a preset of the library (optionally with other @buffer lines, from a link).
  * @param {string} name
  * @param {string[]} [bufferLines]
+ * @returns {boolean} false when there is no such preset (the banner says so)
  */
 export function loadPreset(name, bufferLines) {
   const g = galloc.value;
-  if (!g) return;
+  if (!g) return false;
   let t;
   try {
     t = graphToText(withModule((mod) => mod.preset(name)));
   } catch (e) {
     notice.value = { kind: 'error', message: `preset ${name}: ${e.message}` };
-    return;
+    return false;
   }
   batch(() => {
     presetName.value = name;
@@ -243,12 +250,16 @@ export function loadPreset(name, bufferLines) {
     playing.value = false;
   });
   replaceText(bufferLines ? withBufferLines(t, bufferLines) : t);
+  return true;
 }
 
 /**
- * Import a graph document (JSON text or object) or graph text. On failure the
- * current graph stays and the banner says why.
- * @param {string|object} input
+ * Import a graph document (JSON: text, a file's bytes, or an object) or graph text. A document
+ * is read by the C reader (the WASM module's normalize), the one checker: the UI refuses what
+ * the CLI refuses, with the CLI's message and place (a file's bytes go in as they are, so a line
+ * and column are the file's), and its numbers stay exact. On failure the current graph stays
+ * and the banner says why.
+ * @param {string|Uint8Array|object} input
  * @param {string} [source] where it came from, for messages
  * @returns {boolean}
  */
@@ -256,13 +267,20 @@ export function importGraph(input, source = 'the input') {
   let t;
   let warning = '';
   try {
-    if (typeof input === 'string' && !input.trimStart().startsWith('{')) {
-      const r = parseGraphText(input);
+    const kind = importKind(input);
+    if (kind === 'empty') {
+      // an empty box or file holds no graph: importing it would replace the graph on screen with
+      // nothing (to start from an empty graph, clear the editor, which Ctrl+Z undoes)
+      throw new Error('line 1, column 1: the input is empty, nothing to import (the graph on screen stays)');
+    }
+    if (kind === 'text') {
+      t = typeof input === 'string' ? input : new TextDecoder().decode(input);
+      const r = parseGraphText(t);
       if (r.errors) throw new Error(`line ${r.errors[0].line}: ${r.errors[0].message}`);
-      t = input;
+      if (r.doc.tensors.length === 0) throw new Error('the graph text defines no tensors, nothing to import (the graph on screen stays)');
     } else {
-      const doc = checkGraph(typeof input === 'string' ? input : structuredClone(input));
-      warning = withModule((mod) => { mod.normalize(doc); return mod.lastWarning(); });
+      const doc = withModule((mod) => mod.normalize(input));
+      warning = galloc.value.lastWarning();
       t = graphToText(doc);
     }
   } catch (e) {
@@ -291,6 +309,22 @@ export function importGraph(input, source = 'the input') {
     notice.value = warning ? { kind: 'warning', message: `${imported}; warning: ${warning}` } : { kind: 'info', message: imported };
   });
   return true;
+}
+
+/**
+ * What an import holds: a JSON document (its first character '{' or '['; an object), graph
+ * text, or nothing (only white space).
+ * @param {string|Uint8Array|object} input
+ * @returns {'json'|'text'|'empty'}
+ */
+function importKind(input) {
+  if (typeof input !== 'string' && !(input instanceof Uint8Array)) return 'json';
+  const n = input.length;
+  let i = 0;
+  const at = (k) => (typeof input === 'string' ? input.charCodeAt(k) : input[k]);
+  while (i < n && (at(i) === 0x20 || at(i) === 0x09 || at(i) === 0x0a || at(i) === 0x0d)) i++;
+  if (i === n) return 'empty';
+  return at(i) === 0x7b || at(i) === 0x5b ? 'json' : 'text';
 }
 
 /**

@@ -3,12 +3,14 @@
 // Typing calls editText; a text replaced from elsewhere (preset, import,
 // buffer panel, graph view) arrives through textRevision. Moving the cursor
 // onto a tensor's line selects that tensor; selecting a tensor elsewhere
-// highlights and scrolls to its line.
+// highlights and scrolls to its line. Every replacement is its own step of the
+// editor's history, and Ctrl+Z (Ctrl+Shift+Z, Ctrl+Y) anywhere outside a text
+// field undoes (redoes) it: an import, a preset, an edit from another view.
 import { useEffect, useRef } from 'preact/hooks';
 import { useSignalEffect } from '@preact/signals';
 import { EditorState, Annotation, StateEffect, StateField } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers, highlightActiveLine, Decoration, drawSelection } from '@codemirror/view';
-import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
+import { defaultKeymap, history, historyKeymap, isolateHistory, undo, redo } from '@codemirror/commands';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
 import { StreamLanguage, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
 import { text, textRevision, textErrors, editText, meta, selected, select } from '../state.js';
@@ -71,12 +73,28 @@ export function Editor() {
     return () => v.destroy();
   }, []);
 
+  useEffect(() => {
+    const onKey = (e) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+      const k = e.key.toLowerCase();
+      if (k !== 'z' && k !== 'y') return;
+      const el = e.target;
+      // text fields (and the editor itself) have their own undo
+      if (el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName ?? ''))) return;
+      if (!view.current) return;
+      e.preventDefault();
+      (k === 'y' || e.shiftKey ? redo : undo)(view.current);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+
   useSignalEffect(() => {
     textRevision.value;
     const v = view.current;
     const t = text.peek();
     if (!v || v.state.doc.toString() === t) return;
-    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t }, annotations: fromOutside.of(true) });
+    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t }, annotations: [fromOutside.of(true), isolateHistory.of('full')] });
   });
 
   useSignalEffect(() => {

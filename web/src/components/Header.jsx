@@ -24,7 +24,7 @@ export function Header() {
     const f = e.target.files[0];
     e.target.value = '';
     if (!f) return;
-    importGraph(await f.text(), f.name);
+    importGraph(new Uint8Array(await f.arrayBuffer()), f.name); // the bytes: the reader's line and column are the file's
   };
   const base = (graph.value?.name || 'graph').replace(/[^A-Za-z0-9_.-]+/g, '_');
   const onExport = (e) => {

@@ -33,6 +33,8 @@ import { contiguousNb, isOp, isType } from './ggml-types.js';
  */
 
 const UNKNOWN_OP = /^[A-Z][A-Z0-9_]{0,62}$/;
+/** the names the C reader keeps for ops the tables lack */
+const C_OP_NAME = /^[A-Za-z0-9_]{1,63}$/;
 
 /**
  * The rule for a call name: a FUNCS entry, or {raw: op} for an op name (also one the tables
@@ -41,6 +43,13 @@ const UNKNOWN_OP = /^[A-Z][A-Z0-9_]{0,62}$/;
  * @returns {object|null}
  */
 export function ruleFor(fn) {
+  // a quoted op name ("my_op"(x)): any name the C reader keeps (1 to 63 letters, digits, '_'),
+  // for the ops newer than the tables that are not spelled in capitals
+  if (fn.startsWith('"')) {
+    let quoted = null;
+    try { quoted = JSON.parse(fn); } catch { return null; }
+    return typeof quoted === 'string' && C_OP_NAME.test(quoted) ? { op: quoted, raw: true, unknown: !isOp(quoted) } : null;
+  }
   const name = fn.startsWith('ggml_') ? fn.slice(5) : fn;
   if (Object.hasOwn(FUNCS, name)) return FUNCS[name];
   if (isOp(name)) return { op: name, raw: true };

@@ -48,7 +48,8 @@ export function layoutDag(doc, ids, { nodeWidth = 150, nodeHeight = 40 } = {}) {
   if (!ids.length) return { nodes: [], links: [], width: 0, height: 0 };
   const inSet = new Set(ids);
   const data = ids.map((i) => {
-    const src = (doc.tensors[i].src || []).filter((s) => s !== null && s !== undefined && inSet.has(s));
+    // a tensor that is its own source (ggml_cast: a CPY whose src[1] is the result) has no edge to itself
+    const src = (doc.tensors[i].src || []).filter((s) => s !== null && s !== undefined && s !== i && inSet.has(s));
     return { id: String(i), parentIds: [...new Set(src)].map(String) };
   });
   const graph = graphStratify()(data);

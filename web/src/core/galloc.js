@@ -311,8 +311,8 @@ export class Galloc {
   /**
    * Read and check a graph document and return it in full: nodes and leafs built when it gave
    * "outputs", defaults (buffer types, strides) filled in.
-   * @param {object|string} graph
-   * @returns {object} the "galloc-graph" document
+   * @param {object|string|Uint8Array} graph a document, its JSON text or a file's bytes
+   * @returns {object} the "galloc-graph" document (numbers past 2^53 as decimal strings: exact)
    * @throws {GallocError} when the document is invalid
    */
   normalize(graph) {
@@ -635,12 +635,14 @@ export class Galloc {
   }
 
   /**
-   * @private a graph document (object or text) as UTF-8 in the module, handed to fn
-   * @param {object|string} graph
+   * @private a graph document (object, text, or the bytes of a file: handed over as they are, so
+   * the reader's verdict and its line and column are those of the file) in the module, handed to fn
+   * @param {object|string|Uint8Array} graph
    * @param {(ptr: number, len: number) => number} fn returns a string the caller owns, or 0
    * @returns {string}
    */
   withDocument(graph, fn) {
+    if (graph instanceof Uint8Array) return this.withTerminated(graph, fn);
     const text = typeof graph === 'string' ? graph : toJSON(graph);
     return this.withInput(text, fn);
   }
@@ -653,8 +655,17 @@ export class Galloc {
    * @returns {string}
    */
   withInput(text, fn) {
+    return this.withTerminated(encoder.encode(text), fn);
+  }
+
+  /**
+   * @private like withInput, for bytes (copied, NUL-terminated)
+   * @param {Uint8Array} bytes
+   * @param {(ptr: number, len: number) => number} fn
+   * @returns {string}
+   */
+  withTerminated(bytes, fn) {
     this.alive();
-    const bytes = encoder.encode(text);
     const ptr = this.call(() => this.m._galloc_wasm_alloc(bytes.length + 1)) >>> 0;
     if (ptr === 0) throw this.lastError();
     try {

@@ -6,7 +6,8 @@
 //   x3 = mul_mat(w, x0) @gpu             # @B: the buffer type this node is assigned to
 //   x4 = view_1d(x3, 2, 4)
 //   y  = CONV_2D(k, x4) ne=[4, 4] type=f16   # any op by its printed name; modifiers override
-//   z  = NEW_OP(y) sub=X alloc=[96, _] outside  # ops newer than the tables by name; sub=: unary op/GLU;
+//   z  = NEW_OP(y) sub=X alloc=[96, _] outside  # ops newer than the tables by name ("new_op"(y) when
+//                                        # not in capitals); sub=: unary op/GLU;
 //                                        # alloc=[...]: bytes per buffer type (_: ggml_nbytes); outside:
 //                                        # memory outside any buffer (a document's "external")
 //   output(x3, y)
@@ -20,11 +21,13 @@ import { evaluateCall, ruleFor, argSlots } from './call-eval.js';
 import { idiomFor } from './op-idioms.js';
 import { FUNCS, SUB_OP_KEY, ShapeError } from './op-rules.js';
 import { FLAGS, OPS, big, contiguousNb, docNum, isType, ne4, trimNe } from './ggml-types.js';
-import { checkGraph, normalizeGraph, tensorInfo, DEFAULT_BUFFER_TYPE } from './graph-model.js';
+import { normalizeGraph, tensorInfo, DEFAULT_BUFFER_TYPE } from './graph-model.js';
 import { sizeLiteral } from './format.js';
 
-class LineError extends Error {
-  constructor(message, from) { super(message); this.from = from; }
+// a problem on one line, at column `from`: caught by the line loop and listed; not an Error, whose
+// stack trace would be captured for every line of a text of 200,000 bad lines
+class LineError {
+  constructor(message, from) { this.message = message; this.from = from; }
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
@@ -32,6 +35,11 @@ const RESERVED = new Set(['_', 'none']);
 const FLAG_WORDS = new Set(['input', 'output', 'param', 'loss', 'compute', 'nocompute', 'extern', 'outside', 'detached']);
 const UNIT = { b: 1n, kib: 1n << 10n, mib: 1n << 20n, gib: 1n << 30n, tib: 1n << 40n };
 const MAX_NAME_BYTES = 63;
+const UTF8 = new TextEncoder();
+/** unknown ops past the first this many get no spelling suggestion (each costs an edit distance to every name) */
+export const MAX_SUGGESTIONS = 20;
+/** errors listed past this many are counted in one last entry (a 200k-line link has 200k errors) */
+export const MAX_ERRORS = 200;
 
 /**
  * A tensor or buffer name as the language writes it: bare when it is an
@@ -189,7 +197,7 @@ function parseModifiers(cur, st) {
         m.allocs = parseList(cur, 'alloc', true); // one per buffer type, _ = its byte size
       } else if (key === 'sub') {
         const v = cur.expect('id', undefined, 'a unary op or GLU name after sub=');
-        if (!/^[A-Z][A-Z0-9_]{0,62}$/.test(v.v)) throw new LineError(`sub: ${v.v} is not a ggml op name (capitals, digits, '_')`, v.from);
+        if (!/^[A-Za-z0-9_]{1,63}$/.test(v.v)) throw new LineError(`sub: ${v.v} is not a ggml op name (1 to 63 letters, digits, '_')`, v.from);
         m.sub = v.v;
       } else if (key === 'offs' || key === 'alloc') {
         const v = cur.expect('num', undefined, `a byte count after ${key}=`);
@@ -208,11 +216,15 @@ function parseModifiers(cur, st) {
   }
 }
 
-function parseCall(cur, st) {
-  const fnTok = cur.expect('id', undefined, 'an op call like add(a, b)');
-  st.fn = fnTok.v;
+function parseCall(cur, st, hints) {
+  const fnTok = cur.next();
+  if (!fnTok || (fnTok.k !== 'id' && fnTok.k !== 'str')) {
+    throw new LineError(`expected an op call like add(a, b)${fnTok ? `, found '${fnTok.text ?? fnTok.v}'` : ' at end of line'}`, fnTok ? fnTok.from : cur.line.length);
+  }
+  st.fn = fnTok.k === 'str' ? JSON.stringify(fnTok.v) : fnTok.v; // a quoted name is an op by name
+  if (fnTok.k === 'str' && !ruleFor(st.fn)) throw new LineError(`${st.fn} is not an op name (1 to 63 letters, digits or '_')`, fnTok.from);
   const rule = ruleFor(st.fn);
-  if (!rule) throw new LineError(`unknown op '${st.fn}'${suggest(st.fn)}`, fnTok.from);
+  if (!rule) throw new LineError(`unknown op '${st.fn}'${hints.suggestions-- > 0 ? suggest(st.fn) : ''}`, fnTok.from);
   cur.expect('p', '(', `'(' after ${st.fn}`);
   let first = true;
   while (!cur.at('p', ')')) {
@@ -272,21 +284,31 @@ function editDistance(a, b) {
 /**
  * Parse graph text into a graph document.
  * @param {string} text
- * @returns {{doc: object, meta: TextMeta} | {errors: Array<{line: number, message: string}>}}
+ * @returns {{doc: object, meta: TextMeta} | {errors: Array<{line: number, message: string}>}} errors in line
+ *   order, the first MAX_ERRORS of them (then one entry counting the rest); the first MAX_SUGGESTIONS
+ *   unknown ops say which name was probably meant
  */
 export function parseGraphText(text) {
   const lines = String(text).split('\n');
   const errors = [];
   const err = (line, message) => errors.push({ line, message });
-  const defLine = new Map();
-  lines.forEach((l, i) => {
-    const m = /^\s*("(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_.\-]*)\s*=/.exec(l);
-    if (m) {
-      let name = m[1];
-      try { if (name.startsWith('"')) name = JSON.parse(name); } catch { return; }
-      if (!defLine.has(name)) defLine.set(name, i + 1);
+  const hints = { suggestions: MAX_SUGGESTIONS };
+  // where each name is first defined, for the message about a name used before its line: made
+  // when the first such error needs it, not for every text
+  let defLines = null;
+  const defLine = (name) => {
+    if (defLines === null) {
+      defLines = new Map();
+      lines.forEach((l, i) => {
+        const m = /^\s*("(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_.\-]*)\s*=/.exec(l);
+        if (!m) return;
+        let n = m[1];
+        try { if (n.startsWith('"')) n = JSON.parse(n); } catch { return; }
+        if (!defLines.has(n)) defLines.set(n, i + 1);
+      });
     }
-  });
+    return defLines.get(name);
+  };
 
   let docName = null;
   const buffers = [];
@@ -299,7 +321,7 @@ export function parseGraphText(text) {
     if (!r || r.idx !== undefined) return r;
     const idx = scope.get(r.name);
     if (idx === undefined) {
-      const later = defLine.get(r.name);
+      const later = defLine(r.name);
       const what = nameToken(r.name);
       throw new LineError(later && later > lineNo ? `${what} is defined later (line ${later}); define tensors before using them` : `unknown tensor ${what}`, r.tok.from);
     }
@@ -373,11 +395,11 @@ export function parseGraphText(text) {
       cur.expect('p', '=', `'=' after ${target.v}`);
       st = { line: lineNo, name: target.v, fn: '', rule: null, typeArg: undefined, args: [], params: [], argSpans: [],
         bufSpan: null, codeEnd, mods: { flags: new Set() }, index: stmts.length, broken: false };
-      parseCall(cur, st);
+      parseCall(cur, st, hints);
       parseModifiers(cur, st);
       st.args = st.args.map((r) => resolveName(r, lineNo));
       if (st.mods.view && st.mods.view !== 'none') st.mods.view = resolveName(st.mods.view, lineNo);
-      if (new TextEncoder().encode(st.name).length > MAX_NAME_BYTES) throw new LineError(`name longer than ${MAX_NAME_BYTES} bytes`, target.from);
+      if (st.name.length > MAX_NAME_BYTES / 3 && UTF8.encode(st.name).length > MAX_NAME_BYTES) throw new LineError(`name longer than ${MAX_NAME_BYTES} bytes`, target.from);
     } catch (e) {
       if (!(e instanceof LineError)) throw e;
       err(lineNo, e.message);
@@ -458,6 +480,11 @@ export function parseGraphText(text) {
   }
   if (errors.length) {
     errors.sort((a, b) => a.line - b.line);
+    if (errors.length > MAX_ERRORS) {
+      const more = errors.length - MAX_ERRORS;
+      errors.length = MAX_ERRORS;
+      errors.push({ line: errors[MAX_ERRORS - 1].line, message: `${more} more errors (only the first ${MAX_ERRORS} are listed)` });
+    }
     return { errors };
   }
   return { doc: buildDoc(docName, buffers, stmts, evaluated, outputs, dirs), meta: buildMeta(stmts, buffers) };
@@ -552,13 +579,19 @@ function buildMeta(stmts, buffers) {
 // ---- print --------------------------------------------------------------------
 
 /**
- * Write a graph document as text (see the top of this file). Throws Error
- * when the document itself is malformed (checkGraph's message).
- * @param {object|string} input
+ * Write a graph document as text (see the top of this file). The document is one the C reader
+ * has read (Galloc.normalize, preset, a model's document) or the parser made: nothing here
+ * checks it again.
+ * @param {object} input
  * @returns {string}
  */
 export function graphToText(input) {
-  const doc = normalizeGraph(checkGraph(input));
+  const doc = normalizeGraph(input);
+  const custom = doc.tensors.findIndex((t) => !isType(t.type));
+  if (custom >= 0) {
+    // a type the document describes in type_traits (newer than the tables): the CLI plans it
+    throw new Error(`tensors[${custom}].type: ${doc.tensors[custom].type} is a type from the document's type_traits, which the web UI cannot show yet (the CLI plans it: galloc plan FILE)`);
+  }
   const info = tensorInfo(doc);
   const n = doc.tensors.length;
   const out = [];
@@ -675,11 +708,11 @@ function printCall(t, self, srcs, want, srcObj) {
     const r = attempt(idiom.fn, idiom.args, idiom.params, idiom.type);
     if (r) return r;
   }
-  const raw = attempt(t.op, want.src, [], undefined, true); // the op by name; a sub-op no call has as sub=
+  const raw = attempt(/^[A-Z][A-Z0-9_]*$/.test(t.op) ? t.op : JSON.stringify(t.op), want.src, [], undefined, true); // the op by name; a sub-op no call has as sub=
   if (raw && want.sub) {
     const mods = raw.mods;
     return { ...raw, mods: (ref) => [...mods(ref), `sub=${want.sub}`] };
   }
   if (raw) return raw;
-  throw new Error(`cannot write tensor ${self.index} (${t.name}) as text`);
+  throw new Error(`tensors[${self.index}]: cannot be written as graph text (${t.op} of ${t.type} [${trimNe(want.ne).join(', ')}])`);
 }

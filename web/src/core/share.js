@@ -77,6 +77,9 @@ export function decodeShare(hash) {
   const json = decompressFromEncodedURIComponent(m[1]);
   let payload;
   try { payload = JSON.parse(json || ''); } catch { payload = null; }
+  if (payload && typeof payload === 'object' && payload.v !== undefined && payload.v !== 1) {
+    throw new Error(`the link is of version ${JSON.stringify(payload.v).slice(0, 20)}, which this page does not read (it reads version 1)`);
+  }
   if (!payload || payload.v !== 1 || (typeof payload.t !== 'string' && typeof payload.p !== 'string')) {
     throw new Error('the link is damaged (its graph could not be read)');
   }
