@@ -58,17 +58,20 @@ GGML_API void           ggml_gallocr_free (ggml_gallocr_t galloc);
 
 // plan the graph and (re)allocate the buffers if the plan needs more than they have
 // node_buffer_ids/leaf_buffer_ids: the buffer type of each node and leaf (NULL: all 0)
-// returns false when a buffer cannot be allocated; the allocator stays usable
+// returns false when a buffer cannot be allocated; the assignment is kept (as upstream), so
+// alloc_graph of a graph that fits it returns false until a reserve succeeds
 GGML_API bool ggml_gallocr_reserve  (ggml_gallocr_t galloc, struct ggml_cgraph * graph);
 GGML_API bool ggml_gallocr_reserve_n(ggml_gallocr_t galloc, struct ggml_cgraph * graph,
                                      const int * node_buffer_ids, const int * leaf_buffer_ids);
 
-// plan only, allocate nothing: sizes[i] is the summed chunk sizes of buffer type i
+// plan only, allocate nothing: sizes[i] is the summed chunk sizes of buffer type i; a buffer the
+// plan does not fit in is freed (as upstream); the assignment is recorded for alloc_graph
 GGML_API void ggml_gallocr_reserve_n_size(ggml_gallocr_t galloc, struct ggml_cgraph * graph,
                                           const int * node_buffer_ids, const int * leaf_buffer_ids, size_t * sizes);
 
-// place the graph's tensors; a graph that no longer fits the last plan is re-planned
-// automatically with one buffer type, and refused (false) with several
+// place the graph's tensors; a graph that no longer fits the last plan (upstream's test: node and
+// leaf counts, every node and source slot no larger than recorded) is re-planned automatically
+// with one buffer type, and refused (false) with several
 GGML_API bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph);
 
 // summed chunk sizes of buffer i; 0 for a buffer type that repeats an earlier one

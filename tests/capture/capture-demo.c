@@ -13,7 +13,8 @@
 //   D  "gpu" alone: a node flagged as an input is placed before the nodes listed
 //      before it, so the chunks are not met in chunk order in the document
 //   E  one buffer type: reserve a graph, then alloc_graph a smaller graph of the same
-//      shape, which fits and is placed by the reserve's plan (as llama.cpp's batches are)
+//      shape, which fits and is placed by the reserve's plan (as llama.cpp's batches are);
+//      then reserve_n_size of the first and alloc_graph of the smaller one again: no re-reserve
 // Graphs have inputs, in-place ops, views, outputs and a weight allocated before the
 // graph allocator runs. The program checks only that ggml's calls succeed; the
 // script checks what the capture library wrote.
@@ -205,6 +206,11 @@ int main(void) {
     struct ggml_context * ctx8 = new_context();
     struct ggml_cgraph  * g8   = chain(ctx8, w128, 7);
     check(ggml_gallocr_alloc_graph(e, g8), "E alloc g8 (fits)");
+    // a no_alloc reserve of g7 again (written before: not again) keeps the buffer it fits in and
+    // records its assignment; g8 fits it, so alloc_graph does not re-reserve (as upstream)
+    size_t e_size = 0;
+    ggml_gallocr_reserve_n_size(e, g7, NULL, NULL, &e_size);
+    check(ggml_gallocr_alloc_graph(e, g8), "E alloc g8 after reserve_n_size (fits)");
 
     ggml_gallocr_free(a);
     ggml_gallocr_free(d);

@@ -96,6 +96,9 @@ for (const dir of builds) {
   const viaPlt = cc.startsWith('clang') ? 0 : 1;
   check(demo.stderr.includes(`re-reserved 1 graphs itself (${viaPlt} through the PLT, ${1 - viaPlt} by a direct call)`),
         `${cc}: alloc_graph's own re-reserve ${viaPlt ? 'through the PLT' : 'by a direct call'}`);
+  // the replay of upstream's needs_realloc and the project's ggml agree (a re-reserve the replay did
+  // not predict, e.g. after reserve_n_size, would be warned about)
+  check(!demo.stderr.includes('said still fits'), `${cc}: every re-reserve inside alloc_graph was predicted by the replay`);
   rmSync(out, { recursive: true, force: true });
 
   // no strong undefined ggml symbol: a process without ggml starts even when binding everything at once

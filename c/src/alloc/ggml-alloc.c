@@ -14,33 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+// the planner's table (galloc_op_can_inplace), the one list of ops that may run in place
 bool ggml_op_can_inplace(enum ggml_op op) {
-    switch (op) {
-        case GGML_OP_FILL:
-        case GGML_OP_SCALE:
-        case GGML_OP_DIAG_MASK_ZERO:
-        case GGML_OP_DIAG_MASK_INF:
-        case GGML_OP_ADD:
-        case GGML_OP_ADD_ID:
-        case GGML_OP_ADD1:
-        case GGML_OP_SUB:
-        case GGML_OP_MUL:
-        case GGML_OP_DIV:
-        case GGML_OP_SQR:
-        case GGML_OP_SQRT:
-        case GGML_OP_LOG:
-        case GGML_OP_UNARY:
-        case GGML_OP_ROPE:
-        case GGML_OP_ROPE_BACK:
-        case GGML_OP_SILU_BACK:
-        case GGML_OP_RMS_NORM:
-        case GGML_OP_RMS_NORM_BACK:
-        case GGML_OP_SOFT_MAX:
-        case GGML_OP_SOFT_MAX_BACK:
-            return true;
-        default:
-            return false;
-    }
+    return galloc_op_can_inplace((int32_t) op);
 }
 
 static size_t align_size(size_t size, size_t alignment) {
@@ -190,7 +166,9 @@ struct ggml_gallocr {
     struct tensor_alloc * allocs;
     uint8_t             * checked; // scratch of alloc_graph: allocs[i] already found to still hold its tensor
     int32_t               allocs_capacity;
-    int                   n_nodes; // -1 when there is no valid assignment
+    // the graph the assignment is for: 0 and 0 on a new allocator (an empty graph fits it, as
+    // upstream's), -1 after a plan that failed (upstream aborts there)
+    int                   n_nodes;
     int                   n_leafs;
 
     struct tensor_index   index;
@@ -208,7 +186,6 @@ ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs
     galloc->types     = calloc((size_t) n_bufs, sizeof(*galloc->types));
     galloc->buffers   = calloc((size_t) n_bufs, sizeof(*galloc->buffers));
     galloc->n_buffers = n_bufs;
-    galloc->n_nodes   = -1;
     GGML_ASSERT(galloc->bufts && galloc->types && galloc->buffers);
 
     for (int i = 0; i < n_bufs; i++) {
@@ -381,9 +358,12 @@ static void record_alloc(ggml_gallocr_t galloc, const struct galloc_plan * plan,
 }
 
 // plan graph; with allocate, (re)allocate the buffers the plan needs
+// plan graph and record the assignment; then, as upstream does, every buffer the plan does not
+// fit in is freed and, with allocate, allocated again (without: left unallocated). A failed
+// allocation keeps the assignment, as upstream's does.
 static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids,
                             const int * leaf_buffer_ids, bool allocate, size_t * sizes) {
-    galloc->n_nodes = -1; // no valid assignment until this succeeds
+    galloc->n_nodes = -1; // no valid assignment until the plan succeeds
 
     // scratch: node and leaf indices, their buffer ids, and every node's source indices
     galloc->ids = realloc(galloc->ids, ((size_t) graph->n_nodes * (2 + GGML_MAX_SRC) + (size_t) graph->n_leafs * 2 + 1) * sizeof(int32_t));
@@ -457,42 +437,39 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     for (int32_t t = 0; t < galloc->index.count; t++) {
         record_alloc(galloc, plan, uniform, galloc->index.tensors[t], t, &galloc->allocs[t]);
     }
+    galloc->n_nodes = graph->n_nodes;
+    galloc->n_leafs = graph->n_leafs;
 
-    bool ok = true;
-    if (allocate) {
-        for (int i = 0; i < galloc->n_buffers; i++) {
-            // a buffer type listed twice shares the buffer of its first entry
-            int32_t first = galloc->types[i].allocator;
-            if (first != i) {
-                galloc->buffers[i] = galloc->buffers[first];
-                continue;
-            }
-            // even without tensors a buffer is needed, to initialise views
-            const struct galloc_buffer_plan * bp = &plan->buffers[i];
-            bool realloc_needed = galloc->buffers[i] == NULL;
-            for (int c = 0; c < bp->n_chunks; c++) {
-                if ((size_t) bp->chunk_sizes[c] > vbuffer_chunk_size(galloc->buffers[i], c)) {
-                    realloc_needed = true;
-                }
-            }
-            if (!realloc_needed) {
-                continue;
-            }
-            gallocr_free_buffer(galloc, i);
-            galloc->buffers[i] = vbuffer_alloc(galloc->bufts[i], bp);
-            if (galloc->buffers[i] == NULL) {
-                GGML_LOG_ERROR("%s: failed to allocate %s buffer of size %llu\n", __func__,
-                               ggml_backend_buft_name(galloc->bufts[i]), (unsigned long long) bp->size);
-                ok = false;
-                break;
+    for (int i = 0; i < galloc->n_buffers; i++) {
+        // a buffer type listed twice shares the buffer of its first entry
+        int32_t first = galloc->types[i].allocator;
+        if (first != i) {
+            galloc->buffers[i] = galloc->buffers[first];
+            continue;
+        }
+        // even without tensors a buffer is needed, to initialise views
+        const struct galloc_buffer_plan * bp = &plan->buffers[i];
+        bool realloc_needed = galloc->buffers[i] == NULL;
+        for (int c = 0; c < bp->n_chunks; c++) {
+            if ((size_t) bp->chunk_sizes[c] > vbuffer_chunk_size(galloc->buffers[i], c)) {
+                realloc_needed = true;
             }
         }
+        if (!realloc_needed) {
+            continue;
+        }
+        gallocr_free_buffer(galloc, i);
+        if (!allocate) {
+            continue; // no_alloc: the plan is measured, the memory it does not fit in is given back
+        }
+        galloc->buffers[i] = vbuffer_alloc(galloc->bufts[i], bp);
+        if (galloc->buffers[i] == NULL) {
+            GGML_LOG_ERROR("%s: failed to allocate %s buffer of size %llu\n", __func__,
+                           ggml_backend_buft_name(galloc->bufts[i]), (unsigned long long) bp->size);
+            return false;
+        }
     }
-    if (ok) {
-        galloc->n_nodes = graph->n_nodes;
-        galloc->n_leafs = graph->n_leafs;
-    }
-    return ok;
+    return true;
 }
 
 bool ggml_gallocr_reserve_n(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids, const int * leaf_buffer_ids) {
@@ -506,7 +483,6 @@ bool ggml_gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
 void ggml_gallocr_reserve_n_size(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids,
                                  const int * leaf_buffer_ids, size_t * sizes) {
     GGML_ASSERT(gallocr_reserve(galloc, graph, node_buffer_ids, leaf_buffer_ids, false, sizes));
-    galloc->n_nodes = -1; // nothing was allocated for this assignment
 }
 
 // does the recorded assignment still hold tensor t?
@@ -558,9 +534,14 @@ static bool recorded_still_valid(ggml_gallocr_t galloc, const struct ggml_tensor
     return true;
 }
 
+// upstream's ggml_gallocr_needs_realloc: the same node and leaf counts, and every node and
+// source slot still held by what was recorded for its position; leafs themselves are not looked at
 static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
     if (galloc->n_nodes != graph->n_nodes || galloc->n_leafs != graph->n_leafs) {
         return true;
+    }
+    if (graph->n_nodes == 0) {
+        return false; // nothing to check (and a new allocator has no scratch yet)
     }
     memset(galloc->checked, 0, (size_t) galloc->index.count);
     for (int i = 0; i < graph->n_nodes; i++) {
@@ -574,30 +555,31 @@ static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * gr
             }
         }
     }
-    // unlike upstream, leafs too: a grown leaf that no node consumes would not fit
-    for (int i = 0; i < graph->n_leafs; i++) {
-        if (!recorded_still_valid(galloc, graph->leafs[i], galloc->ids[galloc->n_nodes + i], leaf_alloc(galloc, i))) {
-            return true;
-        }
-    }
     return false;
 }
 
-static void gallocr_init_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t, const struct tensor_alloc * ta) {
+// false when the planned buffer was never allocated: a reserve_n_size or a failed reserve recorded
+// the assignment without its memory (upstream dereferences the missing buffer there)
+static bool gallocr_init_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t, const struct tensor_alloc * ta) {
     if (t->view_src != NULL) {
         if (t->buffer == NULL && t->view_src->buffer != NULL) {
             ggml_backend_view_init(t);
         }
-        return;
+        return true;
     }
     if (t->data != NULL) {
-        return; // allocated outside the graph allocator
+        return true; // allocated outside the graph allocator
     }
     GGML_ASSERT(ta->buffer_id >= 0 && ta->offset != SIZE_MAX && "tensor has no planned place");
     struct vbuffer * buf = galloc->buffers[ta->buffer_id];
-    GGML_ASSERT(buf != NULL && buf->chunks[ta->chunk] != NULL);
+    if (buf == NULL || buf->chunks[ta->chunk] == NULL) {
+        GGML_LOG_ERROR("%s: %s has no %s buffer: the last reserve allocated none (ggml_gallocr_reserve_n_size, or a failed "
+                       "allocation); call ggml_gallocr_reserve_n first\n", __func__, t->name, ggml_backend_buft_name(galloc->bufts[ta->buffer_id]));
+        return false;
+    }
     char * base = ggml_backend_buffer_get_base(buf->chunks[ta->chunk]);
     ggml_backend_tensor_alloc(buf->chunks[ta->chunk], t, base + ta->offset);
+    return true;
 }
 
 bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
@@ -626,16 +608,20 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
 
     // place leafs, then each node's sources and the node
     for (int i = 0; i < graph->n_leafs; i++) {
-        gallocr_init_tensor(galloc, graph->leafs[i], leaf_alloc(galloc, i));
+        if (!gallocr_init_tensor(galloc, graph->leafs[i], leaf_alloc(galloc, i))) {
+            return false;
+        }
     }
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s]) {
-                gallocr_init_tensor(galloc, node->src[s], source_alloc(galloc, i, s));
+            if (node->src[s] && !gallocr_init_tensor(galloc, node->src[s], source_alloc(galloc, i, s))) {
+                return false;
             }
         }
-        gallocr_init_tensor(galloc, node, node_alloc(galloc, i));
+        if (!gallocr_init_tensor(galloc, node, node_alloc(galloc, i))) {
+            return false;
+        }
     }
     return true;
 }
