@@ -271,8 +271,37 @@ static void test_invalid(void) {
     galloc_llama_free(NULL);
 }
 
+// the preset list offers real models as llama.cpp's graphs (cards): of the llama-style presets it
+// lists the tiny teaching decoders and the synthetic ones that are golden twins (a golden graph of
+// the same name), and every synthetic one says so in its description
+static void test_listed(void) {
+    int listed = 0;
+    for (int i = 0; i < galloc_llama_preset_count(); i++) {
+        const char * name = galloc_llama_preset_name(i), * desc = galloc_llama_preset_description(i);
+        const bool tiny = strncmp(name, "llama-tiny", 10) == 0;
+        char path[256];
+        snprintf(path, sizeof(path), "%s/%s.plan.json", GOLDEN_DIR, name);
+        FILE * twin = fopen(path, "rb");
+        if (twin) {
+            fclose(twin);
+        }
+        if (!tiny) {
+            CHECK(strncmp(desc, "Synthetic llama-like", 20) == 0);
+        }
+        if (galloc_llama_preset_listed(i)) {
+            CHECK(tiny || twin != NULL);
+            listed++;
+        } else {
+            CHECK(!tiny && twin == NULL);
+        }
+    }
+    CHECK(listed == 6); // llama-tiny, -flash, -setrows, -2buft, -max4k, llama-7b-decode
+    CHECK(!galloc_llama_preset_listed(-1) && !galloc_llama_preset_listed(galloc_llama_preset_count()));
+}
+
 int main(void) {
     RUN(test_presets_plan);
+    RUN(test_listed);
     RUN(test_golden_twins);
     RUN(test_variants);
     RUN(test_invalid);
