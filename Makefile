@@ -206,13 +206,13 @@ build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
 build/san/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(SUP_OBJ) build/san/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(TEST_INC) -DREPLAY_DIRS='"$(strip $(FUZZ_CORPUS_$*) $(FUZZ_SEEDS_$*))"' $< tests/fuzz/replay.c $(SUP_OBJ) build/san/libgalloc.a -o $@
 
-build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c $(LIB_SRC) $(HEADERS)
+build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c tests/c/support/dynalloc-reference.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< tests/c/support/dynalloc-reference.c $(LIB_SRC) -o $@
 
 # libFuzzer over reader + planner + writer (kept corpus tests/fuzz/corpus, seeds tests/golden),
 # the CSV problem reader + what-if planners (tests/fuzz/corpus-csv), the dynamic allocator
-# against the linear scan (tests/fuzz/corpus-dynalloc), the GGUF header reader (tests/fuzz/corpus-gguf).
+# against upstream's loops (tests/fuzz/corpus-dynalloc), the GGUF header reader (tests/fuzz/corpus-gguf).
 # New inputs go to build/fuzz/new-<target>: the git tree stays clean. `make fuzz-merge` then adds
 # the new inputs that reach new code to the kept corpora (libFuzzer -merge=1), to be committed.
 # make test replays every kept corpus (build/san/replay-*, in test-c).

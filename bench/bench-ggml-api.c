@@ -7,8 +7,9 @@
 // minor page faults per plan and the buffer size, and under
 // `valgrind --tool=callgrind --collect-atstart=no` callgrind counts only the planning calls.
 //
-//   bench-ggml-api [--only NAME] [--runs N] [--hot]
+//   bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot]
 //   --hot: the per-token path: one allocator reserved once, then alloc_graph per run
+//   --warmup: plans before the measured ones (default runs / 3 + 3; instruction counts need 1)
 //   BENCH_DUMP=FILE: write every node's op, offset and size after the last plan, to compare two builds
 
 #include "ggml-alloc.h"
@@ -259,7 +260,7 @@ static int cmp_double(const void * a, const void * b) {
     return (x > y) - (x < y);
 }
 
-static void measure(const char * name, struct bench_graph * g, int runs, bool hot) {
+static void measure(const char * name, struct bench_graph * g, int runs, int warmup, bool hot) {
     ggml_backend_buffer_type_t buft = nomem_buffer_type();
     double * t = malloc(sizeof(double) * (size_t) runs);
     size_t bytes = 0;
@@ -273,7 +274,7 @@ static void measure(const char * name, struct bench_graph * g, int runs, bool ho
             exit(1);
         }
     }
-    for (int k = -(runs / 3 + 3); k < runs; k++) { // negative k: warm-up, not measured
+    for (int k = -(warmup >= 0 ? warmup : runs / 3 + 3); k < runs; k++) { // negative k: warm-up, not measured
         reset_graph(g);
         long   f0 = minor_faults();
         double t0 = now_ms();
@@ -318,16 +319,19 @@ static void measure(const char * name, struct bench_graph * g, int runs, bool ho
 int main(int argc, char ** argv) {
     const char * only = NULL;
     int runs_override = 0;
+    int warmup = -1;
     bool hot = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
         } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
             runs_override = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc) {
+            warmup = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--hot") == 0) {
             hot = true;
         } else {
-            fprintf(stderr, "usage: bench-ggml-api [--only NAME] [--runs N] [--hot]\n");
+            fprintf(stderr, "usage: bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot]\n");
             return 2;
         }
     }
@@ -351,7 +355,7 @@ int main(int argc, char ** argv) {
         }
         struct bench_graph g;
         build_llama(&g, llamas[i].s);
-        measure(llamas[i].name, &g, runs_override > 0 ? runs_override : llamas[i].runs, hot);
+        measure(llamas[i].name, &g, runs_override > 0 ? runs_override : llamas[i].runs, warmup, hot);
         graph_free(&g);
     }
     for (size_t i = 0; i < sizeof(randoms) / sizeof(randoms[0]); i++) {
@@ -360,7 +364,7 @@ int main(int argc, char ** argv) {
         }
         struct bench_graph g;
         build_random(&g, randoms[i].n, randoms[i].seed, randoms[i].reach);
-        measure(randoms[i].name, &g, runs_override > 0 ? runs_override : randoms[i].runs, hot);
+        measure(randoms[i].name, &g, runs_override > 0 ? runs_override : randoms[i].runs, warmup, hot);
         graph_free(&g);
     }
     return 0;

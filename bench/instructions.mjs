@@ -19,7 +19,9 @@ const CASES = [
     'golden llama-7b-like', 'golden rand-n10000-lowleaf-s0-a8', 'golden rand-n10000-s0-a8'].map((g) => ['bench-plan', g, []]),
   ...['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode', 'random-10k', 'random-100k']
     .map((g) => ['bench-ggml-api', g, []]),
-  ...['llama-7b-pp512', 'llama-70b-pp512'].map((g) => ['bench-ggml-api', g, ['--hot']]),
+  // 1M nodes: one plan after one warm-up (about 1.4G instructions, a few minutes under callgrind)
+  ['bench-ggml-api', 'random-1000k', [], 1, ['--warmup', '1']],
+  ...['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode'].map((g) => ['bench-ggml-api', g, ['--hot']]),
 ];
 
 const out = process.argv[2] ?? 'build/bench-instr.json';
@@ -28,17 +30,17 @@ const results = [];
 if (!hasValgrind) {
   console.log('instructions: valgrind not found, not counted');
 } else {
-  for (const [program, graph, extra] of CASES) {
+  for (const [program, graph, extra, runs = RUNS, uncounted = []] of CASES) {
     const args = ['--tool=callgrind', '--collect-atstart=no', '--callgrind-out-file=/dev/null',
-      `build/rel/${program}`, '--only', graph, '--runs', String(RUNS), ...extra, ...(program === 'bench-plan' ? ['/dev/null'] : [])];
+      `build/rel/${program}`, '--only', graph, '--runs', String(runs), ...uncounted, ...extra, ...(program === 'bench-plan' ? ['/dev/null'] : [])];
     const r = spawnSync('valgrind', args, { encoding: 'utf8' });
     const m = /Collected : (\d+)/.exec(r.stderr ?? '');
     if (r.status !== 0 || !m) {
       console.error(`instructions: ${graph}: valgrind failed\n${r.stderr}`);
       process.exit(1);
     }
-    results.push({ program, graph: graph + (extra.length ? ` ${extra.join(' ')}` : ''), runs: RUNS,
-      instructions_per_plan: Math.round(Number(m[1]) / RUNS) });
+    results.push({ program, graph: graph + (extra.length ? ` ${extra.join(' ')}` : ''), runs,
+      instructions_per_plan: Math.round(Number(m[1]) / runs) });
   }
 }
 const version = hasValgrind ? execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim() : null;

@@ -12,6 +12,11 @@ build/rel/bench-whatif: bench/bench-whatif.c build/rel/libgalloc.a $(HEADERS)
 bench-whatif: build/rel/bench-whatif
 	./build/rel/bench-whatif $(SHARED)/bench/minimalloc build/bench-whatif.json
 
+# the same MiniMalloc problems in the WebAssembly module under Node, as the browser's what-if worker runs them
+.PHONY: bench-whatif-wasm
+bench-whatif-wasm: build/wasm/galloc.mjs
+	node bench/bench-whatif-wasm.mjs $(SHARED)/bench/minimalloc 10000 3
+
 # issue 15's large and hostile inputs: time and peak memory (bench/bench-hostile.sh)
 .PHONY: bench-hostile
 bench-hostile: build/rel/galloc build/wasm/galloc.mjs

@@ -2,7 +2,7 @@
 //
 // usage: node scripts/gen-ggml-tables.mjs [OUT]   (make tables; needs build/wasm/galloc.mjs)
 // The tables (types with block sizes, ops, which ops may run in place, unary ops, GLU ops,
-// flags) exist once, in C (c/src/ggml/ggml.c, c/src/alloc/ggml-alloc.c); the web UI imports
+// flags) exist once, in C (c/src/ggml/ggml.c; the in-place ops: the planner's table, c/src/alloc/galloc-planner.c); the web UI imports
 // this generated copy, and tests/js/ggml-tables.test.js fails when it differs from what the
 // WebAssembly module reports.
 
@@ -24,7 +24,7 @@ export function tablesModule(t) {
   const list = (a) => `[\n${a.map((x) => `  ${JSON.stringify(x)},`).join('\n')}\n]`;
   const types = Object.entries(t.types).map(([k, [b, s]]) => `  ${k}: [${b}, ${s}],`).join('\n');
   return `// ggml-tables.js: GENERATED from the C library's tables by scripts/gen-ggml-tables.mjs (make tables).
-// Do not edit: change c/src/ggml/ggml.c or c/src/alloc/ggml-alloc.c and run make tables;
+// Do not edit: change c/src/ggml/ggml.c or c/src/alloc/galloc-planner.c and run make tables;
 // tests/js/ggml-tables.test.js fails when this file and the C tables differ.
 
 /** the ggml version the tables are those of */
@@ -38,7 +38,7 @@ ${types}
 /** every op name as ggml_op_name() prints it, in enum order */
 export const OPS = ${list(t.ops)};
 
-/** ops that may take over a parent's memory (ggml_op_can_inplace) */
+/** ops that may take over a parent's memory (the planner's galloc_op_can_inplace) */
 export const INPLACE_OP_NAMES = ${list(t.inplace_ops)};
 
 /** unary ops (ggml_unary_op_name), in enum order */

@@ -81,6 +81,10 @@ bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const stru
     for (int32_t b = 0; b < doc->n_buffer_types; b++) {
         n_allocators += doc->buffer_types[b].allocator == b;
     }
+    struct galloc_whatif_tensors tensors; // the tensors by allocator, once: each problem walks its own only
+    if (!galloc_whatif_tensors_build(&doc->graph, plan, &tensors, err)) {
+        return false;
+    }
     struct galloc_whatif_budget budget; // for the whole analysis, not per allocator
     galloc_whatif_budget_start(&budget, budget_ms, n_allocators);
     for (int32_t b = 0; b < doc->n_buffer_types; b++) {
@@ -91,7 +95,8 @@ bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const stru
             continue;
         }
         struct galloc_whatif_result r;
-        if (!galloc_whatif_from_plan(&doc->graph, plan, b, galloc_whatif_budget_next(&budget), &r, err)) {
+        if (!galloc_whatif_from_plan_tensors(&doc->graph, plan, &tensors, b, galloc_whatif_budget_next(&budget), &r, err)) {
+            galloc_whatif_tensors_free(&tensors);
             return false;
         }
         char title[320];
@@ -100,6 +105,7 @@ bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const stru
         cli_print_whatif(out, title, &r);
         galloc_whatif_free(&r);
     }
+    galloc_whatif_tensors_free(&tensors);
     return true;
 }
 

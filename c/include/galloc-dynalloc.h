@@ -44,8 +44,6 @@ enum galloc_fit {
 
 // alignment: a power of two; max_size: largest chunk (GALLOC_NO_MAX_SIZE for none). NULL when out of memory.
 struct galloc_dynalloc * galloc_dynalloc_new  (uint64_t alignment, uint64_t max_size);
-// the same allocator scanning its blocks linearly, as upstream does (the reference of the tests)
-struct galloc_dynalloc * galloc_dynalloc_new_linear(uint64_t alignment, uint64_t max_size);
 void                     galloc_dynalloc_free (struct galloc_dynalloc * alloc);
 // drop every chunk
 void                     galloc_dynalloc_reset(struct galloc_dynalloc * alloc);
@@ -67,6 +65,8 @@ uint64_t galloc_dynalloc_chunk_size   (const struct galloc_dynalloc * alloc, int
 int32_t  galloc_dynalloc_n_free_blocks(const struct galloc_dynalloc * alloc, int32_t chunk);
 // the i-th free block of a chunk in offset order
 void     galloc_dynalloc_free_block   (const struct galloc_dynalloc * alloc, int32_t chunk, int32_t i, uint64_t * offset, uint64_t * size);
+// whether a chunk's free blocks are in the key sets (else in upstream's list; for tests)
+bool     galloc_dynalloc_chunk_is_keyed(const struct galloc_dynalloc * alloc, int32_t chunk);
 uint64_t galloc_dynalloc_alignment    (const struct galloc_dynalloc * alloc);
 uint64_t galloc_dynalloc_max_chunk_size(const struct galloc_dynalloc * alloc);
 

@@ -128,6 +128,10 @@ bool galloc_same_layout(const struct galloc_tensor * a, const struct galloc_tens
 
 const char * galloc_how_name(enum galloc_how how); // "best_fit", "inplace", ...
 
+// true for ops (enum ggml_op) whose result may take over the memory of a source it consumes
+// last: the planner's table, which ggml_op_can_inplace answers from
+bool galloc_op_can_inplace(int32_t op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -162,6 +162,28 @@ bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct gal
 bool galloc_whatif_items_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
                                    struct galloc_whatif_result * out, struct galloc_error * err);
 
+// The tensors of one plan grouped by allocator, for an analysis of every allocator of it:
+// built once (linear in the tensors), so that each allocator's problem then costs its own
+// tensors and not the whole graph (1,000 buffer types would otherwise walk every tensor
+// 1,000 times). In-place chains are resolved to their first tensor here, once.
+struct galloc_whatif_tensors {
+    int32_t   n_tensors;
+    int32_t   n_buffer_types;
+    int32_t * start;   // per allocator a: its tensors are list[start[a] .. start[a + 1]), increasing
+    int32_t * list;
+    int32_t * root;    // per tensor placed in place: the first tensor of its chain, -1: none (a loop, a parent outside)
+    int32_t * scratch; // per tensor: its item while one problem is built, -1 otherwise
+};
+// false with a message in err when the plan is not of the graph or out of memory
+bool galloc_whatif_tensors_build(const struct galloc_graph * graph, const struct galloc_plan * plan, struct galloc_whatif_tensors * tensors,
+                                 struct galloc_error * err);
+// release everything; safe on a zeroed or failed index, and twice
+void galloc_whatif_tensors_free(struct galloc_whatif_tensors * tensors);
+// galloc_whatif_from_plan through the index (built for this graph and plan), without
+// tensor_item (NULL, n_tensors 0): one allocator costs its own tensors only
+bool galloc_whatif_from_plan_tensors(const struct galloc_graph * graph, const struct galloc_plan * plan, struct galloc_whatif_tensors * tensors,
+                                     int32_t buffer_type, uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err);
+
 // a MiniMalloc CSV problem ("id,lower,upper,size", header optional): alignment 1, no max size,
 // the given capacity (0: none). Errors name the line: "line 12: upper 5 <= lower 7".
 bool galloc_whatif_from_csv(const char * csv, size_t len, uint64_t capacity, uint32_t exact_budget_ms,

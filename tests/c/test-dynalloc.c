@@ -5,6 +5,7 @@
 // and rule of every allocation, and the free blocks left behind.
 
 #include "check.h"
+#include "dynalloc-reference.h"
 #include "galloc-dynalloc.h"
 
 #include <stdlib.h>
@@ -166,33 +167,120 @@ static void test_many_free_blocks(void) {
     galloc_dynalloc_free(a);
 }
 
-// the key-set allocator against the linear scan (upstream's algorithm), on random alloc/release sequences
-// (whole releases, tail releases as in-place reuse does, zero sizes, small and unlimited max sizes)
+// zero-byte allocations and releases in the states upstream then reaches, worked out by hand from
+// ggml_dyn_tallocr's loops: an empty block inside a free one, blocks out of offset order, two
+// free blocks that touch but never merge, and the growth that follows
+static void test_zero_bytes_upstream_states(void) {
+    struct galloc_dynalloc * a = galloc_dynalloc_new(1, GALLOC_NO_MAX_SIZE);
+    const uint64_t H = GALLOC_HUGE_SIZE;
+    alloc_expect(a, 100, 0, 0, GALLOC_FIT_NEW_CHUNK);  // A
+    alloc_expect(a, 100, 0, 100, GALLOC_FIT_GROW);     // B
+    alloc_expect(a, 100, 0, 200, GALLOC_FIT_GROW);     // C
+    release(a, 0, 100, 100);                           // B: [100,200) [300,H)
+    alloc_expect(a, 0, 0, 100, GALLOC_FIT_BEST);       // Z: the inner block's start, nothing cut
+    const uint64_t s1[] = { 100, 200, 300, H };
+    expect_blocks(a, 0, 2, s1);
+    release(a, 0, 0, 100);                             // A: [100,200) grows down to [0,200)
+    release(a, 0, 100, 0);                             // Z: no block ends or starts at 100: an empty block
+    const uint64_t s2[] = { 0, 200, 100, 100, 300, H };
+    expect_blocks(a, 0, 3, s2);
+    alloc_expect(a, 150, 0, 0, GALLOC_FIT_BEST);       // D from [0,200), which moves past the empty block
+    const uint64_t s3[] = { 150, 200, 100, 100, 300, H };
+    expect_blocks(a, 0, 3, s3);
+    release(a, 0, 0, 150);                             // D: [150,200) grows down to [0,200)
+    release(a, 0, 200, 100);                           // C: [0,200) grows to [0,300); its next is the empty block, no merge
+    const uint64_t s4[] = { 0, 300, 100, 100, 300, H };
+    expect_blocks(a, 0, 3, s4);
+    alloc_expect(a, 50, 0, 0, GALLOC_FIT_BEST);        // E
+    alloc_expect(a, 0, 0, 100, GALLOC_FIT_BEST);       // the empty inner block is the best fit, and leaves
+    const uint64_t s5[] = { 50, 300, 300, H };
+    expect_blocks(a, 0, 2, s5);
+    release(a, 0, 0, 50);                              // E: [0,300) and [300,H) touch and stay apart
+    const uint64_t s6[] = { 0, 300, 300, H };
+    expect_blocks(a, 0, 2, s6);
+    alloc_expect(a, 400, 0, 300, GALLOC_FIT_GROW);     // the last block, not [0,H): the chunk grows to 700
+    CHECK_EQ_U64(galloc_dynalloc_chunk_size(a, 0), 700);
+    galloc_dynalloc_free(a);
+}
+
+// a chunk with many blocks keeps them in key sets; zero-byte allocations and releases that touch
+// a block leave them there, a release touching none moves the chunk to the list with an empty block
+static void test_zero_bytes_keyed(void) {
+    struct galloc_dynalloc * a = galloc_dynalloc_new(8, GALLOC_NO_MAX_SIZE);
+    for (int i = 0; i < 400; i++) {
+        alloc_expect(a, 8, 0, (uint64_t) i * 8, i ? GALLOC_FIT_GROW : GALLOC_FIT_NEW_CHUNK);
+    }
+    for (int i = 0; i < 400; i += 2) {
+        release(a, 0, (uint64_t) i * 8, 8); // 200 blocks of 8 at 0, 16, ..., 3184, then [3200, H)
+    }
+    release(a, 0, 8, 8);                    // [0, 24): the only block of 24
+    CHECK(galloc_dynalloc_chunk_is_keyed(a, 0));
+    CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, 0), 200);
+    alloc_expect(a, 0, 0, 3184, GALLOC_FIT_BEST);   // smallest inner block, the later one: nothing cut
+    alloc_expect(a, 17, 0, 0, GALLOC_FIT_BEST);     // 24 bytes: the only block that holds them, used up
+    alloc_expect(a, 0, 0, 3184, GALLOC_FIT_BEST);
+    CHECK(galloc_dynalloc_chunk_is_keyed(a, 0));
+    CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, 0), 199);
+    release(a, 0, 3184, 0);                 // the start of a block: nothing changes
+    release(a, 0, 3192, 0);                 // the end of a block: nothing changes
+    CHECK(galloc_dynalloc_chunk_is_keyed(a, 0));
+    CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, 0), 199);
+    release(a, 0, 3196, 0);                 // inside allocated bytes, touching no block: an empty block
+    CHECK(!galloc_dynalloc_chunk_is_keyed(a, 0));
+    CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, 0), 200);
+    uint64_t offset = 0, size = 1;
+    galloc_dynalloc_free_block(a, 0, 198, &offset, &size);
+    CHECK_EQ_U64(offset, 3196);
+    CHECK_EQ_U64(size, 0);
+    alloc_expect(a, 0, 0, 3196, GALLOC_FIT_BEST);   // the empty block fits zero bytes best, and leaves
+    CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, 0), 199);
+    galloc_dynalloc_free(a);
+}
+
+struct live_range {
+    struct galloc_address addr;
+    uint64_t              size;
+};
+
+// the allocator against the reference (upstream's loops, tests/c/support/dynalloc-reference.c) on
+// random alloc/release sequences: whole releases, tail releases as in-place reuse does, zero sizes
+// in both forms of a chunk, small and unlimited max sizes. Counts what it went through, so a
+// sequence that stops reaching the key sets or the zero-byte paths fails.
 static void test_matches_reference(void) {
     uint64_t rng = 12345;
+    long zero_alloc_keyed = 0, zero_release_keyed = 0, zero_release_to_list = 0, keyed_ops = 0, list_ops = 0;
     for (int round = 0; round < 300; round++) {
         rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
         uint64_t alignment = (uint64_t) 1 << ((rng >> 40) % 7);
         uint64_t max_size  = (rng >> 20) % 3 == 0 ? GALLOC_NO_MAX_SIZE : 64 + (rng >> 30) % 2048;
-        struct galloc_dynalloc * a = galloc_dynalloc_new(alignment, max_size);
-        struct galloc_dynalloc * r = galloc_dynalloc_new_linear(alignment, max_size);
-        struct { struct galloc_address addr; uint64_t size; } live[512];
+        int      zero_rate = round % 3 == 0 ? 0 : round % 3 == 1 ? 2 : 10; // zero-byte allocations per 100
+        struct galloc_dynalloc *    a = galloc_dynalloc_new(alignment, max_size);
+        struct dynalloc_reference * r = dynalloc_reference_new(alignment, max_size);
+        static struct live_range live[1024];
         int n_live = 0;
-        for (int op = 0; op < 3000; op++) {
+        for (int op = 0; op < 4000; op++) {
             rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
             uint32_t x = (uint32_t) (rng >> 32);
-            if (n_live < 512 && (n_live == 0 || x % 100 < 55)) {
-                uint64_t size = round % 4 == 0 && x % 50 == 0 ? 0 : 1 + (x >> 8) % (x % 7 == 0 ? 4096 : 256);
+            if (n_live < 1024 && (n_live == 0 || x % 100 < 55)) {
+                uint64_t size = (int) (x >> 24) % 100 < zero_rate ? 0 : 1 + (x >> 8) % (x % 7 == 0 ? 4096 : 256);
                 struct galloc_address ga = { -1, 0 }, ra = { -1, 0 };
                 enum galloc_fit gf = GALLOC_FIT_BEST, rf = GALLOC_FIT_BEST;
+                bool keyed_before = false;
+                for (int32_t c = 0; c < galloc_dynalloc_n_chunks(a); c++) {
+                    keyed_before |= galloc_dynalloc_chunk_is_keyed(a, c);
+                }
                 CHECK(galloc_dynalloc_alloc(a, size, &ga, &gf));
-                CHECK(galloc_dynalloc_alloc(r, size, &ra, &rf));
+                dynalloc_reference_alloc(r, size, &ra, &rf);
                 if (ga.chunk != ra.chunk || ga.offset != ra.offset || gf != rf) {
                     check_failures++;
-                    fprintf(stderr, "round %d op %d: alloc(%llu) gives chunk %d offset %llu, reference chunk %d offset %llu\n", round, op,
-                            (unsigned long long) size, ga.chunk, (unsigned long long) ga.offset, ra.chunk, (unsigned long long) ra.offset);
+                    fprintf(stderr, "round %d op %d: alloc(%llu) gives chunk %d offset %llu rule %d, reference chunk %d offset %llu rule %d\n",
+                            round, op, (unsigned long long) size, ga.chunk, (unsigned long long) ga.offset, gf, ra.chunk,
+                            (unsigned long long) ra.offset, rf);
                     break;
                 }
+                zero_alloc_keyed += size == 0 && galloc_dynalloc_chunk_is_keyed(a, ga.chunk);
+                keyed_ops += keyed_before;
+                list_ops += !keyed_before;
                 live[n_live].addr = ga;
                 live[n_live].size = (size + alignment - 1) & ~(alignment - 1);
                 n_live++;
@@ -200,37 +288,47 @@ static void test_matches_reference(void) {
                 int i = (int) ((x >> 4) % (uint32_t) n_live);
                 struct galloc_address addr = live[i].addr;
                 uint64_t size = live[i].size;
+                bool keyed = galloc_dynalloc_chunk_is_keyed(a, addr.chunk);
                 if (x % 5 == 0 && size > alignment) {
                     // give back a tail only, as in-place reuse does; the head stays live
                     uint64_t keep = alignment * (1 + (x >> 12) % (size / alignment - 1 ? size / alignment - 1 : 1));
                     if (keep < size) {
                         struct galloc_address tail = { addr.chunk, addr.offset + keep };
                         CHECK(galloc_dynalloc_release(a, tail, size - keep));
-                        CHECK(galloc_dynalloc_release(r, tail, size - keep));
+                        dynalloc_reference_release(r, tail, size - keep);
                         live[i].size = keep;
                         continue;
                     }
                 }
                 CHECK(galloc_dynalloc_release(a, addr, size));
-                CHECK(galloc_dynalloc_release(r, addr, size));
+                dynalloc_reference_release(r, addr, size);
+                if (size == 0 && keyed) {
+                    zero_release_keyed++;
+                    zero_release_to_list += !galloc_dynalloc_chunk_is_keyed(a, addr.chunk);
+                }
                 live[i] = live[--n_live];
             }
         }
-        CHECK_EQ_U64(galloc_dynalloc_n_chunks(a), galloc_dynalloc_n_chunks(r));
+        CHECK_EQ_U64(galloc_dynalloc_n_chunks(a), dynalloc_reference_n_chunks(r));
         for (int32_t c = 0; c < galloc_dynalloc_n_chunks(a); c++) {
-            CHECK_EQ_U64(galloc_dynalloc_chunk_size(a, c), galloc_dynalloc_chunk_size(r, c));
-            CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, c), galloc_dynalloc_n_free_blocks(r, c));
-            for (int32_t i = 0; i < galloc_dynalloc_n_free_blocks(a, c) && i < galloc_dynalloc_n_free_blocks(r, c); i++) {
+            CHECK_EQ_U64(galloc_dynalloc_chunk_size(a, c), dynalloc_reference_chunk_size(r, c));
+            CHECK_EQ_U64(galloc_dynalloc_n_free_blocks(a, c), dynalloc_reference_n_free_blocks(r, c));
+            for (int32_t i = 0; i < galloc_dynalloc_n_free_blocks(a, c) && i < dynalloc_reference_n_free_blocks(r, c); i++) {
                 uint64_t go, gs, ro, rs;
                 galloc_dynalloc_free_block(a, c, i, &go, &gs);
-                galloc_dynalloc_free_block(r, c, i, &ro, &rs);
+                dynalloc_reference_free_block(r, c, i, &ro, &rs);
                 CHECK_EQ_U64(go, ro);
                 CHECK_EQ_U64(gs, rs);
             }
         }
         galloc_dynalloc_free(a);
-        galloc_dynalloc_free(r);
+        dynalloc_reference_free(r);
     }
+    fprintf(stderr, "  reference: %ld allocations on keyed chunks, %ld on lists; zero bytes on keyed chunks: %ld allocations, "
+            "%ld releases (%ld moved the chunk to the list)\n", keyed_ops, list_ops, zero_alloc_keyed, zero_release_keyed, zero_release_to_list);
+    CHECK(keyed_ops > 10000 && list_ops > 10000);
+    CHECK(zero_alloc_keyed > 100 && zero_release_keyed > 100);
+    CHECK(zero_release_to_list > 10 && zero_release_to_list < zero_release_keyed);
 }
 
 int main(void) {
@@ -240,6 +338,8 @@ int main(void) {
     RUN(test_sixteenth_chunk_takes_everything);
     RUN(test_release_merges);
     RUN(test_many_free_blocks);
+    RUN(test_zero_bytes_upstream_states);
+    RUN(test_zero_bytes_keyed);
     RUN(test_matches_reference);
     return check_report("test-dynalloc");
 }

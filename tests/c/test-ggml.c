@@ -6,6 +6,7 @@
 // with a message (run in a forked child). `main` is a flat list of cases.
 
 #include "files.h"
+#include "galloc-planner.h"
 #include "ggml-alloc.h"
 #include "ggml-impl.h"
 #include "ggml.h"
@@ -115,7 +116,7 @@ static struct ggml_context * ctx_new(void) {
 
 // every type, op, unary op and GLU of ggml 0.21.0 as upstream's own library prints them
 // (tests/fixtures/ggml-0.21.0-tables.tsv), and nothing more: same ids, names, block sizes,
-// bytes per block, quantized flags, and which ops may run in place (ggml_op_can_inplace)
+// bytes per block, quantized flags, and which ops may run in place (the planner's table and ggml_op_can_inplace)
 static void test_tables_match_upstream(void) {
     size_t len  = 0;
     char * text = read_whole_file("tests/fixtures/ggml-0.21.0-tables.tsv", &len);
@@ -145,6 +146,7 @@ static void test_tables_match_upstream(void) {
             CHECK(id >= 0 && id < GGML_OP_COUNT);
             CHECK_STR(ggml_op_name((enum ggml_op) id), name);
             CHECK(ggml_op_can_inplace((enum ggml_op) id) == (a != 0));
+            CHECK(galloc_op_can_inplace(id) == (a != 0)); // the planner's table, which the pass reads
         } else if (strcmp(kind, "unary_op") == 0) {
             n_unary++;
             CHECK_STR(ggml_unary_op_name((enum ggml_unary_op) id), name);
@@ -170,6 +172,7 @@ static void test_tables_match_upstream(void) {
     CHECK(named == n_types && n_types == 35);
     CHECK(ggml_type_name(GGML_TYPE_COUNT) == NULL && ggml_op_name(GGML_OP_COUNT) == NULL);
     CHECK(!ggml_op_can_inplace(GGML_OP_COUNT) && !ggml_op_can_inplace((enum ggml_op) 0x40000000));
+    CHECK(!galloc_op_can_inplace(GGML_OP_COUNT) && !galloc_op_can_inplace(-1));
     CHECK(ggml_row_size(GGML_TYPE_Q4_0, 64) == 36);
     CHECK(ggml_row_size(GGML_TYPE_F16, 10) == 20);
 }

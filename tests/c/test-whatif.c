@@ -166,6 +166,103 @@ static void test_random_graphs(void) {
     CHECK(n_better > 0); // offline planning beats ggml somewhere
 }
 
+// The tensor index of a plan (galloc_whatif_tensors, built once for every allocator): each
+// allocator's problem through it holds exactly the items a direct walk of the plan finds (a
+// test-side walk: every tensor placed on its own is an item of its buffer's allocator, an
+// in-place tensor joins its chain's first tensor), none is lost or doubled across allocators,
+// and the problem equals galloc_whatif_from_plan's. Graphs of up to 8 buffer types, some
+// sharing an allocator.
+static void test_tensor_index(void) {
+    enum { NB = 8 };
+    int n_items_seen = 0;
+    for (int seed = 0; seed < 1500; seed++) {
+        rng_seed((uint64_t) seed * 6700417 + 29);
+        struct random_graph rg;
+        build_random_graph(&rg);
+        struct galloc_buffer_type types[NB];
+        int32_t                   nb = 1 + rng_below(NB);
+        for (int32_t b = 0; b < nb; b++) {
+            int32_t a = b;
+            if (b > 0 && rng_below(3) == 0) {
+                int32_t c = rng_below(b);
+                a = types[c].allocator == c ? c : b;
+            }
+            types[b] = (struct galloc_buffer_type) { (uint64_t) 1 << rng_below(6), GALLOC_NO_MAX_SIZE, a };
+        }
+        for (int k = 0; k < rg.n_nodes; k++) {
+            rg.node_ids[k] = rng_below(nb);
+        }
+        for (int k = 0; k < rg.n_leafs; k++) {
+            rg.leaf_ids[k] = rng_below(nb);
+        }
+        struct galloc_graph g = { .n_tensors = rg.n, .tensors = rg.tensors, .n_nodes = rg.n_nodes, .nodes = rg.nodes,
+                                   .node_buffer_ids = rg.node_ids, .n_leafs = rg.n_leafs, .leafs = rg.leafs,
+                                   .leaf_buffer_ids = rg.leaf_ids, .n_buffer_types = nb, .buffer_types = types };
+        struct galloc_plan           plan;
+        struct galloc_error          err;
+        struct galloc_whatif_tensors index;
+        if (!galloc_plan_graph(&g, &plan, &err)) {
+            fprintf(stderr, "index seed %d: %s\n", seed, err.message);
+            check_failures++;
+            continue;
+        }
+        CHECK(galloc_whatif_tensors_build(&g, &plan, &index, &err));
+        int32_t owned = 0, found = 0; // tensors placed on their own; items over all allocators
+        for (int32_t t = 0; t < rg.n; t++) {
+            int32_t how = plan.places[t].how;
+            owned += plan.places[t].buffer >= 0 && how != GALLOC_HOW_VIEW && how != GALLOC_HOW_INPLACE;
+        }
+        for (int32_t b = 0; b < nb; b++) {
+            if (types[b].allocator != b) {
+                continue;
+            }
+            struct galloc_whatif_result r, direct;
+            CHECK(galloc_whatif_from_plan_tensors(&g, &plan, &index, b, 0, &r, &err));
+            CHECK(galloc_whatif_from_plan(&g, &plan, b, 0, &direct, &err));
+            CHECK(r.tensor_item == NULL && r.n_tensors == 0);
+            CHECK(r.problem.n_items == direct.problem.n_items);
+            CHECK(r.problem.n_items == 0 || memcmp(r.problem.items, direct.problem.items, (size_t) r.problem.n_items * sizeof(*r.problem.items)) == 0);
+            CHECK_EQ_U64(r.lower_bound, direct.lower_bound);
+            found += r.problem.n_items;
+            // the test's own walk: tensor t's item in allocator b (its chain's first tensor), or -1
+            for (int32_t i = 0; i < r.problem.n_items; i++) {
+                const struct galloc_whatif_item * it = &r.problem.items[i];
+                int32_t members = 0;
+                int64_t first = INT64_MAX, last = INT64_MIN;
+                for (int32_t t = 0; t < rg.n; t++) {
+                    int32_t root = t;
+                    while (plan.places[root].how == GALLOC_HOW_INPLACE) {
+                        root = plan.places[root].parent;
+                    }
+                    const struct galloc_place * pl = &plan.places[t];
+                    if (root != it->id || pl->buffer < 0 || types[pl->buffer].allocator != b || pl->how == GALLOC_HOW_VIEW) {
+                        continue;
+                    }
+                    members++;
+                    int64_t end = t == root && pl->first_step > pl->last_step ? pl->first_step : pl->last_step;
+                    first = pl->first_step < first ? pl->first_step : first;
+                    last  = end > last ? end : last;
+                }
+                CHECK(members == it->n_tensors);
+                CHECK(first == it->first && last == it->last);
+                CHECK(plan.places[it->id].buffer >= 0 && types[plan.places[it->id].buffer].allocator == b);
+            }
+            galloc_whatif_free(&r);
+            galloc_whatif_free(&direct);
+        }
+        CHECK(found == owned);
+        n_items_seen += found;
+        galloc_whatif_tensors_free(&index);
+        galloc_whatif_tensors_free(&index); // twice is safe
+        galloc_plan_free(&plan);
+    }
+    CHECK(n_items_seen > 10000);
+    // a plan of another graph is refused
+    struct galloc_whatif_tensors index;
+    struct galloc_error          err;
+    CHECK(!galloc_whatif_tensors_build(NULL, NULL, &index, &err) && err.status == GALLOC_STATUS_ARGUMENT);
+}
+
 //
 // random problems against a brute-force optimum
 //
@@ -405,6 +502,138 @@ static void test_random_problems(void) {
         for (int32_t i = 0; i < n; i++) {
             CHECK(r.problem.items[i].size % p.alignment == 0);
         }
+        galloc_whatif_free(&r);
+    }
+}
+
+//
+// tight problems of MiniMalloc's "challenging" kind: a perfect packing cut at random
+//
+
+// Cuts the rectangle [t0, t1) x [o0, o1) (steps x bytes) at random, in time or in bytes, into at
+// most *left more pieces; each piece is an item live over its steps with its bytes as size. The
+// pieces tile the rectangle, so every step holds exactly o1 - o0 bytes: the lower bound is the
+// height and the cut itself is a plan that meets it (the optimum, known without the solver).
+static void cut_rectangle(struct galloc_whatif_item * items, int32_t * n, int32_t max_n, int64_t t0, int64_t t1, uint64_t o0, uint64_t o1,
+                          uint64_t * offsets) {
+    bool can_time = t1 - t0 >= 2, can_bytes = o1 - o0 >= 2;
+    if (*n + 2 > max_n || (!can_time && !can_bytes) || rng_below(5) == 0) {
+        items[*n]   = (struct galloc_whatif_item) { *n, 1, o1 - o0, t0, t1 - 1 };
+        offsets[*n] = o0;
+        (*n)++;
+        return;
+    }
+    bool in_time = can_time && (!can_bytes || rng_below(2) == 0);
+    if (in_time) {
+        int64_t tm = t0 + 1 + rng_below((int) (t1 - t0 - 1));
+        cut_rectangle(items, n, max_n - 1, t0, tm, o0, o1, offsets); // room kept for the other side
+        cut_rectangle(items, n, max_n, tm, t1, o0, o1, offsets);
+    } else {
+        uint64_t om = o0 + 1 + (uint64_t) rng_below((int) (o1 - o0 - 1));
+        cut_rectangle(items, n, max_n - 1, t0, t1, o0, om, offsets);
+        cut_rectangle(items, n, max_n, t0, t1, om, o1, offsets);
+    }
+}
+
+// a stacked start (every item above the previous ones): the exact search must do all the work
+static void stacked_plan(const struct galloc_whatif_problem * p, struct galloc_whatif_plan * plan) {
+    uint64_t top = 0;
+    for (int32_t i = 0; i < p->n_items; i++) {
+        plan->chunks[i]  = 0;
+        plan->offsets[i] = top;
+        top += p->items[i].size;
+    }
+    galloc_whatif_plan_finish(p, plan);
+}
+
+static void shuffle_items(struct galloc_whatif_item * items, uint64_t * offsets, int32_t n) {
+    for (int32_t i = n - 1; i > 0; i--) {
+        int32_t                   k  = rng_below(i + 1);
+        struct galloc_whatif_item it = items[i];
+        uint64_t                  o  = offsets[i];
+        items[i] = items[k], offsets[i] = offsets[k];
+        items[k] = it, offsets[k] = o;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        items[i].id = i;
+    }
+}
+
+// Tight problems as MiniMalloc's challenging set (a capacity only an exact packing meets), cut at
+// random (cut_rectangle). Small ones: the brute force (which shares nothing with the planners)
+// finds the height as the optimum, and the exact search, from a stacked start, must find and
+// prove it. Larger ones: every plan passes the checker, the cut's own plan too, the lower bound
+// is the height, and a proof claims the height.
+static void test_tight_problems(void) {
+    int n_searched = 0;
+    for (int seed = 0; seed < 500; seed++) {
+        rng_seed((uint64_t) seed * 2654435761u + 17);
+        struct galloc_whatif_item items[8];
+        uint64_t                  offsets[8];
+        int32_t                   n      = 0;
+        uint64_t                  height = (uint64_t) (2 + rng_below(5));
+        cut_rectangle(items, &n, 7, 0, 2 + rng_below(5), 0, height, offsets);
+        shuffle_items(items, offsets, n);
+        struct galloc_whatif_problem p  = { n, items, 1, GALLOC_NO_MAX_SIZE, height };
+        struct brute                 br = { &p, { 0 }, { 0 }, 0, 1 };
+        for (int32_t i = 0; i < n; i++) {
+            br.best += items[i].size;
+        }
+        br.best += 1;
+        brute_place(&br, 0);
+        CHECK_EQ_U64(br.best, height); // the cut meets the bound, and nothing is below it
+        CHECK_EQ_U64(galloc_whatif_lower_bound(&p), height);
+
+        struct galloc_error       err;
+        struct galloc_whatif_index x;
+        struct galloc_whatif_plan start, exact;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK(galloc_whatif_plan_init(&start, n, "start") && galloc_whatif_plan_init(&exact, n, "exact"));
+        stacked_plan(&p, &start);
+        CHECK(galloc_whatif_exact(&p, &x, &start, 5000, &exact));
+        if (!galloc_whatif_check(&p, &exact, &err)) {
+            fprintf(stderr, "tight seed %d: %s\n", seed, err.message);
+            check_failures++;
+        }
+        if (!exact.proved_optimal || exact.total != height) {
+            fprintf(stderr, "tight seed %d: exact %llu (proved %d), optimum %llu\n", seed, (unsigned long long) exact.total, exact.proved_optimal,
+                    (unsigned long long) height);
+            check_failures++;
+        }
+        n_searched += start.total > height;
+        galloc_whatif_plan_release(&start);
+        galloc_whatif_plan_release(&exact);
+        galloc_whatif_index_free(&x);
+    }
+    CHECK(n_searched > 300);
+    for (int seed = 0; seed < 40; seed++) {
+        rng_seed((uint64_t) seed * 40503 + 7);
+        struct galloc_whatif_item items[64];
+        uint64_t                  offsets[64];
+        int32_t                   n      = 0;
+        uint64_t                  height = (uint64_t) (200 + rng_below(2000));
+        cut_rectangle(items, &n, 16 + rng_below(40), 0, 8 + rng_below(40), 0, height, offsets);
+        shuffle_items(items, offsets, n);
+        struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, height };
+        struct galloc_whatif_plan    cut;
+        struct galloc_error          err;
+        CHECK(galloc_whatif_plan_init(&cut, n, "cut"));
+        memcpy(cut.offsets, offsets, (size_t) n * sizeof(uint64_t));
+        galloc_whatif_plan_finish(&p, &cut);
+        CHECK(galloc_whatif_check(&p, &cut, &err));
+        CHECK_EQ_U64(cut.total, height);
+        galloc_whatif_plan_release(&cut);
+        struct galloc_whatif_result r;
+        if (!galloc_whatif_from_problem(&p, 200, &r, &err)) {
+            fprintf(stderr, "tight seed %d: %s\n", seed, err.message);
+            check_failures++;
+            continue;
+        }
+        check_result(&r, "tight seed", seed);
+        CHECK_EQ_U64(r.lower_bound, height);
+        const struct galloc_whatif_plan * exact = &r.plans[GALLOC_WHATIF_EXACT];
+        CHECK(exact->bound <= height);
+        CHECK(!exact->proved_optimal || exact->total == height);
         galloc_whatif_free(&r);
     }
 }
@@ -871,8 +1100,10 @@ int main(void) {
     RUN(test_json);
     RUN(test_brute_force);
     RUN(test_exact_search);
+    RUN(test_tight_problems);
     RUN(test_random_problems);
     RUN(test_random_graphs);
+    RUN(test_tensor_index);
     RUN(test_presets);
     return check_report("test-whatif");
 }

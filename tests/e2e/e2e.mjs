@@ -590,7 +590,7 @@ try {
     await page.selectOption('[data-testid=whatif-budget]', '0');
     const seq = await whatifSeq();
     await page.click('[data-testid=csv-close]');
-    await page.waitForSelector('[data-testid=timeline][data-source=ggml]', { timeout: 5000 });
+    await page.waitForSelector('[data-testid=timeline][data-source=ggml]', { timeout: 20000 }); // generous: 5 s failed under a load of 16
     await waitWhatif('back to the graph', seq);
     await page.click('[data-testid=whatif-close]');
     assert(await page.locator('[data-testid=whatif-toggle]').count() === 1, 'the panel did not close');

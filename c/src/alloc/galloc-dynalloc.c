@@ -1,27 +1,35 @@
 // galloc-dynalloc.c: the dynamic allocator of one buffer type (ggml's ggml_dyn_tallocr).
 //
 // Upstream keeps each chunk's free blocks in an array of at most 256 and scans
-// it on every allocation. Here each chunk keeps them in two ordered key sets
-// (galloc-keyset.h): every block by offset, and every block but the last by
-// size (then offset, downwards), so that the block upstream's scan would pick
-// is found by one search with any number of blocks: the smallest fitting
-// size, the highest offset among equal sizes.
-// A zero-byte allocation can leave upstream's blocks overlapping, which only
-// a literal scan reproduces: from then on (until reset) the allocator hands
-// over to the linear one in galloc-dynalloc-linear.c.
+// it on every allocation. Here a chunk holds them in one of two forms
+// (galloc-dynalloc-chunk.h): upstream's array, scanned as upstream scans it,
+// while it holds few blocks (a scan of a few dozen entries costs less than any
+// search) or while its state is one only a literal scan follows (after a
+// zero-byte release that touched no block); and two ordered key sets once it
+// holds many blocks in a regular state, so that the block upstream's scan
+// would pick is found by one search with any number of blocks. A chunk changes
+// form when it crosses KEYED_ABOVE / LIST_BELOW blocks (apart enough that each
+// conversion is paid for by the operations before it) and when a zero-byte
+// release needs the list form.
 
 #include "galloc-dynalloc.h"
-#include "galloc-dynalloc-linear.h"
-#include "galloc-keyset.h"
+#include "galloc-dynalloc-chunk.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+// a list chunk with more blocks than this, in a regular state, moves to the key sets;
+// a keyed chunk with fewer than LIST_BELOW goes back to the list
+#define KEYED_ABOVE 64
+#define LIST_BELOW  16
+
 struct chunk {
-    struct keyset by_offset; // (offset, size) of every free block
-    struct keyset by_size;   // (size, ~offset) of every free block but the last
-    uint64_t      max_size;  // highest end offset ever handed out
+    bool                     keyed;      // the blocks are in keys, else in list
+    struct galloc_block_list list;
+    struct galloc_block_keys keys;
+    int32_t                  next_check; // list size at which to try the key sets again
+    uint64_t                 max_size;   // highest end offset ever handed out
 };
 
 struct galloc_dynalloc {
@@ -29,93 +37,73 @@ struct galloc_dynalloc {
     uint64_t     max_chunk_size; // min(max_size, GALLOC_HUGE_SIZE)
     struct chunk chunks[GALLOC_MAX_CHUNKS];
     int32_t      n_chunks;
-
-    bool                   linear;        // the linear allocator below holds the state
-    bool                   always_linear; // created with galloc_dynalloc_new_linear
-    struct linear_dynalloc lin;
 };
 
 static uint64_t align_up(uint64_t size, uint64_t alignment) {
     return (size + alignment - 1) & ~(alignment - 1);
 }
 
-// ---- keys ---------------------------------------------------------------
+// ---- a chunk's form -----------------------------------------------------
 
-static struct galloc_keyset_key offset_key(uint64_t offset, uint64_t size) {
-    return (struct galloc_keyset_key) { offset, size };
+static void chunk_clear(struct chunk * c) {
+    c->keyed      = false;
+    c->list.n     = 0;
+    c->next_check = KEYED_ABOVE + 1;
+    c->max_size   = 0;
+    galloc_block_keys_clear(&c->keys);
 }
 
-// equal sizes in decreasing offset, so the first block of a size is its highest
-static struct galloc_keyset_key size_key(uint64_t offset, uint64_t size) {
-    return (struct galloc_keyset_key) { size, ~offset };
+static int64_t chunk_n_blocks(const struct chunk * c) {
+    return c->keyed ? galloc_block_keys_count(&c->keys) : c->list.n;
 }
 
-// ---- chunk's free blocks ------------------------------------------------
-
-static bool chunk_is_last(const struct chunk * c, struct galloc_keyset_pos pos) {
-    struct galloc_keyset_pos last;
-    return galloc_keyset_last(&c->by_offset, &last) && last.bucket == pos.bucket && last.index == pos.index;
+// list -> key sets, when the list is regular; out of memory keeps the list
+static void chunk_to_keys(struct chunk * c) {
+    // not now: checked again once the list has doubled, so the checks cost O(1) per insert
+    c->next_check = c->list.n < INT32_MAX / 2 ? c->list.n * 2 : INT32_MAX;
+    if (!galloc_block_list_is_regular(&c->list)) {
+        return;
+    }
+    galloc_block_keys_clear(&c->keys);
+    for (int32_t i = 0; i < c->list.n; i++) {
+        if (!galloc_block_keys_append(&c->keys, c->list.blocks[i].offset, c->list.blocks[i].size)) {
+            galloc_block_keys_clear(&c->keys);
+            return;
+        }
+    }
+    c->keyed  = true;
+    c->list.n = 0;
 }
 
-// add a block that touches no other block; false when out of memory
-static bool chunk_add_block(struct chunk * c, uint64_t offset, uint64_t size) {
-    struct galloc_keyset_pos last;
-    if (!galloc_keyset_last(&c->by_offset, &last)) {
-        return galloc_keyset_insert(&c->by_offset, offset_key(offset, size)); // the only block is the last
+// key sets -> list; false when out of memory (still keyed)
+static bool chunk_to_list(struct chunk * c) {
+    int64_t n = galloc_block_keys_count(&c->keys);
+    c->list.n = 0;
+    for (int64_t i = 0; i < n; i++) {
+        struct galloc_free_block b = galloc_block_keys_at(&c->keys, i);
+        if (!galloc_block_list_push(&c->list, b.offset, b.size)) {
+            c->list.n = 0;
+            return false;
+        }
     }
-    struct galloc_keyset_key old_last = galloc_keyset_at(&c->by_offset, last);
-    // the block that ends up not last enters the size set
-    struct galloc_keyset_key inner = offset > old_last.hi ? size_key(old_last.hi, old_last.lo) : size_key(offset, size);
-    if (!galloc_keyset_insert(&c->by_size, inner)) {
-        return false;
-    }
-    if (!galloc_keyset_insert(&c->by_offset, offset_key(offset, size))) {
-        galloc_keyset_erase_key(&c->by_size, inner);
-        return false;
-    }
+    galloc_block_keys_clear(&c->keys);
+    c->keyed      = false;
+    c->next_check = KEYED_ABOVE + 1;
     return true;
 }
 
-// remove the last block; the one before it (if any) becomes the last and leaves the size set
-static void chunk_remove_last(struct chunk * c) {
-    struct galloc_keyset_pos last;
-    galloc_keyset_last(&c->by_offset, &last);
-    galloc_keyset_erase(&c->by_offset, last);
-    if (galloc_keyset_last(&c->by_offset, &last)) {
-        struct galloc_keyset_key k = galloc_keyset_at(&c->by_offset, last);
-        bool erased = galloc_keyset_erase_key(&c->by_size, size_key(k.hi, k.lo));
-        assert(erased && "new last block not in the size set");
-        (void) erased;
+// after an operation: the form its block count calls for
+static inline void chunk_settle(struct chunk * c) {
+    if (c->keyed) {
+        if (galloc_block_keys_count(&c->keys) < LIST_BELOW) {
+            chunk_to_list(c); // out of memory: stays keyed, which is as exact
+        }
+    } else if (c->list.n >= c->next_check) {
+        chunk_to_keys(c);
     }
-}
-
-// an inner block grew: move its size key from old_key to the larger new_key, in place when
-// no other key lies between them; false when out of memory (nothing changed)
-static bool size_key_grow(struct chunk * c, struct galloc_keyset_key old_key, struct galloc_keyset_key new_key) {
-    struct galloc_keyset_pos pos;
-    bool found = galloc_keyset_lower_bound(&c->by_size, old_key, &pos);
-    assert(found && "inner block not in the size set");
-    (void) found;
-    struct galloc_keyset_pos next = pos;
-    if (!galloc_keyset_next(&c->by_size, &next) || galloc_keyset_key_less(new_key, galloc_keyset_at(&c->by_size, next))) {
-        galloc_keyset_replace(&c->by_size, pos, new_key);
-        return true;
-    }
-    if (!galloc_keyset_reserve(&c->by_size)) {
-        return false;
-    }
-    galloc_keyset_erase(&c->by_size, pos);
-    galloc_keyset_insert(&c->by_size, new_key); // reserved: cannot fail
-    return true;
 }
 
 // ---- lifetime -----------------------------------------------------------
-
-static void chunk_clear(struct chunk * c) {
-    galloc_keyset_clear(&c->by_offset);
-    galloc_keyset_clear(&c->by_size);
-    c->max_size = 0;
-}
 
 struct galloc_dynalloc * galloc_dynalloc_new(uint64_t alignment, uint64_t max_size) {
     assert(alignment && !(alignment & (alignment - 1)));
@@ -126,18 +114,8 @@ struct galloc_dynalloc * galloc_dynalloc_new(uint64_t alignment, uint64_t max_si
     alloc->alignment      = alignment;
     alloc->max_chunk_size = max_size < GALLOC_HUGE_SIZE ? max_size : GALLOC_HUGE_SIZE;
     for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
-        galloc_keyset_init(&alloc->chunks[i].by_offset);
-        galloc_keyset_init(&alloc->chunks[i].by_size);
-    }
-    galloc_linear_dynalloc_init(&alloc->lin, alignment, alloc->max_chunk_size);
-    galloc_dynalloc_reset(alloc);
-    return alloc;
-}
-
-struct galloc_dynalloc * galloc_dynalloc_new_linear(uint64_t alignment, uint64_t max_size) {
-    struct galloc_dynalloc * alloc = galloc_dynalloc_new(alignment, max_size);
-    if (alloc) {
-        alloc->linear = alloc->always_linear = true;
+        galloc_block_keys_init(&alloc->chunks[i].keys);
+        chunk_clear(&alloc->chunks[i]);
     }
     return alloc;
 }
@@ -147,8 +125,6 @@ void galloc_dynalloc_reset(struct galloc_dynalloc * alloc) {
         chunk_clear(&alloc->chunks[i]);
     }
     alloc->n_chunks = 0;
-    galloc_linear_dynalloc_reset(&alloc->lin);
-    alloc->linear = alloc->always_linear;
 }
 
 void galloc_dynalloc_free(struct galloc_dynalloc * alloc) {
@@ -156,10 +132,9 @@ void galloc_dynalloc_free(struct galloc_dynalloc * alloc) {
         return;
     }
     for (int32_t i = 0; i < GALLOC_MAX_CHUNKS; i++) {
-        galloc_keyset_free(&alloc->chunks[i].by_offset);
-        galloc_keyset_free(&alloc->chunks[i].by_size);
+        galloc_block_list_free(&alloc->chunks[i].list);
+        galloc_block_keys_free(&alloc->chunks[i].keys);
     }
-    galloc_linear_dynalloc_free_memory(&alloc->lin);
     free(alloc);
 }
 
@@ -177,116 +152,84 @@ static int32_t dynalloc_new_chunk(struct galloc_dynalloc * alloc, uint64_t min_s
     if (alloc->n_chunks == GALLOC_MAX_CHUNKS - 1) {
         size = GALLOC_HUGE_SIZE;
     }
-    if (!chunk_add_block(c, 0, size)) {
+    if (!galloc_block_list_push(&c->list, 0, size)) {
         return -1;
     }
     return alloc->n_chunks++;
 }
 
-// copy the chunks' blocks, in offset order, into the linear allocator
-static bool switch_to_linear(struct galloc_dynalloc * a) {
-    galloc_linear_dynalloc_reset(&a->lin);
-    for (int32_t ci = 0; ci < a->n_chunks; ci++) {
-        const struct chunk * c = &a->chunks[ci];
-        a->lin.chunks[ci].max_size = c->max_size;
-        struct galloc_keyset_pos pos;
-        for (bool more = galloc_keyset_first(&c->by_offset, &pos); more; more = galloc_keyset_next(&c->by_offset, &pos)) {
-            struct galloc_keyset_key k = galloc_keyset_at(&c->by_offset, pos);
-            if (!galloc_linear_dynalloc_append(&a->lin, ci, k.hi, k.lo)) {
-                return false;
-            }
-        }
+// the last block of a chunk (highest in upstream's array); false when it has none
+static bool chunk_last(const struct chunk * c, uint64_t * offset, uint64_t * size) {
+    if (c->keyed) {
+        return galloc_block_keys_last(&c->keys, offset, size);
     }
-    a->lin.n_chunks = a->n_chunks;
-    a->linear       = true;
-    return true;
-}
-
-// cut size bytes from the start of the inner block at pos in the size set; false when out of memory
-static bool cut_inner_block(struct chunk * c, struct galloc_keyset_pos size_pos, uint64_t size) {
-    struct galloc_keyset_key k          = galloc_keyset_at(&c->by_size, size_pos);
-    uint64_t          block_size = k.hi;
-    uint64_t          offset     = ~k.lo;
-    if (block_size > size && !galloc_keyset_reserve(&c->by_size)) {
+    if (c->list.n == 0) {
         return false;
     }
-    galloc_keyset_erase(&c->by_size, size_pos);
-    if (block_size > size) {
-        galloc_keyset_insert(&c->by_size, size_key(offset + size, block_size - size)); // reserved: cannot fail
-    }
-    struct galloc_keyset_pos pos;
-    bool found = galloc_keyset_lower_bound(&c->by_offset, offset_key(offset, 0), &pos);
-    assert(found && galloc_keyset_at(&c->by_offset, pos).hi == offset);
-    (void) found;
-    if (block_size == size) {
-        galloc_keyset_erase(&c->by_offset, pos);
-    } else {
-        galloc_keyset_replace(&c->by_offset, pos, offset_key(offset + size, block_size - size)); // same place among the offsets
-    }
+    *offset = c->list.blocks[c->list.n - 1].offset;
+    *size   = c->list.blocks[c->list.n - 1].size;
     return true;
 }
 
-// cut size bytes from the start of the chunk's last block
-static void cut_last_block(struct chunk * c, uint64_t size) {
-    struct galloc_keyset_pos last;
-    galloc_keyset_last(&c->by_offset, &last);
-    struct galloc_keyset_key k = galloc_keyset_at(&c->by_offset, last);
-    if (k.lo == size) {
-        chunk_remove_last(c);
-    } else {
-        galloc_keyset_replace(&c->by_offset, last, offset_key(k.hi + size, k.lo - size));
+static void handed_out(struct galloc_dynalloc * alloc, int32_t ci, uint64_t offset, uint64_t size, enum galloc_fit fit,
+                       struct galloc_address * addr, enum galloc_fit * how) {
+    struct chunk * c = &alloc->chunks[ci];
+    if (offset + size > c->max_size) {
+        c->max_size = offset + size;
+    }
+    chunk_settle(c);
+    addr->chunk  = ci;
+    addr->offset = offset;
+    if (how) {
+        *how = fit;
     }
 }
 
 bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
     size = align_up(size, alloc->alignment);
-    if (!alloc->linear && size == 0 && !switch_to_linear(alloc)) {
-        return false;
-    }
-    if (alloc->linear) {
-        return galloc_linear_dynalloc_alloc(&alloc->lin, size, addr, how);
-    }
 
     // 1. best fit among the inner blocks; upstream's running best restarts in every chunk,
-    //    so the last chunk with a fitting inner block wins. Keys order sizes up and, within
-    //    a size, offsets down: the first key >= (size, 0) is the block.
+    //    so the last chunk with a fitting inner block wins
     for (int32_t ci = alloc->n_chunks - 1; ci >= 0; ci--) {
-        struct chunk *    c = &alloc->chunks[ci];
-        struct galloc_keyset_pos pos;
-        if (!galloc_keyset_lower_bound(&c->by_size, (struct galloc_keyset_key) { size, 0 }, &pos)) {
-            continue;
+        struct chunk * c = &alloc->chunks[ci];
+        uint64_t       offset;
+        if (c->keyed) {
+            enum galloc_keys_result r = galloc_block_keys_take_inner(&c->keys, size, &offset);
+            if (r == GALLOC_KEYS_NONE) {
+                continue;
+            }
+            if (r == GALLOC_KEYS_OOM) {
+                return false;
+            }
+        } else {
+            int32_t i = galloc_block_list_best_inner(&c->list, size);
+            if (i < 0) {
+                continue;
+            }
+            offset = c->list.blocks[i].offset;
+            galloc_block_list_take(&c->list, i, size);
         }
-        uint64_t offset = ~galloc_keyset_at(&c->by_size, pos).lo;
-        if (!cut_inner_block(c, pos, size)) {
-            return false;
-        }
-        addr->chunk  = ci;
-        addr->offset = offset;
-        if (offset + size > c->max_size) {
-            c->max_size = offset + size;
-        }
-        if (how) {
-            *how = GALLOC_FIT_BEST;
-        }
+        handed_out(alloc, ci, offset, size, GALLOC_FIT_BEST, addr, how);
         return true;
     }
 
     // 2. the last block of a chunk, preferring memory the chunk already needs
-    int32_t best_chunk = -1;
-    int64_t best_reuse = INT64_MIN;
+    int32_t  best_chunk  = -1;
+    int64_t  best_reuse  = INT64_MIN;
+    uint64_t best_offset = 0;
     for (int32_t ci = 0; ci < alloc->n_chunks; ci++) {
         const struct chunk * c = &alloc->chunks[ci];
-        struct galloc_keyset_pos    last;
-        if (!galloc_keyset_last(&c->by_offset, &last)) {
+        uint64_t             offset, block_size;
+        if (!chunk_last(c, &offset, &block_size)) {
             continue;
         }
-        struct galloc_keyset_key k            = galloc_keyset_at(&c->by_offset, last);
-        int64_t           reuse        = (int64_t) (c->max_size - k.hi - size);
-        bool              better_grow  = best_reuse < 0 && reuse > best_reuse;
-        bool              better_reuse = reuse >= 0 && reuse < best_reuse;
-        if (k.lo >= size && (better_grow || better_reuse)) {
-            best_chunk = ci;
-            best_reuse = reuse;
+        int64_t reuse        = (int64_t) (c->max_size - offset - size);
+        bool    better_grow  = best_reuse < 0 && reuse > best_reuse;
+        bool    better_reuse = reuse >= 0 && reuse < best_reuse;
+        if (block_size >= size && (better_grow || better_reuse)) {
+            best_chunk  = ci;
+            best_reuse  = reuse;
+            best_offset = offset;
         }
     }
     enum galloc_fit fit = best_reuse >= 0 ? GALLOC_FIT_LAST_BLOCK : GALLOC_FIT_GROW;
@@ -297,129 +240,71 @@ bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct
         if (best_chunk == -1) {
             return false; // out of memory: the 16th chunk takes anything up to GALLOC_HUGE_SIZE
         }
-        fit = GALLOC_FIT_NEW_CHUNK;
+        best_offset = 0;
+        fit         = GALLOC_FIT_NEW_CHUNK;
     }
 
-    struct chunk *    c = &alloc->chunks[best_chunk];
-    struct galloc_keyset_pos last;
-    galloc_keyset_last(&c->by_offset, &last);
-    uint64_t offset = galloc_keyset_at(&c->by_offset, last).hi;
-    cut_last_block(c, size);
-    addr->chunk  = best_chunk;
-    addr->offset = offset;
-    if (offset + size > c->max_size) {
-        c->max_size = offset + size;
+    struct chunk * c = &alloc->chunks[best_chunk];
+    if (c->keyed) {
+        galloc_block_keys_take_last(&c->keys, size);
+    } else {
+        galloc_block_list_take(&c->list, c->list.n - 1, size);
     }
-    if (how) {
-        *how = fit;
-    }
+    handed_out(alloc, best_chunk, best_offset, size, fit, addr, how);
     return true;
 }
 
 bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_address addr, uint64_t size) {
     size = align_up(size, alloc->alignment);
-    if (!alloc->linear && size == 0 && !switch_to_linear(alloc)) {
-        return false;
-    }
-    if (alloc->linear) {
-        return galloc_linear_dynalloc_release(&alloc->lin, addr, size);
-    }
     assert(addr.chunk >= 0 && addr.chunk < alloc->n_chunks);
     struct chunk * c = &alloc->chunks[addr.chunk];
-
-    // upstream walks the blocks in offset order and takes the first that ends at addr or
-    // starts at addr + size; free blocks never touch and none starts inside [addr, addr + size),
-    // so that is the block below addr if it ends there, else the block above if it starts at the end
-    struct galloc_keyset_pos above, below;
-    bool has_above = galloc_keyset_lower_bound(&c->by_offset, offset_key(addr.offset, 0), &above);
-    bool has_below = false;
-    if (has_above) {
-        below     = above;
-        has_below = galloc_keyset_prev(&c->by_offset, &below);
-    } else {
-        has_below = galloc_keyset_last(&c->by_offset, &below);
-    }
-    struct galloc_keyset_key b = has_below ? galloc_keyset_at(&c->by_offset, below) : offset_key(0, 0);
-    struct galloc_keyset_key a = has_above ? galloc_keyset_at(&c->by_offset, above) : offset_key(0, 0);
-
-    if (has_below && b.hi + b.lo == addr.offset) {
-        bool     below_inner = !chunk_is_last(c, below);
-        uint64_t grown       = b.lo + size;
-        bool     take_above  = has_above && a.hi == b.hi + grown;
-        bool     above_last  = take_above && chunk_is_last(c, above);
-        if (take_above) {
-            grown += a.lo;
-        }
-        bool stays_inner = below_inner && !above_last;
-        if (stays_inner && !galloc_keyset_reserve(&c->by_size)) {
-            return false; // nothing changed yet
-        }
-        if (take_above && !above_last) {
-            galloc_keyset_erase_key(&c->by_size, size_key(a.hi, a.lo));
-        }
-        if (stays_inner) {
-            size_key_grow(c, size_key(b.hi, b.lo), size_key(b.hi, grown)); // reserved: cannot fail
-        } else if (below_inner) {
-            galloc_keyset_erase_key(&c->by_size, size_key(b.hi, b.lo)); // below takes the last block's place
-        }
-        galloc_keyset_replace(&c->by_offset, below, offset_key(b.hi, grown));
-        if (take_above) {
-            galloc_keyset_erase(&c->by_offset, above);
-        }
-        return true;
-    }
-
-    if (has_above && a.hi == addr.offset + size) {
-        // upstream then merges with the previous block if it touches; it cannot: that block would
-        // have ended at addr and been taken above (free blocks never touch)
-        if (!chunk_is_last(c, above) && !size_key_grow(c, size_key(a.hi, a.lo), size_key(addr.offset, a.lo + size))) {
+    if (c->keyed) {
+        enum galloc_keys_result r = galloc_block_keys_release(&c->keys, addr.offset, size);
+        if (r == GALLOC_KEYS_OOM || (r == GALLOC_KEYS_IRREGULAR && !chunk_to_list(c))) {
             return false;
         }
-        galloc_keyset_replace(&c->by_offset, above, offset_key(addr.offset, a.lo + size)); // still between the same neighbours
-        return true;
+        if (r == GALLOC_KEYS_DONE) {
+            chunk_settle(c);
+            return true;
+        }
     }
-
-    // no neighbour: a new block
-    return chunk_add_block(c, addr.offset, size);
+    if (!galloc_block_list_release(&c->list, addr.offset, size)) {
+        return false;
+    }
+    chunk_settle(c);
+    return true;
 }
 
 // ---- inspection ---------------------------------------------------------
 
 int32_t galloc_dynalloc_n_chunks(const struct galloc_dynalloc * alloc) {
-    return alloc->linear ? alloc->lin.n_chunks : alloc->n_chunks;
+    return alloc->n_chunks;
 }
 
 uint64_t galloc_dynalloc_chunk_size(const struct galloc_dynalloc * alloc, int32_t chunk) {
-    if (chunk < 0 || chunk >= galloc_dynalloc_n_chunks(alloc)) {
+    if (chunk < 0 || chunk >= alloc->n_chunks) {
         return 0;
     }
-    return alloc->linear ? alloc->lin.chunks[chunk].max_size : alloc->chunks[chunk].max_size;
+    return alloc->chunks[chunk].max_size;
 }
 
 int32_t galloc_dynalloc_n_free_blocks(const struct galloc_dynalloc * alloc, int32_t chunk) {
-    if (chunk < 0 || chunk >= galloc_dynalloc_n_chunks(alloc)) {
+    if (chunk < 0 || chunk >= alloc->n_chunks) {
         return 0;
     }
-    return alloc->linear ? alloc->lin.chunks[chunk].n_blocks : (int32_t) alloc->chunks[chunk].by_offset.count;
+    return (int32_t) chunk_n_blocks(&alloc->chunks[chunk]);
 }
 
 void galloc_dynalloc_free_block(const struct galloc_dynalloc * alloc, int32_t chunk, int32_t i, uint64_t * offset, uint64_t * size) {
     assert(i >= 0 && i < galloc_dynalloc_n_free_blocks(alloc, chunk));
-    if (alloc->linear) {
-        *offset = alloc->lin.chunks[chunk].blocks[i].offset;
-        *size   = alloc->lin.chunks[chunk].blocks[i].size;
-        return;
-    }
-    // the i-th block in offset order: skip whole buckets, then step inside one
-    const struct keyset * set = &alloc->chunks[chunk].by_offset;
-    int32_t               b   = 0;
-    while (i >= set->pool[set->order[b]].n) {
-        i -= set->pool[set->order[b]].n;
-        b++;
-    }
-    struct galloc_keyset_key k = galloc_keyset_at(set, (struct galloc_keyset_pos) { b, i });
-    *offset = k.hi;
-    *size   = k.lo;
+    const struct chunk *     c = &alloc->chunks[chunk];
+    struct galloc_free_block b = c->keyed ? galloc_block_keys_at(&c->keys, i) : c->list.blocks[i];
+    *offset                    = b.offset;
+    *size                      = b.size;
+}
+
+bool galloc_dynalloc_chunk_is_keyed(const struct galloc_dynalloc * alloc, int32_t chunk) {
+    return chunk >= 0 && chunk < alloc->n_chunks && alloc->chunks[chunk].keyed;
 }
 
 uint64_t galloc_dynalloc_alignment(const struct galloc_dynalloc * alloc) {

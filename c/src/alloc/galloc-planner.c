@@ -8,7 +8,6 @@
 
 #include "galloc-error.h"
 #include "galloc-planner.h"
-#include "ggml-alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,6 +61,38 @@ bool galloc_same_layout(const struct galloc_tensor * a, const struct galloc_tens
         }
     }
     return true;
+}
+
+// the ops whose result may take over the memory of a source it consumes last, as upstream's
+// ggml_op_can_inplace (private to its ggml-alloc.c) lists them; the one copy of this table:
+// ggml_op_can_inplace, the documents' tables and the web UI's generated tables read it here
+bool galloc_op_can_inplace(int32_t op) {
+    switch (op) {
+        case GGML_OP_FILL:
+        case GGML_OP_SCALE:
+        case GGML_OP_DIAG_MASK_ZERO:
+        case GGML_OP_DIAG_MASK_INF:
+        case GGML_OP_ADD:
+        case GGML_OP_ADD_ID:
+        case GGML_OP_ADD1:
+        case GGML_OP_SUB:
+        case GGML_OP_MUL:
+        case GGML_OP_DIV:
+        case GGML_OP_SQR:
+        case GGML_OP_SQRT:
+        case GGML_OP_LOG:
+        case GGML_OP_UNARY:
+        case GGML_OP_ROPE:
+        case GGML_OP_ROPE_BACK:
+        case GGML_OP_SILU_BACK:
+        case GGML_OP_RMS_NORM:
+        case GGML_OP_RMS_NORM_BACK:
+        case GGML_OP_SOFT_MAX:
+        case GGML_OP_SOFT_MAX_BACK:
+            return true;
+        default:
+            return false;
+    }
 }
 
 // ---- checks -------------------------------------------------------------
@@ -205,7 +236,7 @@ static void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
     place->first_step = p->step;
 
     // in place: the first source consumed here for the last time
-    if (ggml_op_can_inplace((enum ggml_op) tensor->op)) {
+    if (galloc_op_can_inplace(tensor->op)) {
         for (int i = 0; i < p->state[t].n_src; i++) {
             int32_t s = tensor->src[i];
             if (s < 0 || !can_take_over(p, t, s)) {

@@ -14,33 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+// the planner's table (galloc_op_can_inplace), the one list of ops that may run in place
 bool ggml_op_can_inplace(enum ggml_op op) {
-    switch (op) {
-        case GGML_OP_FILL:
-        case GGML_OP_SCALE:
-        case GGML_OP_DIAG_MASK_ZERO:
-        case GGML_OP_DIAG_MASK_INF:
-        case GGML_OP_ADD:
-        case GGML_OP_ADD_ID:
-        case GGML_OP_ADD1:
-        case GGML_OP_SUB:
-        case GGML_OP_MUL:
-        case GGML_OP_DIV:
-        case GGML_OP_SQR:
-        case GGML_OP_SQRT:
-        case GGML_OP_LOG:
-        case GGML_OP_UNARY:
-        case GGML_OP_ROPE:
-        case GGML_OP_ROPE_BACK:
-        case GGML_OP_SILU_BACK:
-        case GGML_OP_RMS_NORM:
-        case GGML_OP_RMS_NORM_BACK:
-        case GGML_OP_SOFT_MAX:
-        case GGML_OP_SOFT_MAX_BACK:
-            return true;
-        default:
-            return false;
-    }
+    return galloc_op_can_inplace((int32_t) op);
 }
 
 static size_t align_size(size_t size, size_t alignment) {

@@ -7,7 +7,7 @@
 
 #include "galloc-document-impl.h"
 #include "galloc-document.h"
-#include "ggml-alloc.h"
+#include "galloc-planner.h"
 #include "json.h"
 
 #include <stdio.h>
@@ -197,7 +197,7 @@ char * galloc_document_write_tables(size_t * len) {
         galloc_json_write_key(&w, pass == 0 ? "ops" : "inplace_ops");
         galloc_json_write_begin_array(&w);
         for (int op = 0; op < GGML_OP_COUNT; op++) {
-            if (pass == 0 || ggml_op_can_inplace((enum ggml_op) op)) {
+            if (pass == 0 || galloc_op_can_inplace(op)) {
                 galloc_json_write_cstr(&w, ggml_op_name((enum ggml_op) op));
             }
         }

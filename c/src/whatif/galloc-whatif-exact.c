@@ -22,8 +22,9 @@
 //  3. Order. A canonical plan is built in order of increasing offset (ties by a static
 //     rank), so the next item j goes at pos(j) = the highest end of its placed conflicting
 //     items (or the current chunk's start), and only if pos(j) >= L, the last placed
-//     offset (the monotonic floor). An item with pos < L ("stuck") must rest on an item
-//     placed later. In chunked problems a branch may also close the current chunk.
+//     offset (the monotonic floor), and at pos(j) = L only when j ranks after the item
+//     placed last. Any other unplaced item ("stuck") cannot come next and must rest on an
+//     item placed later. In chunked problems a branch may also close the current chunk.
 //  4. Branching: the eligible items, lowest pos first, then by rank. Dominance: j is not
 //     tried when another unplaced item k ends below it (pos(k) + size(k) <= pos(j)): k
 //     could move down there, and that plan, with a smaller sum of offsets, is on another
@@ -32,8 +33,11 @@
 //  5. Inference after each decision (T = the total to reach): in each section s the
 //     unplaced items are stacked above base(s) = max(floor(s), L, the lowest pos of an
 //     unplaced item in s), floor(s) the highest end of the placed items live in s; so
-//     closed chunks + base(s) - chunk start + unplaced bytes(s) <= T. A stuck item without
-//     an unplaced conflicting item is a dead end.
+//     closed chunks + base(s) - chunk start + unplaced bytes(s) <= T. In one chunk this is
+//     done for every threshold, not only the lowest (sections_fit: a section is a machine
+//     scheduling its items with release times). A stuck item without an unplaced
+//     conflicting item is a dead end. Before a placement at pos, the plain L + unplaced
+//     bytes test is done ahead (fits_after), so that most refuted branches cost no node.
 //  6. Decomposition (one chunk only): pieces of the time range that no item crosses are
 //     independent, so a decision (is there a plan of total <= T?) decides each piece on
 //     its own and keeps its plan while searching the next. Inside a search, when no
@@ -43,10 +47,12 @@
 //  7. Restarts: each piece is searched with several static orders in turn under a node
 //     limit that doubles every round; a run that ends within its limit decides.
 //  8. Failed states: a state from which every alternative failed (the unplaced items with
-//     their lowest offsets, the floor, the components; two 64-bit hashes) is remembered
-//     for the rest of the run and not searched again.
-//  9. Driver: decide at the capacity (CSV), then at the lower bound (half the remaining
-//     time), then below the best plan found, down to a proof or the end of the budget.
+//     their lowest offsets, the floor, the components, the order; two 64-bit hashes) is
+//     remembered for the rest of the piece's decision, across the rounds of step 7, and
+//     not searched again.
+//  9. Driver: decide at the capacity (CSV), then at the lower bound (a quarter of the
+//     remaining time), then halve the gap between the bound and the best plan found (each
+//     decision with half the remaining time), down to a proof or the end of the budget.
 // Limits: exponential in the worst case; at most 16 chunks as ggml; chunks are not
 // deduplicated by symmetry and not decomposed, so chunked problems search more.
 
@@ -95,6 +101,7 @@ struct exact {
     const struct galloc_whatif_index          * x;
     int32_t    n, n_search, n_sec;
     int32_t  * rank;        // static order of the current run
+    int        kind;        // which static order (step 7)
     bool       unlimited, decompose;
     bool       strict;      // items past max_size exist: others keep within max_size (no proofs then)
     uint64_t   stride, max_size, align;
@@ -110,6 +117,13 @@ struct exact {
     int32_t  * cut;         // per section boundary s|s+1: unplaced items spanning it
     uint64_t * acc;         // scratch per section: the lowest offset of its unplaced items
     struct pos_key * keys;  // scratch per item
+    struct pos_key * sorted; // scratch per item: keys in decreasing order of offsets
+    int32_t  * ord;         // the searched items, in the last order sections_fit found
+    int32_t  * ord_next;    // scratch per item: the next ord
+    int32_t  * in_keys;     // scratch per item, 0 outside sections_fit
+    uint64_t * rem_before;  // scratch per section (rem_extremes)
+    uint64_t * rem_after;
+    uint64_t   rem_most;
     int32_t    n_placed;
     uint64_t   L, closed, cur;
     int32_t    last_rank, slab;
@@ -327,6 +341,71 @@ static uint64_t in_chunk(const struct exact * e, uint64_t h) {
     return more_chunks(e) && h > e->cur ? e->cur : h;
 }
 
+// step 5 in one chunk: each section is a line from its floor (and L) to T on which its unplaced
+// items, each no lower than its lowest offset, must lie side by side. Such a line holds them
+// exactly when, for every offset h among theirs, max(h, L) + the bytes of the items whose lowest
+// offset is >= h <= T (as a single machine schedules jobs with release times; an item's lowest
+// offset is at least the floor of each of its sections). So the items are taken in decreasing
+// order of their lowest offsets, each adding its bytes to its sections and checking them there.
+// keys[0 .. n_un): each unplaced item with its lowest offset. The order is kept from one call to
+// the next (ord: the items in the last order found), so sorting is an insertion sort of a nearly
+// sorted list.
+static bool sections_fit(struct exact * e, int32_t n_un) {
+    const struct galloc_whatif_index * x = e->x;
+    // keys in the last order: items of keys[] by their place in ord
+    for (int32_t k = 0; k < n_un; k++) {
+        e->in_keys[e->keys[k].j] = k + 1;
+    }
+    int32_t m = 0, rest = n_un;
+    for (int32_t k = 0; k < e->n_search; k++) {
+        int32_t j = e->ord[k];
+        if (e->in_keys[j]) {
+            e->sorted[m++] = e->keys[e->in_keys[j] - 1];
+        } else {
+            e->ord_next[rest++] = j; // not among the keys now: after them, in the same order
+        }
+    }
+    for (int32_t k = 1; k < n_un; k++) {
+        struct pos_key v = e->sorted[k];
+        int32_t        q = k;
+        while (q > 0 && e->sorted[q - 1].pos < v.pos) {
+            e->sorted[q] = e->sorted[q - 1];
+            q--;
+        }
+        e->sorted[q] = v;
+    }
+    // ord: the sorted keys first, then the others (already moved there, in order)
+    for (int32_t k = 0; k < n_un; k++) {
+        e->ord_next[k] = e->sorted[k].j;
+        e->in_keys[e->sorted[k].j] = 0;
+    }
+    int32_t * swap = e->ord;
+    e->ord      = e->ord_next;
+    e->ord_next = swap;
+    for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {
+        e->acc[s] = 0;
+    }
+    // the items above L one by one; those at L or below (the last ones) all start from L, where
+    // the threshold with every item is the strongest: L + all the unplaced bytes of a section
+    for (int32_t k = 0; k < n_un && e->sorted[k].pos > e->L; k++) {
+        int32_t  j    = e->sorted[k].j;
+        uint64_t size = e->p->items[j].size, most = 0;
+        for (int32_t s = x->sec_first[j]; s <= x->sec_last[j]; s++) {
+            e->acc[s] += size;
+            most = e->acc[s] > most ? e->acc[s] : most;
+        }
+        if (e->sorted[k].pos + most > e->T) {
+            return false;
+        }
+    }
+    for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {
+        if (e->L + e->rem[s] > e->T) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // step 5, over the current component
 static bool consistent(struct exact * e) {
     const struct galloc_whatif_index * x    = e->x;
@@ -343,8 +422,9 @@ static bool consistent(struct exact * e) {
             continue;
         }
         uint64_t pos = position(e, j);
-        if (pos < e->L) {
-            // stuck: it will rest on an unplaced conflicting item, placed at L or above
+        if (pos < e->L || (pos == e->L && e->rank[j] < e->last_rank)) {
+            // stuck (it cannot come next in the canonical order): it will rest on an unplaced
+            // conflicting item, placed at L or above
             uint64_t lowest = UINT64_MAX;
             for (int32_t a = x->adj_start[j]; a < x->adj_start[j + 1]; a++) {
                 int32_t q = x->adj[a];
@@ -364,6 +444,9 @@ static bool consistent(struct exact * e) {
             pos = lowest;
         }
         e->keys[n_un++] = (struct pos_key) { pos, j };
+    }
+    if (e->unlimited) {
+        return sections_fit(e, n_un);
     }
     // per section: the unplaced items lie above the lowest of their offsets, and each item fits
     for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {
@@ -411,13 +494,49 @@ static void dominance_limits(const struct exact * e, struct level * lv) {
     lv->fits_under = under;
 }
 
+// One chunk, before a placement (step 5 ahead): placing j at pos raises L to pos, and every
+// section of the component must then hold its unplaced bytes above it: pos + rem <= T, with j's
+// bytes gone from its own sections. rem_before[s] / rem_after[s]: the most unplaced bytes of
+// the component's sections before / after s (filled by rem_extremes).
+static void rem_extremes(struct exact * e) {
+    uint64_t m = 0;
+    for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {
+        e->rem_before[s] = m;
+        m = e->rem[s] > m ? e->rem[s] : m;
+    }
+    e->rem_most = m;
+    m = 0;
+    for (int32_t s = e->comp.hi; s >= e->comp.lo; s--) {
+        e->rem_after[s] = m;
+        m = e->rem[s] > m ? e->rem[s] : m;
+    }
+}
+
+static bool fits_after(const struct exact * e, int32_t j, uint64_t pos) {
+    if (pos + e->rem_most <= e->T) {
+        return true;
+    }
+    const struct galloc_whatif_index * x = e->x;
+    int32_t lo = x->sec_first[j], hi = x->sec_last[j];
+    uint64_t most = lo > e->comp.lo ? e->rem_before[lo] : 0;
+    most = hi < e->comp.hi && e->rem_after[hi] > most ? e->rem_after[hi] : most;
+    for (int32_t s = lo; s <= hi; s++) {
+        uint64_t r = e->rem[s] - e->p->items[j].size;
+        most = r > most ? r : most;
+    }
+    return pos + most <= e->T;
+}
+
 // step 4: the eligible item with the smallest (pos, rank) after the level's last key; -1: none
-static int32_t next_candidate(const struct exact * e, const struct level * lv, uint64_t * pos_out) {
+static int32_t next_candidate(struct exact * e, const struct level * lv, uint64_t * pos_out) {
     int32_t  best      = -1;
     uint64_t best_pos  = 0;
     int32_t  best_rank = 0;
     int32_t  b0, b1;
     comp_items(e, &b0, &b1);
+    if (e->unlimited) {
+        rem_extremes(e);
+    }
     for (int32_t k = b0; k < b1; k++) {
         int32_t j = e->by_first[k];
         if (e->placed[j]) {
@@ -437,7 +556,7 @@ static int32_t next_candidate(const struct exact * e, const struct level * lv, u
         if (best >= 0 && (pos > best_pos || (pos == best_pos && r > best_rank))) {
             continue;
         }
-        if (cost_at(e, j, pos) > e->T) {
+        if (cost_at(e, j, pos) > e->T || (e->unlimited && !fits_after(e, j, pos))) {
             continue;
         }
         best      = j;
@@ -556,7 +675,7 @@ static void unwind(struct exact * e, int32_t base) {
 // component and the pending ones
 static void state_key(const struct exact * e, uint64_t * k1, uint64_t * k2) {
     uint64_t extra = mix64(e->L ^ mix64((uint64_t) (uint32_t) e->last_rank ^ ((uint64_t) (uint32_t) e->comp.lo << 32)) ^
-                           mix64((uint64_t) (uint32_t) e->comp.hi + 77));
+                           mix64((uint64_t) (uint32_t) e->comp.hi + 77) ^ mix64((uint64_t) e->kind * 0x9e3779b97f4a7c15ULL + 5));
     if (!e->unlimited) {
         extra = mix64(extra ^ mix64(e->closed + 13) ^ mix64(e->cur * 31 + (uint64_t) e->slab));
     }
@@ -758,6 +877,9 @@ static bool set_ranks(struct exact * e, int kind) {
 static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, int32_t hi) {
     int32_t b0 = e->first_pos[lo], b1 = e->first_pos[hi + 1];
     uint64_t limit = (uint64_t) (b1 - b0) + 64;
+    // the failed states of each order stay known from round to round (a state's key holds the
+    // order): a longer run of the same order skips what the shorter one already refuted
+    memo_clear(e);
     for (;;) {
         limit = limit < UINT64_MAX / 2 ? limit * 2 : limit;
         for (int kind = 0; kind < N_ORDERS; kind++) {
@@ -765,7 +887,7 @@ static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, 
                 return SEARCH_TIMEOUT; // out of memory: give up like a timeout
             }
             e->node_limit = limit;
-            memo_clear(e);
+            e->kind       = kind;
             enum search_end r = search(e, base, lo, hi);
             if (r != SEARCH_LIMIT) {
                 return r;
@@ -818,6 +940,12 @@ static void exact_free(struct exact * e) {
     free(e->cut);
     free(e->acc);
     free(e->keys);
+    free(e->sorted);
+    free(e->ord);
+    free(e->ord_next);
+    free(e->in_keys);
+    free(e->rem_before);
+    free(e->rem_after);
     free(e->arena);
     free(e->trail_idx);
     free(e->trail_val);
@@ -862,7 +990,13 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->rem       = calloc(ns, sizeof(uint64_t));
     e->cut       = calloc(ns, sizeof(int32_t));
     e->acc       = calloc(ns, sizeof(uint64_t));
+    e->rem_before = calloc(ns, sizeof(uint64_t));
+    e->rem_after  = calloc(ns, sizeof(uint64_t));
     e->keys      = malloc(n * sizeof(struct pos_key));
+    e->sorted    = malloc(n * sizeof(struct pos_key));
+    e->ord       = malloc(n * sizeof(int32_t));
+    e->ord_next  = malloc(n * sizeof(int32_t));
+    e->in_keys   = calloc(n, sizeof(int32_t));
     e->arena     = malloc((size_t) e->arena_cap * sizeof(struct comp_node));
     e->trail_cap = (size_t) trail_cap;
     e->trail_idx = malloc((size_t) trail_cap * sizeof(int32_t) + sizeof(int32_t));
@@ -871,7 +1005,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->best_off  = calloc(n, sizeof(uint64_t));
     struct first_key * keys = malloc(n * sizeof(struct first_key));
     if (!e->rank || !e->by_first || !e->first_pos || !e->placed || !e->off || !e->minoff || !e->free_nb || !e->floor || !e->rem ||
-        !e->cut || !e->acc || !e->keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
+        !e->cut || !e->acc || !e->rem_before || !e->rem_after || !e->keys || !e->sorted || !e->ord || !e->ord_next || !e->in_keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
         free(keys);
         exact_free(e);
         return false;
@@ -910,7 +1044,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     // the failed-state table: about 1024 slots per item, 4096 to 2^20 (16 MiB); without it the
     // search is slower, not wrong
     uint32_t slots = 4096;
-    while (slots < (1u << 20) && slots < (uint32_t) nk * 1024u) {
+    while (slots < (1u << 20) && slots < (uint32_t) nk * 4096u) {
         slots *= 2;
     }
     e->memo_mask  = slots - 1;
@@ -933,6 +1067,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     }
     for (int32_t q = 0; q < nk; q++) {
         e->by_first[q] = keys[q].i;
+        e->ord[q]      = keys[q].i;
     }
     free(keys);
     return true;
@@ -1007,14 +1142,23 @@ bool galloc_whatif_exact(const struct galloc_whatif_problem * p, const struct ga
     if (p->capacity >= lower && p->capacity < best) {
         out_of_time = decide_and_learn(&e, p->capacity, end, &lower, &best) == SEARCH_TIMEOUT;
     }
-    // the lower bound, with half the time left
+    // the lower bound, with a quarter of the time left (a plan there is optimal at once)
     if (!out_of_time && lower < best) {
         double now = galloc_whatif_now_ms();
-        decide_and_learn(&e, lower, now + (end - now) / 2, &lower, &best);
+        decide_and_learn(&e, lower, now + (end - now) / 4, &lower, &best);
     }
-    // below the best plan found, until a proof or the end
-    while (!out_of_time && lower < best) {
-        out_of_time = decide_and_learn(&e, best - e.align, end, &lower, &best) == SEARCH_TIMEOUT;
+    // then halve the gap between the bound and the best plan, each decision with half the time
+    // left: a plan below the middle lowers the best, a search to the end raises the bound past
+    // it; a middle not decided in time is given up, and the halving goes on above it
+    uint64_t from = lower; // the lowest total still tried
+    while (!out_of_time && from < best) {
+        uint64_t mid = from + (best - from) / (2 * e.align) * e.align;
+        double   now = galloc_whatif_now_ms();
+        if (now >= end) {
+            break;
+        }
+        enum search_end r = decide_and_learn(&e, mid, now + (end - now) / 2, &lower, &best);
+        from = r == SEARCH_TIMEOUT ? mid + e.align : lower;
     }
     bool proved = lower >= best;
     if (e.found && e.best_cost < incumbent->total) {

@@ -57,9 +57,10 @@ bool galloc_whatif_exact(const struct galloc_whatif_problem * problem, const str
                   const struct galloc_whatif_plan * incumbent, uint32_t budget_ms, struct galloc_whatif_plan * plan);
 
 // problems (items malloc'd into prob->items)
-// allocator a of a plan: tensor_item (plan->n_tensors entries) gets each tensor's item or -1, ggml_plan
+// allocator a of a plan, through the plan's tensor index: tensor_item (NULL: not wanted; else
+// plan->n_tensors entries, -1 filled by the caller) gets the item of each of a's tensors, ggml_plan
 // (initialised here) ggml's placement of every item, n_shrinking the chains whose members shrink
-bool galloc_whatif_problem_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t a,
+bool galloc_whatif_problem_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, struct galloc_whatif_tensors * tensors, int32_t a,
                               struct galloc_whatif_problem * prob, int32_t * tensor_item, int32_t * n_shrinking,
                               struct galloc_whatif_plan * ggml_plan, struct galloc_error * err);
 // MiniMalloc CSV text: alignment 1, no max size, capacity 0 (the caller sets it)

@@ -418,48 +418,112 @@ static int32_t find_chain_root(const struct galloc_plan * plan, int32_t t, int32
     return root;
 }
 
+// the allocator whose problem holds tensor t, -1: none (no buffer, or a broken allocator link)
+static int32_t tensor_allocator(const struct galloc_graph * g, const struct galloc_plan * plan, int32_t t) {
+    int32_t b = plan->places[t].buffer;
+    if (b < 0 || b >= g->n_buffer_types) {
+        return -1;
+    }
+    int32_t a = g->buffer_types[b].allocator;
+    return a >= 0 && a < g->n_buffer_types ? a : -1;
+}
+
+void galloc_whatif_tensors_free(struct galloc_whatif_tensors * x) {
+    if (!x) {
+        return;
+    }
+    free(x->start);
+    free(x->list);
+    free(x->root);
+    free(x->scratch);
+    memset(x, 0, sizeof(*x));
+}
+
+bool galloc_whatif_tensors_build(const struct galloc_graph * g, const struct galloc_plan * plan, struct galloc_whatif_tensors * x,
+                                 struct galloc_error * err) {
+    memset(x, 0, sizeof(*x));
+    if (!g || !plan || !plan->places || !plan->buffers || !g->buffer_types) {
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: no graph or plan");
+    }
+    if (plan->n_tensors != g->n_tensors || plan->n_buffer_types != g->n_buffer_types) {
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: the plan (%d tensors, %d buffer types) is not of this graph (%d, %d)", plan->n_tensors,
+                           plan->n_buffer_types, g->n_tensors, g->n_buffer_types);
+    }
+    size_t nt = (size_t) plan->n_tensors, nb = (size_t) g->n_buffer_types;
+    x->n_tensors      = plan->n_tensors;
+    x->n_buffer_types = g->n_buffer_types;
+    x->start          = calloc(nb + 2, sizeof(int32_t));
+    x->list           = malloc((nt + 1) * sizeof(int32_t));
+    x->root           = malloc((nt + 1) * sizeof(int32_t));
+    x->scratch        = malloc((nt + 1) * sizeof(int32_t));
+    int32_t * path    = malloc((nt + 1) * sizeof(int32_t));
+    if (!x->start || !x->list || !x->root || !x->scratch || !path) {
+        free(path);
+        galloc_whatif_tensors_free(x);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory indexing %d tensors", plan->n_tensors);
+    }
+    // counting sort by allocator: each allocator's tensors in increasing order
+    for (int32_t t = 0; t < plan->n_tensors; t++) {
+        int32_t a = tensor_allocator(g, plan, t);
+        x->start[a + 1] += a >= 0;
+        x->root[t]    = CHAIN_ROOT_UNKNOWN;
+        x->scratch[t] = -1;
+    }
+    for (size_t a = 0; a < nb; a++) {
+        x->start[a + 1] += x->start[a];
+    }
+    for (int32_t t = 0; t < plan->n_tensors; t++) {
+        int32_t a = tensor_allocator(g, plan, t);
+        if (a >= 0) {
+            x->list[x->start[a]++] = t;
+        }
+    }
+    for (size_t a = nb; a > 0; a--) {
+        x->start[a] = x->start[a - 1];
+    }
+    x->start[0] = 0;
+    // in-place chains, each tensor walked once in all
+    for (int32_t t = 0; t < plan->n_tensors; t++) {
+        if (plan->places[t].how == GALLOC_HOW_INPLACE && x->root[t] == CHAIN_ROOT_UNKNOWN) {
+            find_chain_root(plan, t, x->root, path);
+        }
+    }
+    free(path);
+    return true;
+}
+
 // items of allocator a: every tensor placed on its own starts an item; in-place tensors join
-// the item of the parent they took over (resolved along the chain)
-bool galloc_whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc_plan * plan, int32_t a,
+// the item of the parent they took over (the root of their chain). Walks a's tensors only.
+bool galloc_whatif_problem_from_plan(const struct galloc_graph * g, const struct galloc_plan * plan, struct galloc_whatif_tensors * x, int32_t a,
                               struct galloc_whatif_problem * prob, int32_t * tensor_item, int32_t * n_shrinking,
                               struct galloc_whatif_plan * ggml_plan, struct galloc_error * err) {
-    int32_t  nt    = plan->n_tensors;
-    uint64_t align = g->buffer_types[a].alignment;
+    uint64_t        align = g->buffer_types[a].alignment;
+    const int32_t * list  = x->list + x->start[a];
+    int32_t         nl    = x->start[a + 1] - x->start[a];
+    int32_t       * item  = x->scratch; // -1 outside this call
     memset(prob, 0, sizeof(*prob));
     prob->alignment = align;
     prob->max_size  = g->buffer_types[a].max_size;
     *n_shrinking    = 0;
 
-    for (int32_t t = 0; t < nt; t++) {
-        tensor_item[t] = -1;
-    }
     int32_t n = 0;
-    for (int32_t t = 0; t < nt; t++) {
-        const struct galloc_place * pl = &plan->places[t];
-        if (pl->buffer >= 0 && pl->buffer < g->n_buffer_types && g->buffer_types[pl->buffer].allocator == a && is_root_how(pl->how)) {
-            tensor_item[t] = n++;
+    for (int32_t k = 0; k < nl; k++) {
+        if (is_root_how(plan->places[list[k]].how)) {
+            item[list[k]] = n++;
         }
     }
     prob->items = calloc((size_t) n + 1, sizeof(struct galloc_whatif_item));
-    if (!prob->items || !galloc_whatif_plan_init(ggml_plan, n, "ggml")) {
-        free(prob->items);
-        prob->items = NULL;
-        galloc_whatif_plan_release(ggml_plan);
-        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory extracting %d items", n);
-    }
-    prob->n_items = n;
     bool * shrinks = calloc((size_t) n + 1, sizeof(bool));
-    if (!shrinks) {
-        free(prob->items);
-        prob->items = NULL;
-        galloc_whatif_plan_release(ggml_plan);
-        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory extracting %d items", n);
+    bool   ok      = prob->items && shrinks && galloc_whatif_plan_init(ggml_plan, n, "ggml");
+    if (!ok) {
+        galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory extracting %d items", n);
     }
-    bool ok = true;
-    for (int32_t t = 0; t < nt && ok; t++) {
+    prob->n_items = ok ? n : 0;
+    for (int32_t k = 0; k < nl && ok; k++) {
+        int32_t                     t  = list[k];
         const struct galloc_place * pl = &plan->places[t];
-        if (tensor_item[t] >= 0) {
-            struct galloc_whatif_item * it = &prob->items[tensor_item[t]];
+        if (item[t] >= 0) {
+            struct galloc_whatif_item * it = &prob->items[item[t]];
             if (pl->size > GALLOC_WHATIF_MAX_ITEM_BYTES) {
                 ok = galloc_fail(err, GALLOC_STATUS_LIMIT, "tensor %d: alloc size %llu is past 2^40", t, (unsigned long long) pl->size);
                 break;
@@ -469,37 +533,28 @@ bool galloc_whatif_problem_from_plan(const struct galloc_graph * g, const struct
             it->size      = align_up(pl->size, align);
             it->first     = pl->first_step;
             it->last      = pl->last_step < pl->first_step ? pl->first_step : pl->last_step;
-            ggml_plan->chunks[tensor_item[t]]  = pl->chunk;
-            ggml_plan->offsets[tensor_item[t]] = pl->offset;
+            ggml_plan->chunks[item[t]]  = pl->chunk;
+            ggml_plan->offsets[item[t]] = pl->offset;
         }
     }
-    // in-place tensors: follow parents to the chain's first tensor, each tensor's answer kept
-    // so that a chain is walked once in all (linear in the tensors, not quadratic in a chain)
-    int32_t * chain_root = malloc(((size_t) nt + 1) * sizeof(int32_t));
-    int32_t * path       = malloc(((size_t) nt + 1) * sizeof(int32_t));
-    if (ok && (!chain_root || !path)) {
-        ok = galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory extracting %d items", n);
-    }
-    for (int32_t t = 0; t < nt && ok; t++) {
-        chain_root[t] = CHAIN_ROOT_UNKNOWN;
-    }
-    for (int32_t t = 0; t < nt && ok; t++) {
+    // in-place tensors join the item of their chain's first tensor (resolved once, in the index)
+    for (int32_t k = 0; k < nl && ok; k++) {
+        int32_t                     t  = list[k];
         const struct galloc_place * pl = &plan->places[t];
-        if (pl->how != GALLOC_HOW_INPLACE || pl->buffer < 0 || pl->buffer >= g->n_buffer_types ||
-            g->buffer_types[pl->buffer].allocator != a) {
+        if (pl->how != GALLOC_HOW_INPLACE) {
             continue;
         }
-        int32_t root = find_chain_root(plan, t, chain_root, path);
-        if (root < 0 || tensor_item[root] < 0) {
+        int32_t root = x->root[t];
+        if (root < 0 || item[root] < 0) {
             ok = galloc_fail(err, GALLOC_STATUS_INVALID, "tensor %d: in place over a chain without a placed first tensor", t);
             break;
         }
-        struct galloc_whatif_item * it   = &prob->items[tensor_item[root]];
+        struct galloc_whatif_item * it   = &prob->items[item[root]];
         uint64_t                    size = align_up(pl->size > GALLOC_WHATIF_MAX_ITEM_BYTES ? GALLOC_WHATIF_MAX_ITEM_BYTES : pl->size, align);
-        tensor_item[t] = tensor_item[root];
+        item[t] = item[root];
         it->n_tensors++;
         if (size < it->size) {
-            shrinks[tensor_item[root]] = true;
+            shrinks[item[root]] = true;
         }
         if (size > it->size) {
             it->size = size; // cannot happen with ggml's rule (a child never needs more than its parent)
@@ -511,12 +566,17 @@ bool galloc_whatif_problem_from_plan(const struct galloc_graph * g, const struct
             it->last = pl->last_step;
         }
     }
-    for (int32_t i = 0; i < n; i++) {
+    for (int32_t i = 0; ok && i < n; i++) {
         *n_shrinking += shrinks[i] ? 1 : 0;
     }
+    // hand the items to tensor_item (when asked) and leave the scratch as it was found
+    for (int32_t k = 0; k < nl; k++) {
+        if (tensor_item && ok) {
+            tensor_item[list[k]] = item[list[k]];
+        }
+        item[list[k]] = -1;
+    }
     free(shrinks);
-    free(chain_root);
-    free(path);
     if (!ok) {
         free(prob->items);
         prob->items   = NULL;

@@ -89,13 +89,16 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
     return true;
 }
 
-bool galloc_whatif_items_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
-                                   struct galloc_whatif_result * out, struct galloc_error * err) {
+// one allocator's problem through the plan's tensor index, unsolved (as galloc_whatif_items_from_plan);
+// tensor_item (NULL: not wanted) gets the item of each of the allocator's tensors
+static bool items_indexed(const struct galloc_graph * graph, const struct galloc_plan * plan, struct galloc_whatif_tensors * tensors,
+                          int32_t buffer_type, int32_t * tensor_item, struct galloc_whatif_result * out, struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
-    if (!graph || !plan || !plan->places || !plan->buffers || !graph->buffer_types) {
-        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: no graph or plan");
+    if (!graph || !plan || !plan->places || !plan->buffers || !graph->buffer_types || !tensors || !tensors->start) {
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: no graph, plan or tensor index");
     }
-    if (plan->n_tensors != graph->n_tensors || plan->n_buffer_types != graph->n_buffer_types) {
+    if (plan->n_tensors != graph->n_tensors || plan->n_buffer_types != graph->n_buffer_types || tensors->n_tensors != plan->n_tensors ||
+        tensors->n_buffer_types != graph->n_buffer_types) {
         return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: the plan (%d tensors, %d buffer types) is not of this graph (%d, %d)", plan->n_tensors,
                     plan->n_buffer_types, graph->n_tensors, graph->n_buffer_types);
     }
@@ -110,12 +113,7 @@ bool galloc_whatif_items_from_plan(const struct galloc_graph * graph, const stru
         return galloc_fail(err, GALLOC_STATUS_INVALID, "whatif: buffer type %d shares an invalid allocator %d", buffer_type, a);
     }
     out->buffer_type = a;
-    out->n_tensors   = plan->n_tensors;
-    out->tensor_item = malloc(((size_t) plan->n_tensors + 1) * sizeof(int32_t));
-    if (!out->tensor_item) {
-        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
-    }
-    if (!galloc_whatif_problem_from_plan(graph, plan, a, &out->problem, out->tensor_item, &out->n_shrinking, &out->plans[GALLOC_WHATIF_GGML], err)) {
+    if (!galloc_whatif_problem_from_plan(graph, plan, tensors, a, &out->problem, tensor_item, &out->n_shrinking, &out->plans[GALLOC_WHATIF_GGML], err)) {
         galloc_whatif_free(out);
         return false;
     }
@@ -124,9 +122,48 @@ bool galloc_whatif_items_from_plan(const struct galloc_graph * graph, const stru
     return true;
 }
 
+bool galloc_whatif_items_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
+                                   struct galloc_whatif_result * out, struct galloc_error * err) {
+    memset(out, 0, sizeof(*out));
+    struct galloc_whatif_tensors tensors;
+    if (!galloc_whatif_tensors_build(graph, plan, &tensors, err)) {
+        return false;
+    }
+    // tensor_item: every tensor of the graph, -1 unless the allocator's problem holds it
+    int32_t * tensor_item = malloc(((size_t) plan->n_tensors + 1) * sizeof(int32_t));
+    if (!tensor_item) {
+        galloc_whatif_tensors_free(&tensors);
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
+    }
+    for (int32_t t = 0; t < plan->n_tensors; t++) {
+        tensor_item[t] = -1;
+    }
+    bool ok = items_indexed(graph, plan, &tensors, buffer_type, tensor_item, out, err);
+    galloc_whatif_tensors_free(&tensors);
+    if (!ok) {
+        free(tensor_item);
+        return false;
+    }
+    out->n_tensors   = plan->n_tensors;
+    out->tensor_item = tensor_item;
+    return true;
+}
+
 bool galloc_whatif_from_plan(const struct galloc_graph * graph, const struct galloc_plan * plan, int32_t buffer_type,
                              uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err) {
     if (!galloc_whatif_items_from_plan(graph, plan, buffer_type, out, err)) {
+        return false;
+    }
+    if (!solve(out, true, exact_budget_ms, err)) {
+        galloc_whatif_free(out);
+        return false;
+    }
+    return true;
+}
+
+bool galloc_whatif_from_plan_tensors(const struct galloc_graph * graph, const struct galloc_plan * plan, struct galloc_whatif_tensors * tensors,
+                                     int32_t buffer_type, uint32_t exact_budget_ms, struct galloc_whatif_result * out, struct galloc_error * err) {
+    if (!items_indexed(graph, plan, tensors, buffer_type, NULL, out, err)) {
         return false;
     }
     if (!solve(out, true, exact_budget_ms, err)) {

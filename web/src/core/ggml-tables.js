@@ -1,5 +1,5 @@
 // ggml-tables.js: GENERATED from the C library's tables by scripts/gen-ggml-tables.mjs (make tables).
-// Do not edit: change c/src/ggml/ggml.c or c/src/alloc/ggml-alloc.c and run make tables;
+// Do not edit: change c/src/ggml/ggml.c or c/src/alloc/galloc-planner.c and run make tables;
 // tests/js/ggml-tables.test.js fails when this file and the C tables differ.
 
 /** the ggml version the tables are those of */
@@ -149,7 +149,7 @@ export const OPS = [
   "GLU",
 ];
 
-/** ops that may take over a parent's memory (ggml_op_can_inplace) */
+/** ops that may take over a parent's memory (the planner's galloc_op_can_inplace) */
 export const INPLACE_OP_NAMES = [
   "ADD",
   "ADD_ID",

@@ -13,7 +13,7 @@ export { FLAGS, OPS, TYPES };
 
 const OP_SET = new Set(OPS);
 
-/** ops that may take over a parent's memory (ggml_op_can_inplace) */
+/** ops that may take over a parent's memory (the planner's galloc_op_can_inplace) */
 export const INPLACE_OPS = new Set(INPLACE_OP_NAMES);
 
 /** @param {string} op @returns {boolean} */
