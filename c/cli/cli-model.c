@@ -6,6 +6,7 @@
 // buffer type as llama.cpp logs it. Bad flags and values are usage errors naming the flag.
 
 #include "cli-model.h"
+#include "cli-exit.h"
 #include "cli-io.h"
 #include "galloc-gguf.h"
 #include "galloc-model.h"
@@ -16,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_FILE = 4, EXIT_MEMORY = 5 };
 
 #define GGUF_FIRST_READ  ((size_t) 1 << 20)   // most headers fit
 #define GGUF_MAX_HEADER  ((uint64_t) 1 << 30) // tokenizer arrays make headers many MiB, not GiB
@@ -43,7 +42,8 @@ static const char * usage_model =
     "  --graph prompt|decode   the full micro-batch reserved at context creation (default), or\n"
     "                          the graph of a one-token context (-b 1 -ub 1)\n"
     "  --card NAME, --cards    a built-in model card instead of a file; list the cards\n"
-    "exit status: 0 ok, 2 usage or settings llama.cpp refuses, 3 invalid model file, 4 file error, 5 out of memory\n";
+    "exit status: 0 ok, 2 usage or settings llama.cpp refuses, 3 invalid model file (or a graph past the\n"
+    "library's limits), 4 file error, 5 out of memory\n";
 
 static int usage_error(const char * fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char * fmt, ...) {
@@ -99,8 +99,8 @@ static int read_gguf(const char * path, struct galloc_gguf * g) {
         buf = grown;
         have += fread(buf + have, 1, want - have, f);
         uint64_t need = 0;
-        char err[512];
-        enum galloc_gguf_status st = galloc_gguf_read_prefix(buf, have, file_size, g, &need, err, sizeof(err));
+        struct galloc_error err;
+        enum galloc_gguf_status st = galloc_gguf_read_prefix(buf, have, file_size, g, &need, &err);
         if (st == GALLOC_GGUF_OK) {
             code = EXIT_OK;
             break;
@@ -113,8 +113,8 @@ static int read_gguf(const char * path, struct galloc_gguf * g) {
             fprintf(stderr, "galloc model: %s: %s\n", path,
                     need > GGUF_MAX_HEADER ? "the header is larger than 1 GiB" : "the file ends inside its header");
         } else {
-            fprintf(stderr, "galloc model: %s: %s\n", path, err);
-            code = st == GALLOC_GGUF_NO_MEMORY ? EXIT_MEMORY : EXIT_INPUT;
+            fprintf(stderr, "galloc model: %s: %s\n", path, err.message);
+            code = cli_exit_code(err.status);
         }
         break;
     }
@@ -210,12 +210,12 @@ int cli_model_command(int argc, char ** argv) {
         return usage_error("%s", file ? "give a model file or --card NAME, not both" : "no model file (or --card NAME)");
     }
 
-    char err[512];
+    struct galloc_error err;
     struct galloc_model * m = NULL;
     if (card) {
-        if (!galloc_model_from_card(card, &m, err, sizeof(err))) {
-            fprintf(stderr, "galloc model: %s\n", err);
-            return EXIT_USAGE;
+        if (!galloc_model_from_card(card, &m, &err)) {
+            fprintf(stderr, "galloc model: %s\n", err.message);
+            return cli_exit_code(err.status);
         }
     } else {
         struct galloc_gguf g;
@@ -223,22 +223,22 @@ int cli_model_command(int argc, char ** argv) {
         if (code != EXIT_OK) {
             return code;
         }
-        bool ok = galloc_model_from_gguf(&g, &m, err, sizeof(err));
+        bool ok = galloc_model_from_gguf(&g, &m, &err);
         galloc_gguf_free(&g);
         if (!ok) {
-            fprintf(stderr, "galloc model: %s: %s\n", file, err);
-            return EXIT_INPUT;
+            fprintf(stderr, "galloc model: %s: %s\n", file, err.message);
+            return cli_exit_code(err.status);
         }
     }
 
     int code = EXIT_OK;
     struct galloc_error werr;
     size_t len = 0;
-    char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
+    char * doc = galloc_model_document(m, &s, &len, &err);
     struct galloc_model_sizes z;
-    if (!doc || !galloc_model_compute_sizes(m, &s, &z, err, sizeof(err))) {
-        fprintf(stderr, "galloc model: %s\n", err);
-        code = strstr(err, "out of memory") ? EXIT_MEMORY : err[0] == '-' ? EXIT_USAGE : EXIT_INPUT;
+    if (!doc || !galloc_model_compute_sizes(m, &s, &z, &err)) {
+        fprintf(stderr, "galloc model: %s\n", err.message);
+        code = cli_exit_code(err.status); // settings llama.cpp refuses (GALLOC_STATUS_ARGUMENT): a usage error
     } else if (!cli_write_file(output, doc, len, &werr)) {
         fprintf(stderr, "galloc model: %s\n", werr.message);
         code = EXIT_FILE;

@@ -12,15 +12,17 @@
 //
 //   struct galloc_gguf g;
 //   uint64_t need = 0;
-//   char err[256];
-//   enum galloc_gguf_status st = galloc_gguf_read(buf, len, &g, &need, err, sizeof(err));
+//   struct galloc_error err;
+//   enum galloc_gguf_status st = galloc_gguf_read(buf, len, &g, &need, &err);
 //   while (st == GALLOC_GGUF_NEED_MORE) { ...read `need` bytes (or more) into buf...; st = galloc_gguf_read(...); }
-//   if (st != GALLOC_GGUF_OK) { puts(err); return; }
+//   if (st != GALLOC_GGUF_OK) { puts(err.message); return; }
 //   uint64_t n_layer;
 //   if (galloc_gguf_get_u64(&g, "llama.block_count", &n_layer)) { ... }
 //   galloc_gguf_free(&g);
 
 #pragma once
+
+#include "galloc-status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -120,17 +122,19 @@ struct galloc_gguf {
 // Reads the header from the first len bytes of a GGUF file (never the tensor data).
 // Returns GALLOC_GGUF_OK and fills *out (free it with galloc_gguf_free), or another status with *out
 // left empty: NEED_MORE sets *need_bytes to the prefix length needed (a lower bound: call again with
-// at least that many bytes); INVALID and NO_MEMORY leave one line in err naming the byte offset and the
-// key or tensor. NEED_MORE also writes a line in err (what ran past the end of the prefix).
+// at least that many bytes); INVALID and NO_MEMORY fill err (may be NULL) with the status
+// (GALLOC_STATUS_INVALID, GALLOC_STATUS_NO_MEMORY) and one line naming the byte offset and the key or
+// tensor. NEED_MORE also fills err, as GALLOC_STATUS_INVALID (the bytes given are an incomplete file),
+// saying what ran past the end of the prefix.
 enum galloc_gguf_status galloc_gguf_read(const uint8_t * data, size_t len, struct galloc_gguf * out,
-                                         uint64_t * need_bytes, char * err, size_t err_size);
+                                         uint64_t * need_bytes, struct galloc_error * err);
 
 // The same, knowing the file is file_size bytes long: what would run past the end of the file is
 // INVALID (not NEED_MORE), and a data section starting past the end is refused as gguf.cpp refuses it.
 // len == file_size reads a whole file; file_size = GALLOC_GGUF_SIZE_UNKNOWN is galloc_gguf_read.
 enum galloc_gguf_status galloc_gguf_read_prefix(const uint8_t * data, size_t len, uint64_t file_size,
                                                 struct galloc_gguf * out, uint64_t * need_bytes,
-                                                char * err, size_t err_size);
+                                                struct galloc_error * err);
 
 // frees what galloc_gguf_read filled (and empties it); safe on an emptied or zeroed struct
 void galloc_gguf_free(struct galloc_gguf * g);

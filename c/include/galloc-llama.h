@@ -68,12 +68,13 @@ void                        galloc_llama_free (struct galloc_llama_graph * g);
 // the graph document (galloc_export_graph): malloc'd, NUL-terminated; NULL on failure
 char * galloc_llama_document(const struct galloc_llama_params * p, const char * name, size_t * len);
 
-// named model presets ("llama-tiny", "llama-7b-pp512", ...)
+// named llama-style presets: the tiny teaching decoders ("llama-tiny", ...) and the synthetic llama-like
+// 7B/70B graphs ("llama-7b-pp512", ...: not llama.cpp's graphs; golden twins and benchmark baselines)
 int          galloc_llama_preset_count(void);
 const char * galloc_llama_preset_name(int i);        // NULL when out of range
 const char * galloc_llama_preset_description(int i);
 bool         galloc_llama_preset_params(const char * name, struct galloc_llama_params * p); // false: unknown
-bool         galloc_llama_preset_listed(int i);     // a teaching preset (the tiny decoders) shown in the preset list
+bool         galloc_llama_preset_listed(int i);     // shown in the preset list: the tiny decoders, llama-7b-decode (a golden twin)
 char *       galloc_llama_preset_document(const char * name, size_t * len);                // NULL: unknown
 
 #ifdef __cplusplus

@@ -10,20 +10,21 @@
 // Example usage:
 //
 //   struct galloc_model * m;
-//   char err[256];
-//   if (!galloc_model_from_card("llama-3.1-8b", &m, err, sizeof(err))) { puts(err); return; }
+//   struct galloc_error err;
+//   if (!galloc_model_from_card("llama-3.1-8b", &m, &err)) { puts(err.message); return; }
 //   struct galloc_model_settings s;
 //   galloc_model_settings_default(&s);
 //   s.n_ctx = 4096;
 //   size_t len;
-//   char * json = galloc_model_document(m, &s, &len, err, sizeof(err)); // the graph document
+//   char * json = galloc_model_document(m, &s, &len, &err); // the graph document
 //   struct galloc_model_sizes sizes;
-//   galloc_model_compute_sizes(m, &s, &sizes, err, sizeof(err));        // "CPU compute buffer size = ..."
+//   galloc_model_compute_sizes(m, &s, &sizes, &err);        // "CPU compute buffer size = ..."
 //   free(json);
 //   galloc_model_free(m);
 
 #pragma once
 
+#include "galloc-status.h"
 #include "ggml.h"
 
 #include <stdbool.h>
@@ -69,9 +70,11 @@ bool galloc_model_cache_type_from_name(const char * name, enum ggml_type * type)
 struct galloc_model;
 
 // from a GGUF header (galloc_gguf_read); the model keeps copies of what it needs
-bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model ** out, char * err, size_t err_size);
+// Failures fill err (may be NULL): GALLOC_STATUS_INVALID (metadata llama.cpp's loader refuses, naming
+// the key or tensor), GALLOC_STATUS_LIMIT, GALLOC_STATUS_NO_MEMORY; an unknown card GALLOC_STATUS_NOT_FOUND.
+bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model ** out, struct galloc_error * err);
 // from a built-in card ("llama-3.1-8b", ...; see galloc_model_card_*)
-bool galloc_model_from_card(const char * card, struct galloc_model ** out, char * err, size_t err_size);
+bool galloc_model_from_card(const char * card, struct galloc_model ** out, struct galloc_error * err);
 void galloc_model_free(struct galloc_model * m);
 
 const char * galloc_model_arch_name(const struct galloc_model * m); // "llama", "gemma3", "gpt-oss", ...
@@ -87,13 +90,15 @@ const char * galloc_model_card_description(int i); // what the model is and wher
 //
 
 // the compute graph llama.cpp builds for these settings, as a graph document (malloc'd JSON,
-// NUL-terminated). NULL with a message naming the setting or tensor on invalid settings or a
-// model llama.cpp would refuse.
+// NUL-terminated). NULL with err filled: GALLOC_STATUS_ARGUMENT for settings llama.cpp refuses (the
+// message starts with the flag: "-ctv: ..."), GALLOC_STATUS_LIMIT for tensors past what a document
+// (or a 32-bit size_t) holds, GALLOC_STATUS_INVALID for a model llama.cpp would refuse (naming the
+// tensor), GALLOC_STATUS_NO_MEMORY.
 char * galloc_model_document(const struct galloc_model * m, const struct galloc_model_settings * s,
-                             size_t * len, char * err, size_t err_size);
+                             size_t * len, struct galloc_error * err);
 // the same with the document's "name" given (NULL: the model and settings, as above)
 char * galloc_model_document_named(const struct galloc_model * m, const struct galloc_model_settings * s, const char * name,
-                                   size_t * len, char * err, size_t err_size);
+                                   size_t * len, struct galloc_error * err);
 
 #define GALLOC_MODEL_MAX_BUFTS 4
 
@@ -112,9 +117,9 @@ struct galloc_model_sizes {
 
 // plans the reserved graphs as llama.cpp does (prompt, one token per sequence, prompt again: the
 // buffer is reallocated only when a chunk must grow) and reports the compute buffer size per
-// buffer type; sizes are 64-bit on every target
+// buffer type; sizes are 64-bit on every target. Failures as galloc_model_document's.
 bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
-                                struct galloc_model_sizes * out, char * err, size_t err_size);
+                                struct galloc_model_sizes * out, struct galloc_error * err);
 
 #ifdef __cplusplus
 }

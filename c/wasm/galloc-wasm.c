@@ -562,8 +562,8 @@ GALLOC_WASM_EXPORT char * galloc_wasm_gguf_summary(const uint8_t * data, size_t 
     const uint64_t size = file_size >= 0 && file_size <= 9007199254740992.0 ? (uint64_t) file_size : GALLOC_GGUF_SIZE_UNKNOWN;
     struct galloc_gguf g;
     uint64_t need = 0;
-    char err[GALLOC_WASM_ERROR_SIZE] = "";
-    enum galloc_gguf_status st = galloc_gguf_read_prefix(data, len, size, &g, &need, err, sizeof(err));
+    struct galloc_error err;
+    enum galloc_gguf_status st = galloc_gguf_read_prefix(data, len, size, &g, &need, &err);
     if (st == GALLOC_GGUF_NEED_MORE) {
         struct galloc_json_writer w;
         galloc_json_writer_init(&w);
@@ -571,14 +571,14 @@ GALLOC_WASM_EXPORT char * galloc_wasm_gguf_summary(const uint8_t * data, size_t 
         galloc_json_write_key(&w, "need_bytes");
         galloc_json_write_u64(&w, need);
         galloc_json_write_key(&w, "message");
-        galloc_json_write_cstr(&w, err);
+        galloc_json_write_cstr(&w, err.message);
         galloc_json_write_end_object(&w);
         size_t out_len = 0;
         char * out = galloc_json_writer_finish(&w, &out_len);
         return galloc_wasm_result(out, out_len);
     }
     if (st != GALLOC_GGUF_OK) {
-        return galloc_wasm_fail(st == GALLOC_GGUF_NO_MEMORY ? GALLOC_STATUS_NO_MEMORY : GALLOC_STATUS_INVALID, "%s", err);
+        return galloc_wasm_fail(err.status, "%s", err.message);
     }
     size_t out_len = 0;
     char * out = galloc_gguf_write_summary(&g, (uint64_t) max_items, &out_len);
@@ -618,7 +618,8 @@ static int32_t galloc_wasm_model_keep(struct galloc_model * m) {
 }
 
 // a model from a GGUF header (the first len bytes of the file, at least through the tensor infos):
-// its handle, or 0 with status INVALID (the header: message "offset N: ..."; or the builders refuse the model)
+// its handle, or 0 with the reader's or the builders' status (INVALID: the header, message "offset N: ...",
+// or a model the builders refuse)
 GALLOC_WASM_EXPORT int32_t galloc_wasm_model_open_gguf(const uint8_t * data, size_t len) {
     if (data == NULL) {
         galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no GGUF bytes (NULL pointer)");
@@ -626,17 +627,17 @@ GALLOC_WASM_EXPORT int32_t galloc_wasm_model_open_gguf(const uint8_t * data, siz
     }
     struct galloc_gguf g;
     uint64_t need = 0;
-    char err[GALLOC_WASM_ERROR_SIZE] = "";
-    enum galloc_gguf_status st = galloc_gguf_read(data, len, &g, &need, err, sizeof(err));
+    struct galloc_error err;
+    enum galloc_gguf_status st = galloc_gguf_read(data, len, &g, &need, &err);
     if (st != GALLOC_GGUF_OK) {
-        galloc_wasm_fail(st == GALLOC_GGUF_NO_MEMORY ? GALLOC_STATUS_NO_MEMORY : GALLOC_STATUS_INVALID, "%s", err);
+        galloc_wasm_fail(err.status, "%s", err.message);
         return 0;
     }
     struct galloc_model * m = NULL;
-    bool ok = galloc_model_from_gguf(&g, &m, err, sizeof(err));
+    bool ok = galloc_model_from_gguf(&g, &m, &err);
     galloc_gguf_free(&g);
     if (!ok) {
-        galloc_wasm_fail(GALLOC_STATUS_INVALID, "%s", err[0] ? err : "the model could not be built");
+        galloc_wasm_fail(err.status, "%s", err.message);
         return 0;
     }
     return galloc_wasm_model_keep(m);
@@ -649,9 +650,9 @@ GALLOC_WASM_EXPORT int32_t galloc_wasm_model_open_card(const char * name) {
         return 0;
     }
     struct galloc_model * m = NULL;
-    char err[GALLOC_WASM_ERROR_SIZE] = "";
-    if (!galloc_model_from_card(name, &m, err, sizeof(err))) {
-        galloc_wasm_fail(GALLOC_STATUS_NOT_FOUND, "%s", err[0] ? err : "no such card");
+    struct galloc_error err;
+    if (!galloc_model_from_card(name, &m, &err)) {
+        galloc_wasm_fail(err.status, "%s", err.message);
         return 0;
     }
     return galloc_wasm_model_keep(m);
@@ -760,12 +761,11 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_document(int32_t handle, const char 
     if (m == NULL || settings == NULL || !galloc_wasm_settings(settings, len, &s)) {
         return m == NULL || settings != NULL ? NULL : galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no settings (NULL pointer)");
     }
-    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    struct galloc_error err;
     size_t out_len = 0;
-    char * out = galloc_model_document(m, &s, &out_len, err, sizeof(err));
+    char * out = galloc_model_document(m, &s, &out_len, &err);
     if (out == NULL) {
-        return galloc_wasm_fail(strstr(err, "out of memory") ? GALLOC_STATUS_NO_MEMORY : GALLOC_STATUS_INVALID, "%s",
-                                err[0] ? err : "the graph could not be built");
+        return galloc_wasm_fail(err.status, "%s", err.message);
     }
     return galloc_wasm_result(out, out_len);
 }
@@ -778,11 +778,10 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_sizes(int32_t handle, const char * s
     if (m == NULL || settings == NULL || !galloc_wasm_settings(settings, len, &s)) {
         return m == NULL || settings != NULL ? NULL : galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no settings (NULL pointer)");
     }
-    char err[GALLOC_WASM_ERROR_SIZE] = "";
+    struct galloc_error err;
     struct galloc_model_sizes z;
-    if (!galloc_model_compute_sizes(m, &s, &z, err, sizeof(err))) {
-        return galloc_wasm_fail(strstr(err, "out of memory") ? GALLOC_STATUS_NO_MEMORY : GALLOC_STATUS_INVALID, "%s",
-                                err[0] ? err : "the graph could not be planned");
+    if (!galloc_model_compute_sizes(m, &s, &z, &err)) {
+        return galloc_wasm_fail(err.status, "%s", err.message);
     }
     struct galloc_json_writer w;
     galloc_json_writer_init(&w);

@@ -108,22 +108,23 @@ static void put_tensor(struct buf * b, const char * name, uint32_t n_dims, const
 //
 
 // reads a whole file (the length is known), returns the status; err filled
-static enum galloc_gguf_status read_all(const struct buf * b, struct galloc_gguf * g, char * err, size_t err_size) {
+static enum galloc_gguf_status read_all(const struct buf * b, struct galloc_gguf * g, struct galloc_error * err) {
     uint64_t need = 0;
-    return galloc_gguf_read_prefix(b->data, b->len, b->len, g, &need, err, err_size);
+    return galloc_gguf_read_prefix(b->data, b->len, b->len, g, &need, err);
 }
 
 // the whole file must be refused with a message holding each of the fragments (offset, key, reason)
 static void expect_invalid(const struct buf * b, const char * frag1, const char * frag2, const char * frag3) {
     struct galloc_gguf g;
-    char err[512];
-    enum galloc_gguf_status st = read_all(b, &g, err, sizeof(err));
+    struct galloc_error err;
+    enum galloc_gguf_status st = read_all(b, &g, &err);
     CHECK(st == GALLOC_GGUF_INVALID);
+    CHECK(err.status == GALLOC_STATUS_INVALID); // typed: callers decide by the status, not the text
     const char * frags[3] = { frag1, frag2, frag3 };
     for (int i = 0; i < 3; i++) {
-        if (frags[i] && !strstr(err, frags[i])) {
+        if (frags[i] && !strstr(err.message, frags[i])) {
             check_failures++;
-            fprintf(stderr, "  message \"%s\" lacks \"%s\"\n", err, frags[i]);
+            fprintf(stderr, "  message \"%s\" lacks \"%s\"\n", err.message, frags[i]);
         }
     }
     CHECK(g.impl == NULL && g.kv == NULL && g.n_kv == 0);
@@ -133,10 +134,10 @@ static void expect_invalid(const struct buf * b, const char * frag1, const char 
 // reads from growing prefixes as the reader asks; returns the final status and the number of rounds
 static enum galloc_gguf_status read_growing(const uint8_t * data, size_t len, struct galloc_gguf * g, int * rounds) {
     uint64_t have = 0;
-    char err[512];
+    struct galloc_error err;
     for (*rounds = 1;; ++*rounds) {
         uint64_t need = 0;
-        enum galloc_gguf_status st = galloc_gguf_read(data, (size_t) have, g, &need, err, sizeof(err));
+        enum galloc_gguf_status st = galloc_gguf_read(data, (size_t) have, g, &need, &err);
         if (st != GALLOC_GGUF_NEED_MORE) {
             return st;
         }
@@ -195,11 +196,11 @@ static void test_real_files(void) {
         }
         struct galloc_gguf g;
         uint64_t need = 0;
-        char err[512];
-        enum galloc_gguf_status st = galloc_gguf_read_prefix(data, len, len, &g, &need, err, sizeof(err));
+        struct galloc_error err;
+        enum galloc_gguf_status st = galloc_gguf_read_prefix(data, len, len, &g, &need, &err);
         CHECK(st == GALLOC_GGUF_OK);
         if (st != GALLOC_GGUF_OK) {
-            fprintf(stderr, "  %s: %s\n", rows[i].file, err);
+            fprintf(stderr, "  %s: %s\n", rows[i].file, err.message);
             free(data);
             continue;
         }
@@ -236,8 +237,8 @@ static void test_real_values(void) {
     }
     struct galloc_gguf g;
     uint64_t need;
-    char err[256];
-    CHECK(galloc_gguf_read(data, len, &g, &need, err, sizeof(err)) == GALLOC_GGUF_OK);
+    struct galloc_error err;
+    CHECK(galloc_gguf_read(data, len, &g, &need, &err) == GALLOC_GGUF_OK);
     uint64_t u = 0;
     int64_t i = 0;
     double f = 0;
@@ -271,24 +272,24 @@ static void test_real_prefixes(void) {
         }
         struct galloc_gguf whole;
         uint64_t need;
-        char err[512];
-        CHECK(galloc_gguf_read(data, len, &whole, &need, err, sizeof(err)) == GALLOC_GGUF_OK);
+        struct galloc_error err;
+        CHECK(galloc_gguf_read(data, len, &whole, &need, &err) == GALLOC_GGUF_OK);
         int bad = 0;
         const size_t hs = (size_t) whole.header_size;
         for (size_t cut = 0; cut < hs && bad < 3; cut += (cut < 1024 || cut + 1024 >= hs || len < 8192) ? 1 : 61) {
             struct galloc_gguf g;
             need = 0;
-            enum galloc_gguf_status st = galloc_gguf_read(data, cut, &g, &need, err, sizeof(err));
+            enum galloc_gguf_status st = galloc_gguf_read(data, cut, &g, &need, &err);
             // a prefix: more bytes needed, never more than the header, and the message says where
-            if (st != GALLOC_GGUF_NEED_MORE || need <= cut || need > whole.header_size || strncmp(err, "offset ", 7) != 0) {
-                fprintf(stderr, "  %s cut at %zu: status %d need %" PRIu64 " (%s)\n", files[f], cut, (int) st, need, err);
+            if (st != GALLOC_GGUF_NEED_MORE || need <= cut || need > whole.header_size || strncmp(err.message, "offset ", 7) != 0) {
+                fprintf(stderr, "  %s cut at %zu: status %d need %" PRIu64 " (%s)\n", files[f], cut, (int) st, need, err.message);
                 bad++;
             }
             // a truncated file: refused, at an offset within the file
-            st = galloc_gguf_read_prefix(data, cut, cut, &g, &need, err, sizeof(err));
+            st = galloc_gguf_read_prefix(data, cut, cut, &g, &need, &err);
             uint64_t at = UINT64_MAX;
-            if (st != GALLOC_GGUF_INVALID || sscanf(err, "offset %" SCNu64, &at) != 1 || at > cut || !strstr(err, "end of the file")) {
-                fprintf(stderr, "  %s truncated at %zu: status %d (%s)\n", files[f], cut, (int) st, err);
+            if (st != GALLOC_GGUF_INVALID || sscanf(err.message, "offset %" SCNu64, &at) != 1 || at > cut || !strstr(err.message, "end of the file")) {
+                fprintf(stderr, "  %s truncated at %zu: status %d (%s)\n", files[f], cut, (int) st, err.message);
                 bad++;
             }
         }
@@ -347,20 +348,21 @@ static void test_all_value_types(void) {
     struct buf b = { 0 };
     build_all_types(&b);
     struct galloc_gguf g;
-    char err[256];
-    CHECK(read_all(&b, &g, err, sizeof(err)) == GALLOC_GGUF_INVALID); // the data section starts past the end
-    CHECK(strstr(err, "data section") != NULL);
+    struct galloc_error err;
+    CHECK(read_all(&b, &g, &err) == GALLOC_GGUF_INVALID); // the data section starts past the end
+    CHECK(strstr(err.message, "data section") != NULL);
     const size_t header = b.len;
     while (b.len % 64) {
         put_u8(&b, 0);
     }
     uint64_t need = 0;
-    CHECK(galloc_gguf_read_prefix(b.data, header, b.len, &g, &need, err, sizeof(err)) == GALLOC_GGUF_OK);
+    CHECK(galloc_gguf_read_prefix(b.data, header, b.len, &g, &need, &err) == GALLOC_GGUF_OK);
+    CHECK(err.status == GALLOC_STATUS_OK && err.message[0] == '\0');
     galloc_gguf_free(&g);
-    const enum galloc_gguf_status st = read_all(&b, &g, err, sizeof(err));
+    const enum galloc_gguf_status st = read_all(&b, &g, &err);
     CHECK(st == GALLOC_GGUF_OK);
     if (st != GALLOC_GGUF_OK) {
-        fprintf(stderr, "  %s\n", err);
+        fprintf(stderr, "  %s\n", err.message);
         free(b.data);
         return;
     }
@@ -469,8 +471,8 @@ static void test_bad_header(void) {
     b.len = 0;
     put_header(&b, 2, 0, 0); // version 2 reads like 3
     struct galloc_gguf g;
-    char err[256];
-    CHECK(read_all(&b, &g, err, sizeof(err)) == GALLOC_GGUF_OK && g.version == 2 && g.data_offset == 24);
+    struct galloc_error err;
+    CHECK(read_all(&b, &g, &err) == GALLOC_GGUF_OK && g.version == 2 && g.data_offset == 24);
     galloc_gguf_free(&g);
     b.len = 0;
     put_header(&b, 3, -1, 0);
@@ -485,12 +487,12 @@ static void test_bad_header(void) {
 static void test_lying_sizes(void) {
     struct buf b = { 0 };
     struct galloc_gguf g;
-    char err[256];
+    struct galloc_error err;
     uint64_t need = 0;
 
     put_header(&b, 3, 0, (int64_t) 1 << 40); // 2^40 KV pairs in a 24-byte file
     expect_invalid(&b, "offset 24:", "key 0", "end of the file");
-    CHECK(galloc_gguf_read(b.data, b.len, &g, &need, err, sizeof(err)) == GALLOC_GGUF_NEED_MORE && need == 32);
+    CHECK(galloc_gguf_read(b.data, b.len, &g, &need, &err) == GALLOC_GGUF_NEED_MORE && need == 32);
 
     b.len = 0;
     put_header(&b, 3, (int64_t) 1 << 50, 0);
@@ -516,7 +518,7 @@ static void test_lying_sizes(void) {
     put_key(&b, "tokenizer.ggml.tokens", GALLOC_GGUF_TYPE_ARRAY); put_u32(&b, GALLOC_GGUF_TYPE_STRING); put_u64(&b, 1 << 30);
     put_str(&b, "a");
     expect_invalid(&b, "tokenizer.ggml.tokens", "array of strings (8589934592 bytes)", "end of the file");
-    CHECK(galloc_gguf_read(b.data, b.len, &g, &need, err, sizeof(err)) == GALLOC_GGUF_NEED_MORE);
+    CHECK(galloc_gguf_read(b.data, b.len, &g, &need, &err) == GALLOC_GGUF_NEED_MORE);
     CHECK(need == b.len - 9 + ((uint64_t) 8 << 30));
 
     b.len = 0;
@@ -693,8 +695,8 @@ static void test_bad_tensor_infos(void) {
         put_u8(&b, 0);
     }
     struct galloc_gguf g;
-    char err[256];
-    CHECK(read_all(&b, &g, err, sizeof(err)) == GALLOC_GGUF_OK && g.tensors[0].nbytes == 0 && g.data_size == 256);
+    struct galloc_error err;
+    CHECK(read_all(&b, &g, &err) == GALLOC_GGUF_OK && g.tensors[0].nbytes == 0 && g.data_size == 256);
     galloc_gguf_free(&g);
     free(b.data);
 }
@@ -720,11 +722,11 @@ static void test_bounded_memory(void) {
     files[3].len = len;
     for (int f = 0; f < 4; f++) {
         struct galloc_gguf g;
-        char err[256];
+        struct galloc_error err;
         uint64_t need;
         heap_now = heap_peak = 0;
         heap_counting = true;
-        galloc_gguf_read(files[f].data, files[f].len, &g, &need, err, sizeof(err));
+        galloc_gguf_read(files[f].data, files[f].len, &g, &need, &err);
         galloc_gguf_free(&g);
         heap_counting = false;
         if (heap_peak > 8 * files[f].len + (256 << 10)) {

@@ -1,4 +1,5 @@
-// test-models-real.c: the model graph builders against the graphs llama.cpp built (tests/models-real).
+// test-models-real.c: the model graph builders against the graphs llama.cpp built (tests/models-real,
+// and tests/models-captured: qwen2 and more settings, captured from a real llama.cpp run).
 //
 // For every row of tests/models-real/manifest.tsv the graph built from the row's GGUF file with
 // the row's settings must equal llama.cpp's graph document tensor for tensor and in the same
@@ -151,8 +152,11 @@ static bool same_graph(const char * row, const char * built, size_t built_len, c
     return ok;
 }
 
-// plan equality as the format defines it: chunk sizes, and every tensor's buffer, chunk, offset
-static bool same_plan(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len) {
+// plan equality as the format defines it: chunk sizes, and every tensor's buffer, chunk, offset.
+// A placement ggml made in a real run (`.ggml-plan.json`) also lists the buffer type the weights were
+// loaded into, which the allocator never used: with extra_empty, reference buffers past the built
+// plan's must be empty.
+static bool same_plan(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len, bool extra_empty) {
     struct galloc_error jerr;
     struct galloc_json_doc * a = galloc_json_parse(built, built_len, &jerr);
     struct galloc_json_doc * b = a ? galloc_json_parse(ref, ref_len, &jerr) : NULL;
@@ -161,9 +165,12 @@ static bool same_plan(const char * row, const char * built, size_t built_len, co
     if (ok) {
         const struct galloc_json_value * ba = galloc_json_object_get(galloc_json_doc_root(a), "buffers");
         const struct galloc_json_value * bb = galloc_json_object_get(galloc_json_doc_root(b), "buffers");
-        ok = galloc_json_array_size(ba) == galloc_json_array_size(bb);
+        ok = extra_empty ? galloc_json_array_size(ba) <= galloc_json_array_size(bb) : galloc_json_array_size(ba) == galloc_json_array_size(bb);
         for (size_t i = 0; ok && i < galloc_json_array_size(ba); i++) {
             ok = same_value(galloc_json_object_get(galloc_json_array_at(ba, i), "chunk_sizes"), galloc_json_object_get(galloc_json_array_at(bb, i), "chunk_sizes"));
+        }
+        for (size_t i = galloc_json_array_size(ba); ok && i < galloc_json_array_size(bb); i++) {
+            ok = galloc_json_array_size(galloc_json_object_get(galloc_json_array_at(bb, i), "chunk_sizes")) == 0;
         }
         if (!ok) {
             report(row, "plan: chunk sizes differ");
@@ -198,16 +205,25 @@ static bool same_plan(const char * row, const char * built, size_t built_len, co
 // the manifest
 //
 
+// the columns both manifests share; tests/models-captured adds nodes, tensors and placement
 enum { COL_FILE, COL_ARCH, COL_SIZE, COL_N_CTX, COL_N_UBATCH, COL_N_BATCH, COL_FA, COL_TYPE_K, COL_TYPE_V, COL_N_SEQ,
-       COL_KIND, COL_MIB, COL_BYTES, COL_MODEL, COL_GGUF, COL_N_CTX_SEQ, COL_COUNT };
+       COL_KIND, COL_MIB, COL_BYTES, COL_MODEL, COL_GGUF, COL_N_CTX_SEQ, COL_COUNT,
+       COL_NODES = COL_COUNT, COL_TENSORS, COL_PLACEMENT, COL_CAPTURED_COUNT };
+
+// a manifest: where, how many rows at least, and where each row's reference plan is
+struct manifest {
+    const char * dir;
+    int          min_rows;
+    bool         captured; // tests/models-captured: the placement column (or "-": the total only)
+};
 
 struct row {
-    char cols[COL_COUNT][160];
+    char cols[COL_CAPTURED_COUNT][160];
 };
 
 static int split_row(char * line, struct row * r) {
     int n = 0;
-    for (char * p = line; n < COL_COUNT; n++) {
+    for (char * p = line; n < COL_CAPTURED_COUNT; n++) {
         char * tab = strchr(p, '\t');
         size_t len = tab ? (size_t) (tab - p) : strcspn(p, "\r\n");
         snprintf(r->cols[n], sizeof(r->cols[n]), "%.*s", (int) len, p);
@@ -229,13 +245,13 @@ static struct galloc_model * load_model(const char * path) {
     }
     struct galloc_gguf g;
     uint64_t need = 0;
-    char err[256];
+    struct galloc_error err;
     struct galloc_model * m = NULL;
-    if (galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, err, sizeof(err)) != GALLOC_GGUF_OK) {
-        fprintf(stderr, "  %s: %s\n", path, err);
+    if (galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, &err) != GALLOC_GGUF_OK) {
+        fprintf(stderr, "  %s: %s\n", path, err.message);
     } else {
-        if (!galloc_model_from_gguf(&g, &m, err, sizeof(err))) {
-            fprintf(stderr, "  %s: %s\n", path, err);
+        if (!galloc_model_from_gguf(&g, &m, &err)) {
+            fprintf(stderr, "  %s: %s\n", path, err.message);
         }
         galloc_gguf_free(&g);
     }
@@ -245,9 +261,9 @@ static struct galloc_model * load_model(const char * path) {
 
 static int n_rows;
 
-static void check_row(const struct row * r) {
+static void check_row(const struct manifest * mf, const struct row * r) {
     char path[512];
-    snprintf(path, sizeof(path), MODELS_DIR "/%s", r->cols[COL_GGUF]);
+    snprintf(path, sizeof(path), "%s/%s", mf->dir, r->cols[COL_GGUF]);
     struct galloc_model * m = load_model(path);
     CHECK(m != NULL);
     if (!m) {
@@ -265,22 +281,28 @@ static void check_row(const struct row * r) {
     CHECK(galloc_model_cache_type_from_name(r->cols[COL_TYPE_V], &s.type_v));
 
     const char * row = r->cols[COL_FILE];
-    char err[256];
+    struct galloc_error err;
     size_t built_len = 0;
-    char * built = galloc_model_document(m, &s, &built_len, err, sizeof(err));
+    char * built = galloc_model_document(m, &s, &built_len, &err);
     if (!built) {
-        fprintf(stderr, "  %s: %s\n", row, err);
+        fprintf(stderr, "  %s: %s\n", row, err.message);
     }
     CHECK(built != NULL);
     size_t ref_len = 0, ref_plan_len = 0;
-    snprintf(path, sizeof(path), MODELS_DIR "/%s", row);
+    snprintf(path, sizeof(path), "%s/%s", mf->dir, row);
     char * ref = read_whole_file(path, &ref_len);
-    char plan_path[600];
-    snprintf(plan_path, sizeof(plan_path), "%.*s.plan.json", (int) (strlen(path) - strlen(".graph.json")), path);
-    char * ref_plan = read_whole_file(plan_path, &ref_plan_len);
-    CHECK(ref != NULL && ref_plan != NULL);
+    // the reference plan: beside the graph (models-real), ggml's placement in a real run, or none
+    // (a no_alloc reserve: the total alone)
+    char plan_path[600] = "";
+    if (!mf->captured) {
+        snprintf(plan_path, sizeof(plan_path), "%.*s.plan.json", (int) (strlen(path) - strlen(".graph.json")), path);
+    } else if (strcmp(r->cols[COL_PLACEMENT], "-") != 0) {
+        snprintf(plan_path, sizeof(plan_path), "%s/%s", mf->dir, r->cols[COL_PLACEMENT]);
+    }
+    char * ref_plan = plan_path[0] ? read_whole_file(plan_path, &ref_plan_len) : NULL;
+    CHECK(ref != NULL && (ref_plan != NULL || !plan_path[0]));
 
-    if (built && ref && ref_plan) {
+    if (built && ref && (ref_plan || !plan_path[0])) {
         n_reported = 0;
         CHECK(same_graph(row, built, built_len, ref, ref_len));
         // the built graph planned by the project's planner equals upstream's plan
@@ -291,8 +313,10 @@ static void check_row(const struct row * r) {
             if (galloc_plan_graph(&doc.graph, &plan, &derr)) {
                 size_t plan_len = 0;
                 char * plan_json = galloc_document_write_plan(&doc, &plan, &plan_len);
-                CHECK(plan_json != NULL && same_plan(row, plan_json, plan_len, ref_plan, ref_plan_len));
+                CHECK(plan_json != NULL && (!ref_plan || same_plan(row, plan_json, plan_len, ref_plan, ref_plan_len, mf->captured)));
                 free(plan_json);
+                // the one reserve llama.cpp made: its total is the planned graph's
+                CHECK_EQ_U64(plan.buffers[0].size, strtoull(r->cols[COL_BYTES], NULL, 10));
                 galloc_plan_free(&plan);
             } else {
                 fprintf(stderr, "  %s: plan: %s\n", row, derr.message);
@@ -305,13 +329,16 @@ static void check_row(const struct row * r) {
         }
         // the size llama.cpp logs (after its three reserves) and the context it made
         struct galloc_model_sizes sizes;
-        CHECK(galloc_model_compute_sizes(m, &s, &sizes, err, sizeof(err)));
+        CHECK(galloc_model_compute_sizes(m, &s, &sizes, &err));
         CHECK_EQ_U64(sizes.compute[0], strtoull(r->cols[COL_BYTES], NULL, 10));
         char mib[32];
         snprintf(mib, sizeof(mib), "%.2f", (double) sizes.compute[0] / 1024.0 / 1024.0);
         CHECK(strcmp(mib, r->cols[COL_MIB]) == 0);
         CHECK_EQ_U64(sizes.n_ctx_seq, strtoull(r->cols[COL_N_CTX_SEQ], NULL, 10));
         CHECK(strcmp(sizes.names[0], "CPU") == 0);
+        if (mf->captured) {
+            CHECK_EQ_U64((uint64_t) sizes.n_nodes, strtoull(r->cols[COL_NODES], NULL, 10));
+        }
     }
     free(built);
     free(ref);
@@ -320,14 +347,17 @@ static void check_row(const struct row * r) {
     n_rows++;
 }
 
-static void test_manifest(void) {
+static void test_manifest(const struct manifest * mf) {
     size_t len;
-    char * text = read_whole_file(MODELS_DIR "/manifest.tsv", &len);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/manifest.tsv", mf->dir);
+    char * text = read_whole_file(path, &len);
     CHECK(text != NULL);
     if (!text) {
         return;
     }
     int before = check_failures;
+    n_rows = 0;
     char * line = strchr(text, '\n'); // skip the header
     while (line && *++line) {
         struct row r;
@@ -335,9 +365,9 @@ static void test_manifest(void) {
         if (end) {
             *end = '\0';
         }
-        if (split_row(line, &r) >= COL_COUNT) {
+        if (split_row(line, &r) >= (mf->captured ? COL_CAPTURED_COUNT : COL_COUNT)) {
             int row_before = check_failures;
-            check_row(&r);
+            check_row(mf, &r);
             if (check_failures != row_before) {
                 fprintf(stderr, "  row FAILED: %s\n", r.cols[COL_FILE]);
             }
@@ -345,8 +375,18 @@ static void test_manifest(void) {
         line = end;
     }
     free(text);
-    CHECK(n_rows >= 76); // every published row
-    printf("models-real: %d manifest rows, %s\n", n_rows, check_failures == before ? "all equal to llama.cpp" : "DIFFERENCES");
+    CHECK(n_rows >= mf->min_rows); // every row
+    printf("%s: %d manifest rows, %s\n", mf->dir, n_rows, check_failures == before ? "all equal to llama.cpp" : "DIFFERENCES");
+}
+
+static void test_models_real(void) {
+    static const struct manifest published = { MODELS_DIR, 76, false };
+    test_manifest(&published);
+}
+
+static void test_models_captured(void) {
+    static const struct manifest captured = { "tests/models-captured", 49, true };
+    test_manifest(&captured);
 }
 
 //
@@ -367,10 +407,10 @@ static bool sizes_of(const char * gguf, int64_t n_ctx, int64_t n_ubatch, int n_s
     s.n_ubatch   = n_ubatch;
     s.n_seq      = n_seq;
     s.flash_attn = fa;
-    char err[256];
-    bool ok = galloc_model_compute_sizes(m, &s, out, err, sizeof(err));
+    struct galloc_error err;
+    bool ok = galloc_model_compute_sizes(m, &s, out, &err);
     if (!ok) {
-        fprintf(stderr, "  %s: %s\n", gguf, err);
+        fprintf(stderr, "  %s: %s\n", gguf, err.message);
     }
     galloc_model_free(m);
     return ok;
@@ -400,9 +440,9 @@ static void test_context_rounding(void) {
 
 // the total of one document's plan
 static uint64_t plan_total(const struct galloc_model * m, const struct galloc_model_settings * s) {
-    char err[256];
+    struct galloc_error err;
     size_t len = 0;
-    char * json = galloc_model_document(m, s, &len, err, sizeof(err));
+    char * json = galloc_model_document(m, s, &len, &err);
     struct galloc_document doc;
     struct galloc_plan     plan;
     struct galloc_error    e;
@@ -439,10 +479,10 @@ static void test_reserve_order(void) {
     const uint64_t pp = plan_total(m, &decode), tg = plan_total(m, &tokens);
     CHECK(pp > 0 && tg > pp);
     struct galloc_model_sizes z;
-    char err[256];
-    CHECK(galloc_model_compute_sizes(m, &decode, &z, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_model_compute_sizes(m, &decode, &z, &err));
     CHECK_EQ_U64(z.compute[0], tg);
-    CHECK(galloc_model_compute_sizes(m, &tokens, &z, err, sizeof(err)));
+    CHECK(galloc_model_compute_sizes(m, &tokens, &z, &err));
     CHECK_EQ_U64(z.compute[0], tg);
     galloc_model_free(m);
 }
@@ -484,12 +524,13 @@ static void test_bad_settings(void) {
             case 3: s.n_batch = 0; s.n_ubatch = 0; break;
             case 4: s.flash_attn = 2; break;
         }
-        char err[256] = "";
+        struct galloc_error err;
         size_t len;
-        char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
+        char * doc = galloc_model_document(m, &s, &len, &err);
         CHECK(doc == NULL);
         free(doc);
-        CHECK(strncmp(err, flags[i], strlen(flags[i])) == 0);
+        CHECK(strncmp(err.message, flags[i], strlen(flags[i])) == 0);
+        CHECK(err.status == GALLOC_STATUS_ARGUMENT); // settings llama.cpp refuses: the caller's bad argument
     }
     enum ggml_type t;
     CHECK(!galloc_model_cache_type_from_name("q4_k", &t)); // not a cache type llama.cpp offers
@@ -502,8 +543,8 @@ static void test_cards(void) {
     CHECK(galloc_model_card_count() > 0);
     for (int i = 0; i < galloc_model_card_count(); i++) {
         struct galloc_model * m = NULL;
-        char err[256];
-        CHECK(galloc_model_from_card(galloc_model_card_name(i), &m, err, sizeof(err)));
+        struct galloc_error err;
+        CHECK(galloc_model_from_card(galloc_model_card_name(i), &m, &err));
         CHECK(galloc_model_card_description(i) != NULL);
         for (int fa = 0; m && fa < 2; fa++) {
             struct galloc_model_settings s;
@@ -511,31 +552,32 @@ static void test_cards(void) {
             s.n_ctx      = 4096;
             s.flash_attn = fa;
             struct galloc_model_sizes z;
-            bool ok = galloc_model_compute_sizes(m, &s, &z, err, sizeof(err));
+            bool ok = galloc_model_compute_sizes(m, &s, &z, &err);
             if (!ok) {
-                fprintf(stderr, "  card %s: %s\n", galloc_model_card_name(i), err);
+                fprintf(stderr, "  card %s: %s\n", galloc_model_card_name(i), err.message);
             }
             CHECK(ok && z.compute[0] > 0);
         }
         galloc_model_free(m);
     }
     struct galloc_model * m = NULL;
-    char err[256];
-    CHECK(!galloc_model_from_card("no-such-model", &m, err, sizeof(err)) && m == NULL);
-    CHECK(strstr(err, "no-such-model") != NULL);
+    struct galloc_error err;
+    CHECK(!galloc_model_from_card("no-such-model", &m, &err) && m == NULL);
+    CHECK(strstr(err.message, "no-such-model") != NULL && err.status == GALLOC_STATUS_NOT_FOUND);
 }
 
 // the cards copied from the GGUF files build the same graphs as the files
 static void test_cards_match_files(void) {
     static const char * const pairs[][2] = {
         { "llama-3-8b", "llama3-8b" }, { "qwen3-8b", "qwen3-8b" }, { "qwen3-30b-a3b", "qwen3moe-30b-a3b" },
-        { "gemma-3-4b", "gemma3-4b" }, { "gpt-oss-20b", "gpt-oss-20b" },
+        { "gemma-3-4b", "gemma3-4b" }, { "gpt-oss-20b", "gpt-oss-20b" }, { "qwen2.5-7b", "../../models-captured/gguf/qwen2.5-7b" },
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-        char path[256], err[256];
+        char path[256];
+        struct galloc_error err;
         snprintf(path, sizeof(path), MODELS_DIR "/gguf/%s.meta.gguf", pairs[i][1]);
         struct galloc_model * file = load_model(path), * card = NULL;
-        CHECK(file != NULL && galloc_model_from_card(pairs[i][0], &card, err, sizeof(err)));
+        CHECK(file != NULL && galloc_model_from_card(pairs[i][0], &card, &err));
         for (int fa = 0; file && card && fa < 2; fa++) {
             struct galloc_model_settings s;
             galloc_model_settings_default(&s);
@@ -543,8 +585,8 @@ static void test_cards_match_files(void) {
             s.n_batch    = 512;
             s.flash_attn = fa;
             size_t la = 0, lb = 0;
-            char * a = galloc_model_document(file, &s, &la, err, sizeof(err));
-            char * b = galloc_model_document(card, &s, &lb, err, sizeof(err));
+            char * a = galloc_model_document(file, &s, &la, &err);
+            char * b = galloc_model_document(card, &s, &lb, &err);
             n_reported = 0;
             CHECK(a && b && same_graph(pairs[i][0], b, lb, a, la));
             free(a);
@@ -597,22 +639,24 @@ static void test_bad_models(void) {
         }
         struct galloc_gguf g;
         uint64_t need = 0;
-        char gerr[256], err[256] = "";
-        CHECK(galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, gerr, sizeof(gerr)) == GALLOC_GGUF_OK);
+        struct galloc_error gerr, err;
+        galloc_error_clear(&err);
+        CHECK(galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, &gerr) == GALLOC_GGUF_OK);
         struct galloc_model * m = NULL;
-        bool built = galloc_model_from_gguf(&g, &m, err, sizeof(err));
+        bool built = galloc_model_from_gguf(&g, &m, &err);
         if (built) {
             struct galloc_model_settings s;
             galloc_model_settings_default(&s);
             s.n_ctx = 4096;
             size_t doc_len;
-            char * doc = galloc_model_document(m, &s, &doc_len, err, sizeof(err));
+            char * doc = galloc_model_document(m, &s, &doc_len, &err);
             built = doc != NULL;
             free(doc);
         }
         CHECK(!built);
-        if (strstr(err, cases[i].says) == NULL) {
-            fprintf(stderr, "  %s = %u: '%s' does not say '%s'\n", cases[i].key, cases[i].value, err, cases[i].says);
+        CHECK(err.status == GALLOC_STATUS_INVALID); // metadata llama.cpp's loader refuses
+        if (strstr(err.message, cases[i].says) == NULL) {
+            fprintf(stderr, "  %s = %u: '%s' does not say '%s'\n", cases[i].key, cases[i].value, err.message, cases[i].says);
             check_failures++;
         }
         galloc_model_free(m);
@@ -621,21 +665,22 @@ static void test_bad_models(void) {
     }
     // settings past what a document holds: an error naming the flags
     struct galloc_model * m = NULL;
-    char err[256];
-    CHECK(galloc_model_from_card("llama-3.1-70b", &m, err, sizeof(err)));
+    struct galloc_error err;
+    CHECK(galloc_model_from_card("llama-3.1-70b", &m, &err));
     struct galloc_model_settings s;
     galloc_model_settings_default(&s);
     s.n_ctx = s.n_batch = s.n_ubatch = 1 << 24;
     s.flash_attn = 0;
     size_t len;
-    char * doc = galloc_model_document(m, &s, &len, err, sizeof(err));
-    CHECK(doc == NULL && strncmp(err, "-c/-ub", 6) == 0);
+    char * doc = galloc_model_document(m, &s, &len, &err);
+    CHECK(doc == NULL && strncmp(err.message, "-c/-ub", 6) == 0 && err.status == GALLOC_STATUS_LIMIT);
     free(doc);
     galloc_model_free(m);
 }
 
 int main(void) {
-    RUN(test_manifest);
+    RUN(test_models_real);
+    RUN(test_models_captured);
     RUN(test_context_rounding);
     RUN(test_swa_cache_sizes);
     RUN(test_reserve_order);

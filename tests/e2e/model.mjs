@@ -3,8 +3,9 @@
 // Drop a real metadata-only GGUF (tests/models-real/gguf) through the file input, set llama.cpp's
 // flags as the manifest row says, and read the compute buffer size the page reports: it must be
 // the one llama.cpp logged (manifest.tsv); the graph, the plan and the timeline follow (the
-// buffer table's total is the plan's). Pick a card. The sweep plot: one point per context and
-// flash-attention setting, each equal to what the native CLI prints for the same flags. A sparse
+// buffer table's total is the plan's). Pick a card. The sweep plots: one point per context (or
+// per micro-batch) and flash-attention setting, each equal to what the native CLI prints for the
+// same flags. A sparse
 // 8 GiB file loads while reading at most 1 MiB of it (the time it took is printed, not asserted).
 // Screenshots: build/e2e/model-*.png.
 import path from 'node:path';
@@ -88,6 +89,28 @@ export async function modelChecks({ page, check, assert, OUT, ROOT, CLI }) {
     await page.locator('[data-testid=sweep-plot]').screenshot({ path: path.join(OUT, 'model-sweep.png') });
   });
 
+  await check('sweep along the micro-batch: one point per -ub and fa setting at -c 4096, each equal to the CLI\'s size', async () => {
+    if ((await page.inputValue('[data-testid=set-n_ctx]')) !== '4096') {
+      const before = await page.textContent('[data-testid=model-cmd]');
+      await setFlag('n_ctx', 4096);
+      await page.waitForFunction((c) => document.querySelector('[data-testid=model-cmd]').textContent !== c, before, { timeout: 20000 });
+    }
+    await page.selectOption('[data-testid=sweep-axis]', 'n_ubatch');
+    await page.click('[data-testid=sweep-run]');
+    await page.waitForSelector('[data-testid=sweep-plot][data-axis=n_ubatch]', { timeout: 120000 });
+    const points = await page.$$eval('[data-testid=sweep-plot] .sweep-point', (els) => els.map((e) => ({ ctx: e.dataset.ctx, fa: e.dataset.fa, ub: e.dataset.ub, bytes: Number(e.dataset.bytes) })));
+    assert(points.length === 14, `${points.length} points, expected 7 micro-batches x fa off/on = 14`);
+    assert(new Set(points.map((p) => p.ub)).size === 7 && points.every((p) => p.ctx === '4096'), 'not every micro-batch at -c 4096');
+    for (const p of points) {
+      const lines = cliComputeLines(CLI, [path.join(ROOT, GGUF_DIR, 'qwen3-tiny.meta.gguf'), '-c', p.ctx, '-b', String(Math.max(512, Number(p.ub))), '-ub', p.ub, '-fa', p.fa === '1' ? 'on' : 'off']);
+      const mib = lines.map((l) => Number(/= *([\d.]+) MiB/.exec(l)[1])).reduce((a, b) => a + b, 0);
+      assert((p.bytes / 1048576).toFixed(2) === mib.toFixed(2), `-ub ${p.ub} -fa ${p.fa}: plot ${(p.bytes / 1048576).toFixed(2)} MiB, CLI ${mib.toFixed(2)} MiB`);
+    }
+    const label = await page.textContent('[data-testid=sweep-plot] .axis-label');
+    assert(/micro-batch/.test(label), `the x axis says "${label}"`);
+    await page.locator('[data-testid=sweep-plot]').screenshot({ path: path.join(OUT, 'model-sweep-ubatch.png') });
+  });
+
   await check('an 8 GiB sparse .gguf loads reading at most 1 MiB of it', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'galloc-gguf-'));
     try {
@@ -102,6 +125,16 @@ export async function modelChecks({ page, check, assert, OUT, ROOT, CLI }) {
       assert(read > 0 && read <= 1 << 20, `read ${read} bytes of the file`);
       assert((await page.textContent('[data-testid=model-summary]')).includes('gpt-oss'), 'not the gpt-oss header');
       times.push(`8 GiB sparse gpt-oss-20b: header read in ${await page.textContent('[data-testid=gguf-read-ms]')} ms (page), shown after ${total.toFixed(0)} ms (including the graph and plan)`);
+      // each settings change: the page's own times (sizes, graph, plan and views), and until shown
+      const current = Number(await page.inputValue('[data-testid=set-n_ctx]'));
+      for (const ctx of [8192, 16384, 2048].filter((c) => c !== current)) {
+        const before = await page.textContent('[data-testid=model-cmd]');
+        const t1 = performance.now();
+        await setFlag('n_ctx', ctx);
+        await page.waitForFunction((c) => document.querySelector('[data-testid=model-cmd]').textContent !== c, before, { timeout: 20000 });
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        times.push(`gpt-oss-20b -c ${ctx}: shown after ${(performance.now() - t1).toFixed(0)} ms; ${(await page.textContent('[data-testid=model-build-ms]')).replace(/\s+/g, ' ').trim()}`);
+      }
       await page.screenshot({ path: path.join(OUT, 'model-gpt-oss-sparse.png'), fullPage: true });
     } finally {
       rmSync(dir, { recursive: true, force: true });

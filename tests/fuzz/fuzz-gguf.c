@@ -72,24 +72,24 @@ static void touch(const struct galloc_gguf * g, size_t size) {
 int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
     struct galloc_gguf g;
     uint64_t need = 0;
-    char err[256];
+    struct galloc_error err;
 
     // as a whole file
-    enum galloc_gguf_status st = galloc_gguf_read_prefix(data, size, size, &g, &need, err, sizeof(err));
+    enum galloc_gguf_status st = galloc_gguf_read_prefix(data, size, size, &g, &need, &err);
     REQUIRE(st == GALLOC_GGUF_OK || st == GALLOC_GGUF_INVALID);
-    REQUIRE(st == GALLOC_GGUF_OK || strncmp(err, "offset ", 7) == 0);
+    REQUIRE(st == GALLOC_GGUF_OK || strncmp(err.message, "offset ", 7) == 0);
     if (st == GALLOC_GGUF_OK) {
         touch(&g, size);
         // its header alone reads the same
         struct galloc_gguf h;
-        REQUIRE(galloc_gguf_read(data, (size_t) g.header_size, &h, &need, err, sizeof(err)) == GALLOC_GGUF_OK);
+        REQUIRE(galloc_gguf_read(data, (size_t) g.header_size, &h, &need, &err) == GALLOC_GGUF_OK);
         REQUIRE(h.n_kv == g.n_kv && h.n_tensors == g.n_tensors && h.data_offset == g.data_offset && h.data_size == g.data_size);
         galloc_gguf_free(&h);
         galloc_gguf_free(&g);
     }
 
     // as a prefix of a file of unknown length
-    st = galloc_gguf_read(data, size, &g, &need, err, sizeof(err));
+    st = galloc_gguf_read(data, size, &g, &need, &err);
     REQUIRE(st != GALLOC_GGUF_NEED_MORE || need > size);
     if (st == GALLOC_GGUF_OK) {
         touch(&g, size);

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { CONTEXTS, START_SETTINGS, commandLine, computeLogLine, sweepPoints, withSetting } from '../../web/src/core/model-settings.js';
+import { CONTEXTS, UBATCHES, START_SETTINGS, commandLine, computeLogLine, sweepPoints, withSetting } from '../../web/src/core/model-settings.js';
 import { createSweepRunner } from '../../web/src/core/sweep-client.js';
 
 describe('settings', () => {
@@ -29,6 +29,12 @@ describe('settings', () => {
     const q = sweepPoints({ ...START_SETTINGS, n_batch: 512 }, { ubatches: [128, 2048], maxCtx: 8192 });
     expect(q.length).toBe(2 * 2 * CONTEXTS.filter((c) => c <= 8192).length);
     expect(q.every((x) => x.n_batch >= x.n_ubatch)).toBe(true);
+  });
+  it('a micro-batch sweep has every micro-batch for fa off and on, at the settings\' context', () => {
+    const p = sweepPoints({ ...START_SETTINGS, n_ctx: 8192, n_batch: 512 }, { axis: 'n_ubatch' });
+    expect(p.length).toBe(2 * UBATCHES.length);
+    expect(p.filter((x) => x.flash_attn === 1).map((x) => x.n_ubatch)).toEqual(UBATCHES);
+    expect(p.every((x) => x.n_ctx === 8192 && x.n_batch === Math.max(512, x.n_ubatch))).toBe(true);
   });
 });
 

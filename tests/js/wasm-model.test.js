@@ -36,6 +36,7 @@ describe('models from GGUF headers, against llama.cpp', () => {
             z = m.sizes(settingsOf(r));
           } catch (e) { // the 32-bit module refuses tensors past 2 GiB (the 64-bit CLI plans them)
             expect(e.message).toMatch(/too large to plan with a 32-bit size_t/);
+            expect(e.code).toBe('limit');
             continue;
           }
           expect(`${r.file}: ${mib(z)}`).toBe(`${r.file}: ${r.llamacpp_compute_mib}`);
@@ -98,9 +99,9 @@ describe('bad input to the model exports', () => {
     expectError(() => tiny.document({ graph: 'both' }), 'bad-argument', /^settings\.graph: /);
   });
   it('settings llama.cpp refuses fail with a message', () => {
-    expectError(() => tiny.sizes({ n_seq: 0 }), 'invalid-input', /^-np: 0 sequences/);
-    expectError(() => tiny.document({ n_ctx: -5 }), 'invalid-input', /^-c: context -5 out of range/);
-    expectError(() => tiny.sizes({ flash_attn: 7 }), 'invalid-input', /^-fa: 7/);
+    expectError(() => tiny.sizes({ n_seq: 0 }), 'bad-argument', /^-np: 0 sequences/);
+    expectError(() => tiny.document({ n_ctx: -5 }), 'bad-argument', /^-c: context -5 out of range/);
+    expectError(() => tiny.sizes({ flash_attn: 7 }), 'bad-argument', /^-fa: 7/);
   });
   it('a bad header, an unknown card, an unknown architecture', () => {
     expectError(() => galloc.openModel({ gguf: gguf('llama3-tiny').subarray(0, 500) }), 'invalid-input', /^offset \d+: /);

@@ -21,7 +21,11 @@ export const settings = signal(START_SETTINGS);
 export const sizes = signal(null);
 /** the last error of the model page ('' when none) */
 export const modelError = signal('');
-/** the sweep: {status: 'idle'|'running'|'done'|'failed', done, total, points: [{settings, sizes|error}], ubatches} */
+/** how long the last change took, ms: {sizes, document, plan, total} (llama.cpp's sizes in the module,
+ * the graph document, planning and showing it), or null */
+export const buildTimes = signal(null);
+/** the sweep: {status: 'idle'|'running'|'done'|'failed', done, total, points: [{settings, sizes|error}], ubatches,
+ * axis ('n_ctx' or 'n_ubatch': what the points run along)} */
 export const sweep = signal({ status: 'idle', done: 0, total: 0, points: [], ubatches: [] });
 
 let model = null; // the GallocModel of modelSource
@@ -120,13 +124,19 @@ function rebuild(newSource) {
   if (!model) return;
   try {
     const s = settings.value;
+    const t0 = performance.now();
     const z = model.sizes(s);
-    const doc = model.document(s);
+    const t1 = performance.now();
+    const json = model.documentText(s);
+    const doc = JSON.parse(json);
+    const t2 = performance.now();
     batch(() => {
       sizes.value = z;
       modelError.value = '';
+      loadGeneratedGraph(doc, { newSource, json });
     });
-    loadGeneratedGraph(doc, { newSource });
+    const t3 = performance.now();
+    buildTimes.value = { sizes: t1 - t0, document: t2 - t1, plan: t3 - t2, total: t3 - t0 };
   } catch (e) {
     batch(() => {
       sizes.value = null;
@@ -136,19 +146,19 @@ function rebuild(newSource) {
 }
 
 /**
- * Sweep the context length (and the micro-batches given) for flash attention off and on, in a
- * worker; the plot fills in when it ends.
- * @param {{ubatches?: number[], maxCtx?: number}} [options]
+ * Sweep the context length (at the micro-batches given) or the micro-batch (at the settings'
+ * context), for flash attention off and on, in a worker; the plot fills in when it ends.
+ * @param {{axis?: 'n_ctx'|'n_ubatch', ubatches?: number[], maxCtx?: number}} [options]
  */
-export async function runSweep({ ubatches = [settings.value.n_ubatch], maxCtx = 0 } = {}) {
+export async function runSweep({ axis = 'n_ctx', ubatches = [settings.value.n_ubatch], maxCtx = 0 } = {}) {
   if (!source) return;
-  const points = sweepPoints(settings.value, { ubatches, maxCtx });
-  sweep.value = { status: 'running', done: 0, total: points.length, points: [], ubatches };
+  const points = sweepPoints(settings.value, { axis, ubatches, maxCtx });
+  sweep.value = { status: 'running', done: 0, total: points.length, points: [], ubatches, axis };
   try {
     const results = await runner.run(source, points, (done, total) => {
       sweep.value = { ...sweep.value, done, total };
     });
-    sweep.value = { status: 'done', done: points.length, total: points.length, ubatches,
+    sweep.value = { status: 'done', done: points.length, total: points.length, ubatches, axis,
       points: points.map((p, i) => ({ settings: p, sizes: results[i].error ? null : results[i], error: results[i].error ?? '' })) };
   } catch (e) {
     if (e.code === 'cancelled') return;

@@ -173,13 +173,13 @@ function withModule(fn) {
   }
 }
 
-function applyDocument(doc, m) {
+function applyDocument(doc, m, json = doc) {
   const g = galloc.value;
   if (!g) return false;
   const t0 = performance.now();
   let p;
   try {
-    p = withModule((mod) => mod.plan(doc));
+    p = withModule((mod) => mod.plan(json));
   } catch (e) {
     const at = /^tensors\[(\d+)\]/.exec(e.message);
     const line = at && m.tensorLines[Number(at[1])] ? m.tensorLines[Number(at[1])] : 1;
@@ -205,15 +205,18 @@ function applyDocument(doc, m) {
 /**
  * Show a graph document made elsewhere (a model's graph, model-state.js): planned like a preset.
  * @param {object} doc a "galloc-graph" document
- * @param {{newSource?: boolean}} [options] newSource: another model (the views start over),
- *   else the same model at other settings
+ * @param {{newSource?: boolean, json?: string}} [options] newSource: another model (the views start
+ *   over), else the same model at other settings; json: the document's JSON text, if at hand
  * @returns {boolean} whether it planned
  */
-export function loadGeneratedGraph(doc, { newSource = false } = {}) {
+export function loadGeneratedGraph(doc, { newSource = false, json = doc } = {}) {
   const t = graphToText(doc);
+  clearTimeout(parseTimer);
   batch(() => {
     presetName.value = null;
     presetText.value = null;
+    text.value = t;
+    textRevision.value++;
     if (newSource) {
       graphSource.value++;
       selected.value = -1;
@@ -221,7 +224,24 @@ export function loadGeneratedGraph(doc, { newSource = false } = {}) {
       playing.value = false;
     }
   });
-  return replaceText(t);
+  // the document itself is planned (its text is written from it: nothing to parse back)
+  return applyDocument(doc, lazyMeta(t), json);
+}
+
+/**
+ * Where things are in a text (TextMeta), parsed only when first asked for: a generated graph's
+ * text is written from its document, so showing it needs no parse; selecting a tensor in the
+ * editor or editing the text does.
+ * @param {string} t
+ */
+function lazyMeta(t) {
+  let m = null;
+  const get = () => (m ??= parseGraphText(t).meta ?? { tensorLines: [], stmts: [], bufferLines: [] });
+  return {
+    get tensorLines() { return get().tensorLines; },
+    get stmts() { return get().stmts; },
+    get bufferLines() { return get().bufferLines; },
+  };
 }
 
 /**

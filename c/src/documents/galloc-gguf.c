@@ -235,20 +235,23 @@ struct parser {
     uint64_t        pos;
     struct gguf_impl * impl;
     uint64_t *      need_bytes;
-    char *          err;
-    size_t          err_size;
+    struct galloc_error * err;
     char            where[128]; // what is being read: "key 'general.name'", "tensor 3 'output.weight'"
     char            refusal[256];
 };
 
 GGML_ATTRIBUTE_FORMAT(4, 5)
 static enum galloc_gguf_status fail(struct parser * p, enum galloc_gguf_status st, uint64_t offset, const char * fmt, ...) {
-    if (p->err && p->err_size) {
-        int n = snprintf(p->err, p->err_size, "offset %" PRIu64 ": %s%s", offset, p->where, p->where[0] ? ": " : "");
-        if (n >= 0 && (size_t) n < p->err_size) {
+    if (p->err) {
+        // a prefix too short is an incomplete file to a caller that cannot give more
+        p->err->status = st == GALLOC_GGUF_NO_MEMORY ? GALLOC_STATUS_NO_MEMORY : GALLOC_STATUS_INVALID;
+        char * msg = p->err->message;
+        const size_t size = sizeof(p->err->message);
+        int n = snprintf(msg, size, "offset %" PRIu64 ": %s%s", offset, p->where, p->where[0] ? ": " : "");
+        if (n >= 0 && (size_t) n < size) {
             va_list args;
             va_start(args, fmt);
-            vsnprintf(p->err + n, p->err_size - (size_t) n, fmt, args);
+            vsnprintf(msg + n, size - (size_t) n, fmt, args);
             va_end(args);
         }
     }
@@ -731,14 +734,12 @@ static enum galloc_gguf_status place_data(struct parser * p, struct galloc_gguf 
 
 enum galloc_gguf_status galloc_gguf_read_prefix(const uint8_t * data, size_t len, uint64_t file_size,
                                                 struct galloc_gguf * out, uint64_t * need_bytes,
-                                                char * err, size_t err_size) {
+                                                struct galloc_error * err) {
     memset(out, 0, sizeof(*out));
     if (need_bytes) {
         *need_bytes = 0;
     }
-    if (err && err_size) {
-        err[0] = '\0';
-    }
+    galloc_error_clear(err);
     struct parser p = { 0 };
     p.data = data;
     p.len = data ? (uint64_t) len : 0;
@@ -748,7 +749,6 @@ enum galloc_gguf_status galloc_gguf_read_prefix(const uint8_t * data, size_t len
     }
     p.need_bytes = need_bytes;
     p.err = err;
-    p.err_size = err_size;
     p.impl = calloc(1, sizeof(*p.impl));
     if (!p.impl) {
         return fail(&p, GALLOC_GGUF_NO_MEMORY, 0, "out of memory");
@@ -768,8 +768,8 @@ enum galloc_gguf_status galloc_gguf_read_prefix(const uint8_t * data, size_t len
 }
 
 enum galloc_gguf_status galloc_gguf_read(const uint8_t * data, size_t len, struct galloc_gguf * out,
-                                         uint64_t * need_bytes, char * err, size_t err_size) {
-    return galloc_gguf_read_prefix(data, len, GALLOC_GGUF_SIZE_UNKNOWN, out, need_bytes, err, err_size);
+                                         uint64_t * need_bytes, struct galloc_error * err) {
+    return galloc_gguf_read_prefix(data, len, GALLOC_GGUF_SIZE_UNKNOWN, out, need_bytes, err);
 }
 
 void galloc_gguf_free(struct galloc_gguf * g) {

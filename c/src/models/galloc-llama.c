@@ -455,10 +455,11 @@ struct llama_preset {
     struct galloc_llama_params params;
 };
 
-// every llama-style preset is listed (the tiny ones teach; the 7B/70B llama-like graphs have golden
-// twins and are what other tests and the benchmarks compare against)
+// listed: the tiny decoders that teach, and llama-7b-decode, the twin of upstream's golden graph
+// of that name (labelled synthetic). The other 7B/70B llama-like graphs are built by name only (test
+// and benchmark baselines): real models are offered as llama.cpp's own graphs (model cards).
 static bool llama_preset_teaching(const char * name) {
-    return name != NULL;
+    return name != NULL && (strncmp(name, "llama-tiny", 10) == 0 || strcmp(name, "llama-7b-decode") == 0);
 }
 
 #define F32 GGML_TYPE_F32
@@ -482,13 +483,13 @@ static const struct llama_preset llama_presets[] = {
       "The tiny llama decoder with a 4 KiB max buffer size, so its compute buffer spreads over several chunks.",
       { 2, 64, 4, 4, 172, 256, 8, 32, F32, F32, F32, false, false, 32, 4096, 1 } },
     { "llama-7b-pp512",
-      "A 7B llama (32 layers, 4096 embd, f16 weights and KV) processing a 512-token prompt with a 4096-cell cache.",
+      "Synthetic llama-like 7B graph (not llama.cpp's): 32 layers, 4096 embd, f16 weights and KV, a 512-token prompt, 4096 cells.",
       { 32, 4096, 32, 32, 11008, 32000, 512, 4096, F16, F16, F32, false, false, 32, SIZE_MAX, 1 } },
     { "llama-7b-decode",
-      "A 7B llama generating one token against a full 4096-cell f16 KV cache.",
+      "Synthetic llama-like 7B graph (not llama.cpp's; the twin of upstream's golden llama-7b-decode): one token, 4096 f16 cells.",
       { 32, 4096, 32, 32, 11008, 32000, 1, 4096, F16, F16, F32, false, false, 32, SIZE_MAX, 1 } },
     { "llama-70b-pp512",
-      "A 70B llama (80 layers, 8192 embd, 64 heads sharing 8 KV heads) processing a 512-token prompt with an 8192-cell cache.",
+      "Synthetic llama-like 70B graph (not llama.cpp's): 80 layers, 8192 embd, 64 heads / 8 KV, a 512-token prompt, 8192 cells.",
       { 80, 8192, 64, 8, 28672, 32000, 512, 8192, F16, F16, F32, false, false, 32, SIZE_MAX, 1 } },
 };
 

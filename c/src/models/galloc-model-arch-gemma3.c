@@ -39,14 +39,9 @@ static bool gemma3_hparams(struct model_loader * ml, struct model_hparams * hp) 
 
 static bool gemma3_tensors(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
-    const int64_t n_embd = hp->n_embd, n_vocab = hp->n_vocab, n_head = hp->n_head[0];
+    const int64_t n_embd = hp->n_embd, n_head = hp->n_head[0];
     const int64_t n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
-    g->tok_embd    = galloc_model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
-    g->output_norm = galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
-    g->output      = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
-    if (g->output == NULL) {
-        g->output = galloc_model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
-    }
+    galloc_model_weights_io(g, false);
     for (uint32_t i = 0; i < hp->n_layer; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
@@ -118,22 +113,7 @@ static bool gemma3_graph(struct model_graph * g) {
         galloc_model_cb(g, cur, "l_out", il);
         inpL = cur;
     }
-    if (g->failed) {
-        return false;
-    }
-    struct ggml_tensor * cur = galloc_model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
-    galloc_model_cb(g, cur, "result_norm", -1);
-    ggml_set_output(cur);
-    cur = ggml_mul_mat(g->ctx, g->output, cur);
-    if (hp->f_final_logit_softcapping != 0.0f) {
-        cur = ggml_scale(g->ctx, cur, 1.0f / hp->f_final_logit_softcapping);
-        cur = ggml_tanh(g->ctx, cur);
-        cur = ggml_scale(g->ctx, cur, hp->f_final_logit_softcapping);
-    }
-    galloc_model_cb(g, cur, "result_output", -1);
-    ggml_set_output(cur);
-    ggml_build_forward_expand(g->gf, cur);
-    return true;
+    return !g->failed && galloc_model_logits(g, inpL, hp->f_final_logit_softcapping);
 }
 
 const struct model_arch_def galloc_model_arch_gemma3 = {

@@ -13,16 +13,11 @@ static bool llama_hparams(struct model_loader * ml, struct model_hparams * hp) {
 
 static bool llama_tensors(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
-    const int64_t n_embd = hp->n_embd, n_vocab = hp->n_vocab, n_head = hp->n_head[0];
+    const int64_t n_embd = hp->n_embd, n_head = hp->n_head[0];
     const int64_t n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
     const int64_t n_rot = galloc_hp_n_rot(hp, 0), n_expert = hp->n_expert;
 
-    g->tok_embd    = galloc_model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
-    g->output_norm = galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
-    g->output      = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
-    if (g->output == NULL) {
-        g->output = galloc_model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
-    }
+    galloc_model_weights_io(g, false);
     for (uint32_t i = 0; i < hp->n_layer; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
@@ -36,9 +31,7 @@ static bool llama_tensors(struct model_graph * g) {
         l->rope_freqs = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL | (i != 0 ? MODEL_TENSOR_DUPLICATED : 0), n_rot / 2,
                                         "rope_freqs.weight", -1);
         if (n_expert == 0) {
-            l->ffn_gate   = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
-            l->ffn_down   = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
-            l->ffn_up     = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+            galloc_model_weights_ffn(g, l, il, n_embd, n_ff);
             l->ffn_gate_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_ff, "ffn_gate.bias", il);
             l->ffn_down_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "ffn_down.bias", il);
             l->ffn_up_b   = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_ff, "ffn_up.bias", il);
@@ -55,9 +48,7 @@ static bool llama_tensors(struct model_graph * g) {
 static bool llama_graph(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd_head = galloc_hp_n_embd_head_v(hp, 0);
-    if (n_embd_head != galloc_hp_n_embd_head_k(hp, 0) || n_embd_head != galloc_hp_n_rot(hp, 0)) {
-        galloc_model_fail(g, "llama: head sizes differ (key %u, value %u, rope %u)", galloc_hp_n_embd_head_k(hp, 0), galloc_hp_n_embd_head_v(hp, 0),
-                   galloc_hp_n_rot(hp, 0));
+    if (!galloc_model_same_head_sizes(g)) {
         return false;
     }
     struct ggml_tensor * inpL    = galloc_model_inp_embd(g, g->tok_embd);
@@ -113,17 +104,7 @@ static bool llama_graph(struct model_graph * g) {
         galloc_model_cb(g, cur, "l_out", il);
         inpL = cur;
     }
-    if (g->failed) {
-        return false;
-    }
-    struct ggml_tensor * cur = galloc_model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
-    galloc_model_cb(g, cur, "result_norm", -1);
-    ggml_set_output(cur);
-    cur = ggml_mul_mat(g->ctx, g->output, cur);
-    galloc_model_cb(g, cur, "result_output", -1);
-    ggml_set_output(cur);
-    ggml_build_forward_expand(g->gf, cur);
-    return true;
+    return !g->failed && galloc_model_logits(g, inpL, 0.0f);
 }
 
 const struct model_arch_def galloc_model_arch_llama = {

@@ -17,24 +17,10 @@ static bool qwen3moe_hparams(struct model_loader * ml, struct model_hparams * hp
            galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
 }
 
-// token embeddings, the output head (tied to the embeddings when output.weight is absent)
-static void qwen_io_tensors(struct model_graph * g, bool output_bias) {
-    const int64_t n_embd = g->hp->n_embd, n_vocab = g->hp->n_vocab;
-    g->tok_embd    = galloc_model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
-    g->output_norm = galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
-    g->output      = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
-    if (output_bias) {
-        g->output_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_vocab, "output.bias", -1);
-    }
-    if (g->output == NULL) {
-        g->output = galloc_model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
-    }
-}
-
 static bool qwen2_tensors(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd = hp->n_embd;
-    qwen_io_tensors(g, true);
+    galloc_model_weights_io(g, true);
     for (uint32_t i = 0; i < hp->n_layer; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
@@ -43,9 +29,7 @@ static bool qwen2_tensors(struct model_graph * g) {
         galloc_model_weights_qkv(g, l, il, n_embd, n_embd, n_embd_gqa, n_embd_gqa);
         l->wo       = galloc_model_weight_2d(g, 0, n_embd, n_embd, "attn_output.weight", il);
         l->ffn_norm = galloc_model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
-        l->ffn_gate = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
-        l->ffn_down = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
-        l->ffn_up   = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+        galloc_model_weights_ffn(g, l, il, n_embd, n_ff);
     }
     return !g->failed;
 }
@@ -54,7 +38,7 @@ static bool qwen3_tensors(struct model_graph * g, bool moe) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd = hp->n_embd, n_head = hp->n_head[0], n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
     const int64_t n_expert = hp->n_expert;
-    qwen_io_tensors(g, false);
+    galloc_model_weights_io(g, false);
     if (moe && (n_expert == 0 || hp->n_expert_used == 0)) {
         galloc_model_fail(g, "qwen3moe: %s must be > 0", n_expert == 0 ? "n_expert" : "n_expert_used");
         return false;
@@ -70,9 +54,7 @@ static bool qwen3_tensors(struct model_graph * g, bool moe) {
         l->attn_q_norm = galloc_model_weight_1d(g, 0, n_embd_head_k, "attn_q_norm.weight", il);
         l->ffn_norm    = galloc_model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
         if (!moe) {
-            l->ffn_gate = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
-            l->ffn_down = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
-            l->ffn_up   = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+            galloc_model_weights_ffn(g, l, il, n_embd, n_ff);
         } else {
             const int64_t n_ff_exp = hp->n_ff_exp ? hp->n_ff_exp : n_ff / hp->n_expert_used;
             l->ffn_gate_inp  = galloc_model_weight_2d(g, 0, n_embd, n_expert, "ffn_gate_inp.weight", il);
@@ -96,9 +78,7 @@ static bool qwen3_moe_tensors(struct model_graph * g) {
 static bool qwen_graph(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd_head = galloc_hp_n_embd_head_v(hp, 0);
-    if (n_embd_head != galloc_hp_n_embd_head_k(hp, 0) || n_embd_head != galloc_hp_n_rot(hp, 0)) {
-        galloc_model_fail(g, "%s: head sizes differ (key %u, value %u, rope %u)", g->m->arch->name, galloc_hp_n_embd_head_k(hp, 0),
-                   galloc_hp_n_embd_head_v(hp, 0), galloc_hp_n_rot(hp, 0));
+    if (!galloc_model_same_head_sizes(g)) {
         return false;
     }
     struct ggml_tensor * inpL    = galloc_model_inp_embd(g, g->tok_embd);
@@ -157,20 +137,7 @@ static bool qwen_graph(struct model_graph * g) {
         galloc_model_cb(g, cur, "l_out", il);
         inpL = cur;
     }
-    if (g->failed) {
-        return false;
-    }
-    struct ggml_tensor * cur = galloc_model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
-    galloc_model_cb(g, cur, "result_norm", -1);
-    ggml_set_output(cur);
-    cur = ggml_mul_mat(g->ctx, g->output, cur);
-    if (g->output_b) {
-        cur = ggml_add(g->ctx, cur, g->output_b);
-    }
-    galloc_model_cb(g, cur, "result_output", -1);
-    ggml_set_output(cur);
-    ggml_build_forward_expand(g->gf, cur);
-    return true;
+    return !g->failed && galloc_model_logits(g, inpL, 0.0f);
 }
 
 const struct model_arch_def galloc_model_arch_qwen2 = {

@@ -8,6 +8,7 @@
 // The compute buffer size is what ggml_gallocr keeps after llama.cpp's three reserves.
 
 #include "galloc-document.h"
+#include "galloc-error.h"
 #include "galloc-export.h"
 #include "galloc-model-impl.h"
 #include "galloc-planner.h"
@@ -67,7 +68,7 @@ static uint32_t pad256(uint64_t x) {
 }
 
 // the largest tensors a graph of these settings has, in f32, below 2^40 bytes (what documents hold)
-static bool sizes_fit(const struct galloc_model * m, const struct model_cparams * cp, char * err, size_t err_size) {
+static bool sizes_fit(const struct galloc_model * m, const struct model_cparams * cp, struct galloc_error * err) {
     const struct model_hparams * hp = &m->hp;
     const double n_tokens = cp->n_ubatch < cp->n_ctx ? cp->n_ubatch : cp->n_ctx, limit = 1099511627776.0;
     double worst = 0.0;
@@ -84,75 +85,62 @@ static bool sizes_fit(const struct galloc_model * m, const struct model_cparams 
     const double logits = (double) hp->n_vocab * n_tokens * 4.0;
     if (logits > worst) { worst = logits; what = "the logits"; }
     if (worst > limit) {
-        snprintf(err, err_size, "-c/-ub: %s would take %.0f GiB, more than a graph document holds (1 TiB per tensor)", what,
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "-c/-ub: %s would take %.0f GiB, more than a graph document holds (1 TiB per tensor)", what,
                  worst / 1073741824.0);
-        return false;
     }
     // ggml counts a tensor's bytes in size_t: where it has 32 bits (wasm32), every tensor must fit
     if (worst * 2.0 > (double) SIZE_MAX) {
-        snprintf(err, err_size, "-c/-ub: %s would take %.0f MiB, too large to plan with a 32-bit size_t (use the 64-bit CLI)",
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "-c/-ub: %s would take %.0f MiB, too large to plan with a 32-bit size_t (use the 64-bit CLI)",
                  what, worst / 1048576.0);
-        return false;
     }
     return true;
 }
 
 bool galloc_model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
-                        char * err, size_t err_size) {
+                               struct galloc_error * err) {
     const struct model_hparams * hp = &m->hp;
     memset(cp, 0, sizeof(*cp));
     if (s->n_seq < 1 || s->n_seq > MODEL_MAX_SEQ) {
-        snprintf(err, err_size, "-np: %d sequences (1 to %d)", (int) s->n_seq, MODEL_MAX_SEQ);
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-np: %d sequences (1 to %d)", (int) s->n_seq, MODEL_MAX_SEQ);
     }
     if (s->n_ctx < 0 || s->n_ctx > (1 << 24)) {
-        snprintf(err, err_size, "-c: context %lld out of range (0 to %d)", (long long) s->n_ctx, 1 << 24);
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-c: context %lld out of range (0 to %d)", (long long) s->n_ctx, 1 << 24);
     }
     if (s->n_batch < 0 || s->n_batch > (1 << 24) || s->n_ubatch < 0 || s->n_ubatch > (1 << 24)) {
-        snprintf(err, err_size, "%s: batch %lld out of range (0 to %d)", s->n_batch < 0 || s->n_batch > (1 << 24) ? "-b" : "-ub",
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "%s: batch %lld out of range (0 to %d)", s->n_batch < 0 || s->n_batch > (1 << 24) ? "-b" : "-ub",
                  (long long) (s->n_batch < 0 || s->n_batch > (1 << 24) ? s->n_batch : s->n_ubatch), 1 << 24);
-        return false;
     }
     if (s->n_batch == 0 && s->n_ubatch == 0) {
-        snprintf(err, err_size, "-b/-ub: n_batch and n_ubatch cannot both be zero");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-b/-ub: n_batch and n_ubatch cannot both be zero");
     }
     if (s->flash_attn != 0 && s->flash_attn != 1) {
-        snprintf(err, err_size, "-fa: %d (0 off, 1 on)", (int) s->flash_attn);
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-fa: %d (0 off, 1 on)", (int) s->flash_attn);
     }
     if (!is_cache_type(s->type_k) || !is_cache_type(s->type_v)) {
-        snprintf(err, err_size, "%s: unsupported cache type %d", is_cache_type(s->type_k) ? "-ctv" : "-ctk",
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "%s: unsupported cache type %d", is_cache_type(s->type_k) ? "-ctv" : "-ctk",
                  (int) (is_cache_type(s->type_k) ? s->type_v : s->type_k));
-        return false;
     }
     if (s->graph != GALLOC_MODEL_GRAPH_PROMPT && s->graph != GALLOC_MODEL_GRAPH_DECODE) {
-        snprintf(err, err_size, "--graph: unknown graph %d", (int) s->graph);
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "--graph: unknown graph %d", (int) s->graph);
     }
     if (s->n_ctx == 0 && hp->n_ctx_train == 0) {
-        snprintf(err, err_size, "-c: n_ctx and the model's context_length cannot both be zero");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-c: n_ctx and the model's context_length cannot both be zero");
     }
     cp->flash_attn = s->flash_attn != 0;
     cp->type_k     = s->type_k;
     cp->type_v     = s->type_v;
     if (ggml_is_quantized(s->type_v) && !cp->flash_attn) {
-        snprintf(err, err_size, "-ctv: quantized V cache (%s) requires flash attention (-fa on)", ggml_type_name(s->type_v));
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-ctv: quantized V cache (%s) requires flash attention (-fa on)", ggml_type_name(s->type_v));
     }
     // llama.cpp checks this with flash attention; without, ggml would assert on the cache's views
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         if (ggml_is_quantized(s->type_k) && galloc_hp_n_embd_head_k(hp, il) % ggml_blck_size(s->type_k) != 0) {
-            snprintf(err, err_size, "-ctk: K cache type %s with block size %lld does not divide n_embd_head_k=%u",
+            return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-ctk: K cache type %s with block size %lld does not divide n_embd_head_k=%u",
                      ggml_type_name(s->type_k), (long long) ggml_blck_size(s->type_k), galloc_hp_n_embd_head_k(hp, il));
-            return false;
         }
         if (ggml_is_quantized(s->type_v) && galloc_hp_n_embd_head_v(hp, il) % ggml_blck_size(s->type_v) != 0) {
-            snprintf(err, err_size, "-ctv: V cache type %s with block size %lld does not divide n_embd_head_v=%u",
+            return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-ctv: V cache type %s with block size %lld does not divide n_embd_head_v=%u",
                      ggml_type_name(s->type_v), (long long) ggml_blck_size(s->type_v), galloc_hp_n_embd_head_v(hp, il));
-            return false;
         }
     }
     // a decode context: one token per micro-batch
@@ -201,17 +189,15 @@ bool galloc_model_cparams_init(const struct galloc_model * m, const struct gallo
     cp->n_ctx     = pad256(cp->n_ctx);
     cp->n_ctx_seq = pad256(cp->n_ctx / cp->n_seq_max);
     if (cp->n_ctx_seq == 0) {
-        snprintf(err, err_size, "-c/-np: n_ctx_seq == 0");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-c/-np: n_ctx_seq == 0");
     }
     if (cp->n_ctx != cp->n_ctx_seq * cp->n_seq_max) {
         cp->n_ctx = cp->n_ctx_seq * cp->n_seq_max; // rounded down to a multiple of the sequences
     }
     if (cp->n_ubatch == 0) {
-        snprintf(err, err_size, "-ub: the micro-batch is 0 tokens");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "-ub: the micro-batch is 0 tokens");
     }
-    return sizes_fit(m, cp, err, err_size);
+    return sizes_fit(m, cp, err);
 }
 
 //
@@ -246,7 +232,7 @@ static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint3
         kv->k[il] = ggml_new_tensor_3d(g->wctx, cp->type_k, n_embd_k_gqa, size, kv->n_stream);
         kv->v[il] = ggml_new_tensor_3d(g->wctx, cp->type_v, n_embd_v_gqa, size, kv->n_stream);
         if (!kv->k[il] || !kv->v[il]) {
-            galloc_model_fail(g, "out of memory creating the KV cache");
+            galloc_model_fail_status(g, GALLOC_STATUS_NO_MEMORY, "out of memory creating the KV cache");
             return false;
         }
         ggml_format_name(kv->k[il], "cache_k_l%u", il);
@@ -280,7 +266,7 @@ struct model_build {
     struct model_cparams   cp;
     struct model_kv_cache  caches[2];
     ggml_backend_buffer_type_t buft;
-    char                   err[256];
+    struct galloc_error    err;    // the builders' first failure
 };
 
 static void build_free(struct model_build * b) {
@@ -297,10 +283,10 @@ static void build_free(struct model_build * b) {
 // the graph of a micro-batch of n_tokens tokens in n_seqs sequences with n_outputs outputs
 static struct model_build * build_graph(const struct galloc_model * m, const struct model_cparams * cp,
                                         ggml_backend_buffer_type_t buft, uint32_t n_tokens, uint32_t n_seqs,
-                                        uint32_t n_outputs, char * err, size_t err_size) {
+                                        uint32_t n_outputs, struct galloc_error * err) {
     struct model_build * b = calloc(1, sizeof(*b));
     if (!b) {
-        snprintf(err, err_size, "out of memory");
+        galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
         return NULL;
     }
     b->cp   = *cp;
@@ -310,8 +296,7 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
     g->hp       = &m->hp;
     g->cp       = &b->cp;
     g->caches   = b->caches;
-    g->err      = b->err;
-    g->err_size = sizeof(b->err);
+    g->err      = &b->err;
     if (n_tokens % n_seqs != 0) {
         n_tokens = (n_tokens + n_seqs - 1) / n_seqs * n_seqs; // a multiple of the sequences
     }
@@ -333,7 +318,7 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
     struct ggml_init_params cp0 = { 2 * n_graph * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_graph, false), NULL, true };
     g->ctx = ggml_init(cp0);
     if (!g->wctx || !g->wbuf || !g->layers || !g->ctx) {
-        snprintf(err, err_size, "out of memory");
+        galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
         build_free(b);
         return NULL;
     }
@@ -348,7 +333,11 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
     }
     ok = ok && m->arch->build_graph(g) && !g->failed;
     if (!ok) {
-        snprintf(err, err_size, "%s", g->failed ? g->err : "the graph could not be built");
+        if (g->failed) {
+            *err = b->err;
+        } else {
+            galloc_fail(err, GALLOC_STATUS_INVALID, "the graph could not be built");
+        }
         build_free(b);
         return NULL;
     }
@@ -358,10 +347,10 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
 // llama_context::sched_reserve's worst case: the full micro-batch, one stream per sequence,
 // every token an output (n_outputs_max = n_batch)
 static struct model_build * build_prompt(const struct galloc_model * m, const struct model_cparams * cp,
-                                         ggml_backend_buffer_type_t buft, char * err, size_t err_size) {
+                                         ggml_backend_buffer_type_t buft, struct galloc_error * err) {
     const uint32_t n_tokens  = cp->n_ctx < cp->n_ubatch ? cp->n_ctx : cp->n_ubatch;
     const uint32_t n_outputs = n_tokens < cp->n_outputs_max ? n_tokens : cp->n_outputs_max;
-    return build_graph(m, cp, buft, n_tokens, cp->n_seq_max, n_outputs, err, err_size);
+    return build_graph(m, cp, buft, n_tokens, cp->n_seq_max, n_outputs, err);
 }
 
 static void doc_name(const struct galloc_model * m, const struct model_cparams * cp, const struct galloc_model_settings * s,
@@ -371,46 +360,36 @@ static void doc_name(const struct galloc_model * m, const struct model_cparams *
              ggml_type_name(cp->type_k), ggml_type_name(cp->type_v), cp->n_seq_max);
 }
 
-static void copy_err(char * err, size_t err_size, const char * msg) {
-    if (err && err_size) {
-        snprintf(err, err_size, "%s", msg);
-    }
-}
-
-char * galloc_model_document(const struct galloc_model * m, const struct galloc_model_settings * s, size_t * len, char * err,
-                             size_t err_size) {
-    return galloc_model_document_named(m, s, NULL, len, err, err_size);
+char * galloc_model_document(const struct galloc_model * m, const struct galloc_model_settings * s, size_t * len,
+                             struct galloc_error * err) {
+    return galloc_model_document_named(m, s, NULL, len, err);
 }
 
 char * galloc_model_document_named(const struct galloc_model * m, const struct galloc_model_settings * s, const char * doc_title,
-                                   size_t * len, char * err, size_t err_size) {
-    char msg[256] = "";
+                                   size_t * len, struct galloc_error * err) {
     struct model_cparams cp;
+    galloc_error_clear(err);
     if (!m || !s) {
-        copy_err(err, err_size, "no model or settings");
+        galloc_fail(err, GALLOC_STATUS_ARGUMENT, "no model or settings");
         return NULL;
     }
-    if (!galloc_model_cparams_init(m, s, &cp, msg, sizeof(msg))) {
-        copy_err(err, err_size, msg);
+    if (!galloc_model_cparams_init(m, s, &cp, err)) {
         return NULL;
     }
     ggml_backend_buffer_type_t buft = galloc_virtual_buft_new("CPU", MODEL_CPU_ALIGN, SIZE_MAX);
     if (!buft) {
-        copy_err(err, err_size, "out of memory");
+        galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
         return NULL;
     }
-    struct model_build * b = build_prompt(m, &cp, buft, msg, sizeof(msg));
+    struct model_build * b = build_prompt(m, &cp, buft, err);
     char * doc = NULL;
     if (b) {
         char name[256];
         doc_name(m, &cp, s, name, sizeof(name));
         doc = galloc_export_graph(b->g.gf, doc_title ? doc_title : name, &buft, 1, NULL, NULL, len);
         if (!doc) {
-            snprintf(msg, sizeof(msg), "out of memory writing the graph document");
+            galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory writing the graph document");
         }
-    }
-    if (!doc) {
-        copy_err(err, err_size, msg);
     }
     build_free(b);
     galloc_virtual_buft_free(buft);
@@ -425,26 +404,24 @@ struct reserved_buffer {
     uint64_t chunks[GALLOC_MAX_CHUNKS];
 };
 
-static bool reserve(struct ggml_cgraph * gf, ggml_backend_buffer_type_t buft, struct reserved_buffer * buf, char * msg,
-                    size_t msg_size) {
+static bool reserve(struct ggml_cgraph * gf, ggml_backend_buffer_type_t buft, struct reserved_buffer * buf,
+                    struct galloc_error * err) {
     size_t len = 0;
     char * json = galloc_export_graph(gf, "reserve", &buft, 1, NULL, NULL, &len);
     if (!json) {
-        snprintf(msg, msg_size, "out of memory writing the graph");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory writing the graph");
     }
     struct galloc_document doc;
     struct galloc_plan     plan;
-    struct galloc_error    err;
-    bool ok = galloc_document_read(json, len, &doc, &err);
+    struct galloc_error    inner;
+    bool ok = galloc_document_read(json, len, &doc, &inner);
     free(json);
     if (!ok) {
-        snprintf(msg, msg_size, "the graph: %.200s", err.message);
-        return false;
+        return galloc_fail(err, inner.status, "the graph: %.200s", inner.message);
     }
-    ok = galloc_plan_graph(&doc.graph, &plan, &err);
+    ok = galloc_plan_graph(&doc.graph, &plan, &inner);
     if (!ok) {
-        snprintf(msg, msg_size, "planning the graph: %.200s", err.message);
+        galloc_fail(err, inner.status, "planning the graph: %.200s", inner.message);
     } else {
         const struct galloc_buffer_plan * bp = &plan.buffers[0];
         bool grow = !buf->allocated;
@@ -463,30 +440,27 @@ static bool reserve(struct ggml_cgraph * gf, ggml_backend_buffer_type_t buft, st
 }
 
 bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
-                                struct galloc_model_sizes * out, char * err, size_t err_size) {
-    char msg[256] = "";
+                                struct galloc_model_sizes * out, struct galloc_error * err) {
     struct model_cparams cp;
     memset(out, 0, sizeof(*out));
+    galloc_error_clear(err);
     if (!m || !s) {
-        copy_err(err, err_size, "no model or settings");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "no model or settings");
     }
-    if (!galloc_model_cparams_init(m, s, &cp, msg, sizeof(msg))) {
-        copy_err(err, err_size, msg);
+    if (!galloc_model_cparams_init(m, s, &cp, err)) {
         return false;
     }
     ggml_backend_buffer_type_t buft = galloc_virtual_buft_new("CPU", MODEL_CPU_ALIGN, SIZE_MAX);
     if (!buft) {
-        copy_err(err, err_size, "out of memory");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     // prompt, then one token per sequence, then the prompt again: the buffer is kept when it is big enough
     struct reserved_buffer buf = { 0 };
-    struct model_build * pp = build_prompt(m, &cp, buft, msg, sizeof(msg));
-    bool ok = pp && reserve(pp->g.gf, buft, &buf, msg, sizeof(msg));
+    struct model_build * pp = build_prompt(m, &cp, buft, err);
+    bool ok = pp && reserve(pp->g.gf, buft, &buf, err);
     if (ok) {
-        struct model_build * tg = build_graph(m, &cp, buft, cp.n_seq_max, cp.n_seq_max, cp.n_seq_max, msg, sizeof(msg));
-        ok = tg && reserve(tg->g.gf, buft, &buf, msg, sizeof(msg)) && reserve(pp->g.gf, buft, &buf, msg, sizeof(msg));
+        struct model_build * tg = build_graph(m, &cp, buft, cp.n_seq_max, cp.n_seq_max, cp.n_seq_max, err);
+        ok = tg && reserve(tg->g.gf, buft, &buf, err) && reserve(pp->g.gf, buft, &buf, err);
         build_free(tg);
     }
     if (ok) {
@@ -508,8 +482,6 @@ bool galloc_model_compute_sizes(const struct galloc_model * m, const struct gall
                 out->kv_bytes += pp->caches[c].k[il] ? (uint64_t) ggml_nbytes(pp->caches[c].k[il]) + ggml_nbytes(pp->caches[c].v[il]) : 0;
             }
         }
-    } else {
-        copy_err(err, err_size, msg);
     }
     build_free(pp);
     galloc_virtual_buft_free(buft);

@@ -5,6 +5,7 @@
 // callback "name-il"), node order and views come out as llama.cpp's. Architecture files
 // (galloc-model-arch-*.c) compose these blocks.
 
+#include "galloc-error.h"
 #include "galloc-model-impl.h"
 
 #include <math.h>
@@ -12,14 +13,29 @@
 #include <stdio.h>
 #include <string.h>
 
-void * galloc_model_fail(struct model_graph * g, const char * fmt, ...) {
+GALLOC_PRINTF(3, 0)
+static void fail_v(struct model_graph * g, enum galloc_status status, const char * fmt, va_list args) {
     if (!g->failed) {
-        va_list args;
-        va_start(args, fmt);
-        vsnprintf(g->err, g->err_size, fmt, args);
-        va_end(args);
+        const int n = vsnprintf(g->err->message, sizeof(g->err->message), fmt, args);
+        g->err->status = status;
+        galloc_error_one_line(g->err->message, n < 0 || (size_t) n >= sizeof(g->err->message));
         g->failed = true;
     }
+}
+
+void * galloc_model_fail(struct model_graph * g, const char * fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    fail_v(g, GALLOC_STATUS_INVALID, fmt, args);
+    va_end(args);
+    return NULL;
+}
+
+void * galloc_model_fail_status(struct model_graph * g, enum galloc_status status, const char * fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    fail_v(g, status, fmt, args);
+    va_end(args);
     return NULL;
 }
 
@@ -121,7 +137,7 @@ struct ggml_tensor * galloc_model_weight(struct model_graph * g, int flags, int 
     }
     struct ggml_tensor * t = ggml_new_tensor(g->wctx, type, n_dims, ne);
     if (!t) {
-        return galloc_model_fail(g, "out of memory creating '%s'", name);
+        return galloc_model_fail_status(g, GALLOC_STATUS_NO_MEMORY, "out of memory creating '%s'", name);
     }
     ggml_set_name(t, name);
     t->buffer = g->wbuf;
@@ -163,6 +179,54 @@ void galloc_model_weights_qkv(struct model_graph * g, struct model_layer * l, in
     l->wq_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_q, "attn_q.bias", il);
     l->wk_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_k, "attn_k.bias", il);
     l->wv_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd_v, "attn_v.bias", il);
+}
+
+void galloc_model_weights_io(struct model_graph * g, bool output_bias) {
+    const int64_t n_embd = g->hp->n_embd, n_vocab = g->hp->n_vocab;
+    g->tok_embd    = galloc_model_weight_2d(g, 0, n_embd, n_vocab, "token_embd.weight", -1);
+    g->output_norm = galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
+    g->output      = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_vocab, "output.weight", -1);
+    if (output_bias) {
+        g->output_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_vocab, "output.bias", -1);
+    }
+    if (g->output == NULL) {
+        g->output = galloc_model_weight_2d(g, MODEL_TENSOR_DUPLICATED, n_embd, n_vocab, "token_embd.weight", -1);
+    }
+}
+
+void galloc_model_weights_ffn(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_ff) {
+    l->ffn_gate = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
+    l->ffn_down = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
+    l->ffn_up   = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+}
+
+bool galloc_model_same_head_sizes(struct model_graph * g) {
+    const struct model_hparams * hp = g->hp;
+    const uint32_t k = galloc_hp_n_embd_head_k(hp, 0), v = galloc_hp_n_embd_head_v(hp, 0), rot = galloc_hp_n_rot(hp, 0);
+    if (k != v || k != rot) {
+        galloc_model_fail(g, "%s: head sizes differ (key %u, value %u, rope %u)", g->m->arch->name, k, v, rot);
+        return false;
+    }
+    return true;
+}
+
+bool galloc_model_logits(struct model_graph * g, struct ggml_tensor * inpL, float softcap) {
+    struct ggml_tensor * cur = galloc_model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
+    galloc_model_cb(g, cur, "result_norm", -1);
+    ggml_set_output(cur);
+    cur = ggml_mul_mat(g->ctx, g->output, cur);
+    if (g->output_b) {
+        cur = ggml_add(g->ctx, cur, g->output_b);
+    }
+    if (softcap != 0.0f) {
+        cur = ggml_scale(g->ctx, cur, 1.0f / softcap);
+        cur = ggml_tanh(g->ctx, cur);
+        cur = ggml_scale(g->ctx, cur, softcap);
+    }
+    galloc_model_cb(g, cur, "result_output", -1);
+    ggml_set_output(cur);
+    ggml_build_forward_expand(g->gf, cur);
+    return !g->failed;
 }
 
 //

@@ -6,6 +6,7 @@
 // architecture's own keys. Models are made here from either source.
 
 #include "galloc-gguf.h"
+#include "galloc-error.h"
 #include "galloc-model-impl.h"
 
 #include <stdarg.h>
@@ -58,10 +59,14 @@ void galloc_hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern) {
 
 static bool ml_fail(struct model_loader * ml, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
 static bool ml_fail(struct model_loader * ml, const char * fmt, ...) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(ml->err, ml->err_size, fmt, args);
-    va_end(args);
+    if (ml->err) {
+        va_list args;
+        va_start(args, fmt);
+        const int n = vsnprintf(ml->err->message, sizeof(ml->err->message), fmt, args);
+        va_end(args);
+        ml->err->status = GALLOC_STATUS_INVALID; // the metadata breaks what llama.cpp's loader accepts
+        galloc_error_one_line(ml->err->message, n < 0 || (size_t) n >= sizeof(ml->err->message));
+    }
     return false;
 }
 
@@ -435,38 +440,25 @@ const struct model_arch_def * galloc_model_arch_find(const char * name) {
     return NULL;
 }
 
-static void set_err(char * err, size_t err_size, const char * msg) {
-    if (err && err_size) {
-        snprintf(err, err_size, "%s", msg);
-    }
-}
-
-bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model ** out, char * err, size_t err_size) {
-    char dummy[8];
-    if (!err) {
-        err      = dummy;
-        err_size = sizeof(dummy);
-    }
+bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model ** out, struct galloc_error * err) {
     *out = NULL;
+    galloc_error_clear(err);
     const char * arch_name = galloc_gguf_get_str(g, "general.architecture");
     if (!arch_name) {
-        set_err(err, err_size, "general.architecture: missing (not a model file?)");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "general.architecture: missing (not a model file?)");
     }
     const struct model_arch_def * arch = galloc_model_arch_find(arch_name);
     if (!arch) {
-        snprintf(err, err_size, "general.architecture: '%.64s' is not supported (llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss)",
-                 arch_name);
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_INVALID,
+                           "general.architecture: '%.64s' is not supported (llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss)", arch_name);
     }
     if (g->n_tensors > MODEL_MAX_TENSORS) {
-        snprintf(err, err_size, "%lld tensors: more than a model of %d layers has", (long long) g->n_tensors, MODEL_MAX_LAYERS);
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "%lld tensors: more than a model of %d layers has", (long long) g->n_tensors,
+                           MODEL_MAX_LAYERS);
     }
     struct galloc_model * m = calloc(1, sizeof(*m));
     if (!m) {
-        set_err(err, err_size, "out of memory");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     m->arch = arch;
     const char * name = galloc_gguf_get_str(g, "general.name");
@@ -474,8 +466,7 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
     m->tensors = calloc((size_t) g->n_tensors + 1, sizeof(*m->tensors));
     if (!m->tensors) {
         free(m);
-        set_err(err, err_size, "out of memory");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     m->n_tensors = g->n_tensors;
     for (int64_t i = 0; i < g->n_tensors; i++) {
@@ -486,7 +477,7 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
             m->tensors[i].ne[d] = d < ti->n_dims ? ti->ne[d] : 1;
         }
     }
-    struct model_loader ml = { g, NULL, arch_name, err, err_size };
+    struct model_loader ml = { g, NULL, arch_name, err };
     if (!galloc_model_load_hparams(m, &ml)) {
         galloc_model_free(m);
         return false;
@@ -495,27 +486,22 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
     return true;
 }
 
-bool galloc_model_from_card(const char * card_name, struct galloc_model ** out, char * err, size_t err_size) {
-    char dummy[8];
-    if (!err) {
-        err      = dummy;
-        err_size = sizeof(dummy);
-    }
+bool galloc_model_from_card(const char * card_name, struct galloc_model ** out, struct galloc_error * err) {
     *out = NULL;
+    galloc_error_clear(err);
     const struct model_card * card = galloc_model_card_find(card_name);
     if (!card) {
-        snprintf(err, err_size, "--card: unknown card '%.64s' (galloc model --cards lists them)", card_name ? card_name : "");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NOT_FOUND, "--card: unknown card '%.64s' (galloc model --cards lists them)",
+                           card_name ? card_name : "");
     }
     struct galloc_model * m = calloc(1, sizeof(*m));
     if (!m) {
-        set_err(err, err_size, "out of memory");
-        return false;
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     m->arch = galloc_model_arch_find(card->arch);
     m->card = card;
     snprintf(m->name, sizeof(m->name), "%s", card->name);
-    struct model_loader ml = { NULL, card, card->arch, err, err_size };
+    struct model_loader ml = { NULL, card, card->arch, err };
     if (!m->arch || !galloc_model_load_hparams(m, &ml)) {
         galloc_model_free(m);
         return false;

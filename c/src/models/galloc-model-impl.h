@@ -9,6 +9,7 @@
 #pragma once
 
 #include "galloc-model.h"
+#include "galloc-status.h"
 #include "ggml-backend.h"
 #include "ggml.h"
 
@@ -99,8 +100,7 @@ struct model_loader {
     const struct galloc_gguf * gguf;
     const struct model_card  * card;
     const char               * arch;  // key prefix
-    char                     * err;
-    size_t                     err_size;
+    struct galloc_error      * err;   // the first failure (GALLOC_STATUS_INVALID); may be NULL
 };
 
 // each returns false only for a required key that is absent or unreadable (the message is in err);
@@ -126,8 +126,9 @@ struct model_cparams {
 };
 
 // from the settings, as llama_context's constructor derives them; false on settings llama.cpp refuses
+// (GALLOC_STATUS_ARGUMENT naming the flag; GALLOC_STATUS_LIMIT for tensors past what a document or size_t holds)
 bool galloc_model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
-                        char * err, size_t err_size);
+                               struct galloc_error * err);
 
 // llama_kv_cache: one per layer filter (all layers, or the non-SWA and SWA layers)
 struct model_kv_cache {
@@ -181,13 +182,14 @@ struct model_graph {
     int64_t n_tokens, n_outputs, n_seqs;
     int64_t n_expert_used;
     // the first error; blocks return NULL after it
-    char  * err;
-    size_t  err_size;
-    bool    failed;
+    struct galloc_error * err;
+    bool                  failed;
 };
 
-// the first failure wins; returns NULL so that builders can `return fail(...)`
+// the first failure wins; returns NULL so that builders can `return fail(...)`: a model llama.cpp
+// would refuse (GALLOC_STATUS_INVALID), or with the status given
 void * galloc_model_fail(struct model_graph * g, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
+void * galloc_model_fail_status(struct model_graph * g, enum galloc_status status, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(3, 4);
 
 // weights: llama.cpp's create_tensor. name is printf-style with the layer; ne has n_dims entries.
 // A required tensor missing from the file (or the wrong shape) fails the build; an optional one
@@ -203,6 +205,17 @@ struct ggml_tensor * galloc_model_weight_3d(struct model_graph * g, int flags, i
 // attn_q/k/v (or the fused attn_qkv) with their optional biases (create_tensor_qkv)
 void galloc_model_weights_qkv(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_embd_q,
                        int64_t n_embd_k, int64_t n_embd_v);
+// token embeddings, the final norm and the output head: output.weight, else (tied) the embeddings
+// again; with output_bias also the optional output.bias
+void galloc_model_weights_io(struct model_graph * g, bool output_bias);
+// a dense SwiGLU FFN's weights, created as llama's and qwen's builders create them (gate, down, up)
+void galloc_model_weights_ffn(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_ff);
+// decoders with one head size: key, value and rope sizes must agree (fails naming the architecture)
+bool galloc_model_same_head_sizes(struct model_graph * g);
+// the end of a decoder: the RMS-normalised last hidden state (result_norm, an output), the logits
+// (result_output, an output: output.bias added when the model has one, soft-capped to softcap when
+// not 0: gemma3's final_logit_softcapping), expanded into the graph
+bool galloc_model_logits(struct model_graph * g, struct ggml_tensor * inpL, float softcap);
 
 // the graph callback: names a tensor "name-il" (or "name" for il < 0)
 void galloc_model_cb(struct model_graph * g, struct ggml_tensor * t, const char * name, int il);

@@ -296,14 +296,14 @@ const char * galloc_preset_description(int i) {
 
 static char * model_preset_document(const struct model_preset * p, size_t * len) {
     struct galloc_model * m = NULL;
-    if (!galloc_model_from_card(p->card, &m, NULL, 0)) {
+    if (!galloc_model_from_card(p->card, &m, NULL)) {
         return NULL;
     }
     struct galloc_model_settings s;
     galloc_model_settings_default(&s);
     s.n_ctx = p->n_ctx;
     s.graph = p->graph;
-    char * doc = galloc_model_document_named(m, &s, p->name, len, NULL, 0);
+    char * doc = galloc_model_document_named(m, &s, p->name, len, NULL);
     galloc_model_free(m);
     return doc;
 }

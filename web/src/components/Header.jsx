@@ -11,9 +11,14 @@ export function Header() {
   const list = presets.value;
   const cur = list.find((p) => p.name === presetName.value);
   // model cards first (each opens the model page with its settings), then the library's presets
+  const scenario = (p) => /^(test_|realloc)/.test(p.name);
+  const teaching = (p) => /^llama-tiny/.test(p.name);
+  const synthetic = (p) => /^llama-\d+b-/.test(p.name); // llama-like graphs kept as golden twins, not llama.cpp's
   const groups = [
-    ['Conformance scenarios', list.filter((p) => /^(test_|realloc)/.test(p.name))],
-    ['Models at fixed settings, teaching graphs', list.filter((p) => !/^(test_|realloc)/.test(p.name))],
+    ['Conformance scenarios', list.filter(scenario)],
+    ["llama.cpp's graphs at fixed settings", list.filter((p) => !scenario(p) && !teaching(p) && !synthetic(p))],
+    ['Teaching graphs (tiny llama-style decoders)', list.filter(teaching)],
+    ["Synthetic llama-like (golden twins, not llama.cpp's)", list.filter(synthetic)],
   ].filter(([, l]) => l.length);
   const cardValue = presetName.value === null && modelSource.value?.kind === 'card' ? `card:${modelSource.value.cardName}` : null;
   const onPreset = (v) => {

@@ -3,7 +3,7 @@
 // the sweep plot. Reads model-state.js and calls its mutators.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { galloc } from '../state.js';
-import { cards, modelSource, settings, sizes, modelError, sweep, openGgufFile, openCard, setSetting, runSweep, cancelSweep, loadCards } from '../model-state.js';
+import { cards, modelSource, settings, sizes, modelError, sweep, buildTimes, openGgufFile, openCard, setSetting, runSweep, cancelSweep, loadCards } from '../model-state.js';
 import { CACHE_TYPES, CONTEXTS, UBATCHES, commandLine, computeLogLine } from '../core/model-settings.js';
 import { formatBytes } from '../core/format.js';
 import { SweepPlot } from './SweepPlot.jsx';
@@ -110,23 +110,36 @@ function Sizes() {
         n_ctx {z.n_ctx} ({z.n_ctx_seq} cells per sequence{z.n_ctx_swa ? `, ${z.n_ctx_swa} in the sliding-window cache` : ''}),
         {' '}{z.n_tokens} tokens in the graph, {z.n_nodes} nodes; KV cache {formatBytes(z.kv_bytes)}
       </p>
+      {buildTimes.value && (
+        <p class="hint" data-testid="model-build-ms" data-total={buildTimes.value.total.toFixed(1)}>
+          built in {buildTimes.value.total.toFixed(0)} ms (sizes {buildTimes.value.sizes.toFixed(0)}, graph {buildTimes.value.document.toFixed(0)},
+          {' '}plan and views {buildTimes.value.plan.toFixed(0)})
+        </p>
+      )}
     </div>
   );
 }
 
 function Sweep() {
   const sw = sweep.value;
+  const [axis, setAxis] = useState('n_ctx');
   const [withUb, setWithUb] = useState(false);
-  const start = () => runSweep({ ubatches: withUb ? [128, 512, 2048] : [settings.value.n_ubatch] });
+  const start = () => runSweep({ axis, ubatches: withUb ? [128, 512, 2048] : [settings.value.n_ubatch] });
   return (
     <div class="model-sweep">
       <div class="wi-controls">
-        <button data-testid="sweep-run" onClick={start} disabled={sw.status === 'running'}>Sweep context length</button>
-        <label><input type="checkbox" checked={withUb} onChange={(e) => setWithUb(e.target.checked)} data-testid="sweep-ub" /> at -ub 128, 512, 2048</label>
+        <button data-testid="sweep-run" onClick={start} disabled={sw.status === 'running'}>Sweep</button>
+        <label>along{' '}
+          <select data-testid="sweep-axis" value={axis} onChange={(e) => setAxis(e.target.value)}>
+            <option value="n_ctx">context length (-c {CONTEXTS[0]} … {CONTEXTS[CONTEXTS.length - 1]})</option>
+            <option value="n_ubatch">micro-batch (-ub {UBATCHES[0]} … {UBATCHES[UBATCHES.length - 1]}) at -c {settings.value.n_ctx}</option>
+          </select>
+        </label>
+        {axis === 'n_ctx' && <label><input type="checkbox" checked={withUb} onChange={(e) => setWithUb(e.target.checked)} data-testid="sweep-ub" /> at -ub 128, 512, 2048</label>}
         {sw.status === 'running' && <span data-testid="sweep-progress">{sw.done} / {sw.total} <button onClick={cancelSweep}>Stop</button></span>}
         {sw.status === 'failed' && <span class="wi-bad">{sw.error}</span>}
       </div>
-      {sw.status === 'done' && <SweepPlot points={sw.points} />}
+      {sw.status === 'done' && <SweepPlot points={sw.points} axis={sw.axis} />}
     </div>
   );
 }

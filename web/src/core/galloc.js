@@ -421,7 +421,8 @@ export class Galloc {
    * @param {{gguf: Uint8Array} | {card: string}} source
    * @returns {GallocModel}
    * @throws {GallocError} 'invalid-input' for a bad header ("offset N: ...") or a model the builders
-   *   refuse (an architecture they do not know, a missing hyperparameter), 'not-found' for a card
+   *   refuse (an architecture they do not know, a missing hyperparameter), 'limit' for more tensors
+   *   than a model has, 'not-found' for a card
    */
   openModel(source) {
     let handle;
@@ -782,7 +783,9 @@ export class GallocModel {
    * The compute graph llama.cpp reserves for these settings, as a graph document.
    * @param {Partial<ModelSettings>} settings missing ones take llama.cpp's defaults
    * @returns {object} the "galloc-graph" document
-   * @throws {GallocError} 'bad-argument' naming the setting of the wrong kind, 'invalid-input' for settings llama.cpp refuses
+   * @throws {GallocError} 'bad-argument' naming the setting: of the wrong kind ("settings.n_ctx: ..."),
+   *   or one llama.cpp refuses (the message starts with its flag: "-np: ..."); 'limit' for a graph past
+   *   what the module holds ("-c/-ub: ..."); 'invalid-input' for a model llama.cpp would refuse
    */
   document(settings) {
     return JSON.parse(this.documentText(settings));
@@ -802,6 +805,7 @@ export class GallocModel {
    * the one-token graph and the prompt graph again; a buffer only grows).
    * @param {Partial<ModelSettings>} settings
    * @returns {ModelSizes}
+   * @throws {GallocError} as document()
    */
   sizes(settings) {
     const h = this.open();

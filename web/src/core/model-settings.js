@@ -54,16 +54,28 @@ export function computeLogLine(b) {
   return `${b.name} compute buffer size = ${(Number(b.compute) / 1048576).toFixed(2)} MiB`;
 }
 
+/** what a sweep can run along: its x axis, the settings key it changes, the values */
+export const SWEEP_AXES = {
+  n_ctx: { label: 'context length -c (tokens)', values: CONTEXTS },
+  n_ubatch: { label: 'micro-batch -ub (tokens)', values: UBATCHES },
+};
+
 /**
- * The points of a sweep: every context of CONTEXTS up to maxCtx (all when 0), at each
- * micro-batch of ubatches, flash attention off and on.
+ * The points of a sweep, flash attention off and on. Along the context (axis 'n_ctx', the
+ * default): every context of CONTEXTS up to maxCtx (all when 0), at each micro-batch of ubatches.
+ * Along the micro-batch (axis 'n_ubatch'): every micro-batch of UBATCHES at the settings' context
+ * (-b raised to -ub where smaller, as llama.cpp requires).
  * @param {typeof START_SETTINGS} base
- * @param {{maxCtx?: number, ubatches?: number[]}} [options]
+ * @param {{axis?: 'n_ctx'|'n_ubatch', maxCtx?: number, ubatches?: number[]}} [options]
  * @returns {Array<typeof START_SETTINGS>}
  */
-export function sweepPoints(base, { maxCtx = 0, ubatches = [base.n_ubatch] } = {}) {
+export function sweepPoints(base, { axis = 'n_ctx', maxCtx = 0, ubatches = [base.n_ubatch] } = {}) {
   const points = [];
   for (const fa of [0, 1]) {
+    if (axis === 'n_ubatch') {
+      for (const ub of UBATCHES) points.push({ ...base, n_ubatch: ub, n_batch: Math.max(base.n_batch, ub), flash_attn: fa });
+      continue;
+    }
     for (const ub of ubatches) {
       for (const c of CONTEXTS) {
         if (maxCtx && c > maxCtx) continue;
