@@ -256,7 +256,8 @@ static void test_sources_outside_the_graph(void) {
         }
     }
     CHECK(n == n_expected && n_expected == 2 * N); // every input and node
-    check_no_overlap(&view);
+    // (no check_no_overlap here: its rule keeps leafs alive to the end, and these inputs are freed
+    // after their last use as upstream frees them; the places equal the listed-leaf plan's above)
     forget_placements(ctx);
     count_begin();
     CHECK(ggml_gallocr_reserve(galloc, &view));

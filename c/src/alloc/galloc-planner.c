@@ -616,7 +616,10 @@ static bool plan_in_arena(const struct galloc_graph * graph, struct galloc_plan 
 static bool plan_start(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_error * err) {
     plan->n_tensors      = 0;
     plan->n_buffer_types = 0;
-    plan->places         = NULL; // in the last run's arena
+    if (!plan->scratch) {
+        free(plan->places); // a zeroed plan, or one put together outside the planner: its own places
+    }
+    plan->places = NULL; // the planner's are in the last run's arena
     if (!check_counts(graph, err)) {
         return false;
     }
@@ -652,7 +655,10 @@ void galloc_plan_free(struct galloc_plan * plan) {
     if (!plan) {
         return;
     }
-    free(plan->buffers); // the places are in an arena
+    if (!plan->scratch) {
+        free(plan->places); // a plan put together outside the planner (galloc_whatif_apply) owns its places
+    }
+    free(plan->buffers); // the planner's places are in an arena
     scratch_free(plan->scratch);
     memset(plan, 0, sizeof(*plan));
 }
