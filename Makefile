@@ -100,6 +100,10 @@ build/san/sup/%.o: tests/c/support/%.c build/san/sup/%.d
 build/san/test-%: tests/c/test-%.c build/san/test-%.d $(SUP_OBJ) build/san/libgalloc.a
 	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS1) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a -o $@
 
+# counts the library's malloc, calloc, realloc and free calls: they go through the test's wrappers
+build/san/test-gallocr-memory: tests/c/test-gallocr-memory.c build/san/test-gallocr-memory.d $(SUP_OBJ) build/san/libgalloc.a
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS1) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free -o $@
+
 # the original C++ test, compiled unmodified against our headers
 build/san/test-alloc-conformance: $(CONFORMANCE) build/san/libgalloc.a $(HEADERS)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror $(OPT_SAN) -Ic/include -Ic/src/ggml $(CONFORMANCE) build/san/libgalloc.a -o $@

@@ -84,6 +84,7 @@ const GOOD = [
   ['ggml_cast: a CPY whose src[1] is itself', '{"tensors": [{"name": "a", "op": "NONE", "type": "f32", "ne": [8, 2], "flags": ["input"]}, {"name": "a (copy)", "op": "CPY", "type": "f16", "ne": [8, 2], "src": [0, 1]}, {"name": "s", "op": "SCALE", "type": "f16", "ne": [8, 2], "src": [1], "flags": ["output"]}], "outputs": [2]}'],
   ['strides past 2^53', BIG_STRIDES],
   ['an op the tables lack, not spelled in capitals', '{"tensors": [{"name": "a", "op": "NONE", "type": "f32", "ne": [4]}, {"name": "b", "op": "my_op2", "type": "f32", "ne": [4], "src": [0]}], "outputs": [1]}'],
+  ['a unary op whose name starts with a digit (kept by name)', '{"tensors": [{"name": "a", "op": "NONE", "type": "f32", "ne": [4]}, {"name": "b", "op": "UNARY", "unary_op": "1x", "type": "f32", "ne": [4], "src": [0]}], "outputs": [1]}'],
   ['a unary op spelled in lower case (kept by name)', '{"tensors": [{"name": "a", "op": "NONE", "type": "f32", "ne": [4]}, {"name": "b", "op": "UNARY", "unary_op": "relu", "type": "f32", "ne": [4], "src": [0]}], "outputs": [1]}'],
   ['tensors of one name, and an empty document', '{"tensors": [{"name": "a", "op": "NONE", "type": "f32", "ne": [4]}, {"name": "a", "op": "NONE", "type": "f32", "ne": [4]}, {"name": "", "op": "ADD", "type": "f32", "ne": [4], "src": [0, 1]}], "outputs": [2]}'],
   ['no tensors at all', '{"tensors": [], "nodes": [], "leafs": []}'],

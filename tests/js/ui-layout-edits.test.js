@@ -6,7 +6,7 @@ import { loadGalloc } from '../../web/src/core/galloc.js';
 import { normalizeGraph, graphIndex, removeTensors, removeBufferType } from '../../web/src/core/graph-model.js';
 import { buildModel } from '../../web/src/core/plan-model.js';
 import {
-  timelineLayout, rectBox, hitTest, zoomXBy, zoomYBy, baseX, stepAtBaseX, carryZoom, IDENTITY_X, IDENTITY_Y,
+  timelineLayout, rectBox, hitTest, zoomXBy, zoomYBy, baseX, stepAtBaseX, carryZoom, movedLanePlot, zoomX, byteY, IDENTITY_X, IDENTITY_Y,
 } from '../../web/src/core/timeline-layout.js';
 import { timelineSvg } from '../../web/src/core/timeline-svg.js';
 import { dagSubset, layoutDag } from '../../web/src/core/dag-layout.js';
@@ -77,6 +77,35 @@ describe('timeline layout', () => {
     expect(kept2.k).toBe(zoom.zx.k);
     expect(stepAtBaseX(wide, (wide.left - kept2.x) / kept2.k)).toBe(stepAtBaseX(L, (L.left - zoom.zx.x) / zoom.zx.k));
     expect(carryZoom(L, { ...wide, steps: wide.steps - 1 }, zoom).zx).toEqual(IDENTITY_X);
+  });
+  it('moves a lane drawn at one zoom to another so that every rectangle lands on its box at the new zoom', () => {
+    const m = modelOf(g.preset('llama-tiny'));
+    const L = timelineLayout(m, { width: 900, height: 500 });
+    const zooms = [[IDENTITY_X, IDENTITY_Y]];
+    let zx = IDENTITY_X;
+    let zy = IDENTITY_Y;
+    for (const [f, c] of [[2.5, -300], [0.7, 40], [1, 55], [3, -800]]) {
+      zx = zoomXBy(zx, f, c, L);
+      zy = zoomYBy(zy, f > 1 ? 1.8 : 0.9, c / 10, L.lanes[0]);
+      zooms.push([zx, zy]);
+    }
+    const lane = L.lanes[0];
+    const plot = { x: L.left, y: lane.top, w: L.right - L.left, h: lane.height };
+    for (const [zx0, zy0] of zooms) {
+      for (const [zx1, zy1] of zooms) {
+        const to = movedLanePlot(L, lane, zx0, zy0, zx1, zy1);
+        // the old plot's pixels map linearly onto `to`: every rectangle's edges drawn at the old
+        // zoom land on its edges at the new one
+        const mx = (x) => to.x + ((x - plot.x) / plot.w) * to.w;
+        const my = (y) => to.y + ((y - plot.y) / plot.h) * to.h;
+        for (const r of lane.rects.slice(0, 40)) {
+          const xs = [r.first, (r.view ? r.last : r.end) + 1].map((st) => baseX(L, st));
+          const ys = [r.offset, r.offset + r.size];
+          for (const x of xs) expect(mx(zoomX(zx0, x))).toBeCloseTo(zoomX(zx1, x), 6);
+          for (const b of ys) expect(my(byteY(lane, zy0, b))).toBeCloseTo(byteY(lane, zy1, b), 6);
+        }
+      }
+    }
   });
   it('exports SVG with names escaped', () => {
     const doc = { tensors: [{ name: '<b>&"x"', op: 'NONE', type: 'f32', ne: [4], flags: ['input'] },

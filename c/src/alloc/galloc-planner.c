@@ -6,7 +6,9 @@
 // records each tensor's lifetime, the rule that placed it, and the peak of
 // live bytes. Input is checked first so that no graph can reach an assert.
 
+#include "galloc-arena.h"
 #include "galloc-error.h"
+#include "galloc-planner-arena.h"
 #include "galloc-planner.h"
 
 #include <stdarg.h>
@@ -445,13 +447,10 @@ static void finish_places(struct pass * p) {
     }
 }
 
-// memory kept in a plan between runs of galloc_plan_graph_reuse
+// memory kept in a plan between runs of galloc_plan_graph_reuse; the per-tensor arrays (the
+// places and the pass's state) are taken from an arena each run: the plan's own, or the caller's
 struct galloc_plan_scratch {
-    int32_t                   tensors_capacity; // entries of places, state, in_graph, view_first, view_last
-    struct tensor_state     * state;
-    bool                    * in_graph;
-    int32_t                 * view_first;
-    int32_t                 * view_last;
+    struct galloc_arena       arena;            // the plan's own (galloc_plan_graph_reuse)
     int32_t                   buffers_capacity; // entries of buffers, allocators, live, peak, alignments, max_sizes
     struct galloc_dynalloc ** allocators;       // one per buffer type that owns its allocator, else NULL
     uint64_t                * live;
@@ -472,10 +471,7 @@ static void scratch_free(struct galloc_plan_scratch * sc) {
         return;
     }
     scratch_free_allocators(sc);
-    free(sc->state);
-    free(sc->in_graph);
-    free(sc->view_first);
-    free(sc->view_last);
+    galloc_arena_free(&sc->arena);
     free(sc->allocators);
     free(sc->live);
     free(sc->peak);
@@ -494,24 +490,16 @@ static bool grow(void ** ptr, size_t n, size_t size) {
     return true;
 }
 
-// make room in the plan and its scratch for nt tensors and nb buffer types
-static bool plan_reserve(struct galloc_plan * plan, int32_t nt, int32_t nb) {
+static bool plan_make_scratch(struct galloc_plan * plan) {
     if (!plan->scratch) {
         plan->scratch = calloc(1, sizeof(*plan->scratch));
-        if (!plan->scratch) {
-            return false;
-        }
     }
+    return plan->scratch != NULL;
+}
+
+// make room in the plan and its scratch for nb buffer types
+static bool plan_reserve_buffers(struct galloc_plan * plan, int32_t nb) {
     struct galloc_plan_scratch * sc = plan->scratch;
-    if (nt + 1 > sc->tensors_capacity) {
-        size_t n = (size_t) nt + 1;
-        if (!grow((void **) &plan->places, n, sizeof(*plan->places)) || !grow((void **) &sc->state, n, sizeof(*sc->state)) ||
-            !grow((void **) &sc->in_graph, n, sizeof(*sc->in_graph)) || !grow((void **) &sc->view_first, n, sizeof(int32_t)) ||
-            !grow((void **) &sc->view_last, n, sizeof(int32_t))) {
-            return false;
-        }
-        sc->tensors_capacity = nt + 1;
-    }
     if (nb > sc->buffers_capacity) {
         scratch_free_allocators(sc);
         size_t n = (size_t) nb;
@@ -527,32 +515,44 @@ static bool plan_reserve(struct galloc_plan * plan, int32_t nt, int32_t nb) {
     return true;
 }
 
-bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_error * err) {
-    plan->n_tensors      = 0;
-    plan->n_buffer_types = 0;
-    if (!check_counts(graph, err)) {
-        return false;
+size_t galloc_plan_arena_bytes(int32_t n_tensors, bool placement_only) {
+    size_t n     = n_tensors > 0 ? (size_t) n_tensors : 0;
+    size_t bytes = galloc_arena_sum(galloc_arena_array_size(n, sizeof(struct galloc_place)), galloc_arena_array_size(n, sizeof(struct tensor_state)));
+    if (!placement_only) { // finish_places' scratch
+        bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n, sizeof(bool)));
+        bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n, sizeof(int32_t)));
+        bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n, sizeof(int32_t)));
     }
+    return bytes;
+}
+
+static bool plan_in_arena(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_arena * arena, struct galloc_error * err) {
     int32_t nt = graph->n_tensors;
     int32_t nb = graph->n_buffer_types;
-    if (!plan_reserve(plan, nt, nb)) {
+    size_t  n  = (size_t) nt;
+    struct pass p = { 0 };
+    plan->places = galloc_arena_take_array(arena, n, sizeof(*plan->places));
+    p.state      = galloc_arena_take_array(arena, n, sizeof(*p.state));
+    bool arrays  = plan->places && p.state;
+    if (!graph->placement_only) {
+        p.in_graph   = galloc_arena_take_array(arena, n, sizeof(*p.in_graph));
+        p.view_first = galloc_arena_take_array(arena, n, sizeof(*p.view_first));
+        p.view_last  = galloc_arena_take_array(arena, n, sizeof(*p.view_last));
+        arrays       = arrays && p.in_graph && p.view_first && p.view_last;
+    }
+    if (!arrays || !plan_reserve_buffers(plan, nb)) {
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory while planning %d tensors", nt);
     }
     struct galloc_plan_scratch * sc = plan->scratch;
-    if (!check_graph(graph, sc->state, err)) {
+    if (!check_graph(graph, p.state, err)) {
         return false;
     }
 
-    struct pass p = { 0 };
     p.graph      = graph;
-    p.state      = sc->state;
     p.places     = plan->places;
     p.allocators = sc->allocators;
     p.live       = sc->live;
     p.peak       = sc->peak;
-    p.in_graph   = sc->in_graph;
-    p.view_first = sc->view_first;
-    p.view_last  = sc->view_last;
     memset(p.live, 0, (size_t) nb * sizeof(uint64_t));
     memset(p.peak, 0, (size_t) nb * sizeof(uint64_t));
 
@@ -612,6 +612,36 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
     return true;
 }
 
+// the counts are checked before anything is sized from them
+static bool plan_start(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_error * err) {
+    plan->n_tensors      = 0;
+    plan->n_buffer_types = 0;
+    if (!plan->scratch) {
+        free(plan->places); // a zeroed plan, or one put together outside the planner: its own places
+    }
+    plan->places = NULL; // the planner's are in the last run's arena
+    if (!check_counts(graph, err)) {
+        return false;
+    }
+    if (!plan_make_scratch(plan)) {
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory while planning %d tensors", graph->n_tensors);
+    }
+    return true;
+}
+
+bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_error * err) {
+    if (!plan_start(graph, plan, err)) {
+        return false;
+    }
+    struct galloc_arena * arena = &plan->scratch->arena;
+    galloc_arena_begin(arena, galloc_plan_arena_bytes(graph->n_tensors, graph->placement_only)); // a failure shows in the takes
+    return plan_in_arena(graph, plan, arena, err);
+}
+
+bool galloc_plan_graph_in_arena(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_arena * arena, struct galloc_error * err) {
+    return plan_start(graph, plan, err) && plan_in_arena(graph, plan, arena, err);
+}
+
 bool galloc_plan_graph(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_error * err) {
     memset(plan, 0, sizeof(*plan));
     if (!galloc_plan_graph_reuse(graph, plan, err)) {
@@ -625,8 +655,10 @@ void galloc_plan_free(struct galloc_plan * plan) {
     if (!plan) {
         return;
     }
-    free(plan->places);
-    free(plan->buffers);
+    if (!plan->scratch) {
+        free(plan->places); // a plan put together outside the planner (galloc_whatif_apply) owns its places
+    }
+    free(plan->buffers); // the planner's places are in an arena
     scratch_free(plan->scratch);
     memset(plan, 0, sizeof(*plan));
 }

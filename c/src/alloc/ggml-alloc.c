@@ -9,6 +9,8 @@
 #include "ggml-alloc.h"
 #include "ggml-backend-impl.h"
 #include "ggml-impl.h"
+#include "galloc-arena.h"
+#include "galloc-planner-arena.h"
 #include "galloc-planner.h"
 
 #include <stdlib.h>
@@ -56,12 +58,13 @@ struct index_slot {
     int32_t              value; // index of key
 };
 
+// the tensors of one reserve, at most max_count of them; its arrays are taken from the allocator's arena
 struct tensor_index {
     struct index_slot   * slots;    // open addressing; key and value share a cache line
-    size_t                capacity; // slots, a power of two, at least twice count
+    size_t                mask;     // slots - 1; slots is a power of two, at least twice max_count
     int32_t               count;
+    int32_t               max_count;
     struct ggml_tensor ** tensors;  // index -> tensor
-    size_t                tensors_capacity;
 };
 
 static size_t pointer_hash(const void * p) {
@@ -72,73 +75,30 @@ static size_t pointer_hash(const void * p) {
     return (size_t) x;
 }
 
-// forget every tensor; size the table for about `expected` of them
-static void tensor_index_clear(struct tensor_index * ti, size_t expected) {
-    size_t capacity = 64;
-    while (capacity < expected * 2) {
-        capacity *= 2;
+static size_t tensor_index_slots(int32_t max_count) {
+    size_t slots = 64;
+    while (slots < (size_t) max_count * 2) {
+        slots *= 2;
     }
-    if (capacity > ti->capacity) {
-        free(ti->slots);
-        ti->slots    = calloc(capacity, sizeof(*ti->slots));
-        ti->capacity = capacity;
-        GGML_ASSERT(ti->slots && "out of memory indexing graph tensors");
-    } else if (ti->slots) {
-        memset(ti->slots, 0, ti->capacity * sizeof(*ti->slots));
-    }
-    ti->count = 0;
+    return slots;
 }
 
-static void tensor_index_slot_put(struct tensor_index * ti, struct ggml_tensor * t, int32_t value) {
-    size_t mask = ti->capacity - 1;
-    size_t i    = pointer_hash(t) & mask;
-    while (ti->slots[i].key != NULL) {
-        i = (i + 1) & mask;
-    }
-    ti->slots[i] = (struct index_slot) { t, value };
-}
-
-static void tensor_index_grow(struct tensor_index * ti) {
-    size_t              capacity  = ti->capacity ? ti->capacity * 2 : 64;
-    struct index_slot * old_slots = ti->slots;
-    size_t              old_cap   = ti->capacity;
-    ti->slots    = calloc(capacity, sizeof(*ti->slots));
-    ti->capacity = capacity;
-    GGML_ASSERT(ti->slots && "out of memory indexing graph tensors");
-    for (size_t i = 0; i < old_cap; i++) {
-        if (old_slots[i].key) {
-            tensor_index_slot_put(ti, old_slots[i].key, old_slots[i].value);
+// index of t; a new tensor is added (*added), or -1 when max_count tensors are indexed already
+static int32_t tensor_index_get(struct tensor_index * ti, struct ggml_tensor * t, bool * added) {
+    size_t i = pointer_hash(t) & ti->mask;
+    for (; ti->slots[i].key != NULL; i = (i + 1) & ti->mask) {
+        if (ti->slots[i].key == t) {
+            *added = false;
+            return ti->slots[i].value;
         }
     }
-    free(old_slots);
-}
-
-// index of t, adding it when new
-static int32_t tensor_index_get(struct tensor_index * ti, struct ggml_tensor * t) {
-    if (ti->capacity) {
-        size_t mask = ti->capacity - 1;
-        for (size_t i = pointer_hash(t) & mask; ti->slots[i].key != NULL; i = (i + 1) & mask) {
-            if (ti->slots[i].key == t) {
-                return ti->slots[i].value;
-            }
-        }
+    if (ti->count == ti->max_count) {
+        return -1;
     }
-    if ((size_t) (ti->count + 1) * 2 > ti->capacity) {
-        tensor_index_grow(ti);
-    }
-    if ((size_t) ti->count == ti->tensors_capacity) {
-        ti->tensors_capacity = ti->tensors_capacity ? ti->tensors_capacity * 2 : 64;
-        ti->tensors = realloc(ti->tensors, ti->tensors_capacity * sizeof(*ti->tensors));
-        GGML_ASSERT(ti->tensors && "out of memory indexing graph tensors");
-    }
-    tensor_index_slot_put(ti, t, ti->count);
+    ti->slots[i] = (struct index_slot) { t, ti->count };
     ti->tensors[ti->count] = t;
+    *added = true;
     return ti->count++;
-}
-
-static void tensor_index_free(struct tensor_index * ti) {
-    free(ti->slots);
-    free(ti->tensors);
 }
 
 // ---- graph allocator ----------------------------------------------------
@@ -161,21 +121,24 @@ struct ggml_gallocr {
     struct vbuffer            ** buffers;
     int                          n_buffers;
 
-    // the assignment of the last reserve: one entry per indexed tensor, reached through ids
-    // (upstream copies it into every node's source slots; the slots' indices say the same)
-    struct tensor_alloc * allocs;
-    uint8_t             * checked; // scratch of alloc_graph: allocs[i] already found to still hold its tensor
-    int32_t               allocs_capacity;
+    // The arrays of the last reserve, all in one arena that the next reserve reuses (sized once,
+    // grown geometrically, never shrunk), with the planner's own per-tensor arrays: freeing and
+    // allocating them per reserve would, above glibc's thresholds, hand them back to the kernel
+    // and fault them in again each time.
+    struct galloc_arena    arena;
+    struct tensor_index    index;   // the tensors of the last reserve
+    struct galloc_tensor * tensors; // the planner's description of each, by index; a node's src[] are the indices of its sources
+    int32_t              * ids;     // node and leaf indices and their buffer ids
+    int64_t                tensors_hint; // tensors the last reserve needed room for, when more than its leafs and nodes
+    // the assignment of the last reserve: one entry per indexed tensor, reached through ids and
+    // the nodes' src[] (upstream copies it into every node's source slots; the indices say the same)
+    struct tensor_alloc  * allocs;
+    uint8_t              * checked; // scratch of alloc_graph: allocs[i] already found to still hold its tensor
     // the graph the assignment is for: 0 and 0 on a new allocator (an empty graph fits it, as
     // upstream's), -1 after a plan that failed (upstream aborts there)
-    int                   n_nodes;
-    int                   n_leafs;
-
-    struct tensor_index   index;
-    struct galloc_tensor * tensors;
-    int32_t                tensors_capacity;
-    int32_t              * ids; // the last reserve's node and leaf indices, buffer ids, and node source indices
-    struct galloc_plan     plan; // the last plan; its memory is reused by the next
+    int                    n_nodes;
+    int                    n_leafs;
+    struct galloc_plan     plan;    // the last plan: its places are in the arena, the rest is reused by the next
 };
 
 ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs) {
@@ -273,12 +236,8 @@ void ggml_gallocr_free(ggml_gallocr_t galloc) {
     for (int i = 0; i < galloc->n_buffers; i++) {
         gallocr_free_buffer(galloc, i);
     }
-    tensor_index_free(&galloc->index);
     galloc_plan_free(&galloc->plan);
-    free(galloc->tensors);
-    free(galloc->ids);
-    free(galloc->allocs);
-    free(galloc->checked);
+    galloc_arena_free(&galloc->arena);
     free(galloc->bufts);
     free(galloc->types);
     free(galloc->buffers);
@@ -300,12 +259,9 @@ static bool gallocr_uniform_alloc_size(ggml_gallocr_t galloc) {
     return true;
 }
 
-static int32_t index_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t);
-
-// the planner's view of ggml tensor t, index i; sources are filled in for nodes afterwards
-// (only a node's sources matter to the pass)
-static void describe_tensor(ggml_gallocr_t galloc, const struct ggml_tensor * t, int32_t i) {
-    int32_t view_src = t->view_src ? index_tensor(galloc, t->view_src) : -1; // may grow galloc->tensors
+// the planner's view of ggml tensor t, index i, whose view root has index view_src; sources
+// are filled in for nodes (only a node's sources matter to the pass)
+static void describe_tensor(ggml_gallocr_t galloc, const struct ggml_tensor * t, int32_t i, int32_t view_src) {
     struct galloc_tensor * d = &galloc->tensors[i];
     d->type = t->type;
     for (int k = 0; k < GGML_MAX_DIMS; k++) {
@@ -324,21 +280,83 @@ static void describe_tensor(ggml_gallocr_t galloc, const struct ggml_tensor * t,
     d->external   = t->data != NULL || t->buffer != NULL;
 }
 
-// t's index in this reserve; a tensor seen for the first time is described (with its view root)
+// t's index in this reserve; a tensor seen for the first time is described (with its view
+// root, indexed right after it). -1 when the arrays are full
 static int32_t index_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t) {
-    int32_t count = galloc->index.count;
-    int32_t i     = tensor_index_get(&galloc->index, t);
-    if (i == count) {
-        if (i == galloc->tensors_capacity) {
-            int32_t capacity = galloc->tensors_capacity ? galloc->tensors_capacity * 2 : 64;
-            struct galloc_tensor * tensors = realloc(galloc->tensors, (size_t) capacity * sizeof(*tensors));
-            GGML_ASSERT(tensors && "out of memory describing graph tensors");
-            galloc->tensors          = tensors;
-            galloc->tensors_capacity = capacity;
+    bool    added = false;
+    int32_t i     = tensor_index_get(&galloc->index, t, &added);
+    if (added) {
+        int32_t view_src = -1;
+        if (t->view_src != NULL && (view_src = index_tensor(galloc, t->view_src)) < 0) {
+            return -1;
         }
-        describe_tensor(galloc, t, i);
+        describe_tensor(galloc, t, i, view_src);
     }
     return i;
+}
+
+// index and describe every tensor the pass can touch: leafs, nodes, their sources and view
+// roots; false when there are more than the arrays hold
+static bool index_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids, const int * leaf_buffer_ids) {
+    int32_t * nodes    = galloc->ids;
+    int32_t * leafs    = nodes + graph->n_nodes;
+    int32_t * node_ids = leafs + graph->n_leafs;
+    int32_t * leaf_ids = node_ids + graph->n_nodes;
+    for (int i = 0; i < graph->n_leafs; i++) {
+        if ((leafs[i] = index_tensor(galloc, graph->leafs[i])) < 0) {
+            return false;
+        }
+        leaf_ids[i] = leaf_buffer_ids ? leaf_buffer_ids[i] : 0;
+    }
+    for (int i = 0; i < graph->n_nodes; i++) {
+        struct ggml_tensor * node = graph->nodes[i];
+        int32_t              n    = index_tensor(galloc, node);
+        if (n < 0) {
+            return false;
+        }
+        nodes[i]    = n;
+        node_ids[i] = node_buffer_ids ? node_buffer_ids[i] : 0;
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            int32_t src = -1;
+            if (node->src[s] && (src = index_tensor(galloc, node->src[s])) < 0) {
+                return false;
+            }
+            galloc->tensors[n].src[s] = src;
+        }
+    }
+    return true;
+}
+
+// begin a reserve: take its arrays, for up to max_tensors tensors, from the arena
+static bool take_arrays(ggml_gallocr_t galloc, struct ggml_cgraph * graph, int32_t max_tensors) {
+    size_t n_tensors = (size_t) max_tensors;
+    size_t n_slots   = tensor_index_slots(max_tensors);
+    size_t n_ids     = ((size_t) graph->n_nodes + (size_t) graph->n_leafs) * 2;
+    size_t bytes     = galloc_plan_arena_bytes(max_tensors, true);
+    bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_slots, sizeof(struct index_slot)));
+    bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_tensors, sizeof(struct ggml_tensor *)));
+    bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_tensors, sizeof(struct galloc_tensor)));
+    bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_ids, sizeof(int32_t)));
+    bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_tensors, sizeof(struct tensor_alloc)));
+    bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_tensors, sizeof(uint8_t)));
+
+    struct galloc_arena * arena = &galloc->arena;
+    galloc_arena_begin(arena, bytes); // a failure shows in the takes
+    galloc->index = (struct tensor_index) {
+        .slots     = galloc_arena_take_array(arena, n_slots, sizeof(struct index_slot)),
+        .mask      = n_slots - 1,
+        .max_count = max_tensors,
+        .tensors   = galloc_arena_take_array(arena, n_tensors, sizeof(struct ggml_tensor *)),
+    };
+    galloc->tensors     = galloc_arena_take_array(arena, n_tensors, sizeof(struct galloc_tensor));
+    galloc->ids         = galloc_arena_take_array(arena, n_ids, sizeof(int32_t));
+    galloc->allocs      = galloc_arena_take_array(arena, n_tensors, sizeof(struct tensor_alloc));
+    galloc->checked     = galloc_arena_take_array(arena, n_tensors, sizeof(uint8_t));
+    if (!galloc->index.slots || !galloc->index.tensors || !galloc->tensors || !galloc->ids || !galloc->allocs || !galloc->checked) {
+        return false;
+    }
+    memset(galloc->index.slots, 0, n_slots * sizeof(struct index_slot));
+    return true;
 }
 
 static void record_alloc(ggml_gallocr_t galloc, const struct galloc_plan * plan, bool uniform, struct ggml_tensor * t, int32_t index,
@@ -365,32 +383,22 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
                             const int * leaf_buffer_ids, bool allocate, size_t * sizes) {
     galloc->n_nodes = -1; // no valid assignment until the plan succeeds
 
-    // scratch: node and leaf indices, their buffer ids, and every node's source indices
-    galloc->ids = realloc(galloc->ids, ((size_t) graph->n_nodes * (2 + GGML_MAX_SRC) + (size_t) graph->n_leafs * 2 + 1) * sizeof(int32_t));
-    GGML_ASSERT(galloc->ids && "out of memory");
+    // a ggml graph's tensors are its leafs and nodes (every source and view root is one of them);
+    // a graph with others is indexed again with room for twice as many
+    int64_t expected    = (int64_t) graph->n_leafs + graph->n_nodes + 16;
+    int64_t max_tensors = expected > galloc->tensors_hint ? expected : galloc->tensors_hint; // the last reserve may have needed more
+    for (;;) {
+        GGML_ASSERT(max_tensors <= INT32_MAX && take_arrays(galloc, graph, (int32_t) max_tensors) && "out of memory indexing graph tensors");
+        if (index_graph(galloc, graph, node_buffer_ids, leaf_buffer_ids)) {
+            break;
+        }
+        max_tensors *= 2;
+    }
+    galloc->tensors_hint = galloc->index.count > expected ? max_tensors : 0;
     int32_t * nodes    = galloc->ids;
     int32_t * leafs    = nodes + graph->n_nodes;
     int32_t * node_ids = leafs + graph->n_leafs;
     int32_t * leaf_ids = node_ids + graph->n_nodes;
-    int32_t * srcs     = leaf_ids + graph->n_leafs; // n_nodes * GGML_MAX_SRC
-
-    // index and describe every tensor the pass can touch: leafs, nodes, their sources and view roots
-    tensor_index_clear(&galloc->index, (size_t) graph->n_leafs + (size_t) graph->n_nodes * 2);
-    for (int i = 0; i < graph->n_leafs; i++) {
-        leafs[i]    = index_tensor(galloc, graph->leafs[i]);
-        leaf_ids[i] = leaf_buffer_ids ? leaf_buffer_ids[i] : 0;
-    }
-    for (int i = 0; i < graph->n_nodes; i++) {
-        struct ggml_tensor * node = graph->nodes[i];
-        nodes[i]    = index_tensor(galloc, node);
-        node_ids[i] = node_buffer_ids ? node_buffer_ids[i] : 0;
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
-            srcs[(size_t) i * GGML_MAX_SRC + s] = node->src[s] ? index_tensor(galloc, node->src[s]) : -1;
-        }
-    }
-    for (int i = 0; i < graph->n_nodes; i++) {
-        memcpy(galloc->tensors[nodes[i]].src, &srcs[(size_t) i * GGML_MAX_SRC], sizeof(int32_t) * GGML_MAX_SRC);
-    }
     bool uniform = gallocr_uniform_alloc_size(galloc);
 
     struct galloc_graph g = {
@@ -410,7 +418,7 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     };
     struct galloc_plan * plan = &galloc->plan;
     struct galloc_error err;
-    if (!galloc_plan_graph_reuse(&g, plan, &err)) {
+    if (!galloc_plan_graph_in_arena(&g, plan, &galloc->arena, &err)) {
         GGML_LOG_ERROR("%s: %s\n", __func__, err.message);
         return false;
     }
@@ -426,14 +434,6 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     }
 
     // keep the assignment of every tensor
-    if (galloc->allocs_capacity < galloc->index.count + 1) {
-        free(galloc->allocs);
-        free(galloc->checked);
-        galloc->allocs_capacity = galloc->index.count + 1;
-        galloc->allocs          = malloc((size_t) galloc->allocs_capacity * sizeof(*galloc->allocs));
-        galloc->checked         = malloc((size_t) galloc->allocs_capacity);
-        GGML_ASSERT(galloc->allocs && galloc->checked && "out of memory");
-    }
     for (int32_t t = 0; t < galloc->index.count; t++) {
         record_alloc(galloc, plan, uniform, galloc->index.tensors[t], t, &galloc->allocs[t]);
     }
@@ -497,16 +497,14 @@ static bool tensor_alloc_valid(ggml_gallocr_t galloc, const struct ggml_tensor *
     return ta->size_max >= size;
 }
 
-// the index the last reserve gave node i's source slot s (-1: the slot was empty)
-static int32_t galloc_source_index(ggml_gallocr_t galloc, int i, int s) {
-    const int32_t * srcs = galloc->ids + (size_t) galloc->n_nodes * 2 + (size_t) galloc->n_leafs * 2;
-    return srcs[(size_t) i * GGML_MAX_SRC + s];
+// the indices the last reserve gave node i's source slots (-1: the slot was empty)
+static const int32_t * node_sources(ggml_gallocr_t galloc, int i) {
+    return galloc->tensors[galloc->ids[i]].src;
 }
 
-// the recorded assignment of node i's source slot s (none when the slot was empty)
-static const struct tensor_alloc * source_alloc(ggml_gallocr_t galloc, int i, int s) {
+// the recorded assignment of the source with index src (none when the slot was empty)
+static const struct tensor_alloc * source_alloc(ggml_gallocr_t galloc, int32_t src) {
     static const struct tensor_alloc none = { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
-    int32_t src = galloc_source_index(galloc, i, s);
     return src >= 0 ? &galloc->allocs[src] : &none;
 }
 
@@ -549,8 +547,9 @@ static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * gr
         if (!recorded_still_valid(galloc, node, galloc->ids[i], node_alloc(galloc, i))) {
             return true;
         }
+        const int32_t * srcs = node_sources(galloc, i);
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s] && !recorded_still_valid(galloc, node->src[s], galloc_source_index(galloc, i, s), source_alloc(galloc, i, s))) {
+            if (node->src[s] && !recorded_still_valid(galloc, node->src[s], srcs[s], source_alloc(galloc, srcs[s]))) {
                 return true;
             }
         }
@@ -614,8 +613,9 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
     }
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
+        const int32_t * srcs = node_sources(galloc, i);
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s] && !gallocr_init_tensor(galloc, node->src[s], source_alloc(galloc, i, s))) {
+            if (node->src[s] && !gallocr_init_tensor(galloc, node->src[s], source_alloc(galloc, srcs[s]))) {
                 return false;
             }
         }

@@ -8,6 +8,7 @@
 
 #include "ggml.h"
 #include "ggml-impl.h"
+#include "galloc-planner.h"
 
 #include <stdio.h>
 
@@ -26,7 +27,11 @@ int check_report(const char * suite);
 
 // every node has a buffer and data
 void check_all_placed(struct ggml_cgraph * graph);
-// no two nodes with different roots share bytes while both are live
+// no two tensors share bytes while both hold bytes still to be read, by rules of its own
+// (check.c: lifetimes from the graph, its own table of ops that may run in place; leafs
+// included); a failure per pair, the first few described on stderr
 void check_no_overlap(struct ggml_cgraph * graph);
+// the same rules on a planner-level plan of g (places by buffer type, chunk and offset); the failures
+int  check_plan_no_overlap(const struct galloc_graph * g, const struct galloc_plan * plan);
 // every tensor of ctx ends within max_size of its buffer's base
 void check_within_max_size(struct ggml_context * ctx, size_t max_size);

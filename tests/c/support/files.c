@@ -47,8 +47,12 @@ static int name_compare(const void * a, const void * b) {
 }
 
 char ** golden_names(int * n_out) {
+    return golden_names_in(GOLDEN_DIR, n_out);
+}
+
+char ** golden_names_in(const char * path, int * n_out) {
     *n_out    = 0;
-    DIR * dir = opendir(GOLDEN_DIR);
+    DIR * dir = opendir(path);
     if (dir == NULL) {
         return NULL;
     }

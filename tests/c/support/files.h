@@ -14,5 +14,7 @@ char * read_whole_file(const char * path, size_t * len);
 // the golden graph names ("llama-tiny", ...), sorted, NULL-terminated; NULL when the directory is missing
 char ** golden_names(int * n_out);
 void    golden_names_free(char ** names);
+// the same for the graphs of another directory (tests/golden-real)
+char ** golden_names_in(const char * dir, int * n_out);
 // GOLDEN_DIR/NAME.KIND.json (KIND: "graph" or "plan"), as read_whole_file
 char *  golden_read(const char * name, const char * kind, size_t * len);

@@ -2,7 +2,7 @@
 // its lane by hand (no clip region) and canvas state set only when it changes. While the user
 // zooms, a frame can instead move the last full drawing to the new zoom (drawZoomed: one image
 // copy per lane, whatever the number of rectangles); the caller draws in full once zooming stops.
-import { rectBox, IDENTITY_Y } from '../core/timeline-layout.js';
+import { rectBox, movedLanePlot, IDENTITY_Y } from '../core/timeline-layout.js';
 import { fillColor, strokeColor, COLORS } from '../core/colors.js';
 
 /**
@@ -39,7 +39,7 @@ function keepDrawing(canvas, layout, zoom) {
 
 /**
  * A quick frame while zooming: the last full drawing of this layout, moved and scaled per lane to
- * the new zoom (x: px = x + k * base for every lane; y per lane: height above the bottom = t + k * v).
+ * the new zoom (core/timeline-layout.js movedLanePlot).
  * Returns false (drawing nothing) when there is no full drawing of this layout to move.
  * @param {HTMLCanvasElement} canvas
  * @param {object} layout
@@ -53,25 +53,14 @@ export function drawZoomed(canvas, layout, zoom) {
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, layout.width, layout.height);
-  const ox = kept.zoom.zx;
-  const nx = zoom.zx;
-  const fx = nx.k / ox.k; // x_new = nx.x + fx * (x_old - ox.x)
+  const w = layout.right - layout.left;
   layout.lanes.forEach((lane, k) => {
-    const oy = kept.zoom.zys[k] ?? IDENTITY_Y;
-    const ny = zoom.zys[k] ?? IDENTITY_Y;
-    const fy = ny.k / oy.k; // height above the bottom: h_new = ny.t + fy * (h_old - oy.t)
-    const bottom = lane.top + lane.height;
-    const w = layout.right - layout.left;
-    // the old lane's plot, [left, right] x [top, bottom], lands at:
-    const dx = nx.x + fx * (layout.left - ox.x);
-    const dw = fx * w;
-    const hTop = ny.t + fy * (lane.height - oy.t);
-    const hBottom = ny.t + fy * (0 - oy.t);
+    const to = movedLanePlot(layout, lane, kept.zoom.zx, kept.zoom.zys[k] ?? IDENTITY_Y, zoom.zx, zoom.zys[k] ?? IDENTITY_Y);
     ctx.save();
     ctx.beginPath();
     ctx.rect(layout.left, lane.top, w, lane.height);
     ctx.clip();
-    ctx.drawImage(kept.copy, layout.left * dpr, lane.top * dpr, w * dpr, lane.height * dpr, dx, bottom - hTop, dw, hTop - hBottom);
+    ctx.drawImage(kept.copy, layout.left * dpr, lane.top * dpr, w * dpr, lane.height * dpr, to.x, to.y, to.w, to.h);
     ctx.restore();
   });
   return true;

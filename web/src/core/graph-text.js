@@ -196,7 +196,8 @@ function parseModifiers(cur, st) {
       } else if (key === 'alloc' && cur.at('p', '[')) {
         m.allocs = parseList(cur, 'alloc', true); // one per buffer type, _ = its byte size
       } else if (key === 'sub') {
-        const v = cur.expect('id', undefined, 'a unary op or GLU name after sub=');
+        const v = cur.next(); // a name, or a quoted one ("1x": names the C reader keeps may start with a digit)
+        if (!v || (v.k !== 'id' && v.k !== 'str')) throw new LineError('expected a unary op or GLU name after sub=', v ? v.from : cur.line.length);
         if (!/^[A-Za-z0-9_]{1,63}$/.test(v.v)) throw new LineError(`sub: ${v.v} is not a ggml op name (1 to 63 letters, digits, '_')`, v.from);
         m.sub = v.v;
       } else if (key === 'offs' || key === 'alloc') {
@@ -711,7 +712,8 @@ function printCall(t, self, srcs, want, srcObj) {
   const raw = attempt(/^[A-Z][A-Z0-9_]*$/.test(t.op) ? t.op : JSON.stringify(t.op), want.src, [], undefined, true); // the op by name; a sub-op no call has as sub=
   if (raw && want.sub) {
     const mods = raw.mods;
-    return { ...raw, mods: (ref) => [...mods(ref), `sub=${want.sub}`] };
+    const subText = /^[A-Za-z_][A-Za-z0-9_]*$/.test(want.sub) ? want.sub : JSON.stringify(want.sub);
+    return { ...raw, mods: (ref) => [...mods(ref), `sub=${subText}`] };
   }
   if (raw) return raw;
   throw new Error(`tensors[${self.index}]: cannot be written as graph text (${t.op} of ${t.type} [${trimNe(want.ne).join(', ')}])`);

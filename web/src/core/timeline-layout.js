@@ -237,6 +237,28 @@ export function bytesAtY(lane, zy, py) {
   return laneBytes(lane, (v - zy.t) / zy.k);
 }
 
+/**
+ * Where a lane's plot drawn at one zoom lands at another: the plot rectangle [left, right] x
+ * [top, bottom] drawn at (zx0, zy0) is, at (zx1, zy1), the rectangle {x, y, w, h} (both zooms are
+ * linear in screen px, so moving and scaling the old pixels shows the new zoom; the canvas's
+ * quick frames while zooming draw it so).
+ * @param {Layout} layout
+ * @param {Lane} lane
+ * @param {ZoomX} zx0
+ * @param {ZoomY} zy0
+ * @param {ZoomX} zx1
+ * @param {ZoomY} zy1
+ * @returns {{x: number, y: number, w: number, h: number}}
+ */
+export function movedLanePlot(layout, lane, zx0, zy0, zx1, zy1) {
+  const fx = zx1.k / zx0.k; // x1 = zx1.x + fx * (x0 - zx0.x)
+  const fy = zy1.k / zy0.k; // height above the bottom: h1 = zy1.t + fy * (h0 - zy0.t)
+  const bottom = lane.top + lane.height;
+  const hTop = zy1.t + fy * (lane.height - zy0.t);
+  const hBottom = zy1.t + fy * (0 - zy0.t);
+  return { x: zx1.x + fx * (layout.left - zx0.x), y: bottom - hTop, w: fx * (layout.right - layout.left), h: hTop - hBottom };
+}
+
 /** px between two byte ticks, at least */
 export const TICK_SPACING = 34;
 
