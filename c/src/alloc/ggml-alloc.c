@@ -21,10 +21,6 @@ bool ggml_op_can_inplace(enum ggml_op op) {
     return galloc_op_can_inplace((int32_t) op);
 }
 
-static size_t align_size(size_t size, size_t alignment) {
-    return GGML_PAD(size, alignment);
-}
-
 // ---- tensor allocator ---------------------------------------------------
 
 struct ggml_tallocr ggml_tallocr_new(ggml_backend_buffer_t buffer) {
@@ -41,7 +37,7 @@ struct ggml_tallocr ggml_tallocr_new(ggml_backend_buffer_t buffer) {
 }
 
 enum ggml_status ggml_tallocr_alloc(struct ggml_tallocr * talloc, struct ggml_tensor * tensor) {
-    size_t size = align_size(ggml_backend_buffer_get_alloc_size(talloc->buffer, tensor), talloc->alignment);
+    size_t size = GGML_PAD(ggml_backend_buffer_get_alloc_size(talloc->buffer, tensor), talloc->alignment);
     if (talloc->offset + size > ggml_backend_buffer_get_size(talloc->buffer)) {
         GGML_ABORT("%s: not enough space in the buffer to allocate %s (needed %zu, available %zu)", __func__, tensor->name,
                    size, ggml_backend_buffer_get_size(talloc->buffer) - talloc->offset);
@@ -375,7 +371,6 @@ static void record_alloc(ggml_gallocr_t galloc, const struct galloc_plan * plan,
     };
 }
 
-// plan graph; with allocate, (re)allocate the buffers the plan needs
 // plan graph and record the assignment; then, as upstream does, every buffer the plan does not
 // fit in is freed and, with allocate, allocated again (without: left unallocated). A failed
 // allocation keeps the assignment, as upstream's does.
@@ -691,7 +686,7 @@ ggml_backend_buffer_t ggml_backend_alloc_ctx_tensors_from_buft(struct ggml_conte
     for (struct ggml_tensor * t = first; t != NULL; t = ggml_get_next_tensor(ctx, t)) {
         size_t this_size = 0;
         if (t->data == NULL && t->view_src == NULL) {
-            this_size = align_size(ggml_backend_buft_get_alloc_size(buft, t), alignment);
+            this_size = GGML_PAD(ggml_backend_buft_get_alloc_size(buft, t), alignment);
         }
         if (cur_size > 0 && cur_size + this_size > max_size) {
             if (!alloc_tensor_range(ctx, first, t, buft, cur_size, &list)) {
