@@ -77,6 +77,7 @@ static void test_chain(void) {
     CHECK_EQ_U64(p.ex.n_steps, 4);
     CHECK_EQ_U64(b->size, 112);
     CHECK_EQ_U64(b->peak_live, 96);
+    CHECK_EQ_U64(b->overhead, 16);
     CHECK(b->peak_step == 1);
     CHECK_EQ_U64(b->n_live, 2);
     CHECK(b->live[0].tensor == 2 && b->live[0].bytes == 64);
@@ -274,6 +275,92 @@ static void test_offline_chain(void) {
     CHECK(err.status == GALLOC_STATUS_INVALID);
     galloc_whatif_free(&r);
     planned_free(&a);
+}
+
+// every allocator of a golden graph (up to 3000 tensors) packed by greedy-by-size into one copy
+// of the plan, as `galloc explain --offline` does (galloc_whatif_apply_indexed, linear): each
+// tensor ends where packing its allocator alone puts it (galloc_whatif_apply), each allocator's
+// size is the packing's, no two tensors live at once share a byte (check.c's own rules), and
+// every view sits at its source's place plus view_offs
+static void test_offline_every_allocator(void) {
+    int     n     = 0;
+    char ** names = golden_names(&n);
+    int     multi = 0;
+    for (int g = 0; names && g < n; g++) {
+        size_t len  = 0;
+        char * json = golden_read(names[g], "graph", &len);
+        struct planned p;
+        if (!json || !plan_and_explain(json, &p)) {
+            CHECK(false);
+            free(json);
+            continue;
+        }
+        free(json);
+        const struct galloc_graph * gr = &p.doc.graph;
+        struct galloc_whatif_tensors tensors;
+        struct galloc_plan           all;
+        struct galloc_error          err;
+        if (p.doc.n_tensors > 3000 || !galloc_whatif_tensors_build(gr, &p.plan, &tensors, &err)) {
+            planned_free(&p);
+            continue;
+        }
+        CHECK(galloc_whatif_plan_copy(&p.plan, &all, &err));
+        int32_t * owner = malloc(((size_t) p.doc.n_tensors + 1) * sizeof(int32_t)); // the allocator whose packing moved it
+        struct galloc_plan * alone = calloc((size_t) p.doc.n_buffer_types + 1, sizeof(struct galloc_plan));
+        for (int32_t t = 0; t < p.doc.n_tensors; t++) {
+            owner[t] = -1;
+        }
+        int n_alloc = 0;
+        for (int32_t b = 0; b < p.doc.n_buffer_types; b++) {
+            struct galloc_whatif_result r;
+            if (p.doc.buffer_types[b].allocator != b || !galloc_whatif_from_plan_tensors(gr, &p.plan, &tensors, b, 0, &r, &err)) {
+                continue;
+            }
+            const struct galloc_whatif_plan * gs = &r.plans[GALLOC_WHATIF_GREEDY_SIZE];
+            if (gs->valid && gs->checked) {
+                n_alloc++;
+                CHECK(galloc_whatif_apply_indexed(gr, &tensors, &r, gs->chunks, gs->offsets, r.problem.n_items, &all, &err));
+                CHECK(galloc_whatif_apply(gr, &p.plan, &r, gs->chunks, gs->offsets, r.problem.n_items, &alone[b], &err));
+                CHECK_EQ_U64(all.buffers[b].size, gs->total);
+                for (int32_t t = 0; alone[b].places && t < p.doc.n_tensors; t++) {
+                    const struct galloc_place * x = &alone[b].places[t], * o = &p.plan.places[t];
+                    if (x->chunk != o->chunk || x->offset != o->offset) {
+                        CHECK(owner[t] < 0); // one allocator's packing moves only its own tensors
+                        owner[t] = b;
+                    }
+                }
+            }
+            galloc_whatif_free(&r);
+        }
+        multi += n_alloc > 1;
+        int wrong = 0;
+        for (int32_t t = 0; t < p.doc.n_tensors && wrong < 3; t++) {
+            const struct galloc_place * want = owner[t] >= 0 ? &alone[owner[t]].places[t] : &p.plan.places[t];
+            const struct galloc_place * got  = &all.places[t];
+            bool same = got->buffer == want->buffer && got->chunk == want->chunk && got->offset == want->offset;
+            const struct galloc_tensor * tt = &gr->tensors[t];
+            if (got->how == GALLOC_HOW_VIEW && tt->view_src >= 0 && all.places[tt->view_src].buffer >= 0) {
+                same = same && got->chunk == all.places[tt->view_src].chunk && got->offset == all.places[tt->view_src].offset + tt->view_offs;
+            }
+            if (!same) {
+                fprintf(stderr, "%s: tensor %d at chunk %d offset %llu, packed alone chunk %d offset %llu\n", names[g], t, got->chunk,
+                        (unsigned long long) got->offset, want->chunk, (unsigned long long) want->offset);
+                wrong++;
+            }
+        }
+        CHECK(wrong == 0);
+        CHECK(check_plan_no_overlap(gr, &all) == 0);
+        for (int32_t b = 0; b < p.doc.n_buffer_types; b++) {
+            galloc_plan_free(&alone[b]);
+        }
+        free(alone);
+        free(owner);
+        galloc_plan_free(&all);
+        galloc_whatif_tensors_free(&tensors);
+        planned_free(&p);
+    }
+    CHECK(multi >= 3); // graphs with several allocators are among them
+    golden_names_free(names);
 }
 
 // every golden graph up to 3000 tensors, every allocator, every offline planner's checked plan
@@ -544,6 +631,7 @@ int main(void) {
     RUN(test_compare_buffer_names);
     RUN(test_offline_chain);
     RUN(test_offline_golden);
+    RUN(test_offline_every_allocator);
     RUN(test_fold_group);
     RUN(test_plan_mismatch);
     RUN(test_layer_names);
