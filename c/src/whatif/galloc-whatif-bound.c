@@ -24,20 +24,28 @@
 #define MIN_WINDOW_MS 1 // the least time one window is given
 
 // the window [lo, hi] of sections as a problem of its own: items live in it (with bytes),
-// lifetimes in sections counted from lo; capacity the total asked about. false: out of memory
+// lifetimes in sections counted from lo. An item live over the whole window conflicts with
+// every other: cut the plan at its bytes, close the gap and put it at the bottom, and no plan
+// grows; so such items are left out and their bytes (spanning) added to the window's
+// optimum. false: out of memory
 static bool window_problem(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, int32_t lo, int32_t hi,
-                           uint64_t capacity, struct galloc_whatif_problem * w) {
+                           struct galloc_whatif_problem * w, uint64_t * spanning) {
     int32_t n = 0;
+    *spanning = 0;
     for (int32_t i = 0; i < p->n_items; i++) {
         n += p->items[i].size > 0 && x->sec_first[i] <= hi && x->sec_last[i] >= lo;
     }
-    *w = (struct galloc_whatif_problem) { 0, NULL, p->alignment, GALLOC_NO_MAX_SIZE, capacity };
+    *w = (struct galloc_whatif_problem) { 0, NULL, p->alignment, GALLOC_NO_MAX_SIZE, 0 };
     w->items = malloc(((size_t) n + 1) * sizeof(struct galloc_whatif_item));
     if (!w->items) {
         return false;
     }
     for (int32_t i = 0; i < p->n_items; i++) {
         if (p->items[i].size == 0 || x->sec_first[i] > hi || x->sec_last[i] < lo) {
+            continue;
+        }
+        if (x->sec_first[i] <= lo && x->sec_last[i] >= hi) {
+            *spanning += p->items[i].size;
             continue;
         }
         int32_t first = x->sec_first[i] > lo ? x->sec_first[i] : lo;
@@ -48,14 +56,19 @@ static bool window_problem(const struct galloc_whatif_problem * p, const struct 
 }
 
 // what the exact search proves of the window's optimum within budget_ms (its lower bound,
-// or its optimum when proved); nodes gets the search's nodes added. false: out of memory
-static bool window_bound(const struct galloc_whatif_problem * w, uint32_t budget_ms, uint64_t * bound, uint64_t * nodes) {
+// or its optimum when proved), asked first whether a plan of total <= capacity exists;
+// nodes gets the search's nodes added. false: out of memory
+static bool window_bound(struct galloc_whatif_problem * w, uint64_t capacity, uint32_t budget_ms, uint64_t * bound, uint64_t * nodes) {
     struct galloc_whatif_index x;
     struct galloc_error        err;
     *bound = 0;
+    if (w->n_items == 0) {
+        return true;
+    }
     if (!galloc_whatif_index_build(w, &x, &err)) {
         return err.status != GALLOC_STATUS_NO_MEMORY; // past a limit: no bound from this window
     }
+    w->capacity = capacity;
     struct galloc_whatif_plan start, exact;
     bool ok = galloc_whatif_plan_init(&start, w->n_items, "greedy-by-size") && galloc_whatif_plan_init(&exact, w->n_items, "exact") &&
               galloc_whatif_greedy_by_size(w, &x, &start);
@@ -124,10 +137,12 @@ bool galloc_whatif_window_bound(const struct galloc_whatif_problem * p, const st
             double   share = (level_end - now) / (double) (n_win - k);
             uint32_t ms    = share > MIN_WINDOW_MS ? (uint32_t) share : MIN_WINDOW_MS;
             struct galloc_whatif_problem w;
-            uint64_t bound = 0;
-            // the capacity asked first: one alignment step below the target
-            ok = window_problem(p, x, windows[k].lo, windows[k].hi, target - p->alignment, &w) &&
-                 window_bound(&w, ms, &bound, &out->nodes);
+            uint64_t spanning = 0, rest = 0;
+            // asked first: is there a plan one alignment step below the target?
+            ok = window_problem(p, x, windows[k].lo, windows[k].hi, &w, &spanning);
+            uint64_t below = target - p->alignment;
+            ok = ok && window_bound(&w, below > spanning ? below - spanning : 0, ms, &rest, &out->nodes);
+            uint64_t bound = spanning + rest;
             free(w.items);
             out->n_windows++;
             if (ok && bound > out->bound) {
