@@ -128,6 +128,11 @@ bool galloc_same_layout(const struct galloc_tensor * a, const struct galloc_tens
 
 const char * galloc_how_name(enum galloc_how how); // "best_fit", "inplace", ...
 
+// bytes of a buffer above its peak of live bytes: what the packing costs beyond the tensors'
+// own bytes (size - peak_live; 0 when the peak is not below the size). The one place of this
+// rule: the plan document's "overhead", the explanation and the CLI take it from here.
+uint64_t galloc_overhead_bytes(uint64_t size, uint64_t peak_live);
+
 // true for ops (enum ggml_op) whose result may take over the memory of a source it consumes
 // last: the planner's table, which ggml_op_can_inplace answers from
 bool galloc_op_can_inplace(int32_t op);

@@ -53,6 +53,10 @@ const char * galloc_how_name(enum galloc_how how) {
     return "none";
 }
 
+uint64_t galloc_overhead_bytes(uint64_t size, uint64_t peak_live) {
+    return size > peak_live ? size - peak_live : 0;
+}
+
 bool galloc_same_layout(const struct galloc_tensor * a, const struct galloc_tensor * b) {
     if (a->type != b->type) {
         return false;

@@ -242,6 +242,8 @@ static void write_plan_buffer(struct galloc_json_writer * w, const struct galloc
     galloc_json_write_u64(w, bp->size);
     galloc_json_write_key(w, "peak_live");
     galloc_json_write_u64(w, bp->peak_live);
+    galloc_json_write_key(w, "overhead");
+    galloc_json_write_u64(w, galloc_overhead_bytes(bp->size, bp->peak_live));
     galloc_json_write_key(w, "shared_with");
     if (bp->shared_with < 0) {
         galloc_json_write_null(w);

@@ -59,9 +59,9 @@ static void write_buffer(struct galloc_json_writer * w, const struct galloc_docu
     galloc_json_write_key(w, "peak_step");
     galloc_json_write_i64(w, b->peak_step);
     galloc_json_write_key(w, "overhead");
-    galloc_json_write_u64(w, b->size - b->peak_live);
+    galloc_json_write_u64(w, b->overhead);
     galloc_json_write_key(w, "overhead_percent");
-    galloc_json_write_f64(w, galloc_explain_percent(b->size - b->peak_live, b->peak_live));
+    galloc_json_write_f64(w, galloc_explain_percent(b->overhead, b->peak_live));
     key(w, 6, "chunks");
     galloc_json_write_begin_array(w);
     for (int32_t c = 0; c < b->n_chunks; c++) {

@@ -214,6 +214,7 @@ static bool find_peak(struct galloc_explain * ex, struct galloc_explain_buffer *
     }
     eb->peak_live = eb->live_bytes[at];
     eb->peak_step = at - 1;
+    eb->overhead  = galloc_overhead_bytes(eb->size, eb->peak_live);
     int32_t count = galloc_explain_live_at(ex, eb->buffer_type, eb->peak_step, NULL, 0);
     eb->live      = malloc((size_t) (count > 0 ? count : 1) * sizeof(*eb->live));
     if (!eb->live) {
