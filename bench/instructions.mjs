@@ -53,6 +53,10 @@ if (!hasValgrind) {
       console.error(`instructions: ${program} ${graph}: valgrind failed\n${r.stderr}`);
       process.exit(1);
     }
+    if (Number(m[1]) === 0) { // compiled without <valgrind/callgrind.h>: nothing toggles collection
+      console.error(`instructions: ${binary(program)} counts nothing: rebuild it with valgrind installed (valgrind/callgrind.h)`);
+      process.exit(1);
+    }
     const hot = args.includes('--hot');
     results.push({ program, graph, plan: hot ? 'hot' : 'fresh', ...(phase ? { phase } : {}), runs,
       instructions_per_plan: Math.round(Number(m[1]) / runs) });

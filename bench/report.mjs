@@ -93,9 +93,11 @@ say(`Measured by \`make bench\` on ${os.cpus().length} × ${cpu}, ${Math.round(o
 say(`glibc as a user's process has it (stock: no GLIBC_TUNABLES, no mallopt) unless labelled "tuned" (\`GLIBC_TUNABLES=${tunables ?? '–'}\`: freed memory kept).`);
 say(`Instructions: ${instr.valgrind ? `\`valgrind --tool=callgrind --collect-atstart=no\` (${instr.valgrind}), the planning calls only, per plan` :
   'valgrind not found: not counted'}. Wall times: median (min–max) in ms over the runs, after warm-up plans.`);
-say(upstreamCounted || upstreamRun.length
-  ? `Upstream: \`${instr.upstream_api ?? 'UPSTREAM_API'}\` (bench-ggml-api.c built against upstream ggml outside the project), counted and timed in this run.`
-  : `Upstream (reference data, not measured in this run; how: \`bench/upstream-instructions.json\`): ${reference.measured}.`);
+const upstreamBuild = 'bench-ggml-api.c built against upstream ggml outside the project';
+if (upstreamRun.length) say(`Upstream's wall times and faults: \`UPSTREAM_API\` (${upstreamBuild}), timed in this run.`);
+say(upstreamCounted ? `Upstream's instructions: \`${instr.upstream_api}\` (${upstreamBuild}), counted in this run.`
+  : `Upstream's instructions${upstreamRun.length ? '' : ' and faults'} (reference data, not measured in this run; how: ` +
+    `\`bench/upstream-instructions.json\`): ${reference.measured}.`);
 say();
 
 // ---- ggml_gallocr through ggml's public API ----------------------------------------
