@@ -13,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_root_how(int32_t how) {
-    return how == GALLOC_HOW_BEST_FIT || how == GALLOC_HOW_LAST_BLOCK || how == GALLOC_HOW_GROW || how == GALLOC_HOW_NEW_CHUNK;
-}
-
 // the tensor whose memory view t aliases (following views of views), -1 when there is none
 static int32_t view_root(const struct galloc_plan * plan, int32_t t, uint64_t * offs, const struct galloc_graph * graph) {
     *offs = 0;
@@ -63,7 +59,7 @@ static bool number_items(const struct galloc_plan * plan, struct galloc_whatif_t
     bool            ok   = true;
     for (int32_t k = 0; k < nl && ok; k++) {
         int32_t t = list[k];
-        if (is_root_how(plan->places[t].how)) {
+        if (galloc_how_allocates(plan->places[t].how)) {
             ok = n < r->problem.n_items && r->problem.items[n].id == t;
             x->scratch[t] = n++;
         }
