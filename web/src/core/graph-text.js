@@ -293,6 +293,7 @@ export function parseGraphText(text) {
   const lines = String(text).split('\n');
   const errors = [];
   const err = (line, message) => errors.push({ line, message });
+  if (!wellFormed(String(text))) return { errors: loneSurrogates(lines) };
   const hints = { suggestions: MAX_SUGGESTIONS };
   // where each name is first defined, for the message about a name used before its line: made
   // when the first such error needs it, not for every text
@@ -491,6 +492,36 @@ export function parseGraphText(text) {
   return { doc: buildDoc(docName, buffers, stmts, evaluated, outputs, dirs), meta: buildMeta(stmts, buffers) };
 }
 
+/** @param {string} text @returns {boolean} false when it holds a lone UTF-16 surrogate */
+function wellFormed(text) {
+  if (typeof text.isWellFormed === 'function') return text.isWellFormed();
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+}
+
+/**
+ * The lone UTF-16 surrogates of a text, each an error at its line and column (a pasted broken
+ * character no UTF-8 text can hold: refused, never turned into U+FFFD behind the user's back)
+ * @param {string[]} lines
+ * @returns {Array<{line: number, message: string}>}
+ */
+function loneSurrogates(lines) {
+  const errors = [];
+  let more = 0;
+  lines.forEach((l, li) => {
+    if (wellFormed(l)) return;
+    for (let i = 0; i < l.length; i++) {
+      const c = l.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdfff) continue;
+      if (c <= 0xdbff && (l.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { i++; continue; }
+      const code = `U+${c.toString(16).toUpperCase()}`;
+      if (errors.length < MAX_ERRORS) errors.push({ line: li + 1, message: `a lone UTF-16 surrogate (${code}) at column ${i + 1}, half of a character: no text file can hold it (remove it, or paste the character again)` });
+      else more++;
+    }
+  });
+  if (more) errors.push({ line: errors[MAX_ERRORS - 1].line, message: `${more} more errors (only the first ${MAX_ERRORS} are listed)` });
+  return errors;
+}
+
 /**
  * A tensor as its own source (ggml_cast makes a CPY whose src[1] is the result): a new contiguous
  * tensor of the first argument's shape, or of type= / ne= when given. The printer and the parser
@@ -587,6 +618,16 @@ function buildMeta(stmts, buffers) {
  * @returns {string}
  */
 export function graphToText(input) {
+  return graphToTextLines(input).text;
+}
+
+/**
+ * graphToText, and the line each tensor is written on (1-based): what the editor needs to find a
+ * tensor, without parsing the text back.
+ * @param {object} input
+ * @returns {{text: string, tensorLines: number[]}}
+ */
+export function graphToTextLines(input) {
   const doc = normalizeGraph(input);
   const custom = doc.tensors.findIndex((t) => !isType(t.type));
   if (custom >= 0) {
@@ -623,6 +664,7 @@ export function graphToText(input) {
   const srcObj = (j) => ({ index: j, name: doc.tensors[j].name, type: doc.tensors[j].type, ne: info.ne[j], nb: info.nb[j],
     viewSrc: info.root[j] === j ? -1 : info.root[j], viewOffs: info.offs[j] });
 
+  const tensorLines = new Array(n);
   for (let i = 0; i < n; i++) {
     const t = doc.tensors[i];
     const self = srcObj(i);
@@ -652,6 +694,7 @@ export function graphToText(input) {
     if (!flags.has('compute') && defaultCompute) parts.push('nocompute');
     if (!inGraph[i] && !explicitOrder) parts.push('detached');
     out.push(parts.join(' '));
+    tensorLines[i] = out.length;
     scope.set(t.name, i);
   }
   const outs = idxs.filter((i) => (doc.tensors[i].flags || []).includes('output'));
@@ -664,7 +707,7 @@ export function graphToText(input) {
     out.push(`@nodes ${doc.nodes.map(ref).join(', ')}`);
     out.push(`@leafs ${doc.leafs.map(ref).join(', ')}`);
   }
-  return `${out.join('\n')}\n`;
+  return { text: `${out.join('\n')}\n`, tensorLines };
 }
 
 function sameEval(e, w) {
