@@ -372,8 +372,10 @@ let pendingText = null; // {doc, timer}: the document whose text is still to be 
 function deferText(doc) {
   if (pendingText) clearTimeout(pendingText.timer);
   const job = { doc, timer: 0 };
-  // two frames: the plan is drawn before the text is written
-  job.timer = setTimeout(() => writeText(job), 50);
+  // after the next frame: the plan is drawn before the text is written (no frames under Node: soon)
+  const later = () => { job.timer = setTimeout(() => writeText(job), 0); };
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(later);
+  else job.timer = setTimeout(() => writeText(job), 20);
   pendingText = job;
   textPending.value = true;
 }
