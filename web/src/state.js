@@ -189,8 +189,9 @@ function applyDocument(doc, m, json = doc) {
     p = d.plan();
   } catch (e) {
     d?.close();
-    const at = /^tensors\[(\d+)\]/.exec(e.message);
-    const line = at && m.tensorLines[Number(at[1])] ? m.tensorLines[Number(at[1])] : 1;
+    const at = /^(tensors|type_traits)\[(\d+)\]/.exec(e.message);
+    const lines = at ? (at[1] === 'tensors' ? m.tensorLines : m.typeLines ?? []) : [];
+    const line = at && lines[Number(at[2])] ? lines[Number(at[2])] : 1;
     textErrors.value = [{ line, message: `allocator: ${e.message}` }];
     return false;
   }
