@@ -95,6 +95,16 @@ describe('a document with custom types in the UI', () => {
   });
 });
 
+describe('type_traits of the tables\' own types (an exported graph lists every type it uses)', () => {
+  it('go without saying: no @type line, and the preset loads and plans', () => {
+    expect(g.preset('llama-tiny').type_traits.map((t) => t.name)).toContain('f32');
+    expect(ui.loadPreset('llama-tiny')).toBe(true);
+    expect(ui.textErrors.value).toEqual([]);
+    expect(ui.text.value).not.toContain('@type');
+    expect(planDifferences(ui.plan.value, cli(JSON.stringify(g.preset('llama-tiny'))).plan)).toEqual([]);
+  });
+});
+
 describe('@type lines in graph text', () => {
   const base = (types, use = 'fp3') => `${types}\nw = input(${use}, 128, 3)\ny = scale(w)\noutput(y)\n`;
   it('a type may be used above its @type line, as a buffer type may', () => {

@@ -13,7 +13,7 @@ import { EditorView, keymap, lineNumbers, highlightActiveLine, Decoration, drawS
 import { defaultKeymap, history, historyKeymap, isolateHistory, undo, redo } from '@codemirror/commands';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
 import { StreamLanguage, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
-import { text, textRevision, textErrors, textPending, editText, meta, selected, select } from '../state.js';
+import { text, textRevision, textErrors, textPending, editText, flushText, meta, selected, select } from '../state.js';
 import { graphLanguage } from './graph-language.js';
 
 const fromOutside = Annotation.define();
@@ -87,6 +87,7 @@ export function Editor() {
       if (el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName ?? ''))) return;
       if (!view.current) return;
       e.preventDefault();
+      flushText(); // an import whose text is still being written: written first, so that undo takes it back
       (k === 'y' || e.shiftKey ? redo : undo)(view.current);
     };
     document.addEventListener('keydown', onKey);

@@ -700,7 +700,9 @@ function printDocument(doc) {
   const out = [];
   out.push(`@name ${nameToken(doc.name)}`);
   (doc.type_traits ?? []).forEach((t, k) => {
-    // a document's own types (the C reader writes only those its tables lack)
+    // a document's own types; those of the tables (an exported graph lists every type it uses) go
+    // without saying
+    if (isTableType(t.name)) return;
     if (!IDENT.test(t.name) || RESERVED.has(t.name)) throw new Error(`type_traits[${k}].name: ${JSON.stringify(t.name)} cannot be written as graph text (a type is a name of letters, digits, '_', '.', '-')`);
     out.push(`@type ${t.name} block=${t.blck_size} size=${t.type_size}`);
   });
