@@ -12,6 +12,7 @@ import * as ui from '../../web/src/state.js';
 import { parseGraphText } from '../../web/src/core/graph-text.js';
 import { textBytes } from '../../web/src/core/galloc.js';
 import { CLI, loadWasm, planDifferences, requireCli } from './wasm-helpers.js';
+import { cBadDocuments } from './c-bad-documents.js';
 
 const g = await loadWasm();
 ui.galloc.value = g;
@@ -74,6 +75,39 @@ describe('an imported document is read and planned once', () => {
     expect(ui.plan.value.tensors).toHaveLength(2);
     ui.loadPreset('test_reuse_and_free');
     expect(g.heapUsed()).toBe(heap0);
+  });
+});
+
+describe('Galloc.open: a document kept in the module', () => {
+  it('refuses every document of the C bad-input table as plan() does, and holds nothing after', () => {
+    const heap = g.heapUsed();
+    for (const row of cBadDocuments()) {
+      let a = null;
+      let b = null;
+      try { g.open(row.bytes).close(); } catch (e) { a = [e.code, e.message]; }
+      try { g.planText(row.bytes); } catch (e) { b = [e.code, e.message]; }
+      expect(a).toEqual(b);
+      expect(a).not.toBeNull();
+    }
+    expect(g.heapUsed()).toBe(heap);
+  });
+  it('its graph, plan and explanation are those of normalize(), plan() and explain()', () => {
+    const d = g.open(DOC);
+    try {
+      expect(d.graph()).toEqual(g.normalize(DOC));
+      expect(d.planText()).toBe(g.planText(DOC));
+      expect(d.explain()).toEqual(g.explain(DOC));
+    } finally { d.close(); }
+  });
+  it('at most 16 open at once (a clear error past them); a closed one says so', () => {
+    const open = Array.from({ length: 16 - 1 }, () => g.open(DOC)); // the graph on screen holds one
+    try {
+      expect(() => g.open(DOC)).toThrow(/16 documents are open already/);
+    } finally { open.forEach((d) => d.close()); }
+    const d = g.open(DOC);
+    d.close();
+    d.close(); // twice is fine
+    expect(() => d.plan()).toThrow('the document was closed');
   });
 });
 
