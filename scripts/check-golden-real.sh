@@ -12,7 +12,7 @@ dir=$2
 expected=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-g() { timeout 60 "$galloc" "$@"; }
+. "$(dirname "$0")/plan-matches.sh"
 
 pass=0
 fail=0
@@ -23,11 +23,8 @@ for graph in "$dir"/*.graph.json; do
     if [ ! -f "$dir/$name.plan.json" ]; then
         echo "golden-real: $name: no upstream plan $name.plan.json"; fail=$((fail + 1)); continue
     fi
-    if ! g plan "$graph" -o "$tmp/plan.json" 2> "$tmp/err.txt"; then
-        echo "golden-real: $name: refused: $(head -1 "$tmp/err.txt")"; fail=$((fail + 1)); continue
-    fi
-    if ! g diff "$tmp/plan.json" "$dir/$name.plan.json" > "$tmp/diff.txt"; then
-        echo "golden-real: $name: plan differs from upstream:"; head -5 "$tmp/diff.txt"; fail=$((fail + 1)); continue
+    if ! plan_matches "golden-real: $name" "$graph" "$dir/$name.plan.json" "$tmp/plan.json"; then
+        fail=$((fail + 1)); continue
     fi
     pass=$((pass + 1))
 done

@@ -149,7 +149,8 @@ __attribute__((destructor)) static void capture_end(void) {
         return;
     }
     fprintf(stderr, "galloc: %d reserves: %d graphs written (%d reserved again), %d placements, in %s/; "
-                    "alloc_graph re-reserved %d graphs itself (%d through the PLT, %d by a direct call)\n",
+                    "alloc_graph re-reserved %d graphs itself (%d through the PLT, %d by a direct call), "
+                    "%d of them not predicted by the replay\n",
             s.reserves, s.graphs_written, s.graphs_repeated, s.placements, capture_dir(), s.auto_reserves, s.auto_seen_plt,
-            s.auto_reserves - s.auto_seen_plt);
+            s.auto_reserves - s.auto_seen_plt, s.auto_missed);
 }

@@ -165,7 +165,7 @@ static void print_explain(FILE * out, const char * path, const struct galloc_doc
         fprintf(out, "%s (%" PRIu64 " bytes) in %d chunk%s; peak of live bytes %s (%" PRIu64 " bytes) at %s; overhead %" PRIu64 " bytes (%.2f %%)\n",
                 human_bytes(b->size, h1, sizeof(h1)), b->size, b->n_chunks, b->n_chunks == 1 ? "" : "s",
                 human_bytes(b->peak_live, h2, sizeof(h2)), b->peak_live, step_text(b->peak_step, step, sizeof(step)),
-                b->size - b->peak_live, galloc_explain_percent(b->size - b->peak_live, b->peak_live));
+                b->overhead, galloc_explain_percent(b->overhead, b->peak_live));
         if (b->n_live == 0) {
             fprintf(out, "  nothing is live in it\n");
             continue;
@@ -198,10 +198,18 @@ static void print_above(FILE * out, const char * side, const char * other, const
     }
 }
 
-static void print_compare(FILE * out, const char * path_a, const char * path_b, const struct galloc_document * doc_a,
-                          const struct galloc_document * doc_b, const struct galloc_explain_diff * d, int32_t top) {
+// "A: PATH NAME" (NAME: the document's name, when it has one), then ", WHAT" when given
+static void print_side(FILE * out, const char * side, const char * path, const struct galloc_document * doc, const char * what) {
+    fprintf(out, "%s: %s%s%s%s%s\n", side, path, doc->name[0] ? " " : "", doc->name, what ? ", " : "", what ? what : "");
+}
+
+// what_a, what_b: which plan of the document each side is (NULL: its ggml plan, said by nothing)
+static void print_compare(FILE * out, const char * path_a, const char * what_a, const char * path_b, const char * what_b,
+                          const struct galloc_document * doc_a, const struct galloc_document * doc_b, const struct galloc_explain_diff * d,
+                          int32_t top) {
     char h1[32], h2[32], h3[32], s1[40], s2[40];
-    fprintf(out, "A: %s%s%s\nB: %s%s%s\n", path_a, doc_a->name[0] ? " " : "", doc_a->name, path_b, doc_b->name[0] ? " " : "", doc_b->name);
+    print_side(out, "A", path_a, doc_a, what_a);
+    print_side(out, "B", path_b, doc_b, what_b);
     for (int32_t i = 0; i < d->n_buffers; i++) {
         const struct galloc_explain_diff_buffer * b = &d->buffers[i];
         fprintf(out, "\nbuffer %s: A %s (%" PRIu64 " bytes), B %s (%" PRIu64 " bytes), difference %s (%+" PRId64 " bytes)\n", b->name,
@@ -281,7 +289,9 @@ static int32_t find_planner(const struct galloc_whatif_result * r, const char * 
 }
 
 // l's plan with every allocator packed by planner (the budget shared by the exact searches):
-// explained into *ex; on failure prints why and returns the exit status
+// explained into *ex; on failure prints why and returns the exit status. Each allocator's problem
+// comes from ggml's plan through one tensor index, and goes into one copy of that plan: linear in
+// the tensors, however many buffer types there are.
 static int explain_offline(const struct loaded * l, const char * planner, uint32_t budget_ms, struct galloc_plan * plan,
                            struct galloc_explain * ex) {
     struct galloc_error err;
@@ -289,19 +299,32 @@ static int explain_offline(const struct loaded * l, const char * planner, uint32
     for (int32_t b = 0; b < l->doc.n_buffer_types; b++) {
         n_alloc += l->doc.buffer_types[b].allocator == b;
     }
+    if (n_alloc == 0) { // nothing to pack: the same plan
+        fprintf(stderr, "galloc: the graph has no buffer type to pack\n");
+        return EXIT_USAGE;
+    }
+    struct galloc_whatif_tensors tensors;
+    if (!galloc_whatif_tensors_build(&l->doc.graph, &l->plan, &tensors, &err)) {
+        fprintf(stderr, "galloc: %s\n", err.message);
+        return cli_exit_code(err.status);
+    }
+    if (!galloc_whatif_plan_copy(&l->plan, plan, &err)) {
+        fprintf(stderr, "galloc: %s\n", err.message);
+        galloc_whatif_tensors_free(&tensors);
+        return cli_exit_code(err.status);
+    }
     struct galloc_whatif_budget budget;
     galloc_whatif_budget_start(&budget, budget_ms, n_alloc);
-    struct galloc_plan cur = { 0 };
-    const struct galloc_plan * from = &l->plan;
-    for (int32_t b = 0; b < l->doc.n_buffer_types; b++) {
+    int code = EXIT_OK;
+    for (int32_t b = 0; b < l->doc.n_buffer_types && code == EXIT_OK; b++) {
         if (l->doc.buffer_types[b].allocator != b) {
             continue;
         }
         struct galloc_whatif_result r;
-        if (!galloc_whatif_from_plan(&l->doc.graph, &l->plan, b, galloc_whatif_budget_next(&budget), &r, &err)) {
+        if (!galloc_whatif_from_plan_tensors(&l->doc.graph, &l->plan, &tensors, b, galloc_whatif_budget_next(&budget), &r, &err)) {
             fprintf(stderr, "galloc: buffer type %s: %s\n", l->doc.buffer_type_names[b], err.message);
-            galloc_plan_free(&cur);
-            return cli_exit_code(err.status);
+            code = cli_exit_code(err.status);
+            break;
         }
         int32_t k = find_planner(&r, planner);
         if (k < 0) {
@@ -310,39 +333,26 @@ static int explain_offline(const struct loaded * l, const char * planner, uint32
                 fprintf(stderr, ", %s", r.plans[j].name);
             }
             fprintf(stderr, ")\n");
-            galloc_whatif_free(&r);
-            galloc_plan_free(&cur);
-            return EXIT_USAGE;
-        }
-        if (!r.plans[k].valid || !r.plans[k].checked) {
+            code = EXIT_USAGE;
+        } else if (!r.plans[k].valid || !r.plans[k].checked) {
             fprintf(stderr, "galloc: buffer type %s: %s has no checked plan%s%s\n", l->doc.buffer_type_names[b], planner,
                     r.plans[k].note && r.plans[k].note[0] ? ": " : "", r.plans[k].note ? r.plans[k].note : "");
-            galloc_whatif_free(&r);
-            galloc_plan_free(&cur);
-            return EXIT_USAGE;
-        }
-        struct galloc_plan next;
-        bool ok = galloc_whatif_apply(&l->doc.graph, from, &r, r.plans[k].chunks, r.plans[k].offsets, r.problem.n_items, &next, &err);
-        galloc_whatif_free(&r);
-        galloc_plan_free(&cur);
-        if (!ok) {
+            code = EXIT_USAGE;
+        } else if (!galloc_whatif_apply_indexed(&l->doc.graph, &tensors, &r, r.plans[k].chunks, r.plans[k].offsets, r.problem.n_items, plan, &err)) {
             fprintf(stderr, "galloc: buffer type %s: %s\n", l->doc.buffer_type_names[b], err.message);
-            return cli_exit_code(err.status);
+            code = cli_exit_code(err.status);
         }
-        cur  = next;
-        from = &cur;
+        galloc_whatif_free(&r);
     }
-    if (from == &l->plan) { // no allocator at all: the same plan
-        fprintf(stderr, "galloc: the graph has no buffer type to pack\n");
-        return EXIT_USAGE;
-    }
-    *plan = cur;
-    if (!galloc_explain_plan(&l->doc, plan, ex, &err)) {
+    galloc_whatif_tensors_free(&tensors);
+    if (code == EXIT_OK && !galloc_explain_plan(&l->doc, plan, ex, &err)) {
         fprintf(stderr, "galloc: %s\n", err.message);
-        galloc_plan_free(plan);
-        return cli_exit_code(err.status);
+        code = cli_exit_code(err.status);
     }
-    return EXIT_OK;
+    if (code != EXIT_OK) {
+        galloc_plan_free(plan);
+    }
+    return code;
 }
 
 // galloc explain GRAPH.json --offline PLANNER: ggml's plan (A) against the offline one (B)
@@ -362,15 +372,13 @@ static int compare_offline(const char * path, const char * planner, uint32_t bud
             fprintf(stderr, "galloc: %s\n", err.message);
             code = cli_exit_code(err.status);
         } else {
-            char label[96];
+            char packed[96]; // a planner's name is short: find_planner found it among the planners
             if (strcmp(planner, "best") == 0) {
-                snprintf(label, sizeof(label), "%s, packed by the best offline planner", path);
+                snprintf(packed, sizeof(packed), "packed by the best offline planner");
             } else {
-                snprintf(label, sizeof(label), "%s, packed by the offline planner %s", path, planner);
+                snprintf(packed, sizeof(packed), "packed by the offline planner %s", planner);
             }
-            char ggml[96];
-            snprintf(ggml, sizeof(ggml), "%s, ggml's plan", path);
-            print_compare(stdout, ggml, label, &a.doc, &a.doc, &d, top);
+            print_compare(stdout, path, "ggml's plan", path, packed, &a.doc, &a.doc, &d, top);
             galloc_explain_diff_free(&d);
         }
         galloc_explain_free(&ex);
@@ -455,7 +463,7 @@ int cli_explain_command(int argc, char ** argv, const char * usage) {
         fprintf(stderr, "galloc: %s\n", err.message);
         code = cli_exit_code(err.status);
     } else {
-        print_compare(stdout, paths[0], paths[1], &a.doc, &b.doc, &d, (int32_t) top);
+        print_compare(stdout, paths[0], NULL, paths[1], NULL, &a.doc, &b.doc, &d, (int32_t) top);
         galloc_explain_diff_free(&d);
     }
     loaded_free(&a);

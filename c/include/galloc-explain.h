@@ -69,6 +69,7 @@ struct galloc_explain_buffer {
     uint64_t size;         // bytes: the allocator's size (sum of the chunk sizes); 0 when shared
     uint64_t peak_live;    // bytes: the most held live at one step (the lower bound of any plan)
     int32_t  peak_step;    // first step where the live bytes reach peak_live (-1: before the first node)
+    uint64_t overhead;     // bytes above the peak (galloc_overhead_bytes(size, peak_live)): packing
     int32_t  n_live;       // tensors holding memory at peak_step
     struct galloc_explain_live * live; // n_live entries, most bytes first (ties: lower index first)
     int32_t  n_chunks;
@@ -157,7 +158,7 @@ struct galloc_explain_diff_buffer {
     int32_t  peak_step_a, peak_step_b;
     int64_t  size_diff;            // size_b - size_a
     int64_t  peak_diff;            // peak_b - peak_a = the sum of the rows' bytes_b - bytes_a
-    int64_t  overhead_diff;        // (size_b - peak_b) - (size_a - peak_a): packing, no tensor's own bytes
+    int64_t  overhead_diff;        // B's overhead above its peak minus A's (galloc_overhead_bytes): packing, no tensor's own bytes
     int32_t  n_rows;               // names whose bytes at the peak differ, largest |difference| first
     struct galloc_explain_diff_row * rows;
     int32_t  n_above_a;            // A's tensors above B's chunk sizes, most bytes above first (ties: lower step, index)

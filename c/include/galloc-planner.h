@@ -127,6 +127,14 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
 bool galloc_same_layout(const struct galloc_tensor * a, const struct galloc_tensor * b);
 
 const char * galloc_how_name(enum galloc_how how); // "best_fit", "inplace", ...
+// true for the ways a tensor gets memory of its own from the allocator (best fit, last block,
+// grow, new chunk); false in place, for views, outside the allocator and unplaced
+bool galloc_how_allocates(int32_t how);
+
+// bytes of a buffer above its peak of live bytes: what the packing costs beyond the tensors'
+// own bytes (size - peak_live; 0 when the peak is not below the size). The one place of this
+// rule: the plan document's "overhead", the explanation and the CLI take it from here.
+uint64_t galloc_overhead_bytes(uint64_t size, uint64_t peak_live);
 
 // true for ops (enum ggml_op) whose result may take over the memory of a source it consumes
 // last: the planner's table, which ggml_op_can_inplace answers from

@@ -219,6 +219,17 @@ bool galloc_whatif_apply(const struct galloc_graph * graph, const struct galloc_
                          const int32_t * chunks, const uint64_t * offsets, int32_t n_items, struct galloc_plan * out,
                          struct galloc_error * err);
 
+// Every allocator of a plan packed in turn, linear in the tensors: copy the plan once
+// (galloc_whatif_plan_copy), then for each allocator's problem (solved from the original plan,
+// through a tensor index built for it) place its tensors into the copy with
+// galloc_whatif_apply_indexed, which costs that allocator's tensors only: the same checks and
+// places as galloc_whatif_apply (views are placed in their source's buffer, as the planner puts
+// them). A failed call leaves *plan as it was. Release the copy with galloc_plan_free.
+bool galloc_whatif_plan_copy    (const struct galloc_plan * plan, struct galloc_plan * out, struct galloc_error * err);
+bool galloc_whatif_apply_indexed(const struct galloc_graph * graph, struct galloc_whatif_tensors * tensors, const struct galloc_whatif_result * r,
+                                 const int32_t * chunks, const uint64_t * offsets, int32_t n_items, struct galloc_plan * plan,
+                                 struct galloc_error * err);
+
 //
 // checking and bounding
 //

@@ -13,35 +13,10 @@
 #include "galloc-layer.h"
 #include "galloc-planner.h"
 #include "galloc-whatif.h"
+#include "read-plan.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-struct planned {
-    struct galloc_document doc;
-    struct galloc_plan     plan;
-    struct galloc_explain  ex;
-};
-
-static bool plan_and_explain(const char * json, struct planned * p) {
-    struct galloc_error err;
-    memset(p, 0, sizeof(*p));
-    if (!galloc_document_read(json, strlen(json), &p->doc, &err) ||
-        !galloc_plan_graph(&p->doc.graph, &p->plan, &err) ||
-        !galloc_explain_plan(&p->doc, &p->plan, &p->ex, &err)) {
-        fprintf(stderr, "plan_and_explain: %s\n", err.message);
-        galloc_plan_free(&p->plan);
-        galloc_document_free(&p->doc);
-        return false;
-    }
-    return true;
-}
-
-static void planned_free(struct planned * p) {
-    galloc_explain_free(&p->ex);
-    galloc_plan_free(&p->plan);
-    galloc_document_free(&p->doc);
-}
 
 static void check_series(const uint64_t * got, const uint64_t * want, int n) {
     for (int i = 0; i < n; i++) {
@@ -71,12 +46,13 @@ static const char * chain_json(int y_elements) {
 }
 
 static void test_chain(void) {
-    struct planned p;
-    if (!plan_and_explain(chain_json(16), &p)) { CHECK(false); return; }
+    struct explained p;
+    if (!explain_doc_text(chain_json(16), &p)) { CHECK(false); return; }
     const struct galloc_explain_buffer * b = &p.ex.buffers[0];
     CHECK_EQ_U64(p.ex.n_steps, 4);
     CHECK_EQ_U64(b->size, 112);
     CHECK_EQ_U64(b->peak_live, 96);
+    CHECK_EQ_U64(b->overhead, 16);
     CHECK(b->peak_step == 1);
     CHECK_EQ_U64(b->n_live, 2);
     CHECK(b->live[0].tensor == 2 && b->live[0].bytes == 64);
@@ -98,7 +74,7 @@ static void test_chain(void) {
     CHECK(live[0].tensor == 2 && live[1].tensor == 3);
     CHECK(galloc_explain_live_at(&p.ex, 0, 2, live, 1) == 2); // counts beyond max, writes one
     CHECK(galloc_explain_live_at(&p.ex, 1, 2, live, 4) == 0);  // no such buffer type
-    planned_free(&p);
+    explained_free(&p);
 }
 
 // In place with a shrinking tail, alignment 32. w 64 B (leaf), big 128 B asking 192 B
@@ -119,8 +95,8 @@ static const char * shrink_json =
     " \"leafs\": [0], \"nodes\": [1, 2, 3]}";
 
 static void test_inplace_shrinking(void) {
-    struct planned p;
-    if (!plan_and_explain(shrink_json, &p)) { CHECK(false); return; }
+    struct explained p;
+    if (!explain_doc_text(shrink_json, &p)) { CHECK(false); return; }
     const struct galloc_explain_buffer * b = &p.ex.buffers[0];
     CHECK(p.plan.places[2].how == GALLOC_HOW_INPLACE);
     CHECK_EQ_U64(b->size, 256);
@@ -133,7 +109,7 @@ static void test_inplace_shrinking(void) {
     CHECK(p.ex.hold_first[1] == 0 && p.ex.hold_last[1] == 1);
     CHECK(b->chunk_raiser[0] == 1 && b->chunk_raiser_step[0] == 0);
     CHECK(p.ex.n_layers == 0);
-    planned_free(&p);
+    explained_free(&p);
 }
 
 // Two chunks: alignment 16, max size 64. a-0 32 B (leaf), b-0 64 B, c-1 16 B (output).
@@ -151,8 +127,8 @@ static const char * chunks_json =
     " \"leafs\": [0], \"nodes\": [1, 2]}";
 
 static void test_chunks(void) {
-    struct planned p;
-    if (!plan_and_explain(chunks_json, &p)) { CHECK(false); return; }
+    struct explained p;
+    if (!explain_doc_text(chunks_json, &p)) { CHECK(false); return; }
     const struct galloc_explain_buffer * b = &p.ex.buffers[0];
     CHECK(b->n_chunks == 2);
     CHECK_EQ_U64(b->chunk_sizes[0], 32);
@@ -163,16 +139,16 @@ static void test_chunks(void) {
     check_series(b->live_bytes, (uint64_t[]) { 32, 96, 80 }, 3);
     check_series(b->high_water, (uint64_t[]) { 32, 96, 96 }, 3);
     CHECK(b->peak_step == 0);
-    planned_free(&p);
+    explained_free(&p);
 }
 
 // The chain (A) against the same chain with y-0 of 8 elements (B): in B, y-0 is 32 B @48,
 //   live [16, 48, 64, 48, 32], high water 80, peak 64 at step 1 (y-0 32, x-0 32).
 // Sizes 112 -> 80 (-32) = peaks 96 -> 64 (-32) + overheads 16 -> 16 (0); one row: y-0 64 -> 32.
 static void test_compare(void) {
-    struct planned a, b;
-    if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
-    if (!plan_and_explain(chain_json(8), &b)) { CHECK(false); return; }
+    struct explained a, b;
+    if (!explain_doc_text(chain_json(16), &a)) { CHECK(false); return; }
+    if (!explain_doc_text(chain_json(8), &b)) { CHECK(false); return; }
     struct galloc_explain_diff d;
     struct galloc_error err;
     CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, false, &d, &err));
@@ -204,8 +180,8 @@ static void test_compare(void) {
 
     // against the two-chunk graph (other names, other buffer limits): rows x-0 32 -> 0, y-0 64 -> 0,
     // a-0 0 -> 32, b-0 0 -> 64; largest difference first, then by name
-    struct planned c;
-    if (!plan_and_explain(chunks_json, &c)) { CHECK(false); return; }
+    struct explained c;
+    if (!explain_doc_text(chunks_json, &c)) { CHECK(false); return; }
     CHECK(galloc_explain_compare(&a.doc, &a.ex, &c.doc, &c.ex, false, &d, &err));
     db = &d.buffers[0];
     CHECK(db->n_rows == 4);
@@ -218,9 +194,9 @@ static void test_compare(void) {
     }
     CHECK(sum == db->peak_diff);
     galloc_explain_diff_free(&d);
-    planned_free(&c);
-    planned_free(&a);
-    planned_free(&b);
+    explained_free(&c);
+    explained_free(&a);
+    explained_free(&b);
 }
 
 // ggml's plan of the chain (A) against greedy-by-size's (B), derived by hand in
@@ -228,8 +204,8 @@ static void test_compare(void) {
 // out 16 [3,3]; greedy-by-size puts y-0 @0, x-0 @64, x-1 @64, inp @0, out @0: 96 B.
 // Same peak (96 at step 1); -16 B of packing; A's y-0 [48, 112) is 16 B above B's 96.
 static void test_offline_chain(void) {
-    struct planned a;
-    if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
+    struct explained a;
+    if (!explain_doc_text(chain_json(16), &a)) { CHECK(false); return; }
     struct galloc_whatif_result r;
     struct galloc_error err;
     CHECK(galloc_whatif_from_plan(&a.doc.graph, &a.plan, 0, 0, &r, &err));
@@ -273,7 +249,89 @@ static void test_offline_chain(void) {
     CHECK(!galloc_whatif_apply(&a.doc.graph, &a.plan, &r, gs->chunks, offsets, r.problem.n_items, &plan_b, &err));
     CHECK(err.status == GALLOC_STATUS_INVALID);
     galloc_whatif_free(&r);
-    planned_free(&a);
+    explained_free(&a);
+}
+
+// every allocator of a golden graph (up to 3000 tensors) packed by greedy-by-size into one copy
+// of the plan, as `galloc explain --offline` does (galloc_whatif_apply_indexed, linear): each
+// tensor ends where packing its allocator alone puts it (galloc_whatif_apply), each allocator's
+// size is the packing's, no two tensors live at once share a byte (check.c's own rules), and
+// every view sits at its source's place plus view_offs
+static void test_offline_every_allocator(void) {
+    int     n     = 0;
+    char ** names = golden_names(&n);
+    int     multi = 0;
+    for (int g = 0; names && g < n; g++) {
+        struct explained p;
+        if (!explain_golden(names[g], &p)) {
+            CHECK(false);
+            continue;
+        }
+        const struct galloc_graph * gr = &p.doc.graph;
+        struct galloc_whatif_tensors tensors;
+        struct galloc_plan           all;
+        struct galloc_error          err;
+        if (p.doc.n_tensors > 3000 || !galloc_whatif_tensors_build(gr, &p.plan, &tensors, &err)) {
+            explained_free(&p);
+            continue;
+        }
+        CHECK(galloc_whatif_plan_copy(&p.plan, &all, &err));
+        int32_t * owner = malloc(((size_t) p.doc.n_tensors + 1) * sizeof(int32_t)); // the allocator whose packing moved it
+        struct galloc_plan * alone = calloc((size_t) p.doc.n_buffer_types + 1, sizeof(struct galloc_plan));
+        for (int32_t t = 0; t < p.doc.n_tensors; t++) {
+            owner[t] = -1;
+        }
+        int n_alloc = 0;
+        for (int32_t b = 0; b < p.doc.n_buffer_types; b++) {
+            struct galloc_whatif_result r;
+            if (p.doc.buffer_types[b].allocator != b || !galloc_whatif_from_plan_tensors(gr, &p.plan, &tensors, b, 0, &r, &err)) {
+                continue;
+            }
+            const struct galloc_whatif_plan * gs = &r.plans[GALLOC_WHATIF_GREEDY_SIZE];
+            if (gs->valid && gs->checked) {
+                n_alloc++;
+                CHECK(galloc_whatif_apply_indexed(gr, &tensors, &r, gs->chunks, gs->offsets, r.problem.n_items, &all, &err));
+                CHECK(galloc_whatif_apply(gr, &p.plan, &r, gs->chunks, gs->offsets, r.problem.n_items, &alone[b], &err));
+                CHECK_EQ_U64(all.buffers[b].size, gs->total);
+                for (int32_t t = 0; alone[b].places && t < p.doc.n_tensors; t++) {
+                    const struct galloc_place * x = &alone[b].places[t], * o = &p.plan.places[t];
+                    if (x->chunk != o->chunk || x->offset != o->offset) {
+                        CHECK(owner[t] < 0); // one allocator's packing moves only its own tensors
+                        owner[t] = b;
+                    }
+                }
+            }
+            galloc_whatif_free(&r);
+        }
+        multi += n_alloc > 1;
+        int wrong = 0;
+        for (int32_t t = 0; t < p.doc.n_tensors && wrong < 3; t++) {
+            const struct galloc_place * want = owner[t] >= 0 ? &alone[owner[t]].places[t] : &p.plan.places[t];
+            const struct galloc_place * got  = &all.places[t];
+            bool same = got->buffer == want->buffer && got->chunk == want->chunk && got->offset == want->offset;
+            const struct galloc_tensor * tt = &gr->tensors[t];
+            if (got->how == GALLOC_HOW_VIEW && tt->view_src >= 0 && all.places[tt->view_src].buffer >= 0) {
+                same = same && got->chunk == all.places[tt->view_src].chunk && got->offset == all.places[tt->view_src].offset + tt->view_offs;
+            }
+            if (!same) {
+                fprintf(stderr, "%s: tensor %d at chunk %d offset %llu, packed alone chunk %d offset %llu\n", names[g], t, got->chunk,
+                        (unsigned long long) got->offset, want->chunk, (unsigned long long) want->offset);
+                wrong++;
+            }
+        }
+        CHECK(wrong == 0);
+        CHECK(check_plan_no_overlap(gr, &all) == 0);
+        for (int32_t b = 0; b < p.doc.n_buffer_types; b++) {
+            galloc_plan_free(&alone[b]);
+        }
+        free(alone);
+        free(owner);
+        galloc_plan_free(&all);
+        galloc_whatif_tensors_free(&tensors);
+        explained_free(&p);
+    }
+    CHECK(multi >= 3); // graphs with several allocators are among them
+    golden_names_free(names);
 }
 
 // every golden graph up to 3000 tensors, every allocator, every offline planner's checked plan
@@ -285,15 +343,11 @@ static void test_offline_golden(void) {
     char ** names = golden_names(&n);
     int    applied = 0;
     for (int g = 0; names && g < n; g++) {
-        size_t len  = 0;
-        char * json = golden_read(names[g], "graph", &len);
-        struct planned p;
-        if (!json || !plan_and_explain(json, &p)) {
+        struct explained p;
+        if (!explain_golden(names[g], &p)) {
             CHECK(false);
-            free(json);
             continue;
         }
-        free(json);
         for (int32_t b = 0; p.doc.n_tensors <= 3000 && b < p.doc.n_buffer_types; b++) {
             struct galloc_whatif_result r;
             struct galloc_error err;
@@ -359,7 +413,7 @@ static void test_offline_golden(void) {
             }
             galloc_whatif_free(&r);
         }
-        planned_free(&p);
+        explained_free(&p);
     }
     golden_names_free(names);
     CHECK(applied > 50);
@@ -367,12 +421,12 @@ static void test_offline_golden(void) {
 
 // buffer types matched by name; one only in B is listed after A's
 static void test_compare_buffer_names(void) {
-    struct planned a, b;
-    if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
+    struct explained a, b;
+    if (!explain_doc_text(chain_json(16), &a)) { CHECK(false); return; }
     char renamed[1024];
     snprintf(renamed, sizeof(renamed), "%s", chain_json(16));
     memcpy(strstr(renamed, "\"dev\""), "\"gpu\"", 5);
-    if (!plan_and_explain(renamed, &b)) { CHECK(false); return; }
+    if (!explain_doc_text(renamed, &b)) { CHECK(false); return; }
     struct galloc_explain_diff d;
     struct galloc_error err;
     CHECK(galloc_explain_compare(&a.doc, &a.ex, &b.doc, &b.ex, false, &d, &err));
@@ -381,8 +435,8 @@ static void test_compare_buffer_names(void) {
     CHECK(strcmp(d.buffers[1].name, "gpu") == 0 && d.buffers[1].buffer_a == -1 && d.buffers[1].size_diff == 112);
     CHECK(d.buffers[0].n_rows == 2 && d.buffers[1].n_rows == 2);
     galloc_explain_diff_free(&d);
-    planned_free(&a);
-    planned_free(&b);
+    explained_free(&a);
+    explained_free(&b);
 }
 
 // Folding: a-0 (32 B) and a-1 (64 B) are both live at step 1 (a-0 freed after it): live
@@ -396,29 +450,29 @@ static void test_fold_group(void) {
         "{\"name\": \"a-1\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [16], \"src\": [1, 1]},"
         "{\"name\": \"b\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [2, 2]}],"
         " \"leafs\": [0], \"nodes\": [1, 2, 3]}";
-    struct planned p;
-    if (!plan_and_explain(json, &p)) { CHECK(false); return; }
+    struct explained p;
+    if (!explain_doc_text(json, &p)) { CHECK(false); return; }
     const struct galloc_explain_buffer * b = &p.ex.buffers[0];
     check_series(b->live_bytes, (uint64_t[]) { 16, 48, 96, 80 }, 4);
     CHECK(b->n_live == 2 && b->n_groups == 1);
     CHECK(strcmp(b->groups[0].name, "a-*") == 0);
     CHECK(b->groups[0].count == 2 && b->groups[0].bytes == 96 && b->groups[0].tensor == 2);
     CHECK(b->groups[0].first_layer == 0 && b->groups[0].last_layer == 1);
-    planned_free(&p);
+    explained_free(&p);
 }
 
 static void test_plan_mismatch(void) {
-    struct planned a, b;
-    if (!plan_and_explain(chain_json(16), &a)) { CHECK(false); return; }
-    if (!plan_and_explain(chunks_json, &b)) { CHECK(false); return; }
+    struct explained a, b;
+    if (!explain_doc_text(chain_json(16), &a)) { CHECK(false); return; }
+    if (!explain_doc_text(chunks_json, &b)) { CHECK(false); return; }
     struct galloc_explain ex;
     struct galloc_error err;
     CHECK(!galloc_explain_plan(&a.doc, &b.plan, &ex, &err));
     CHECK(err.status == GALLOC_STATUS_ARGUMENT);
     CHECK(strstr(err.message, "plan: 3 tensors") != NULL);
     galloc_explain_free(&ex); // zeroed on failure: safe
-    planned_free(&a);
-    planned_free(&b);
+    explained_free(&a);
+    explained_free(&b);
 }
 
 static void test_layer_names(void) {
@@ -459,15 +513,11 @@ static void test_golden_invariants(void) {
     char ** names = golden_names(&n);
     CHECK(names != NULL && n > 0);
     for (int g = 0; names && g < n; g++) {
-        size_t len  = 0;
-        char * json = golden_read(names[g], "graph", &len);
-        struct planned p;
-        if (!json || !plan_and_explain(json, &p)) {
+        struct explained p;
+        if (!explain_golden(names[g], &p)) {
             CHECK(false);
-            free(json);
             continue;
         }
-        free(json);
         for (int32_t b = 0; b < p.ex.n_buffers; b++) {
             const struct galloc_explain_buffer * eb = &p.ex.buffers[b];
             if (eb->shared_with >= 0) {
@@ -531,7 +581,7 @@ static void test_golden_invariants(void) {
         if (strncmp(names[g], "llama-7b", 8) == 0) {
             CHECK(p.ex.n_layers == 32);
         }
-        planned_free(&p);
+        explained_free(&p);
     }
     golden_names_free(names);
 }
@@ -544,6 +594,7 @@ int main(void) {
     RUN(test_compare_buffer_names);
     RUN(test_offline_chain);
     RUN(test_offline_golden);
+    RUN(test_offline_every_allocator);
     RUN(test_fold_group);
     RUN(test_plan_mismatch);
     RUN(test_layer_names);

@@ -110,7 +110,8 @@ static void test_alloc_size_refused(void) {
     }
     struct galloc_ggml_graph g;
     CHECK(!galloc_document_to_ggml(&doc, &g, &err));
-    CHECK(strncmp(err.message, "tensors[0].alloc_size: 64 differs from nbytes (16)", 50) == 0);
+    CHECK(err.status == GALLOC_STATUS_INVALID);
+    CHECK(strncmp(err.message, "tensors[0].alloc_size: ", 23) == 0); // the message names the place
     CHECK(g.ctx == NULL && g.tensors == NULL);
     galloc_document_free(&doc);
 }

@@ -239,55 +239,6 @@ static void sequence_end(ggml_gallocr_t g) {
 
 static struct rec_type cpu_type, gpu_type, padded_type;
 
-// the same graph again, then the same shapes built anew: no re-reserve
-static void seq_same(void) {
-    ggml_gallocr_t g = ggml_gallocr_new(&cpu_type.buft);
-    struct ggml_cgraph * g1 = chain(64);
-    do_reserve("same.1 reserve(64)", g, 1, g1, NULL, NULL, contexts[0]);
-    do_alloc("same.2 alloc(64)", g, 1, g1, contexts[0]);
-    do_alloc("same.3 alloc(64)", g, 1, g1, contexts[0]);
-    struct ggml_cgraph * g2 = chain(64);
-    do_alloc("same.4 alloc(64 rebuilt)", g, 1, g2, contexts[1]);
-    sequence_end(g);
-}
-
-// a grown node: re-reserved, the buffer grows; a shrunk one: placed by the larger plan
-static void seq_grow_shrink(void) {
-    ggml_gallocr_t g = ggml_gallocr_new(&cpu_type.buft);
-    {
-        struct ggml_cgraph * gf = chain(64);
-        do_reserve("grow.1 reserve(64)", g, 1, gf, NULL, NULL, contexts[0]);
-    }
-    {
-        struct ggml_cgraph * gf = chain(128);
-        do_alloc("grow.2 alloc(128)", g, 1, gf, contexts[1]);
-    }
-    {
-        struct ggml_cgraph * gf = chain(32);
-        do_alloc("grow.3 alloc(32)", g, 1, gf, contexts[2]);
-    }
-    {
-        struct ggml_cgraph * gf = chain(100);
-        do_alloc("grow.4 alloc(100)", g, 1, gf, contexts[3]);
-    }
-    sequence_end(g);
-}
-
-// a leaf that no node consumes, grown: upstream does not look at leafs, so no re-reserve
-// (the leaf keeps its offset); grown past the buffer's end it would abort in ggml_backend_tensor_alloc
-static void seq_grown_leaf(void) {
-    ggml_gallocr_t g = ggml_gallocr_new(&cpu_type.buft);
-    struct ggml_context * c0 = ctx_new();
-    do_reserve("leaf.1 reserve(64, L 16)", g, 1, chain_graph(c0, 64, 16, 0), NULL, NULL, c0);
-    struct ggml_context * c1 = ctx_new();
-    do_alloc("leaf.2 alloc(64, L 32)", g, 1, chain_graph(c1, 64, 32, 0), c1);
-    struct ggml_context * c2 = ctx_new();
-    do_alloc("leaf.3 alloc(64, L 8)", g, 1, chain_graph(c2, 64, 8, 0), c2);
-    struct ggml_context * c3 = ctx_new();
-    do_alloc("leaf.4 alloc(128, L 16)", g, 1, chain_graph(c3, 128, 16, 0), c3);
-    sequence_end(g);
-}
-
 // w (a leaf) -> sum(w) -> add to x: a grown source whose consumer keeps its size is re-reserved
 static struct ggml_cgraph * sum_graph(struct ggml_context * ctx, int64_t w_n) {
     struct ggml_cgraph * gf = ggml_new_graph(ctx);
@@ -300,17 +251,6 @@ static struct ggml_cgraph * sum_graph(struct ggml_context * ctx, int64_t w_n) {
     ggml_build_forward_expand(gf, y);
     name_all(ctx);
     return gf;
-}
-
-static void seq_grown_source(void) {
-    ggml_gallocr_t g = ggml_gallocr_new(&cpu_type.buft);
-    struct ggml_context * c0 = ctx_new();
-    do_reserve("src.1 reserve(w 64)", g, 1, sum_graph(c0, 64), NULL, NULL, c0);
-    struct ggml_context * c1 = ctx_new();
-    do_alloc("src.2 alloc(w 128)", g, 1, sum_graph(c1, 128), c1);
-    struct ggml_context * c2 = ctx_new();
-    do_alloc("src.3 alloc(w 32)", g, 1, sum_graph(c2, 32), c2);
-    sequence_end(g);
 }
 
 // x given memory outside the allocator after the reserve: still fits; then a graph whose x
@@ -384,129 +324,136 @@ static void seq_changed_slots(void) {
     sequence_end(g);
 }
 
-// node and leaf counts changed: re-reserved even when everything is smaller
-static void seq_counts(void) {
-    ggml_gallocr_t g = ggml_gallocr_new(&cpu_type.buft);
-    struct ggml_context * c0 = ctx_new();
-    do_reserve("count.1 reserve(128, 2 steps)", g, 1, chain_graph(c0, 128, 0, 2), NULL, NULL, c0);
-    struct ggml_context * c1 = ctx_new();
-    do_alloc("count.2 alloc(64, 1 step)", g, 1, chain_graph(c1, 64, 0, 1), c1);
-    struct ggml_context * c2 = ctx_new();
-    do_alloc("count.3 alloc(32, 1 step, L 4)", g, 1, chain_graph(c2, 32, 4, 1), c2);
-    sequence_end(g);
-}
+// A sequence is a list of steps on one allocator: each step builds its graph in a context of
+// its own (or takes the previous step's graph again) and makes one call; its label starts the
+// line of facts. The sequences whose graphs are built by hand (tensors given memory outside,
+// slots changed) are functions instead.
+enum call { RESERVE, RESERVE_SIZE, ALLOC };
+enum graph_kind {
+    CHAIN, // chain_graph(n, leaf_n, steps)
+    SUM,   // sum_graph(w of n floats)
+    EMPTY, // a graph without nodes
+    AGAIN, // the previous step's graph, in its context
+};
 
-// reserve_n_size keeps a buffer the new plan fits in and frees one it does not; alloc_graph
-// then does not re-reserve a graph that fits the recorded (no_alloc) assignment
-static void seq_reserve_size(void) {
-    ggml_gallocr_t g = ggml_gallocr_new(&cpu_type.buft);
-    {
-        struct ggml_cgraph * gf = chain(256);
-        do_reserve("size.1 reserve(256)", g, 1, gf, NULL, NULL, contexts[0]);
-    }
-    {
-        struct ggml_cgraph * gf = chain(128);
-        do_reserve_size("size.2 reserve_n_size(128)", g, 1, gf, NULL, NULL);
-    }
-    {
-        struct ggml_cgraph * gf = chain(64);
-        do_alloc("size.3 alloc(64)", g, 1, gf, contexts[2]);
-    }
-    {
-        struct ggml_cgraph * gf = chain(64);
-        do_alloc("size.4 alloc(64 rebuilt)", g, 1, gf, contexts[3]);
-    }
-    {
-        struct ggml_cgraph * gf = chain(512);
-        do_reserve_size("size.5 reserve_n_size(512)", g, 1, gf, NULL, NULL);
-    }
-    {
-        struct ggml_cgraph * gf = chain(1024);
-        do_alloc("size.6 alloc(1024)", g, 1, gf, contexts[5]);
-    }
-    sequence_end(g);
-}
+struct step {
+    enum call       call;
+    const char    * label;
+    enum graph_kind graph;
+    int64_t         n;
+    int64_t         leaf_n;
+    int             steps;
+};
 
-// a new allocator: an empty graph fits what was "reserved" (nothing); then a real one
-static void seq_empty(void) {
-    ggml_gallocr_t g = ggml_gallocr_new(&cpu_type.buft);
-    struct ggml_context * c0 = ctx_new();
-    do_alloc("empty.1 alloc(empty)", g, 1, ggml_new_graph(c0), c0);
-    {
-        struct ggml_cgraph * gf = chain(64);
-        do_alloc("empty.2 alloc(64)", g, 1, gf, contexts[1]);
-    }
-    do_alloc("empty.3 alloc(empty)", g, 1, ggml_new_graph(c0), c0);
-    sequence_end(g);
-}
+#define MAX_STEPS 8
 
-// two buffer types: alloc_graph never re-reserves; refused when the graph no longer fits
-static void seq_two_types(void) {
+struct sequence {
+    void (*run)(void);         // a sequence written out (then the fields below are unused)
+    struct rec_type * type;    // the allocator's one buffer type; NULL: cpu and gpu (nodes on gpu, leafs on cpu)
+    int               fail_next; // allocations of the type that fail first
+    struct step       steps[MAX_STEPS];
+};
+
+static void run_sequence(const struct sequence * seq) {
+    if (seq->run) {
+        seq->run();
+        return;
+    }
+    static const int node_ids[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, leaf_ids[8] = { 0 };
     ggml_backend_buffer_type_t bufts[2] = { &cpu_type.buft, &gpu_type.buft };
-    ggml_gallocr_t g = ggml_gallocr_new_n(bufts, 2);
-    int node_ids[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
-    int leaf_ids[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-    struct ggml_context * c0 = ctx_new();
-    do_reserve("two.1 reserve_n(64, L 16)", g, 2, chain_graph(c0, 64, 16, 0), node_ids, leaf_ids, c0);
-    struct ggml_context * c1 = ctx_new();
-    do_alloc("two.2 alloc(64, L 16)", g, 2, chain_graph(c1, 64, 16, 0), c1);
-    struct ggml_context * c2 = ctx_new();
-    do_alloc("two.3 alloc(64, L 32)", g, 2, chain_graph(c2, 64, 32, 0), c2);
-    struct ggml_context * c3 = ctx_new();
-    do_alloc("two.4 alloc(128, L 16)", g, 2, chain_graph(c3, 128, 16, 0), c3);
-    struct ggml_context * c4 = ctx_new();
-    do_alloc("two.5 alloc(32, L 16)", g, 2, chain_graph(c4, 32, 16, 0), c4);
-    struct ggml_context * c5 = ctx_new();
-    do_alloc("two.6 alloc(32, L 16, 1 step)", g, 2, chain_graph(c5, 32, 16, 1), c5);
-    sequence_end(g);
-}
-
-// a type whose alloc size is padded to 256 bytes: the decision compares alloc sizes
-static void seq_padded(void) {
-    ggml_gallocr_t g = ggml_gallocr_new(&padded_type.buft);
-    {
-        struct ggml_cgraph * gf = chain(40);
-        do_reserve("pad.1 reserve(40)", g, 1, gf, NULL, NULL, contexts[0]);
-    }
-    {
-        struct ggml_cgraph * gf = chain(64);
-        do_alloc("pad.2 alloc(64)", g, 1, gf, contexts[1]);
-    }
-    {
-        struct ggml_cgraph * gf = chain(65);
-        do_alloc("pad.3 alloc(65)", g, 1, gf, contexts[2]);
+    ggml_gallocr_t g      = seq->type ? ggml_gallocr_new(&seq->type->buft) : ggml_gallocr_new_n(bufts, 2);
+    int            n_bufs = seq->type ? 1 : 2;
+    const int    * nodes  = seq->type ? NULL : node_ids;
+    const int    * leafs  = seq->type ? NULL : leaf_ids;
+    (seq->type ? seq->type : &cpu_type)->fail_next = seq->fail_next;
+    struct ggml_context * ctx = NULL;
+    struct ggml_cgraph  * gf  = NULL;
+    for (int i = 0; i < MAX_STEPS && seq->steps[i].label; i++) {
+        const struct step * st = &seq->steps[i];
+        if (st->graph != AGAIN) {
+            ctx = ctx_new();
+            gf  = st->graph == EMPTY ? ggml_new_graph(ctx) : st->graph == SUM ? sum_graph(ctx, st->n) : chain_graph(ctx, st->n, st->leaf_n, st->steps);
+        }
+        if (st->call == RESERVE) {
+            do_reserve(st->label, g, n_bufs, gf, nodes, leafs, ctx);
+        } else if (st->call == RESERVE_SIZE) {
+            do_reserve_size(st->label, g, n_bufs, gf, nodes, leafs);
+        } else {
+            do_alloc(st->label, g, n_bufs, gf, ctx);
+        }
     }
     sequence_end(g);
 }
 
-// a reserve whose buffer could not be allocated, then a larger graph: re-reserved
-static void seq_failed_reserve(void) {
-    ggml_gallocr_t g = ggml_gallocr_new(&cpu_type.buft);
-    cpu_type.fail_next = 1;
-    {
-        struct ggml_cgraph * gf = chain(64);
-        do_reserve("fail.1 reserve(64), allocation fails", g, 1, gf, NULL, NULL, contexts[0]);
-    }
-    {
-        struct ggml_cgraph * gf = chain(128);
-        do_alloc("fail.2 alloc(128)", g, 1, gf, contexts[1]);
-    }
-    sequence_end(g);
-}
+static const struct sequence sequences[] = {
+    // the same graph again, then the same shapes built anew: no re-reserve
+    { .type = &cpu_type, .steps = {
+        { RESERVE, "same.1 reserve(64)", CHAIN, 64, 0, 0 },
+        { ALLOC,   "same.2 alloc(64)", AGAIN, 0, 0, 0 },
+        { ALLOC,   "same.3 alloc(64)", AGAIN, 0, 0, 0 },
+        { ALLOC,   "same.4 alloc(64 rebuilt)", CHAIN, 64, 0, 0 } } },
+    // a grown node: re-reserved, the buffer grows; a shrunk one: placed by the larger plan
+    { .type = &cpu_type, .steps = {
+        { RESERVE, "grow.1 reserve(64)", CHAIN, 64, 0, 0 },
+        { ALLOC,   "grow.2 alloc(128)", CHAIN, 128, 0, 0 },
+        { ALLOC,   "grow.3 alloc(32)", CHAIN, 32, 0, 0 },
+        { ALLOC,   "grow.4 alloc(100)", CHAIN, 100, 0, 0 } } },
+    // a leaf that no node consumes, grown: upstream does not look at leafs, so no re-reserve
+    // (the leaf keeps its offset); grown past the buffer's end it would abort in ggml_backend_tensor_alloc
+    { .type = &cpu_type, .steps = {
+        { RESERVE, "leaf.1 reserve(64, L 16)", CHAIN, 64, 16, 0 },
+        { ALLOC,   "leaf.2 alloc(64, L 32)", CHAIN, 64, 32, 0 },
+        { ALLOC,   "leaf.3 alloc(64, L 8)", CHAIN, 64, 8, 0 },
+        { ALLOC,   "leaf.4 alloc(128, L 16)", CHAIN, 128, 16, 0 } } },
+    // a grown source whose consumer keeps its size is re-reserved
+    { .type = &cpu_type, .steps = {
+        { RESERVE, "src.1 reserve(w 64)", SUM, 64, 0, 0 },
+        { ALLOC,   "src.2 alloc(w 128)", SUM, 128, 0, 0 },
+        { ALLOC,   "src.3 alloc(w 32)", SUM, 32, 0, 0 } } },
+    { .run = seq_external },
+    { .run = seq_changed_slots },
+    // node and leaf counts changed: re-reserved even when everything is smaller
+    { .type = &cpu_type, .steps = {
+        { RESERVE, "count.1 reserve(128, 2 steps)", CHAIN, 128, 0, 2 },
+        { ALLOC,   "count.2 alloc(64, 1 step)", CHAIN, 64, 0, 1 },
+        { ALLOC,   "count.3 alloc(32, 1 step, L 4)", CHAIN, 32, 4, 1 } } },
+    // reserve_n_size keeps a buffer the new plan fits in and frees one it does not; alloc_graph
+    // then does not re-reserve a graph that fits the recorded (no_alloc) assignment
+    { .type = &cpu_type, .steps = {
+        { RESERVE,      "size.1 reserve(256)", CHAIN, 256, 0, 0 },
+        { RESERVE_SIZE, "size.2 reserve_n_size(128)", CHAIN, 128, 0, 0 },
+        { ALLOC,        "size.3 alloc(64)", CHAIN, 64, 0, 0 },
+        { ALLOC,        "size.4 alloc(64 rebuilt)", CHAIN, 64, 0, 0 },
+        { RESERVE_SIZE, "size.5 reserve_n_size(512)", CHAIN, 512, 0, 0 },
+        { ALLOC,        "size.6 alloc(1024)", CHAIN, 1024, 0, 0 } } },
+    // a new allocator: an empty graph fits what was "reserved" (nothing); then a real one
+    { .type = &cpu_type, .steps = {
+        { ALLOC, "empty.1 alloc(empty)", EMPTY, 0, 0, 0 },
+        { ALLOC, "empty.2 alloc(64)", CHAIN, 64, 0, 0 },
+        { ALLOC, "empty.3 alloc(empty)", EMPTY, 0, 0, 0 } } },
+    // two buffer types: alloc_graph never re-reserves; refused when the graph no longer fits
+    { .type = NULL, .steps = {
+        { RESERVE, "two.1 reserve_n(64, L 16)", CHAIN, 64, 16, 0 },
+        { ALLOC,   "two.2 alloc(64, L 16)", CHAIN, 64, 16, 0 },
+        { ALLOC,   "two.3 alloc(64, L 32)", CHAIN, 64, 32, 0 },
+        { ALLOC,   "two.4 alloc(128, L 16)", CHAIN, 128, 16, 0 },
+        { ALLOC,   "two.5 alloc(32, L 16)", CHAIN, 32, 16, 0 },
+        { ALLOC,   "two.6 alloc(32, L 16, 1 step)", CHAIN, 32, 16, 1 } } },
+    // a type whose alloc size is padded to 256 bytes: the decision compares alloc sizes
+    { .type = &padded_type, .steps = {
+        { RESERVE, "pad.1 reserve(40)", CHAIN, 40, 0, 0 },
+        { ALLOC,   "pad.2 alloc(64)", CHAIN, 64, 0, 0 },
+        { ALLOC,   "pad.3 alloc(65)", CHAIN, 65, 0, 0 } } },
+    // a reserve whose buffer could not be allocated, then a larger graph: re-reserved
+    { .type = &cpu_type, .fail_next = 1, .steps = {
+        { RESERVE, "fail.1 reserve(64), allocation fails", CHAIN, 64, 0, 0 },
+        { ALLOC,   "fail.2 alloc(128)", CHAIN, 128, 0, 0 } } },
+};
 
 static void run_sequences(void) {
-    seq_same();
-    seq_grow_shrink();
-    seq_grown_leaf();
-    seq_grown_source();
-    seq_external();
-    seq_changed_slots();
-    seq_counts();
-    seq_reserve_size();
-    seq_empty();
-    seq_two_types();
-    seq_padded();
-    seq_failed_reserve();
+    for (size_t i = 0; i < sizeof(sequences) / sizeof(sequences[0]); i++) {
+        run_sequence(&sequences[i]);
+    }
 }
 
 // ---- where upstream would crash (not in the fixture): the project refuses instead ---------

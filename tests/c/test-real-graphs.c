@@ -15,32 +15,10 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml.h"
+#include "read-plan.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static bool read_doc(const char * text, struct galloc_document * doc) {
-    struct galloc_error err;
-    bool                ok = galloc_document_read(text, strlen(text), doc, &err);
-    if (!ok) {
-        fprintf(stderr, "read failed: %s\n", err.message);
-    }
-    return ok;
-}
-
-// read and plan text (false, with the reason on stderr, when either fails)
-static bool plan_doc(const char * text, struct galloc_document * doc, struct galloc_plan * plan) {
-    struct galloc_error err;
-    if (!read_doc(text, doc)) {
-        return false;
-    }
-    if (!galloc_plan_graph(&doc->graph, plan, &err)) {
-        fprintf(stderr, "plan failed: %s\n", err.message);
-        galloc_document_free(doc);
-        return false;
-    }
-    return true;
-}
 
 static uint64_t chunk0(const struct galloc_plan * plan, int b) {
     return plan->buffers[b].n_chunks > 0 ? plan->buffers[b].chunk_sizes[0] : 0;
@@ -56,13 +34,13 @@ static uint64_t chunk0(const struct galloc_plan * plan, int b) {
 static void test_unknown_op_not_in_place(void) {
     struct galloc_document doc;
     struct galloc_plan     plan;
-    if (plan_doc(X0_X1("ADD"), &doc, &plan)) {
+    if (plan_doc_text(X0_X1("ADD"), &doc, &plan)) {
         CHECK_EQ_U64(chunk0(&plan, 0), 32);
         CHECK(plan.places[1].how == GALLOC_HOW_INPLACE && plan.places[1].offset == 0);
         galloc_plan_free(&plan);
         galloc_document_free(&doc);
     }
-    if (plan_doc(X0_X1("GATED_DELTA_NET_V2"), &doc, &plan)) {
+    if (plan_doc_text(X0_X1("GATED_DELTA_NET_V2"), &doc, &plan)) {
         CHECK_EQ_U64(chunk0(&plan, 0), 64);
         CHECK(plan.places[1].how != GALLOC_HOW_INPLACE);
         CHECK_EQ_U64(plan.places[1].offset, 32);
@@ -76,13 +54,13 @@ static void test_unknown_op_not_in_place(void) {
         galloc_document_free(&doc);
     }
     // a known document has nothing to warn about
-    if (read_doc(X0_X1("ADD"), &doc)) {
+    if (read_doc_text(X0_X1("ADD"), &doc)) {
         char warning[64] = "x";
         CHECK(!galloc_document_warning(&doc, warning, sizeof(warning)) && warning[0] == '\0');
         galloc_document_free(&doc);
     }
     // ops of ggml 0.21.0 the old tables lacked are known now, with upstream's in-place rule
-    if (plan_doc(X0_X1("LIGHTNING_INDEXER"), &doc, &plan)) {
+    if (plan_doc_text(X0_X1("LIGHTNING_INDEXER"), &doc, &plan)) {
         CHECK(doc.n_unknown == 0 && doc.tensors[1].op == GGML_OP_LIGHTNING_INDEXER);
         CHECK_EQ_U64(chunk0(&plan, 0), 64);
         galloc_plan_free(&plan);
@@ -100,7 +78,7 @@ static void test_unknown_names_round_trip(void) {
         " {\"op\": \"DSV9_MIX\", \"type\": \"fp3\", \"ne\": [64, 0], \"src\": [2]},"
         " {\"op\": \"DSV9_MIX\", \"type\": \"f32\", \"ne\": [4], \"src\": [3, 2]}], \"outputs\": [4]}";
     struct galloc_document doc;
-    if (!read_doc(text, &doc)) {
+    if (!read_doc_text(text, &doc)) {
         CHECK(false);
         return;
     }
@@ -124,7 +102,7 @@ static void test_unknown_names_round_trip(void) {
     CHECK(out != NULL && strstr(out, "\"op\": \"GLU\", \"glu_op\": \"SOFTGLU\"") != NULL);
     CHECK(out != NULL && strstr(out, "\"op\": \"DSV9_MIX\", \"type\": \"fp3\", \"ne\": [64, 0]") != NULL);
     struct galloc_document again;
-    if (out != NULL && read_doc(out, &again)) {
+    if (out != NULL && read_doc_text(out, &again)) {
         size_t len2 = 0;
         char * out2 = galloc_document_write_graph(&again, &len2);
         CHECK(out2 != NULL && len2 == len && memcmp(out, out2, len) == 0);
@@ -154,7 +132,7 @@ static void test_zero_elements(void) {
         " \"outputs\": [3]}";
     struct galloc_document doc;
     struct galloc_plan     plan;
-    if (!plan_doc(text, &doc, &plan)) {
+    if (!plan_doc_text(text, &doc, &plan)) {
         CHECK(false);
         return;
     }
@@ -194,7 +172,7 @@ const char * const PADDED_DOC =
 static void test_parent_buffer_type_sizes_in_place(void) {
     struct galloc_document doc;
     struct galloc_plan     plan;
-    if (!plan_doc(PADDED_DOC, &doc, &plan)) {
+    if (!plan_doc_text(PADDED_DOC, &doc, &plan)) {
         CHECK(false);
         return;
     }
@@ -208,7 +186,7 @@ static void test_parent_buffer_type_sizes_in_place(void) {
     char * out = galloc_document_write_graph(&doc, &len);
     CHECK(out != NULL && strstr(out, "\"alloc_sizes\": [96, null]") != NULL);
     struct galloc_document again;
-    if (out != NULL && read_doc(out, &again)) {
+    if (out != NULL && read_doc_text(out, &again)) {
         CHECK(again.tensor_alloc_sizes[0] >= 0 && again.graph.alloc_size != NULL &&
               again.graph.alloc_size(again.graph.user, 1, 0) == 96 && again.graph.alloc_size(again.graph.user, 1, 1) == 32);
         galloc_document_free(&again);
@@ -226,7 +204,7 @@ static void test_parent_buffer_type_sizes_in_place(void) {
         " \"tensors\": [{\"name\": \"x1\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [8], \"flags\": [\"input\"]},"
         " {\"name\": \"x2\", \"op\": \"SCALE\", \"type\": \"f32\", \"ne\": [8], \"src\": [0], \"flags\": [\"output\"], \"alloc_size\": 96}],"
         " \"nodes\": [1], \"leafs\": [0], \"node_buffer_ids\": [0], \"leaf_buffer_ids\": [1]}";
-    if (plan_doc(single, &doc, &plan)) {
+    if (plan_doc_text(single, &doc, &plan)) {
         CHECK(plan.places[1].how != GALLOC_HOW_INPLACE && plan.places[1].buffer == 0);
         CHECK_EQ_U64(chunk0(&plan, 0), 96);
         galloc_plan_free(&plan);
@@ -250,7 +228,7 @@ static void test_in_place_sized_by_parent_type(void) {
     // q = CONT(n) on gpu: 128 bytes: the freed block [0, 128) fits: q at 0. gpu chunk 256, cpu none.
     struct galloc_document doc;
     struct galloc_plan     plan;
-    if (!plan_doc(text, &doc, &plan)) {
+    if (!plan_doc_text(text, &doc, &plan)) {
         CHECK(false);
         return;
     }
@@ -289,7 +267,7 @@ static void test_padded_type_gallocr_and_export(void) {
     CHECK(json != NULL && strstr(json, "\"type_traits\": [ { \"name\": \"f32\", \"blck_size\": 1, \"type_size\": 4 } ]") != NULL);
     struct galloc_document doc;
     struct galloc_plan     plan;
-    if (json != NULL && plan_doc(json, &doc, &plan)) {
+    if (json != NULL && plan_doc_text(json, &doc, &plan)) {
         CHECK(plan.places[1].how == GALLOC_HOW_INPLACE && plan.places[1].buffer == 1 && plan.places[1].offset == 0);
         CHECK(plan.buffers[0].n_chunks == 0 && chunk0(&plan, 1) == 32);
         galloc_plan_free(&plan);
@@ -343,7 +321,7 @@ static void test_export_names_and_external(void) {
     CHECK(json != NULL);
     struct galloc_document doc;
     struct galloc_plan     plan;
-    if (json != NULL && plan_doc(json, &doc, &plan)) {
+    if (json != NULL && plan_doc_text(json, &doc, &plan)) {
         int32_t yi = doc.nodes[0], wi = doc.tensors[yi].src[0];
         CHECK(strlen(doc.tensor_names[yi]) == 63 && doc.tensor_names[yi][62] == '?');
         CHECK(strcmp(doc.name, "names ??") == 0); // each byte of the cut 4-byte sequence
@@ -357,7 +335,7 @@ static void test_export_names_and_external(void) {
         char * again = galloc_document_write_graph(&doc, NULL);
         CHECK(again != NULL && strstr(again, "\"external\": true") != NULL);
         struct galloc_document doc2;
-        if (again != NULL && read_doc(again, &doc2)) {
+        if (again != NULL && read_doc_text(again, &doc2)) {
             CHECK(doc2.tensors[wi].external);
             galloc_document_free(&doc2);
         } else {

@@ -4,7 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { loadWasm } from './wasm-helpers.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseGraphText, graphToText } from '../../web/src/core/graph-text.js';
-import { planningKey } from '../../web/src/core/graph-model.js';
+import { planningKey } from './planning-key.js';
 import { leafKind, opDesc } from '../../web/src/core/op-rules.js';
 
 const g = await loadWasm();

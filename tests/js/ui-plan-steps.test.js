@@ -86,6 +86,15 @@ describe('models of bigger graphs', () => {
     expect(m.buffers[0].chunkSizes).toEqual([21696]);
     expect(m.buffers[0].peakLive).toBe(19616);
   });
+  it('the overhead above the peak is the plan document\'s (written in C), absent from a golden plan file', () => {
+    // tests/explain/README.md: the chain packs into 112 B, its peak of live bytes is 96 B
+    const chain = normalizeGraph(JSON.parse(readFileSync(new URL('../explain/chain.graph.json', import.meta.url), 'utf8')));
+    const plan = g.plan(chain);
+    expect(plan.buffers[0].overhead).toBe(16);
+    expect(buildModel(chain, plan).buffers[0]).toMatchObject({ size: 112, peakLive: 96, overhead: 16 });
+    const d = normalizeGraph(golden('test_view_inplace.graph.json'));
+    expect(buildModel(d, golden('test_view_inplace.plan.json')).buffers[0].overhead).toBe(null); // the file does not say
+  });
   it('a plan without lifetimes (a golden plan file) gets them from the graph: by hand', () => {
     // x0, x4 inputs (before the first node); x1 = reshape(x0) at step 0, x2 = permute(x1) at 1,
     // x3 = view(x2) at 2 (views of x0); x5 = add(x3, x4) at 3, an output. Each lives from its

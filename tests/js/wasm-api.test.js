@@ -33,6 +33,19 @@ describe('loading', () => {
     expect((await loadGalloc({ wasmUrl: 'file:///nowhere/galloc.wasm' })) === galloc).toBe(true); // options of later calls are ignored
   });
 
+  it('loads the module of the factory given, not the one an earlier call loaded with another', async () => {
+    const galloc_mjs = (await import('../../build/wasm/galloc.mjs')).default;
+    let made = 0;
+    const factory = async (options) => { made++; return galloc_mjs(options); }; // as bench-wasm.mjs gives its module's
+    const other = await loadGalloc({ factory });
+    expect(made).toBe(1);
+    expect(other === galloc).toBe(false);
+    expect((await loadGalloc({ factory })) === other).toBe(true); // once per factory
+    expect(made).toBe(1);
+    expect((await loadGalloc()) === galloc).toBe(true);
+    expect(other.planText(small())).toBe(galloc.planText(small()));
+  });
+
   it('loads fresh instances from wasmBinary, independent of the shared one', async () => {
     const wasmBinary = readFileSync(path.join(ROOT, 'build/wasm/galloc.wasm'));
     const other = await loadGalloc({ fresh: true, wasmBinary });

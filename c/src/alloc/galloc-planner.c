@@ -53,6 +53,14 @@ const char * galloc_how_name(enum galloc_how how) {
     return "none";
 }
 
+bool galloc_how_allocates(int32_t how) {
+    return how == GALLOC_HOW_BEST_FIT || how == GALLOC_HOW_LAST_BLOCK || how == GALLOC_HOW_GROW || how == GALLOC_HOW_NEW_CHUNK;
+}
+
+uint64_t galloc_overhead_bytes(uint64_t size, uint64_t peak_live) {
+    return size > peak_live ? size - peak_live : 0;
+}
+
 bool galloc_same_layout(const struct galloc_tensor * a, const struct galloc_tensor * b) {
     if (a->type != b->type) {
         return false;

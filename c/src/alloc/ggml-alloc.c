@@ -10,6 +10,8 @@
 #include "ggml-backend-impl.h"
 #include "ggml-impl.h"
 #include "galloc-arena.h"
+#include "galloc-error.h"
+#include "galloc-gallocr.h"
 #include "galloc-planner-arena.h"
 #include "galloc-planner.h"
 
@@ -371,11 +373,10 @@ static void record_alloc(ggml_gallocr_t galloc, const struct galloc_plan * plan,
     };
 }
 
-// plan graph and record the assignment; then, as upstream does, every buffer the plan does not
-// fit in is freed and, with allocate, allocated again (without: left unallocated). A failed
-// allocation keeps the assignment, as upstream's does.
-static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids,
-                            const int * leaf_buffer_ids, bool allocate, size_t * sizes) {
+// plan graph and record the assignment (no buffer is touched); false with err filled when the
+// arrays cannot be had (GALLOC_STATUS_NO_MEMORY) or the planner refuses the graph
+static bool gallocr_plan(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids,
+                         const int * leaf_buffer_ids, struct galloc_error * err) {
     galloc->n_nodes = -1; // no valid assignment until the plan succeeds
 
     // a ggml graph's tensors are its leafs and nodes (every source and view root is one of them);
@@ -383,7 +384,9 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     int64_t expected    = (int64_t) graph->n_leafs + graph->n_nodes + 16;
     int64_t max_tensors = expected > galloc->tensors_hint ? expected : galloc->tensors_hint; // the last reserve may have needed more
     for (;;) {
-        GGML_ASSERT(max_tensors <= INT32_MAX && take_arrays(galloc, graph, (int32_t) max_tensors) && "out of memory indexing graph tensors");
+        if (max_tensors > INT32_MAX || !take_arrays(galloc, graph, (int32_t) max_tensors)) {
+            return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory indexing the graph's tensors");
+        }
         if (index_graph(galloc, graph, node_buffer_ids, leaf_buffer_ids)) {
             break;
         }
@@ -412,11 +415,35 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
         .placement_only  = 1, // views are placed by ggml_backend_view_init, lifetimes are not reported
     };
     struct galloc_plan * plan = &galloc->plan;
+    if (!galloc_plan_graph_in_arena(&g, plan, &galloc->arena, err)) {
+        return false;
+    }
+
+    // keep the assignment of every tensor
+    for (int32_t t = 0; t < galloc->index.count; t++) {
+        record_alloc(galloc, plan, uniform, galloc->index.tensors[t], t, &galloc->allocs[t]);
+    }
+    galloc->n_nodes = graph->n_nodes;
+    galloc->n_leafs = graph->n_leafs;
+    return true;
+}
+
+const struct galloc_plan * galloc_gallocr_plan(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids,
+                                               const int * leaf_buffer_ids, struct galloc_error * err) {
+    return gallocr_plan(galloc, graph, node_buffer_ids, leaf_buffer_ids, err) ? &galloc->plan : NULL;
+}
+
+// plan graph and record the assignment; then, as upstream does, every buffer the plan does not
+// fit in is freed and, with allocate, allocated again (without: left unallocated). A failed
+// allocation keeps the assignment, as upstream's does.
+static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids,
+                            const int * leaf_buffer_ids, bool allocate, size_t * sizes) {
     struct galloc_error err;
-    if (!galloc_plan_graph_in_arena(&g, plan, &galloc->arena, &err)) {
+    if (!gallocr_plan(galloc, graph, node_buffer_ids, leaf_buffer_ids, &err)) {
         GGML_LOG_ERROR("%s: %s\n", __func__, err.message);
         return false;
     }
+    const struct galloc_plan * plan = &galloc->plan;
 
     if (sizes) {
         for (int i = 0; i < galloc->n_buffers; i++) {
@@ -427,13 +454,6 @@ static bool gallocr_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
             }
         }
     }
-
-    // keep the assignment of every tensor
-    for (int32_t t = 0; t < galloc->index.count; t++) {
-        record_alloc(galloc, plan, uniform, galloc->index.tensors[t], t, &galloc->allocs[t]);
-    }
-    galloc->n_nodes = graph->n_nodes;
-    galloc->n_leafs = graph->n_leafs;
 
     for (int i = 0; i < galloc->n_buffers; i++) {
         // a buffer type listed twice shares the buffer of its first entry

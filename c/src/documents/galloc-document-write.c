@@ -19,14 +19,11 @@
 static void write_header(struct galloc_json_writer * w, const char * format, const char * name) {
     galloc_json_write_begin_object(w);
     galloc_json_write_newline(w, 2);
-    galloc_json_write_key(w, "format");
-    galloc_json_write_cstr(w, format);
+    galloc_json_write_key_cstr(w, "format", format);
     galloc_json_write_newline(w, 2);
-    galloc_json_write_key(w, "version");
-    galloc_json_write_u64(w, 1);
+    galloc_json_write_key_u64(w, "version", 1);
     galloc_json_write_newline(w, 2);
-    galloc_json_write_key(w, "name");
-    galloc_json_write_cstr(w, name != NULL ? name : "");
+    galloc_json_write_key_cstr(w, "name", name != NULL ? name : "");
 }
 
 static void write_index_array(struct galloc_json_writer * w, const char * key, const int32_t * items, int32_t n) {
@@ -50,16 +47,13 @@ static void write_graph_tensor(struct galloc_json_writer * w, const struct gallo
     const struct galloc_tensor * t = &doc->tensors[i];
     galloc_json_write_newline(w, 4);
     galloc_json_write_begin_object(w);
-    galloc_json_write_key(w, "name");
-    galloc_json_write_cstr(w, doc->tensor_names != NULL ? doc->tensor_names[i] : "");
-    galloc_json_write_key(w, "op");
-    galloc_json_write_cstr(w, galloc_document_op_name(doc, i));
+    galloc_json_write_key_cstr(w, "name", doc->tensor_names != NULL ? doc->tensor_names[i] : "");
+    galloc_json_write_key_cstr(w, "op", galloc_document_op_name(doc, i));
     if (doc->tensor_sub_op != NULL && doc->tensor_sub_op[i] >= 0) {
         galloc_json_write_key(w, t->op == GGML_OP_UNARY ? "unary_op" : "glu_op");
         galloc_json_write_cstr(w, galloc_document_op_desc(doc, i));
     }
-    galloc_json_write_key(w, "type");
-    galloc_json_write_cstr(w, galloc_document_type_name(doc, i));
+    galloc_json_write_key_cstr(w, "type", galloc_document_type_name(doc, i));
 
     // ne without trailing 1s (at least one number)
     int n_dims = GGML_MAX_DIMS;
@@ -98,10 +92,8 @@ static void write_graph_tensor(struct galloc_json_writer * w, const struct gallo
     }
 
     if (t->view_src >= 0) {
-        galloc_json_write_key(w, "view_src");
-        galloc_json_write_i64(w, t->view_src);
-        galloc_json_write_key(w, "view_offs");
-        galloc_json_write_u64(w, t->view_offs);
+        galloc_json_write_key_i64(w, "view_src", t->view_src);
+        galloc_json_write_key_u64(w, "view_offs", t->view_offs);
     }
 
     if (t->flags & ((1 << GALLOC_DOCUMENT_N_FLAGS) - 1)) {
@@ -129,15 +121,12 @@ static void write_graph_tensor(struct galloc_json_writer * w, const struct gallo
         }
         galloc_json_write_end_array(w);
     } else if (t->alloc_size != t->nbytes) {
-        galloc_json_write_key(w, "alloc_size");
-        galloc_json_write_u64(w, t->alloc_size);
+        galloc_json_write_key_u64(w, "alloc_size", t->alloc_size);
     }
     if (doc->tensor_buffer_type != NULL && doc->tensor_buffer_type[i] >= 0) {
-        galloc_json_write_key(w, "buffer_type");
-        galloc_json_write_i64(w, doc->tensor_buffer_type[i]);
+        galloc_json_write_key_i64(w, "buffer_type", doc->tensor_buffer_type[i]);
     } else if (t->external) {
-        galloc_json_write_key(w, "external");
-        galloc_json_write_bool(w, true);
+        galloc_json_write_key_bool(w, "external", true);
     }
     galloc_json_write_end_object(w);
 }
@@ -224,12 +213,9 @@ static void write_plan_buffer(struct galloc_json_writer * w, const struct galloc
     const struct galloc_buffer_type * bt = &doc->buffer_types[b];
     galloc_json_write_newline(w, 4);
     galloc_json_write_begin_object(w);
-    galloc_json_write_key(w, "buffer_type");
-    galloc_json_write_i64(w, b);
-    galloc_json_write_key(w, "name");
-    galloc_json_write_cstr(w, doc->buffer_type_names != NULL ? doc->buffer_type_names[b] : "");
-    galloc_json_write_key(w, "alignment");
-    galloc_json_write_u64(w, bt->alignment);
+    galloc_json_write_key_i64(w, "buffer_type", b);
+    galloc_json_write_key_cstr(w, "name", doc->buffer_type_names != NULL ? doc->buffer_type_names[b] : "");
+    galloc_json_write_key_u64(w, "alignment", bt->alignment);
     galloc_json_write_key(w, "max_size");
     if (bt->max_size == GALLOC_NO_MAX_SIZE) {
         galloc_json_write_null(w);
@@ -238,10 +224,9 @@ static void write_plan_buffer(struct galloc_json_writer * w, const struct galloc
     }
     galloc_json_write_key(w, "chunk_sizes");
     galloc_json_write_u64_array(w, bp->chunk_sizes, (size_t) (bp->n_chunks < GALLOC_MAX_CHUNKS ? bp->n_chunks : GALLOC_MAX_CHUNKS));
-    galloc_json_write_key(w, "size");
-    galloc_json_write_u64(w, bp->size);
-    galloc_json_write_key(w, "peak_live");
-    galloc_json_write_u64(w, bp->peak_live);
+    galloc_json_write_key_u64(w, "size", bp->size);
+    galloc_json_write_key_u64(w, "peak_live", bp->peak_live);
+    galloc_json_write_key_u64(w, "overhead", galloc_overhead_bytes(bp->size, bp->peak_live));
     galloc_json_write_key(w, "shared_with");
     if (bp->shared_with < 0) {
         galloc_json_write_null(w);
@@ -259,28 +244,19 @@ static void write_plan_tensor(struct galloc_json_writer * w, const struct galloc
         return;
     }
     galloc_json_write_begin_object(w);
-    galloc_json_write_key(w, "buffer");
-    galloc_json_write_i64(w, p->buffer);
-    galloc_json_write_key(w, "chunk");
-    galloc_json_write_i64(w, p->chunk);
-    galloc_json_write_key(w, "offset");
-    galloc_json_write_u64(w, p->offset);
-    galloc_json_write_key(w, "size");
-    galloc_json_write_u64(w, p->size);
+    galloc_json_write_key_i64(w, "buffer", p->buffer);
+    galloc_json_write_key_i64(w, "chunk", p->chunk);
+    galloc_json_write_key_u64(w, "offset", p->offset);
+    galloc_json_write_key_u64(w, "size", p->size);
     if (doc->tensors[i].view_src >= 0) {
-        galloc_json_write_key(w, "view");
-        galloc_json_write_bool(w, true);
+        galloc_json_write_key_bool(w, "view", true);
     }
-    galloc_json_write_key(w, "how");
-    galloc_json_write_cstr(w, galloc_how_name((enum galloc_how) p->how));
+    galloc_json_write_key_cstr(w, "how", galloc_how_name((enum galloc_how) p->how));
     if (p->how == GALLOC_HOW_INPLACE || p->how == GALLOC_HOW_VIEW) {
-        galloc_json_write_key(w, "parent");
-        galloc_json_write_i64(w, p->parent);
+        galloc_json_write_key_i64(w, "parent", p->parent);
     }
-    galloc_json_write_key(w, "first");
-    galloc_json_write_i64(w, p->first_step);
-    galloc_json_write_key(w, "last");
-    galloc_json_write_i64(w, p->last_step);
+    galloc_json_write_key_i64(w, "first", p->first_step);
+    galloc_json_write_key_i64(w, "last", p->last_step);
     galloc_json_write_end_object(w);
 }
 

@@ -1507,3 +1507,23 @@ char * galloc_json_writer_finish(struct galloc_json_writer * w, size_t * len) {
     galloc_json_writer_init(w);
     return text;
 }
+
+bool galloc_json_write_key_u64(struct galloc_json_writer * w, const char * key, uint64_t v) {
+    return galloc_json_write_key(w, key) && galloc_json_write_u64(w, v);
+}
+
+bool galloc_json_write_key_i64(struct galloc_json_writer * w, const char * key, int64_t v) {
+    return galloc_json_write_key(w, key) && galloc_json_write_i64(w, v);
+}
+
+bool galloc_json_write_key_f64(struct galloc_json_writer * w, const char * key, double v) {
+    return galloc_json_write_key(w, key) && galloc_json_write_f64(w, v);
+}
+
+bool galloc_json_write_key_cstr(struct galloc_json_writer * w, const char * key, const char * s) {
+    return galloc_json_write_key(w, key) && galloc_json_write_cstr(w, s);
+}
+
+bool galloc_json_write_key_bool(struct galloc_json_writer * w, const char * key, bool v) {
+    return galloc_json_write_key(w, key) && galloc_json_write_bool(w, v);
+}

@@ -159,6 +159,12 @@ bool galloc_json_write_i64_array(struct galloc_json_writer * w, const int64_t  *
 bool galloc_json_write_i32_array(struct galloc_json_writer * w, const int32_t  * v, size_t n);
 // a parsed value, copied (numbers keep their text); containers on one line
 bool galloc_json_write_value (struct galloc_json_writer * w, const struct galloc_json_value * v);
+// a member in one call (inside an object): the key, then the value as above
+bool galloc_json_write_key_u64 (struct galloc_json_writer * w, const char * key, uint64_t v);
+bool galloc_json_write_key_i64 (struct galloc_json_writer * w, const char * key, int64_t v);
+bool galloc_json_write_key_f64 (struct galloc_json_writer * w, const char * key, double v);
+bool galloc_json_write_key_cstr(struct galloc_json_writer * w, const char * key, const char * s);
+bool galloc_json_write_key_bool(struct galloc_json_writer * w, const char * key, bool v);
 
 #ifdef __cplusplus
 }

@@ -7,9 +7,9 @@
 // every token an output), with weights and caches on a dummy buffer as in no_alloc mode.
 // The compute buffer size is what ggml_gallocr keeps after llama.cpp's three reserves.
 
-#include "galloc-document.h"
 #include "galloc-error.h"
 #include "galloc-export.h"
+#include "galloc-gallocr.h"
 #include "galloc-model-impl.h"
 #include "galloc-planner.h"
 #include "galloc-virtual.h"
@@ -396,47 +396,32 @@ char * galloc_model_document_named(const struct galloc_model * m, const struct g
     return doc;
 }
 
-// one reserve of llama.cpp's scheduler (ggml_gallocr_reserve_n): the graph planned, and the
-// buffer reallocated to the new plan's chunks when any chunk must grow (chunk sizes in 64 bits)
+// one reserve of llama.cpp's scheduler (ggml_gallocr_reserve_n): the built graph planned by
+// ggml_gallocr, and the buffer reallocated to the new plan's chunks when any chunk must grow
+// (chunk sizes in 64 bits: a wasm32 size_t cannot hold every compute buffer)
 struct reserved_buffer {
     bool     allocated;
     int32_t  n_chunks;
     uint64_t chunks[GALLOC_MAX_CHUNKS];
 };
 
-static bool reserve(struct ggml_cgraph * gf, ggml_backend_buffer_type_t buft, struct reserved_buffer * buf,
-                    struct galloc_error * err) {
-    size_t len = 0;
-    char * json = galloc_export_graph(gf, "reserve", &buft, 1, NULL, NULL, &len);
-    if (!json) {
-        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory writing the graph");
+static bool reserve(ggml_gallocr_t galloc, struct ggml_cgraph * gf, struct reserved_buffer * buf, struct galloc_error * err) {
+    struct galloc_error inner;
+    const struct galloc_plan * plan = galloc_gallocr_plan(galloc, gf, NULL, NULL, &inner);
+    if (!plan) {
+        return galloc_fail(err, inner.status, "planning the graph: %.200s", inner.message);
     }
-    struct galloc_document doc;
-    struct galloc_plan     plan;
-    struct galloc_error    inner;
-    bool ok = galloc_document_read(json, len, &doc, &inner);
-    free(json);
-    if (!ok) {
-        return galloc_fail(err, inner.status, "the graph: %.200s", inner.message);
+    const struct galloc_buffer_plan * bp = &plan->buffers[0];
+    bool grow = !buf->allocated;
+    for (int32_t c = 0; c < bp->n_chunks; c++) {
+        grow = grow || bp->chunk_sizes[c] > (c < buf->n_chunks ? buf->chunks[c] : 0);
     }
-    ok = galloc_plan_graph(&doc.graph, &plan, &inner);
-    if (!ok) {
-        galloc_fail(err, inner.status, "planning the graph: %.200s", inner.message);
-    } else {
-        const struct galloc_buffer_plan * bp = &plan.buffers[0];
-        bool grow = !buf->allocated;
-        for (int32_t c = 0; c < bp->n_chunks; c++) {
-            grow = grow || bp->chunk_sizes[c] > (c < buf->n_chunks ? buf->chunks[c] : 0);
-        }
-        if (grow) {
-            buf->allocated = true;
-            buf->n_chunks  = bp->n_chunks;
-            memcpy(buf->chunks, bp->chunk_sizes, sizeof(buf->chunks));
-        }
-        galloc_plan_free(&plan);
+    if (grow) {
+        buf->allocated = true;
+        buf->n_chunks  = bp->n_chunks;
+        memcpy(buf->chunks, bp->chunk_sizes, sizeof(buf->chunks));
     }
-    galloc_document_free(&doc);
-    return ok;
+    return true;
 }
 
 bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
@@ -455,14 +440,16 @@ bool galloc_model_compute_sizes(const struct galloc_model * m, const struct gall
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     // prompt, then one token per sequence, then the prompt again: the buffer is kept when it is big enough
+    ggml_gallocr_t galloc = ggml_gallocr_new(buft);
     struct reserved_buffer buf = { 0 };
     struct model_build * pp = build_prompt(m, &cp, buft, err);
-    bool ok = pp && reserve(pp->g.gf, buft, &buf, err);
+    bool ok = pp && reserve(galloc, pp->g.gf, &buf, err);
     if (ok) {
         struct model_build * tg = build_graph(m, &cp, buft, cp.n_seq_max, cp.n_seq_max, cp.n_seq_max, err);
-        ok = tg && reserve(tg->g.gf, buft, &buf, err) && reserve(pp->g.gf, buft, &buf, err);
+        ok = tg && reserve(galloc, tg->g.gf, &buf, err) && reserve(galloc, pp->g.gf, &buf, err);
         build_free(tg);
     }
+    ggml_gallocr_free(galloc);
     if (ok) {
         uint64_t total = 0;
         for (int32_t c = 0; c < buf.n_chunks; c++) {

@@ -52,10 +52,19 @@ void galloc_model_cb(struct model_graph * g, struct ggml_tensor * t, const char 
 // weights (create_tensor)
 //
 
+// the file's tensor of that name (m->tensors is sorted by name), or NULL
 static const struct model_tensor_info * file_tensor(const struct galloc_model * m, const char * name) {
-    for (int64_t i = 0; i < m->n_tensors; i++) {
-        if (strcmp(m->tensors[i].name, name) == 0) {
-            return &m->tensors[i];
+    int64_t lo = 0, hi = m->n_tensors;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        const int     c   = strcmp(m->tensors[mid].name, name);
+        if (c == 0) {
+            return &m->tensors[mid];
+        }
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
     }
     return NULL;

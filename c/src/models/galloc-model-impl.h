@@ -89,7 +89,7 @@ struct galloc_model {
     const struct model_arch_def * arch;
     char                 name[128];
     struct model_hparams hp;
-    // a GGUF file's tensor infos (NULL for a card)
+    // a GGUF file's tensor infos, sorted by name (NULL for a card)
     struct model_tensor_info * tensors;
     int64_t                    n_tensors;
     const struct model_card  * card;

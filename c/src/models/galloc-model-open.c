@@ -25,6 +25,10 @@ const struct model_arch_def * galloc_model_arch_find(const char * name) {
     return NULL;
 }
 
+static int tensor_info_by_name(const void * a, const void * b) {
+    return strcmp(((const struct model_tensor_info *) a)->name, ((const struct model_tensor_info *) b)->name);
+}
+
 bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model ** out, struct galloc_error * err) {
     *out = NULL;
     galloc_error_clear(err);
@@ -62,6 +66,8 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
             m->tensors[i].ne[d] = d < ti->n_dims ? ti->ne[d] : 1;
         }
     }
+    // by name, for galloc_model_weight's binary search (the reader refuses duplicate names)
+    qsort(m->tensors, (size_t) m->n_tensors, sizeof(*m->tensors), tensor_info_by_name);
     struct model_loader ml = { g, NULL, arch_name, err };
     if (!galloc_model_load_hparams(m, &ml)) {
         galloc_model_free(m);

@@ -218,7 +218,7 @@ bool galloc_explain_compare(const struct galloc_document * doc_a, const struct g
             fill_side(b, bb, &d->size_b, &d->peak_b, &d->peak_step_b);
             d->size_diff     = (int64_t) (d->size_b - d->size_a);
             d->peak_diff     = (int64_t) (d->peak_b - d->peak_a);
-            d->overhead_diff = (int64_t) ((d->size_b - d->peak_b) - (d->size_a - d->peak_a));
+            d->overhead_diff = (int64_t) (galloc_overhead_bytes(d->size_b, d->peak_b) - galloc_overhead_bytes(d->size_a, d->peak_a));
             out->total_a += d->size_a;
             out->total_b += d->size_b;
             if (!diff_rows(doc_a, a, ba, doc_b, b, bb, fold, d) ||

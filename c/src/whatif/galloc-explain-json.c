@@ -18,22 +18,15 @@ static void key(struct galloc_json_writer * w, int32_t indent, const char * k) {
 static void write_tensor_ref(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_explain * ex,
                              int32_t t, uint64_t bytes, uint64_t size) {
     galloc_json_write_begin_object(w);
-    galloc_json_write_key(w, "tensor");
-    galloc_json_write_i64(w, t);
-    galloc_json_write_key(w, "name");
-    galloc_json_write_cstr(w, doc->tensor_names[t]);
-    galloc_json_write_key(w, "op");
-    galloc_json_write_cstr(w, galloc_document_op_desc(doc, t));
-    galloc_json_write_key(w, "type");
-    galloc_json_write_cstr(w, ggml_type_name((enum ggml_type) doc->tensors[t].type));
+    galloc_json_write_key_i64(w, "tensor", t);
+    galloc_json_write_key_cstr(w, "name", doc->tensor_names[t]);
+    galloc_json_write_key_cstr(w, "op", galloc_document_op_desc(doc, t));
+    galloc_json_write_key_cstr(w, "type", ggml_type_name((enum ggml_type) doc->tensors[t].type));
     galloc_json_write_key(w, "ne");
     galloc_json_write_i64_array(w, doc->tensors[t].ne, GGML_MAX_DIMS);
-    galloc_json_write_key(w, "bytes");
-    galloc_json_write_u64(w, bytes);
-    galloc_json_write_key(w, "percent");
-    galloc_json_write_f64(w, galloc_explain_percent(bytes, size));
-    galloc_json_write_key(w, "layer");
-    galloc_json_write_i64(w, ex->layer[t]);
+    galloc_json_write_key_u64(w, "bytes", bytes);
+    galloc_json_write_key_f64(w, "percent", galloc_explain_percent(bytes, size));
+    galloc_json_write_key_i64(w, "layer", ex->layer[t]);
 }
 
 static void write_buffer(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_explain * ex,
@@ -42,42 +35,32 @@ static void write_buffer(struct galloc_json_writer * w, const struct galloc_docu
     galloc_json_write_begin_object(w);
     key(w, 6, "buffer_type");
     galloc_json_write_i64(w, b->buffer_type);
-    galloc_json_write_key(w, "name");
-    galloc_json_write_cstr(w, doc->buffer_type_names[b->buffer_type]);
+    galloc_json_write_key_cstr(w, "name", doc->buffer_type_names[b->buffer_type]);
     galloc_json_write_key(w, "shared_with");
     if (b->shared_with >= 0) {
         galloc_json_write_i64(w, b->shared_with);
     } else {
         galloc_json_write_null(w);
     }
-    galloc_json_write_key(w, "alignment");
-    galloc_json_write_u64(w, b->alignment);
+    galloc_json_write_key_u64(w, "alignment", b->alignment);
     key(w, 6, "size");
     galloc_json_write_u64(w, b->size);
-    galloc_json_write_key(w, "peak_live");
-    galloc_json_write_u64(w, b->peak_live);
-    galloc_json_write_key(w, "peak_step");
-    galloc_json_write_i64(w, b->peak_step);
-    galloc_json_write_key(w, "overhead");
-    galloc_json_write_u64(w, b->size - b->peak_live);
-    galloc_json_write_key(w, "overhead_percent");
-    galloc_json_write_f64(w, galloc_explain_percent(b->size - b->peak_live, b->peak_live));
+    galloc_json_write_key_u64(w, "peak_live", b->peak_live);
+    galloc_json_write_key_i64(w, "peak_step", b->peak_step);
+    galloc_json_write_key_u64(w, "overhead", b->overhead);
+    galloc_json_write_key_f64(w, "overhead_percent", galloc_explain_percent(b->overhead, b->peak_live));
     key(w, 6, "chunks");
     galloc_json_write_begin_array(w);
     for (int32_t c = 0; c < b->n_chunks; c++) {
         galloc_json_write_newline(w, 8);
         galloc_json_write_begin_object(w);
-        galloc_json_write_key(w, "chunk");
-        galloc_json_write_i64(w, c);
-        galloc_json_write_key(w, "size");
-        galloc_json_write_u64(w, b->chunk_sizes[c]);
+        galloc_json_write_key_i64(w, "chunk", c);
+        galloc_json_write_key_u64(w, "size", b->chunk_sizes[c]);
         galloc_json_write_key(w, "raiser");
         if (b->chunk_raiser[c] >= 0) {
             write_tensor_ref(w, doc, ex, b->chunk_raiser[c], b->chunk_raiser_bytes[c], b->size);
-            galloc_json_write_key(w, "offset");
-            galloc_json_write_u64(w, b->chunk_raiser_offset[c]);
-            galloc_json_write_key(w, "step");
-            galloc_json_write_i64(w, b->chunk_raiser_step[c]);
+            galloc_json_write_key_u64(w, "offset", b->chunk_raiser_offset[c]);
+            galloc_json_write_key_i64(w, "step", b->chunk_raiser_step[c]);
             galloc_json_write_end_object(w);
         } else {
             galloc_json_write_null(w);
@@ -99,20 +82,13 @@ static void write_buffer(struct galloc_json_writer * w, const struct galloc_docu
         const struct galloc_explain_group * g = &b->groups[i];
         galloc_json_write_newline(w, 8);
         galloc_json_write_begin_object(w);
-        galloc_json_write_key(w, "name");
-        galloc_json_write_cstr(w, g->name);
-        galloc_json_write_key(w, "count");
-        galloc_json_write_i64(w, g->count);
-        galloc_json_write_key(w, "bytes");
-        galloc_json_write_u64(w, g->bytes);
-        galloc_json_write_key(w, "percent");
-        galloc_json_write_f64(w, galloc_explain_percent(g->bytes, b->size));
-        galloc_json_write_key(w, "tensor");
-        galloc_json_write_i64(w, g->tensor);
-        galloc_json_write_key(w, "first_layer");
-        galloc_json_write_i64(w, g->first_layer);
-        galloc_json_write_key(w, "last_layer");
-        galloc_json_write_i64(w, g->last_layer);
+        galloc_json_write_key_cstr(w, "name", g->name);
+        galloc_json_write_key_i64(w, "count", g->count);
+        galloc_json_write_key_u64(w, "bytes", g->bytes);
+        galloc_json_write_key_f64(w, "percent", galloc_explain_percent(g->bytes, b->size));
+        galloc_json_write_key_i64(w, "tensor", g->tensor);
+        galloc_json_write_key_i64(w, "first_layer", g->first_layer);
+        galloc_json_write_key_i64(w, "last_layer", g->last_layer);
         galloc_json_write_end_object(w);
     }
     galloc_json_write_end_array(w);
@@ -168,20 +144,13 @@ static void write_above(struct galloc_json_writer * w, const char * name, const 
         const struct galloc_explain_above * a = &rows[r];
         galloc_json_write_newline(w, 8);
         galloc_json_write_begin_object(w);
-        galloc_json_write_key(w, "tensor");
-        galloc_json_write_i64(w, a->tensor);
-        galloc_json_write_key(w, "name");
-        galloc_json_write_cstr(w, a->name);
-        galloc_json_write_key(w, "chunk");
-        galloc_json_write_i64(w, a->chunk);
-        galloc_json_write_key(w, "step");
-        galloc_json_write_i64(w, a->step);
-        galloc_json_write_key(w, "offset");
-        galloc_json_write_u64(w, a->offset);
-        galloc_json_write_key(w, "bytes");
-        galloc_json_write_u64(w, a->bytes);
-        galloc_json_write_key(w, "above");
-        galloc_json_write_u64(w, a->above);
+        galloc_json_write_key_i64(w, "tensor", a->tensor);
+        galloc_json_write_key_cstr(w, "name", a->name);
+        galloc_json_write_key_i64(w, "chunk", a->chunk);
+        galloc_json_write_key_i64(w, "step", a->step);
+        galloc_json_write_key_u64(w, "offset", a->offset);
+        galloc_json_write_key_u64(w, "bytes", a->bytes);
+        galloc_json_write_key_u64(w, "above", a->above);
         galloc_json_write_end_object(w);
     }
     galloc_json_write_end_array(w);

@@ -14,12 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-// placed in memory of its own by the allocator (not a view, not external, not in place)
-static bool is_own_allocation(const struct galloc_place * p) {
-    return p->how == GALLOC_HOW_BEST_FIT || p->how == GALLOC_HOW_LAST_BLOCK || p->how == GALLOC_HOW_GROW ||
-           p->how == GALLOC_HOW_NEW_CHUNK;
-}
-
 static bool check_plan(const struct galloc_document * doc, const struct galloc_plan * plan, struct galloc_error * err) {
     if (plan->n_tensors != doc->n_tensors || plan->n_buffer_types != doc->n_buffer_types || plan->n_steps != doc->n_nodes) {
         return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: %d tensors, %d buffer types, %d steps for a graph of %d, %d, %d",
@@ -27,7 +21,7 @@ static bool check_plan(const struct galloc_document * doc, const struct galloc_p
     }
     for (int32_t t = 0; t < plan->n_tensors; t++) {
         const struct galloc_place * p = &plan->places[t];
-        if (!is_own_allocation(p) && p->how != GALLOC_HOW_INPLACE) {
+        if (!galloc_how_allocates(p->how) && p->how != GALLOC_HOW_INPLACE) {
             continue;
         }
         if (p->buffer < 0 || p->buffer >= plan->n_buffer_types) {
@@ -55,7 +49,7 @@ static void find_holdings(const struct galloc_document * doc, const struct gallo
         ex->hold_chunk[t]  = -1;
         ex->hold_offset[t] = 0;
         bool inplace = p->how == GALLOC_HOW_INPLACE;
-        if (!is_own_allocation(p) && !inplace) {
+        if (!galloc_how_allocates(p->how) && !inplace) {
             continue;
         }
         int32_t a = doc->buffer_types[p->buffer].allocator;
@@ -154,7 +148,7 @@ static void high_water_series(const struct galloc_document * doc, const struct g
     memset(bucket_start, 0, (size_t) (n + 1) * sizeof(int32_t));
     for (int32_t j = 0; j < n_order; j++) {
         const struct galloc_place * p = &plan->places[order[j]];
-        if (is_own_allocation(p)) {
+        if (galloc_how_allocates(p->how)) {
             bucket_start[p->first_step + 2]++;
         }
     }
@@ -163,7 +157,7 @@ static void high_water_series(const struct galloc_document * doc, const struct g
     }
     for (int32_t j = 0; j < n_order; j++) {
         const struct galloc_place * p = &plan->places[order[j]];
-        if (is_own_allocation(p)) {
+        if (galloc_how_allocates(p->how)) {
             sorted[bucket_start[p->first_step + 1]++] = order[j];
         }
     }
@@ -214,6 +208,7 @@ static bool find_peak(struct galloc_explain * ex, struct galloc_explain_buffer *
     }
     eb->peak_live = eb->live_bytes[at];
     eb->peak_step = at - 1;
+    eb->overhead  = galloc_overhead_bytes(eb->size, eb->peak_live);
     int32_t count = galloc_explain_live_at(ex, eb->buffer_type, eb->peak_step, NULL, 0);
     eb->live      = malloc((size_t) (count > 0 ? count : 1) * sizeof(*eb->live));
     if (!eb->live) {

@@ -100,7 +100,7 @@ static void after_decision(struct exact * e, int32_t d, int32_t j) {
         }
         if (new_cut) {
             struct comp shrunk = e->comp;
-            struct comp pieces = { 0, 0, e->L, e->last_rank, d, d + 1 };
+            struct comp pieces = { 0, 0, e->L, e->last_rank, d, d + 1, e->comp.epoch };
             int32_t     mark   = e->arena_len, pending = e->pending;
             if (split(e, e->comp.lo, e->comp.hi, pieces) == 1) {
                 // one piece left: the component only shrank, it keeps its origin
@@ -110,6 +110,9 @@ static void after_decision(struct exact * e, int32_t d, int32_t j) {
                 e->comp      = shrunk;
                 e->comp.lo   = lo;
                 e->comp.hi   = hi;
+            }
+            if (galloc_exact_dynamic(e)) {
+                galloc_exact_rerank(e);
             }
         }
     }
@@ -121,6 +124,9 @@ static void after_decision(struct exact * e, int32_t d, int32_t j) {
         e->comp.start = d + 1;
         e->L          = e->comp.L0;
         e->last_rank  = e->comp.rank0;
+        if (galloc_exact_dynamic(e)) {
+            galloc_exact_rerank(e);
+        }
     }
 }
 
@@ -167,7 +173,7 @@ enum search_end galloc_exact_search(struct exact * e, int32_t base, int32_t lo, 
     e->pending   = -1;
     e->L         = slab_start(e, e->slab); // a piece owes nothing to the order of the others
     e->last_rank = -1;
-    e->comp      = (struct comp) { lo, hi, e->L, e->last_rank, base - 1, base };
+    e->comp      = (struct comp) { lo, hi, e->L, e->last_rank, base - 1, base, 0 };
     level_init(e, base);
     enum search_end r;
     for (;;) {

@@ -35,6 +35,7 @@ static void save_state(const struct exact * e, struct level * lv) {
     lv->h1         = e->h1;
     lv->h2         = e->h2;
     lv->trail_mark = e->trail_len;
+    lv->rank_trail_mark = e->rank_trail_len;
     lv->L          = e->L;
     lv->closed     = e->closed;
     lv->cur        = e->cur;
@@ -109,6 +110,10 @@ void galloc_exact_undo(struct exact * e, struct level * lv) {
             e->floor[-1 - idx] = e->trail_val[e->trail_len];
         }
     }
+    while (e->rank_trail_len > lv->rank_trail_mark) {
+        e->rank_trail_len--;
+        e->rank[e->rank_trail_item[e->rank_trail_len]] = e->rank_trail_old[e->rank_trail_len];
+    }
     int32_t j = lv->item;
     if (j >= 0) {
         uint64_t size = e->p->items[j].size;
@@ -147,8 +152,9 @@ void galloc_exact_state_key(const struct exact * e, uint64_t * k1, uint64_t * k2
     for (int32_t c = e->pending; c >= 0; c = e->arena[c].next) {
         const struct comp * pc = &e->arena[c].c;
         extra = galloc_exact_mix64(extra ^ pc->L0 ^ galloc_exact_mix64(((uint64_t) (uint32_t) pc->lo << 32) ^ (uint64_t) (uint32_t) pc->hi ^
-                                            ((uint64_t) (uint32_t) pc->rank0 << 16)));
+                                            ((uint64_t) (uint32_t) pc->rank0 << 16)) ^ pc->epoch);
     }
+    extra = galloc_exact_mix64(extra ^ e->comp.epoch);
     *k1 = e->h1 ^ extra;
     *k2 = e->h2 ^ galloc_exact_mix64(extra + 0x51ed27ULL);
     if ((*k1 | *k2) == 0) {

@@ -1,4 +1,4 @@
-// galloc-whatif-exact.c: the exact what-if planner's driver: static orders, restarts, decisions.
+// galloc-whatif-exact.c: the exact what-if planner's driver: restarts over the orders, decisions.
 //
 // Ideas from MiniMalloc (Moffitt, ASPLOS 2023), written anew: canonical plans, a monotonic
 // floor, section inference, dominance, temporal decomposition, restarts over static orders
@@ -11,70 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-// ---- static orders (step 7) ---------------------------------------------------
-
-struct rank_key {
-    uint64_t total;  // the most bytes live in any section of the item
-    double   length; // lifetime in steps
-    double   area;   // size x length
-    uint64_t size;
-    int32_t  i;
-    int32_t  kind;   // which order (the same in every key; qsort has no context argument)
-};
-
-static int cmp3(double a, double b) {
-    return a > b ? -1 : a < b ? 1 : 0;
-}
-
-static int cmp_rank(const void * pa, const void * pb) {
-    const struct rank_key * a = pa, * b = pb;
-    int c = 0;
-    switch (a->kind) {
-        case 0: // total, length, area
-            c = c ? c : cmp3((double) a->total, (double) b->total);
-            c = c ? c : cmp3(a->length, b->length);
-            c = c ? c : cmp3(a->area, b->area);
-            break;
-        case 1: // length, area, total
-            c = c ? c : cmp3(a->length, b->length);
-            c = c ? c : cmp3(a->area, b->area);
-            c = c ? c : cmp3((double) a->total, (double) b->total);
-            break;
-        case 2: // total, area, length
-            c = c ? c : cmp3((double) a->total, (double) b->total);
-            c = c ? c : cmp3(a->area, b->area);
-            c = c ? c : cmp3(a->length, b->length);
-            break;
-        default: // size, length
-            c = c ? c : cmp3((double) a->size, (double) b->size);
-            c = c ? c : cmp3(a->length, b->length);
-            break;
-    }
-    return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
-static bool set_ranks(struct exact * e, int kind) {
-    struct rank_key * keys = malloc(((size_t) e->n + 1) * sizeof(struct rank_key));
-    if (!keys) {
-        return false;
-    }
-    for (int32_t i = 0; i < e->n; i++) {
-        const struct galloc_whatif_item * it    = &e->p->items[i];
-        uint64_t                          total = 0;
-        for (int32_t s = e->x->sec_first[i]; s <= e->x->sec_last[i]; s++) {
-            total = e->x->sec_live[s] > total ? e->x->sec_live[s] : total;
-        }
-        double length = (double) (it->last - it->first) + 1.0;
-        keys[i] = (struct rank_key) { total, length, length * (double) it->size, it->size, i, kind };
-    }
-    qsort(keys, (size_t) e->n, sizeof(struct rank_key), cmp_rank);
-    for (int32_t k = 0; k < e->n; k++) {
-        e->rank[keys[k].i] = k;
-    }
-    free(keys);
-    return true;
-}
-
 // one piece: restarts over the orders with a doubling node limit (step 7)
 static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, int32_t hi) {
     int32_t b0 = e->first_pos[lo], b1 = e->first_pos[hi + 1];
@@ -85,9 +21,10 @@ static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, 
     for (;;) {
         limit = limit < UINT64_MAX / 2 ? limit * 2 : limit;
         for (int kind = 0; kind < N_ORDERS; kind++) {
-            if (!set_ranks(e, kind)) {
-                return SEARCH_TIMEOUT; // out of memory: give up like a timeout
+            if (e->only_order >= 0 && kind != e->only_order) {
+                continue;
             }
+            galloc_exact_set_ranks(e, kind);
             e->node_limit = limit;
             e->kind       = kind;
             enum search_end r = galloc_exact_search(e, base, lo, hi);
@@ -131,6 +68,9 @@ static enum search_end decide(struct exact * e, uint64_t T, double deadline) {
 
 static void exact_free(struct exact * e) {
     free(e->rank);
+    free(e->rank_trail_item);
+    free(e->rank_trail_old);
+    free(e->rank_keys);
     free(e->by_first);
     free(e->first_pos);
     free(e->placed);
@@ -182,6 +122,12 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->max_size  = p->max_size;
     e->arena_cap = x->n_sections + 2;
     e->rank      = malloc(n * sizeof(int32_t));
+    // re-ranking (dynamic orders) records at most the component's items per decision; past this
+    // many entries a run keeps its ranks (slower, not wrong)
+    e->rank_trail_cap  = n * 64 < ((size_t) 1 << 22) ? n * 64 : ((size_t) 1 << 22);
+    e->rank_trail_item = malloc(e->rank_trail_cap * sizeof(int32_t));
+    e->rank_trail_old  = malloc(e->rank_trail_cap * sizeof(int32_t));
+    e->rank_keys       = malloc(n * sizeof(struct rank_key));
     e->by_first  = malloc(n * sizeof(int32_t));
     e->first_pos = malloc(ns * sizeof(int32_t));
     e->placed    = calloc(n, sizeof(bool));
@@ -206,7 +152,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->levels    = calloc(n + GALLOC_MAX_CHUNKS + 1, sizeof(struct level));
     e->best_off  = calloc(n, sizeof(uint64_t));
     struct first_key * keys = malloc(n * sizeof(struct first_key));
-    if (!e->rank || !e->by_first || !e->first_pos || !e->placed || !e->off || !e->minoff || !e->free_nb || !e->floor || !e->rem ||
+    if (!e->rank || !e->rank_trail_item || !e->rank_trail_old || !e->rank_keys || !e->by_first || !e->first_pos || !e->placed || !e->off || !e->minoff || !e->free_nb || !e->floor || !e->rem ||
         !e->cut || !e->acc || !e->rem_before || !e->rem_after || !e->keys || !e->sorted || !e->ord || !e->ord_next || !e->in_keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
         free(keys);
         exact_free(e);
@@ -300,8 +246,8 @@ static enum search_end decide_and_learn(struct exact * e, uint64_t T, double dea
     return r;
 }
 
-bool galloc_whatif_exact(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, const struct galloc_whatif_plan * incumbent,
-                  uint32_t budget_ms, struct galloc_whatif_plan * plan) {
+static bool exact_run(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, const struct galloc_whatif_plan * incumbent,
+                      uint32_t budget_ms, int only_order, struct galloc_whatif_plan * plan) {
     double t0 = galloc_whatif_now_ms();
     galloc_whatif_plan_copy_placement(plan, incumbent, p->n_items);
     uint64_t lower = x->lower_bound;
@@ -334,6 +280,7 @@ bool galloc_whatif_exact(const struct galloc_whatif_problem * p, const struct ga
     if (!exact_init(&e, p, x, trail_cap)) {
         return false;
     }
+    e.only_order = only_order;
     e.t0        = t0;
     e.best_cost = best;
     e.fit_ms    = -1;
@@ -380,3 +327,17 @@ bool galloc_whatif_exact(const struct galloc_whatif_problem * p, const struct ga
     return true;
 }
 
+
+bool galloc_whatif_exact(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, const struct galloc_whatif_plan * incumbent,
+                  uint32_t budget_ms, struct galloc_whatif_plan * plan) {
+    return exact_run(p, x, incumbent, budget_ms, -1, plan);
+}
+
+int galloc_whatif_exact_orders(void) {
+    return N_ORDERS;
+}
+
+bool galloc_whatif_exact_in_order(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, const struct galloc_whatif_plan * incumbent,
+                                  uint32_t budget_ms, int order, struct galloc_whatif_plan * plan) {
+    return exact_run(p, x, incumbent, budget_ms, order >= 0 && order < N_ORDERS ? order : -1, plan);
+}

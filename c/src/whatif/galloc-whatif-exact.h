@@ -1,10 +1,10 @@
 // galloc-whatif-exact.h: the exact search's state and the steps its sources share (private).
 //
-// The exact what-if planner is a branch and bound over canonical plans, in four sources:
-// galloc-whatif-exact.c (static orders, restarts, the driver), -exact-state.c (decisions,
-// their undo, failed states), -exact-infer.c (inference: what a partial plan still allows),
-// -exact-search.c (the depth-first search and its decomposition). Ideas from MiniMalloc
-// (Moffitt, ASPLOS 2023), written anew.
+// The exact what-if planner is a branch and bound over canonical plans, in five sources:
+// galloc-whatif-exact.c (restarts, the driver), -exact-order.c (the orders of step 7),
+// -exact-state.c (decisions, their undo, failed states), -exact-infer.c (inference: what a
+// partial plan still allows), -exact-search.c (the depth-first search and its
+// decomposition). Ideas from MiniMalloc (Moffitt, ASPLOS 2023), written anew.
 //
 // The search, step by step:
 //  1. Canonical plans. Push every item of a plan down, within its chunk, until it rests
@@ -39,10 +39,17 @@
 //     unplaced item spans a boundary any more, the two sides are solved one after the
 //     other, and when one has no solution the search jumps back to the decision that
 //     split them, skipping the other side's alternatives.
-//  7. Restarts: each piece is searched with several static orders in turn under a node
-//     limit that doubles every round; a run that ends within its limit decides.
+//  7. Orders and restarts: each piece is searched with several orders in turn under a node
+//     limit that doubles every round; a run that ends within its limit decides. An order
+//     ranks the items by keys (the most bytes live in any of its sections, lifetime, area,
+//     size); a static one keeps its ranks, a dynamic one ranks the unplaced items of a
+//     component again whenever step 6 cuts it, the bytes live taken among the unplaced
+//     items only (MiniMalloc orders each sub-problem afresh in the same way). Re-ranking
+//     starts the component's canonical order afresh (any rank may follow at the floor L:
+//     the items left all lie at L or above), and its ranks are undone with the decision.
 //  8. Failed states: a state from which every alternative failed (the unplaced items with
-//     their lowest offsets, the floor, the components, the order; two 64-bit hashes) is
+//     their lowest offsets, the floor, the components, the order and the states its ranks
+//     were set in, "epochs"; two 64-bit hashes) is
 //     remembered for the rest of the piece's decision, across the rounds of step 7, and
 //     not searched again.
 //  9. Driver: decide at the capacity (CSV), then at the lower bound (a quarter of the
@@ -60,7 +67,7 @@
 
 #define LAST_SLAB (GALLOC_MAX_CHUNKS - 1)
 #define MAX_TRAIL ((uint64_t) 40000000) // trail entries the search may need; larger problems are not searched
-#define N_ORDERS  4
+#define N_ORDERS  8 // 4 keys x static, dynamic (galloc-whatif-exact-order.c)
 
 struct comp {
     int32_t  lo, hi;  // sections [lo, hi]
@@ -68,6 +75,7 @@ struct comp {
     int32_t  rank0;
     int32_t  origin;  // depth of the decision that split it off, -1: from the start
     int32_t  start;   // depth of its first decision
+    uint64_t epoch;   // hash of the states its ranks were set in (step 8), 0: the run's first ranks
 };
 
 struct comp_node {
@@ -78,6 +86,7 @@ struct comp_node {
 struct level {
     int32_t     item;       // decision taken here: an item, -1 closing the chunk, -2 none
     size_t      trail_mark;
+    size_t      rank_trail_mark;
     uint64_t    L, closed, cur;
     int32_t     last_rank, slab;
     struct comp comp;
@@ -93,6 +102,16 @@ struct level {
     bool        closed_tried;
 };
 
+// an item's keys for the orders (step 7)
+struct rank_key {
+    uint64_t total;  // the most bytes live (unplaced, in a dynamic order) in any section of the item
+    double   length; // lifetime in steps
+    double   area;   // size x length
+    uint64_t size;
+    int32_t  i;
+    int32_t  kind;   // which keys (the same in every key; qsort has no context argument)
+};
+
 struct pos_key {
     uint64_t pos;
     int32_t  j;
@@ -102,8 +121,13 @@ struct exact {
     const struct galloc_whatif_problem * p;
     const struct galloc_whatif_index          * x;
     int32_t    n, n_search, n_sec;
-    int32_t  * rank;        // static order of the current run
-    int        kind;        // which static order (step 7)
+    int32_t  * rank;        // order of the current run (step 7)
+    int        kind;        // which order (step 7)
+    int        only_order;  // >= 0: the restarts use this order only (tests: each is complete alone)
+    int32_t  * rank_trail_item; // ranks changed by re-ranking, with their old values, to undo
+    int32_t  * rank_trail_old;
+    size_t     rank_trail_len, rank_trail_cap;
+    struct rank_key * rank_keys; // scratch per item for sorting
     bool       unlimited, decompose;
     bool       strict;      // items past max_size exist: others keep within max_size (no proofs then)
     uint64_t   stride, max_size, align;
@@ -225,6 +249,17 @@ static inline bool comp_has_unplaced(const struct exact * e, int32_t lo, int32_t
         }
     }
     return false;
+}
+
+// ---- galloc-whatif-exact-order.c: the orders (step 7) --------------------------------
+
+// the ranks of every item under order kind (0 .. N_ORDERS - 1)
+void galloc_exact_set_ranks(struct exact * e, int kind);
+// a dynamic order: ranks the unplaced items of the current component again (recorded to undo)
+void galloc_exact_rerank(struct exact * e);
+// is the current order dynamic?
+static inline bool galloc_exact_dynamic(const struct exact * e) {
+    return e->kind >= N_ORDERS / 2;
 }
 
 // ---- galloc-whatif-exact-state.c: decisions, undo, failed states ----------------------

@@ -59,6 +59,11 @@ bool galloc_whatif_greedy_by_breadth(const struct galloc_whatif_problem * proble
 // starts from incumbent (a checked plan); plan gets the best found, proved_optimal, bound and nodes
 bool galloc_whatif_exact(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index,
                   const struct galloc_whatif_plan * incumbent, uint32_t budget_ms, struct galloc_whatif_plan * plan);
+// the same with one of the search's orders only (0 .. galloc_whatif_exact_orders() - 1; tests: each
+// order alone must find and prove the optimum)
+int  galloc_whatif_exact_orders(void);
+bool galloc_whatif_exact_in_order(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index,
+                                  const struct galloc_whatif_plan * incumbent, uint32_t budget_ms, int order, struct galloc_whatif_plan * plan);
 
 // problems (items malloc'd into prob->items)
 // allocator a of a plan, through the plan's tensor index: tensor_item (NULL: not wanted; else

@@ -378,10 +378,6 @@ bool galloc_whatif_check(const struct galloc_whatif_problem * p, const struct ga
 
 // ---- problems from plans ---------------------------------------------------
 
-static bool is_root_how(int32_t how) {
-    return how == GALLOC_HOW_BEST_FIT || how == GALLOC_HOW_LAST_BLOCK || how == GALLOC_HOW_GROW || how == GALLOC_HOW_NEW_CHUNK;
-}
-
 #define CHAIN_ROOT_UNKNOWN (-2)
 
 // the first tensor of t's in-place chain (a tensor not placed in place), -1 when the chain leaves
@@ -499,7 +495,7 @@ bool galloc_whatif_problem_from_plan(const struct galloc_graph * g, const struct
 
     int32_t n = 0;
     for (int32_t k = 0; k < nl; k++) {
-        if (is_root_how(plan->places[list[k]].how)) {
+        if (galloc_how_allocates(plan->places[list[k]].how)) {
             item[list[k]] = n++;
         }
     }

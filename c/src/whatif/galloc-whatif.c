@@ -254,17 +254,12 @@ static void write_plan(struct galloc_json_writer * w, const struct galloc_whatif
                        int32_t n_items, uint64_t capacity, bool is_exact) {
     galloc_json_write_newline(w, 4);
     galloc_json_write_begin_object(w);
-    galloc_json_write_key(w, "name");
-    galloc_json_write_cstr(w, pl->name ? pl->name : "");
-    galloc_json_write_key(w, "valid");
-    galloc_json_write_bool(w, pl->valid);
-    galloc_json_write_key(w, "checked");
-    galloc_json_write_bool(w, pl->checked);
-    galloc_json_write_key(w, "total");
-    galloc_json_write_u64(w, pl->total);
+    galloc_json_write_key_cstr(w, "name", pl->name ? pl->name : "");
+    galloc_json_write_key_bool(w, "valid", pl->valid);
+    galloc_json_write_key_bool(w, "checked", pl->checked);
+    galloc_json_write_key_u64(w, "total", pl->total);
     double percent = 0;
-    galloc_json_write_key(w, "above_bound");
-    galloc_json_write_u64(w, galloc_whatif_above_bound(r, pl, &percent));
+    galloc_json_write_key_u64(w, "above_bound", galloc_whatif_above_bound(r, pl, &percent));
     galloc_json_write_key(w, "above_bound_percent"); // null: the bound is 0
     if (r->lower_bound) {
         galloc_json_write_f64(w, percent);
@@ -273,10 +268,8 @@ static void write_plan(struct galloc_json_writer * w, const struct galloc_whatif
     }
     galloc_json_write_key(w, "chunk_sizes");
     galloc_json_write_u64_array(w, pl->chunk_sizes, (size_t) pl->n_chunks);
-    galloc_json_write_key(w, "time_us");
-    galloc_json_write_u64(w, pl->time_ms > 0 ? (uint64_t) (pl->time_ms * 1000.0) : 0);
-    galloc_json_write_key(w, "found_us");
-    galloc_json_write_u64(w, pl->found_ms > 0 ? (uint64_t) (pl->found_ms * 1000.0) : 0);
+    galloc_json_write_key_u64(w, "time_us", pl->time_ms > 0 ? (uint64_t) (pl->time_ms * 1000.0) : 0);
+    galloc_json_write_key_u64(w, "found_us", pl->found_ms > 0 ? (uint64_t) (pl->found_ms * 1000.0) : 0);
     galloc_json_write_key(w, "fit_us"); // when a plan within the capacity was there; null: never, or no capacity
     if (capacity && is_exact && pl->fit_ms >= 0) {
         galloc_json_write_u64(w, (uint64_t) (pl->fit_ms * 1000.0));
@@ -285,14 +278,10 @@ static void write_plan(struct galloc_json_writer * w, const struct galloc_whatif
     } else {
         galloc_json_write_null(w);
     }
-    galloc_json_write_key(w, "proved_optimal");
-    galloc_json_write_bool(w, pl->proved_optimal);
-    galloc_json_write_key(w, "bound");
-    galloc_json_write_u64(w, pl->bound);
-    galloc_json_write_key(w, "nodes");
-    galloc_json_write_u64(w, pl->nodes);
-    galloc_json_write_key(w, "note");
-    galloc_json_write_cstr(w, pl->note ? pl->note : "");
+    galloc_json_write_key_bool(w, "proved_optimal", pl->proved_optimal);
+    galloc_json_write_key_u64(w, "bound", pl->bound);
+    galloc_json_write_key_u64(w, "nodes", pl->nodes);
+    galloc_json_write_key_cstr(w, "note", pl->note ? pl->note : "");
     galloc_json_write_newline(w, 6);
     galloc_json_write_key(w, "chunks");
     galloc_json_write_i32_array(w, pl->chunks, pl->chunks ? (size_t) n_items : 0);

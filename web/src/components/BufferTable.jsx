@@ -87,7 +87,9 @@ export function BufferTable() {
               </td>
               <td data-testid={`total-${b.index}`} data-bytes={String(b.size)} title={formatBytesExact(b.size)}><b>{formatBytes(b.size)}</b></td>
               <td title={formatBytesExact(b.peakLive)}>{formatBytes(b.peakLive)}</td>
-              <td title={formatBytesExact(b.overhead)}>{formatBytes(b.overhead)} <span class="hint">{formatPercent(b.overhead, b.peakLive)}</span></td>
+              {b.overhead === null
+                ? <td title="the plan does not say">—</td>
+                : <td title={formatBytesExact(b.overhead)}>{formatBytes(b.overhead)} <span class="hint">{formatPercent(b.overhead, b.peakLive)}</span></td>}
               <td>{b.nInplace}</td>
               <td>{b.nViews}</td>
               <td>{m.buffers.length > 1 && <button class="small" title="remove this buffer type" onClick={() => removeBufferType(b.index)}>✕</button>}</td>

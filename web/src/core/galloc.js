@@ -193,24 +193,33 @@ export const MAX_BUDGET_MS = 600000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8');
 
-/** @type {Promise<Galloc>|null} the shared instance */
-let shared = null;
+/**
+ * the shared instances, one per factory (the key: the factory given, or DEFAULT_FACTORY for
+ * galloc.mjs): a module loaded with one factory is never handed out for another
+ * @type {Map<any, Promise<Galloc>>}
+ */
+const shared = new Map();
+const DEFAULT_FACTORY = Symbol('galloc.mjs');
 
 /**
- * Load the module (once: later calls return the same instance, whatever their options, unless
- * `fresh` is set). Rejects when the .wasm cannot be found or compiled.
+ * Load the module (once per factory: later calls with the same `factory`, or none, return the
+ * same instance, whatever their other options, unless `fresh` is set; a call with another
+ * factory loads that factory's module). Rejects when the .wasm cannot be found or compiled.
  * @param {GallocLoadOptions} [options]
  * @returns {Promise<Galloc>}
  */
 export async function loadGalloc(options = {}) {
   if (options.fresh) return instantiate(options);
-  if (shared === null) {
-    shared = instantiate(options).catch((e) => {
-      shared = null; // let a later call try again
+  const key = options.factory ?? DEFAULT_FACTORY;
+  let loading = shared.get(key);
+  if (loading === undefined) {
+    loading = instantiate(options).catch((e) => {
+      if (shared.get(key) === loading) shared.delete(key); // let a later call try again
       throw e;
     });
+    shared.set(key, loading);
   }
-  return shared;
+  return loading;
 }
 
 /** true under Node (and Vitest), where fetch of file: URLs does not work */
@@ -676,7 +685,9 @@ export class Galloc {
       return fn();
     } catch (e) {
       this.dead = e?.message ?? String(e);
-      if (shared !== null) shared.then((g) => g === this && (shared = null), () => {});
+      for (const [key, loading] of shared) {
+        loading.then((g) => g === this && shared.get(key) === loading && shared.delete(key), () => {});
+      }
       throw gallocError(`the galloc module stopped: ${this.dead}`, 'module-aborted', -1);
     }
   }

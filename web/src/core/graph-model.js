@@ -6,7 +6,7 @@
 // (strides, byte sizes, roots, consumers, node positions). A document's own types ("type_traits",
 // newer than ggml's tables) are kept and used for its sizes.
 
-import { big, contiguousNb, ne4, nbytes, trimNe, withTypes } from './ggml-types.js';
+import { big, contiguousNb, ne4, nbytes, withTypes } from './ggml-types.js';
 
 /** the buffer type a document without `buffer_types` gets */
 export const DEFAULT_BUFFER_TYPE = Object.freeze({ name: 'host', alignment: 32, max_size: null });
@@ -87,36 +87,6 @@ export function graphIndex(doc) {
     for (const s of t.src || []) if (s !== null && !consumers[s].includes(i)) consumers[s].push(i);
   });
   return { consumers, step, leafPos, assigned };
-}
-
-/**
- * The fields that matter for planning, in one canonical shape, to compare
- * two documents (ne trimmed, nb and ids made explicit, flags sorted).
- * @param {object} doc
- * @returns {object}
- */
-export function planningKey(doc) {
-  const d = normalizeGraph(doc);
-  const info = tensorInfo(d);
-  return {
-    buffer_types: d.buffer_types.map((b) => [b.alignment, b.max_size === null ? null : String(b.max_size)]),
-    tensors: d.tensors.map((t, i) => ({
-      name: t.name, op: t.op, type: t.type,
-      ne: trimNe(info.ne[i]).map(String), nb: info.nb[i].map(String),
-      src: trimHoles(t.src || []),
-      view_src: t.view_src ?? null, view_offs: t.view_src === undefined || t.view_src === null ? null : String(t.view_offs ?? 0),
-      flags: [...new Set(t.flags || [])].filter((f) => f !== 'compute').sort(),
-      alloc_size: t.alloc_size === undefined ? null : String(t.alloc_size),
-      buffer_type: t.buffer_type ?? null,
-    })),
-    nodes: d.nodes, leafs: d.leafs, node_buffer_ids: d.node_buffer_ids, leaf_buffer_ids: d.leaf_buffer_ids,
-  };
-}
-
-function trimHoles(src) {
-  const s = src.slice();
-  while (s.length && (s[s.length - 1] === null || s[s.length - 1] === undefined)) s.pop();
-  return s.map((v) => v ?? null);
 }
 
 /**

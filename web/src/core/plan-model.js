@@ -37,7 +37,8 @@ const alignUp = (v, a) => (a > 1 ? Math.ceil(v / a) * a : v);
  * @property {number[]} chunkSizes
  * @property {number} size
  * @property {number} peakLive  largest sum of live bytes at one step (lower bound of any plan)
- * @property {number} overhead  size - peakLive
+ * @property {number|null} overhead  bytes above peakLive, as the plan document's C writer computed it
+ *   (galloc_overhead_bytes); null for a plan document that does not carry it (golden plan files)
  * @property {number} nTensors  tensors with memory of their own in it
  * @property {number} nViews
  * @property {number} nInplace
@@ -94,7 +95,7 @@ export function buildModel(doc, plan) {
     const peakLive = num(pb.peak_live) ?? peakOf(own, steps);
     return {
       index: b, name: bt.name, alignment: bt.alignment, maxSize: num(bt.max_size), chunkSizes, size, peakLive,
-      overhead: size - peakLive, nTensors: own.length, nViews: rects.filter((r) => r.buffer === b && r.view).length,
+      overhead: num(pb.overhead), nTensors: own.length, nViews: rects.filter((r) => r.buffer === b && r.view).length,
       nInplace: own.filter((r) => r.how === 'inplace').length, sharedWith: pb.shared_with ?? null,
     };
   });

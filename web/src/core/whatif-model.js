@@ -112,7 +112,7 @@ function planBuffer(result, planner, name, rects) {
   return {
     index: 0, name, alignment: result.alignment, maxSize: result.max_size === null ? null : num(result.max_size),
     capacity: result.capacity === null || result.capacity === undefined ? null : num(result.capacity),
-    chunkSizes, size: num(planner.total), peakLive: num(result.lower_bound), overhead: num(planner.total) - num(result.lower_bound),
+    chunkSizes, size: num(planner.total), peakLive: num(result.lower_bound), overhead: num(planner.above_bound),
     nTensors: rects.length, nViews: 0, nInplace: 0, sharedWith: null,
   };
 }
