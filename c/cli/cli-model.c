@@ -234,9 +234,9 @@ int cli_model_command(int argc, char ** argv) {
     int code = EXIT_OK;
     struct galloc_error werr;
     size_t len = 0;
-    char * doc = galloc_model_document(m, &s, &len, &err);
     struct galloc_model_sizes z;
-    if (!doc || !galloc_model_compute_sizes(m, &s, &z, &err)) {
+    char * doc = galloc_model_document_sizes(m, &s, &z, &len, &err);
+    if (!doc) {
         fprintf(stderr, "galloc model: %s\n", err.message);
         code = cli_exit_code(err.status); // settings llama.cpp refuses (GALLOC_STATUS_ARGUMENT): a usage error
     } else if (!cli_write_file(output, doc, len, &werr)) {

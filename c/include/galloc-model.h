@@ -121,6 +121,12 @@ struct galloc_model_sizes {
 bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
                                 struct galloc_model_sizes * out, struct galloc_error * err);
 
+// both at once, from one build of the prompt graph: *out as galloc_model_compute_sizes fills it and
+// the document galloc_model_document returns (the graph whose plan gave the sizes). NULL with err
+// filled and *out zeroed on failure, as galloc_model_document's.
+char * galloc_model_document_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
+                                   struct galloc_model_sizes * out, size_t * len, struct galloc_error * err);
+
 #ifdef __cplusplus
 }
 #endif

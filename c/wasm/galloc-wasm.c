@@ -106,6 +106,7 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_model_info        (int32_t handle); 
 GALLOC_WASM_EXPORT char *       galloc_wasm_model_defaults    (void);                            // llama.cpp's settings
 GALLOC_WASM_EXPORT char *       galloc_wasm_model_document    (int32_t handle, const char * settings, size_t len);
 GALLOC_WASM_EXPORT char *       galloc_wasm_model_sizes       (int32_t handle, const char * settings, size_t len);
+GALLOC_WASM_EXPORT char *       galloc_wasm_model_build       (int32_t handle, const char * settings, size_t len); // {sizes, graph}
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_model_card_count  (void);
 GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_name   (int32_t i);                       // static; NULL out of range
 GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_description(int32_t i);
@@ -899,8 +900,32 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_document(int32_t handle, const char 
     return galloc_wasm_result(out, out_len);
 }
 
-// the compute buffer sizes llama.cpp logs for a model and settings, as JSON
-// {buffer_types: [{name, compute}], n_ctx, n_ctx_seq, n_ctx_swa, n_tokens, n_nodes, n_leafs, kv_bytes}
+// the sizes as JSON: {buffer_types: [{name, compute}], n_ctx, n_ctx_seq, n_ctx_swa, n_tokens, n_nodes, n_leafs, kv_bytes}
+static char * galloc_wasm_sizes_json(const struct galloc_model_sizes * z, size_t * out_len) {
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
+    galloc_json_write_key(&w, "buffer_types");
+    galloc_json_write_begin_array(&w);
+    for (int b = 0; b < z->n_bufts; b++) {
+        galloc_json_write_begin_object(&w);
+        galloc_json_write_key(&w, "name");    galloc_json_write_cstr(&w, z->names[b]);
+        galloc_json_write_key(&w, "compute"); galloc_json_write_u64(&w, z->compute[b]);
+        galloc_json_write_end_object(&w);
+    }
+    galloc_json_write_end_array(&w);
+    galloc_json_write_key(&w, "n_ctx");     galloc_json_write_i64(&w, z->n_ctx);
+    galloc_json_write_key(&w, "n_ctx_seq"); galloc_json_write_i64(&w, z->n_ctx_seq);
+    galloc_json_write_key(&w, "n_ctx_swa"); galloc_json_write_i64(&w, z->n_ctx_swa);
+    galloc_json_write_key(&w, "n_tokens");  galloc_json_write_i64(&w, z->n_tokens);
+    galloc_json_write_key(&w, "n_nodes");   galloc_json_write_i64(&w, z->n_nodes);
+    galloc_json_write_key(&w, "n_leafs");   galloc_json_write_i64(&w, z->n_leafs);
+    galloc_json_write_key(&w, "kv_bytes");  galloc_json_write_u64(&w, z->kv_bytes);
+    galloc_json_write_end_object(&w);
+    return galloc_json_writer_finish(&w, out_len);
+}
+
+// the compute buffer sizes llama.cpp logs for a model and settings, as JSON (galloc_wasm_sizes_json)
 GALLOC_WASM_EXPORT char * galloc_wasm_model_sizes(int32_t handle, const char * settings, size_t len) {
     const struct galloc_model * m = galloc_wasm_model_at(handle);
     struct galloc_model_settings s;
@@ -912,29 +937,43 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_sizes(int32_t handle, const char * s
     if (!galloc_model_compute_sizes(m, &s, &z, &err)) {
         return galloc_wasm_fail(err.status, "%s", err.message);
     }
-    struct galloc_json_writer w;
-    galloc_json_writer_init(&w);
-    galloc_json_write_begin_object(&w);
-    galloc_json_write_key(&w, "buffer_types");
-    galloc_json_write_begin_array(&w);
-    for (int b = 0; b < z.n_bufts; b++) {
-        galloc_json_write_begin_object(&w);
-        galloc_json_write_key(&w, "name");    galloc_json_write_cstr(&w, z.names[b]);
-        galloc_json_write_key(&w, "compute"); galloc_json_write_u64(&w, z.compute[b]);
-        galloc_json_write_end_object(&w);
-    }
-    galloc_json_write_end_array(&w);
-    galloc_json_write_key(&w, "n_ctx");     galloc_json_write_i64(&w, z.n_ctx);
-    galloc_json_write_key(&w, "n_ctx_seq"); galloc_json_write_i64(&w, z.n_ctx_seq);
-    galloc_json_write_key(&w, "n_ctx_swa"); galloc_json_write_i64(&w, z.n_ctx_swa);
-    galloc_json_write_key(&w, "n_tokens");  galloc_json_write_i64(&w, z.n_tokens);
-    galloc_json_write_key(&w, "n_nodes");   galloc_json_write_i64(&w, z.n_nodes);
-    galloc_json_write_key(&w, "n_leafs");   galloc_json_write_i64(&w, z.n_leafs);
-    galloc_json_write_key(&w, "kv_bytes");  galloc_json_write_u64(&w, z.kv_bytes);
-    galloc_json_write_end_object(&w);
     size_t out_len = 0;
-    char * out = galloc_json_writer_finish(&w, &out_len);
-    return galloc_wasm_result(out, out_len);
+    char * out = galloc_wasm_sizes_json(&z, &out_len);
+    return out ? galloc_wasm_result(out, out_len) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the sizes");
+}
+
+// what a settings change shows, from one build of the graph: {"sizes": galloc_wasm_model_sizes's
+// object, "graph": galloc_wasm_model_document's document}, in that order (the graph's text is
+// everything after the first ',"graph":', less the closing brace)
+GALLOC_WASM_EXPORT char * galloc_wasm_model_build(int32_t handle, const char * settings, size_t len) {
+    const struct galloc_model * m = galloc_wasm_model_at(handle);
+    struct galloc_model_settings s;
+    if (m == NULL || settings == NULL || !galloc_wasm_settings(settings, len, &s)) {
+        return m == NULL || settings != NULL ? NULL : galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no settings (NULL pointer)");
+    }
+    struct galloc_error err;
+    struct galloc_model_sizes z;
+    size_t doc_len = 0, sizes_len = 0;
+    char * doc = galloc_model_document_sizes(m, &s, &z, &doc_len, &err);
+    if (doc == NULL) {
+        return galloc_wasm_fail(err.status, "%s", err.message);
+    }
+    char * sizes = galloc_wasm_sizes_json(&z, &sizes_len);
+    static const char head[] = "{\"sizes\":", mid[] = ",\"graph\":";
+    const size_t out_len = sizeof(head) - 1 + sizes_len + sizeof(mid) - 1 + doc_len + 1;
+    char * out = sizes ? malloc(out_len + 1) : NULL;
+    if (out != NULL) {
+        char * p = out;
+        memcpy(p, head, sizeof(head) - 1);  p += sizeof(head) - 1;
+        memcpy(p, sizes, sizes_len);        p += sizes_len;
+        memcpy(p, mid, sizeof(mid) - 1);    p += sizeof(mid) - 1;
+        memcpy(p, doc, doc_len);            p += doc_len;
+        *p++ = '}';
+        *p   = '\0';
+    }
+    free(sizes);
+    free(doc);
+    return out ? galloc_wasm_result(out, out_len) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the graph and sizes");
 }
 
 GALLOC_WASM_EXPORT int32_t galloc_wasm_model_card_count(void) {

@@ -356,6 +356,25 @@ static void test_tensor_walk_and_names(void) {
     ggml_set_name(t1, "x");
     ggml_format_name(t1, "%s.%s", t1->name, t1->name); // its own name as an argument
     CHECK_STR(t1->name, "x.x");
+    // what snprintf writes (the names' fast path handles %s and %d, vsnprintf the rest), truncated alike
+    static const char * volatile base_at = "a base name of fifty-eight characters, or so, and it goes";
+    const char * base = base_at; // (volatile: the compiler must not see the truncation coming and refuse the test)
+    CHECK(strlen(base) == 57);
+    char want[GGML_MAX_NAME];
+#define SAME_AS_SNPRINTF(...) do { snprintf(want, sizeof(want), __VA_ARGS__); ggml_format_name(t1, __VA_ARGS__); CHECK_STR(t1->name, want); } while (0)
+    SAME_AS_SNPRINTF("%s (view)", "attn_norm-3");
+    SAME_AS_SNPRINTF("%s (view)", base);          // cut inside the suffix
+    SAME_AS_SNPRINTF("%s (view)", "");
+    SAME_AS_SNPRINTF("%s-%d", "attn_norm", 17);
+    SAME_AS_SNPRINTF("%s-%d", base, 123456789);   // cut inside the number
+    SAME_AS_SNPRINTF("%s-%d", "x", -2147483647 - 1);
+    SAME_AS_SNPRINTF("leaf_%d", 0);
+    SAME_AS_SNPRINTF("%s%s", base, base);
+    SAME_AS_SNPRINTF("plain text only");
+    SAME_AS_SNPRINTF("%d%%", 42);                 // others through vsnprintf
+    SAME_AS_SNPRINTF("%5d|%s", 7, "x");
+    SAME_AS_SNPRINTF("%s-%u", "y", 4000000000u);
+#undef SAME_AS_SNPRINTF
 
     ggml_set_input(t0);
     ggml_set_output(t2);

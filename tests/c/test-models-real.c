@@ -339,6 +339,13 @@ static void check_row(const struct manifest * mf, const struct row * r) {
         if (mf->captured) {
             CHECK_EQ_U64((uint64_t) sizes.n_nodes, strtoull(r->cols[COL_NODES], NULL, 10));
         }
+        // both from one build: the same document, byte for byte, and the same sizes
+        struct galloc_model_sizes both;
+        size_t both_len = 0;
+        char * both_doc = galloc_model_document_sizes(m, &s, &both, &both_len, &err);
+        CHECK(both_doc != NULL && both_len == built_len && memcmp(both_doc, built, built_len) == 0);
+        CHECK(memcmp(&both, &sizes, sizeof(sizes)) == 0);
+        free(both_doc);
     }
     free(built);
     free(ref);
@@ -531,6 +538,11 @@ static void test_bad_settings(void) {
         free(doc);
         CHECK(strncmp(err.message, flags[i], strlen(flags[i])) == 0);
         CHECK(err.status == GALLOC_STATUS_ARGUMENT); // settings llama.cpp refuses: the caller's bad argument
+        struct galloc_model_sizes z;
+        memset(&z, 0xff, sizeof(z));
+        doc = galloc_model_document_sizes(m, &s, &z, &len, &err);
+        CHECK(doc == NULL && err.status == GALLOC_STATUS_ARGUMENT && z.n_bufts == 0 && z.compute[0] == 0);
+        free(doc);
     }
     enum ggml_type t;
     CHECK(!galloc_model_cache_type_from_name("q4_k", &t)); // not a cache type llama.cpp offers

@@ -41,6 +41,11 @@ describe('models from GGUF headers, against llama.cpp', () => {
           }
           expect(`${r.file}: ${mib(z)}`).toBe(`${r.file}: ${r.llamacpp_compute_mib}`);
           expect(z.n_nodes).toBe(Number(r.nodes));
+          // both from one build (the model page's call): these sizes, and the document's very text
+          const both = m.build(settingsOf(r));
+          expect(both.sizes).toEqual(z);
+          expect(both.graphText === m.documentText(settingsOf(r))).toBe(true);
+          expect(both.graph.nodes.length).toBe(Number(r.nodes));
         }
         const r0 = rows.find((x) => x.model === name);
         const doc = m.document(settingsOf(r0));
@@ -102,6 +107,8 @@ describe('bad input to the model exports', () => {
     expectError(() => tiny.sizes({ n_seq: 0 }), 'bad-argument', /^-np: 0 sequences/);
     expectError(() => tiny.document({ n_ctx: -5 }), 'bad-argument', /^-c: context -5 out of range/);
     expectError(() => tiny.sizes({ flash_attn: 7 }), 'bad-argument', /^-fa: 7/);
+    expectError(() => tiny.build({ n_seq: 0 }), 'bad-argument', /^-np: 0 sequences/);
+    expectError(() => tiny.build({ context: 4096 }), 'bad-argument', /^settings\.context: /);
   });
   it('a bad header, an unknown card, an unknown architecture', () => {
     expectError(() => galloc.openModel({ gguf: gguf('llama3-tiny').subarray(0, 500) }), 'invalid-input', /^offset \d+: /);
@@ -117,10 +124,21 @@ describe('bad input to the model exports', () => {
     const m = galloc.openModel({ card: galloc.modelCards()[0].name });
     m.close();
     expectError(() => m.sizes({}), 'bad-argument', /closed/);
+    expectError(() => m.build({}), 'bad-argument', /closed/);
   });
   it('opening and closing leaves nothing allocated', () => {
     const before = galloc.heapUsed();
     for (let i = 0; i < 40; i++) galloc.openModel({ gguf: gguf('gemma3-tiny') }).close();
     expect(galloc.heapUsed()).toBe(before);
+  });
+  it('building, failed or not, leaves nothing allocated', () => {
+    const m = galloc.openModel({ gguf: gguf('gemma3-tiny') });
+    const before = galloc.heapUsed();
+    for (let i = 0; i < 10; i++) {
+      m.build({ n_ctx: 512 * (i + 1) });
+      expect(() => m.build({ n_seq: 0 })).toThrow();
+    }
+    expect(galloc.heapUsed()).toBe(before);
+    m.close();
   });
 });

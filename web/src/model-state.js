@@ -21,8 +21,8 @@ export const settings = signal(START_SETTINGS);
 export const sizes = signal(null);
 /** the last error of the model page ('' when none) */
 export const modelError = signal('');
-/** how long the last change took, ms: {sizes, document, plan, total} (llama.cpp's sizes in the module,
- * the graph document, planning and showing it), or null */
+/** how long the last change took, ms: {build, plan, total} (llama.cpp's sizes and the graph document,
+ * in the module from one build of the graph; planning and showing it), or null */
 export const buildTimes = signal(null);
 /** the sweep: {status: 'idle'|'running'|'done'|'failed', done, total, points: [{settings, sizes|error}], ubatches,
  * axis ('n_ctx' or 'n_ubatch': what the points run along)} */
@@ -125,18 +125,15 @@ function rebuild(newSource) {
   try {
     const s = settings.value;
     const t0 = performance.now();
-    const z = model.sizes(s);
+    const r = model.build(s);
     const t1 = performance.now();
-    const json = model.documentText(s);
-    const doc = JSON.parse(json);
-    const t2 = performance.now();
     batch(() => {
-      sizes.value = z;
+      sizes.value = r.sizes;
       modelError.value = '';
-      loadGeneratedGraph(doc, { newSource, json });
+      loadGeneratedGraph(r.graph, { newSource, json: r.graphText });
     });
-    const t3 = performance.now();
-    buildTimes.value = { sizes: t1 - t0, document: t2 - t1, plan: t3 - t2, total: t3 - t0 };
+    const t2 = performance.now();
+    buildTimes.value = { build: t1 - t0, plan: t2 - t1, total: t2 - t0 };
   } catch (e) {
     batch(() => {
       sizes.value = null;

@@ -70,6 +70,26 @@ static void out_str(struct out * o, const char * s) {
     out_write(o, s, strlen(s));
 }
 
+// v in decimal, as "%llu" writes it (without vsnprintf: a model's graph has thousands of numbers)
+static void out_u64(struct out * o, unsigned long long v) {
+    char   buf[24];
+    size_t i = sizeof(buf);
+    do {
+        buf[--i] = (char) ('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    out_write(o, buf + i, sizeof(buf) - i);
+}
+
+static void out_i64(struct out * o, long long v) {
+    if (v < 0) {
+        out_write(o, "-", 1);
+        out_u64(o, 0ULL - (unsigned long long) v);
+    } else {
+        out_u64(o, (unsigned long long) v);
+    }
+}
+
 // bytes of the complete, valid UTF-8 sequence at s[0] (n bytes available), 0 when there is none
 static size_t utf8_length(const unsigned char * s, size_t n) {
     unsigned char c = s[0];
@@ -159,9 +179,11 @@ static void out_string(struct out * o, const char * s) {
 // sizes past 2^53 as strings: JavaScript readers would round them
 static void out_size(struct out * o, size_t v) {
     if ((unsigned long long) v > (1ULL << 53)) {
-        out_printf(o, "\"%llu\"", (unsigned long long) v);
+        out_str(o, "\"");
+        out_u64(o, (unsigned long long) v);
+        out_str(o, "\"");
     } else {
-        out_printf(o, "%llu", (unsigned long long) v);
+        out_u64(o, (unsigned long long) v);
     }
 }
 
@@ -295,7 +317,9 @@ static void write_flags(struct out * o, int32_t flags) {
     out_str(o, ", \"flags\": [");
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (flags & names[i].bit) {
-            out_printf(o, "%s\"%s\"", first ? "" : ", ", names[i].name);
+            out_str(o, first ? "\"" : ", \"");
+            out_str(o, names[i].name);
+            out_str(o, "\"");
             first = false;
         }
     }
@@ -305,7 +329,8 @@ static void write_flags(struct out * o, int32_t flags) {
 static void write_ids(struct out * o, const char * key, const int * ids, int n) {
     out_printf(o, ",\n  \"%s\": [", key);
     for (int i = 0; i < n; i++) {
-        out_printf(o, "%s%d", i ? ", " : "", ids ? ids[i] : 0);
+        out_str(o, i ? ", " : "");
+        out_i64(o, ids ? ids[i] : 0);
     }
     out_str(o, "]");
 }
@@ -372,21 +397,28 @@ static void write_tensor(struct out * o, const struct listing * l, int32_t i, gg
     struct ggml_tensor * t = l->order[i];
     out_str(o, "    { \"name\": ");
     out_string_max(o, t->name, NAME_MAX_BYTES);
-    out_printf(o, ", \"op\": \"%s\"", ggml_op_name(t->op));
+    out_str(o, ", \"op\": \"");
+    out_str(o, ggml_op_name(t->op));
+    out_str(o, "\"");
     // which unary op or gated linear unit (a value ggml has no name for is left out)
     const char * sub_op = t->op == GGML_OP_UNARY ? ggml_unary_op_name(ggml_get_unary_op(t))
                         : t->op == GGML_OP_GLU   ? ggml_glu_op_name(ggml_get_glu_op(t))
                                                  : NULL;
     if (sub_op != NULL) {
-        out_printf(o, ", \"%s\": \"%s\"", t->op == GGML_OP_UNARY ? "unary_op" : "glu_op", sub_op);
+        out_str(o, t->op == GGML_OP_UNARY ? ", \"unary_op\": \"" : ", \"glu_op\": \"");
+        out_str(o, sub_op);
+        out_str(o, "\"");
     }
-    out_printf(o, ", \"type\": \"%s\", \"ne\": [", ggml_type_name(t->type));
+    out_str(o, ", \"type\": \"");
+    out_str(o, ggml_type_name(t->type));
+    out_str(o, "\", \"ne\": [");
     int n_dims = GGML_MAX_DIMS;
     while (n_dims > 1 && t->ne[n_dims - 1] == 1) {
         n_dims--;
     }
     for (int d = 0; d < n_dims; d++) {
-        out_printf(o, "%s%lld", d ? ", " : "", (long long) t->ne[d]);
+        out_str(o, d ? ", " : "");
+        out_i64(o, (long long) t->ne[d]);
     }
     out_str(o, "]");
     if (!is_contiguous_layout(t)) {
@@ -404,23 +436,27 @@ static void write_tensor(struct out * o, const struct listing * l, int32_t i, gg
     if (n_src > 0) {
         out_str(o, ", \"src\": [");
         for (int s = 0; s < n_src; s++) {
+            out_str(o, s ? ", " : "");
             if (t->src[s]) {
-                out_printf(o, "%s%d", s ? ", " : "", listing_find(l, t->src[s]));
+                out_i64(o, listing_find(l, t->src[s]));
             } else {
-                out_printf(o, "%snull", s ? ", " : "");
+                out_str(o, "null");
             }
         }
         out_str(o, "]");
     }
     if (t->view_src) {
-        out_printf(o, ", \"view_src\": %d, \"view_offs\": ", listing_find(l, t->view_src));
+        out_str(o, ", \"view_src\": ");
+        out_i64(o, listing_find(l, t->view_src));
+        out_str(o, ", \"view_offs\": ");
         out_size(o, t->view_offs);
     }
     if (t->flags) {
         write_flags(o, t->flags);
     }
     if (buffer_type >= 0) {
-        out_printf(o, ", \"buffer_type\": %d", buffer_type);
+        out_str(o, ", \"buffer_type\": ");
+        out_i64(o, buffer_type);
     } else if (!t->view_src && t->data != NULL) {
         out_str(o, ", \"external\": true"); // data outside any buffer: upstream treats it as allocated
     } else if (!t->view_src) {
@@ -520,11 +556,13 @@ char * galloc_export_graph(struct ggml_cgraph * graph, const char * name, ggml_b
         }
         out_str(&o, "  ],\n  \"nodes\": [");
         for (int i = 0; i < graph->n_nodes; i++) {
-            out_printf(&o, "%s%d", i ? ", " : "", listing_find(&l, graph->nodes[i]));
+            out_str(&o, i ? ", " : "");
+            out_i64(&o, listing_find(&l, graph->nodes[i]));
         }
         out_str(&o, "],\n  \"leafs\": [");
         for (int i = 0; i < graph->n_leafs; i++) {
-            out_printf(&o, "%s%d", i ? ", " : "", listing_find(&l, graph->leafs[i]));
+            out_str(&o, i ? ", " : "");
+            out_i64(&o, listing_find(&l, graph->leafs[i]));
         }
         out_str(&o, "]");
         write_ids(&o, "node_buffer_ids", node_buffer_ids, graph->n_nodes);

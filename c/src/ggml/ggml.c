@@ -750,12 +750,60 @@ struct ggml_tensor * ggml_set_name(struct ggml_tensor * tensor, const char * nam
     return tensor;
 }
 
+// fmt with only %s and %d conversions written into name (GGML_MAX_NAME bytes, truncated as vsnprintf
+// truncates); false, name undefined, for any other conversion or a NULL string: then vsnprintf writes
+// it. Names are formatted by the thousand per model graph ("%s (view)", "%s-%d"): vsnprintf was a
+// quarter of building one.
+static bool format_name_simple(char * name, const char * fmt, va_list args) {
+    size_t n = 0;
+    for (const char * f = fmt; *f; f++) {
+        char digits[24];
+        const char * piece = f;
+        size_t len = 1;
+        if (*f == '%') {
+            f++;
+            if (*f == 's') {
+                piece = va_arg(args, const char *);
+                if (piece == NULL) {
+                    return false;
+                }
+                len = strlen(piece);
+            } else if (*f == 'd') {
+                const int v = va_arg(args, int);
+                unsigned long long u = v < 0 ? 0ULL - (unsigned long long) v : (unsigned long long) v;
+                size_t i = sizeof(digits);
+                do {
+                    digits[--i] = (char) ('0' + u % 10);
+                    u /= 10;
+                } while (u != 0);
+                if (v < 0) {
+                    digits[--i] = '-';
+                }
+                piece = digits + i;
+                len   = sizeof(digits) - i;
+            } else {
+                return false;
+            }
+        }
+        const size_t room = GGML_MAX_NAME - 1 - n;
+        len = len < room ? len : room;
+        memcpy(name + n, piece, len);
+        n += len;
+    }
+    name[n] = '\0';
+    return true;
+}
+
 struct ggml_tensor * ggml_format_name(struct ggml_tensor * tensor, const char * fmt, ...) {
     // format into a scratch buffer first: the arguments may be this tensor's own name
     char name[GGML_MAX_NAME];
-    va_list args;
+    va_list args, again;
     va_start(args, fmt);
-    vsnprintf(name, sizeof(name), fmt, args);
+    va_copy(again, args);
+    if (!format_name_simple(name, fmt, args)) {
+        vsnprintf(name, sizeof(name), fmt, again);
+    }
+    va_end(again);
     va_end(args);
     memcpy(tensor->name, name, sizeof(name));
     return tensor;

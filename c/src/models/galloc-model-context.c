@@ -424,8 +424,10 @@ static bool reserve(ggml_gallocr_t galloc, struct ggml_cgraph * gf, struct reser
     return true;
 }
 
-bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
-                                struct galloc_model_sizes * out, struct galloc_error * err) {
+// llama.cpp's three reserves and the sizes it logs; with doc, also the prompt graph's document (the
+// graph planned first and last, written once the sizes are known)
+static bool compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s, struct galloc_model_sizes * out,
+                          char ** doc, size_t * doc_len, struct galloc_error * err) {
     struct model_cparams cp;
     memset(out, 0, sizeof(*out));
     galloc_error_clear(err);
@@ -470,7 +472,29 @@ bool galloc_model_compute_sizes(const struct galloc_model * m, const struct gall
             }
         }
     }
+    if (ok && doc) {
+        char name[256];
+        doc_name(m, &cp, s, name, sizeof(name));
+        *doc = galloc_export_graph(pp->g.gf, name, &buft, 1, NULL, NULL, doc_len);
+        if (!*doc) {
+            ok = galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory writing the graph document");
+        }
+    }
     build_free(pp);
     galloc_virtual_buft_free(buft);
+    if (!ok) {
+        memset(out, 0, sizeof(*out));
+    }
     return ok;
+}
+
+bool galloc_model_compute_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
+                                struct galloc_model_sizes * out, struct galloc_error * err) {
+    return compute_sizes(m, s, out, NULL, NULL, err);
+}
+
+char * galloc_model_document_sizes(const struct galloc_model * m, const struct galloc_model_settings * s,
+                                   struct galloc_model_sizes * out, size_t * len, struct galloc_error * err) {
+    char * doc = NULL;
+    return compute_sizes(m, s, out, &doc, len, err) ? doc : NULL;
 }

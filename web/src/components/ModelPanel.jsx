@@ -112,7 +112,7 @@ function Sizes() {
       </p>
       {buildTimes.value && (
         <p class="hint" data-testid="model-build-ms" data-total={buildTimes.value.total.toFixed(1)}>
-          built in {buildTimes.value.total.toFixed(0)} ms (sizes {buildTimes.value.sizes.toFixed(0)}, graph {buildTimes.value.document.toFixed(0)},
+          built in {buildTimes.value.total.toFixed(0)} ms (sizes and graph {buildTimes.value.build.toFixed(0)},
           {' '}plan and views {buildTimes.value.plan.toFixed(0)})
         </p>
       )}

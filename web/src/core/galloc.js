@@ -919,6 +919,24 @@ export class GallocModel {
     return JSON.parse(this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_sizes(h, ptr, len)));
   }
 
+  /**
+   * What a settings change shows, from one build of the graph: the sizes (as sizes()) and the
+   * graph document they were planned from (as document()), with its JSON text (for plan(): no
+   * second serialisation).
+   * @param {Partial<ModelSettings>} settings
+   * @returns {{sizes: ModelSizes, graph: object, graphText: string}}
+   * @throws {GallocError} as document()
+   */
+  build(settings) {
+    const h = this.open();
+    const text = this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_build(h, ptr, len));
+    const r = JSON.parse(text);
+    // {"sizes":{...},"graph":DOC}: the first ',"graph":' closes the sizes (a quote inside a JSON
+    // string is escaped, so the sequence cannot start inside one)
+    const at = text.indexOf(',"graph":');
+    return { sizes: r.sizes, graph: r.graph, graphText: text.slice(at + 9, -1) };
+  }
+
   /** Free the model in the module; later calls throw. */
   close() {
     if (this.handle !== 0 && this.g.dead === null) this.g.m._galloc_wasm_model_close(this.handle);
