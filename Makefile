@@ -16,8 +16,11 @@ CLANG   ?= clang
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 include c/layers.mk  # INC_<layer>, INC (CLI, WASM glue), TEST_INC, layer_inc
-# release: -O3, as upstream builds ggml-alloc.c (CMake Release); measured with callgrind on bench-ggml-api,
-# -O3 plans the llama graphs in 10 % fewer instructions than -O2 (1.96M vs 2.18M for llama-7b-pp512)
+# release: -O3, as upstream builds ggml-alloc.c (CMake Release), chosen on instruction counts (callgrind,
+# bench/instructions.mjs, gcc 12.2, 2026-12-01): at -O2 a fresh plan takes 11 % more instructions
+# (llama-7b-pp512 1.77M vs 1.59M, llama-70b 4.38M vs 3.93M, random 10k 15.7M vs 14.1M, 100k 156M vs 140M),
+# the per-token alloc_graph 20 % more (7B 0.50M vs 0.41M: above upstream's 0.42M), the planner path
+# (document in, plan out) 6 % more; nothing got slower at -O3
 OPT_REL := -O3 -g
 # sanitizers: one switch away (make SAN=...)
 SAN     ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -189,7 +192,7 @@ build/san/export-cxx.ok: c/src/documents/galloc-export.c c/include/galloc-export
 test-layers: $(SAN_OBJ)
 	@$(call suite,layers,layers) node scripts/check-layers.mjs build/san/obj
 
-test-c: $(TESTS) build/san/galloc $(REPLAYS) build/san/export-cxx.ok
+test-c: $(TESTS) build/san/galloc $(REPLAYS) build/san/export-cxx.ok $(BENCH_BUILT)
 	@$(call suite,c,c) ./scripts/test-c.sh $(TESTS) $(REPLAYS)
 
 # upstream's own test, from $(SHARED) (the reference data beside the checkout); skipped when

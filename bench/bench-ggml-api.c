@@ -1,19 +1,20 @@
 // bench-ggml-api.c: ggml_gallocr through ggml's public API only, for side-by-side builds.
 //
-// One source that compiles against this project's headers and library and, unchanged,
-// against upstream ggml (ggml.h, ggml-alloc.h, ggml-backend.h and ggml-backend-impl.h, for a
-// buffer type that allocates no memory, as ggml's own test-alloc.cpp makes one). Per graph a
-// plan is ggml_gallocr_new_n + reserve_n + alloc_graph + free; it prints median/min/max time,
-// minor page faults per plan and the buffer size, and under
-// `valgrind --tool=callgrind --collect-atstart=no` callgrind counts only the planning calls.
+// One source (with bench-graphs.c) that compiles against this project's headers and library and,
+// unchanged, against upstream ggml. Per graph of bench-graphs.c a plan is ggml_gallocr_new_n +
+// reserve_n + alloc_graph + free on a fresh allocator (--hot: alloc_graph on one allocator reserved
+// once, the path llama.cpp runs per token); it prints median/min/max time, minor page faults per
+// plan and the buffer size, and under `valgrind --tool=callgrind --collect-atstart=no` callgrind
+// counts only the planning calls. glibc runs as the environment sets it (GLIBC_TUNABLES is
+// recorded in the JSON: none is glibc as a user's process has it).
 //
-//   bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot]
-//   --hot: the per-token path: one allocator reserved once, then alloc_graph per run
+//   bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot] [--json FILE]
 //   --warmup: plans before the measured ones (default runs / 3 + 3; instruction counts need 1)
+//   --json: one JSON line per graph appended to FILE
 //   BENCH_DUMP=FILE: write every node's op, offset and size after the last plan, to compare two builds
 
+#include "bench-graphs.h"
 #include "ggml-alloc.h"
-#include "ggml-backend-impl.h"
 #include "ggml-backend.h"
 #include "ggml.h"
 
@@ -33,211 +34,6 @@
 #ifndef CALLGRIND_TOGGLE_COLLECT
 #    define CALLGRIND_TOGGLE_COLLECT
 #endif
-
-//
-// a buffer type without memory: every buffer starts at a fixed fake address
-//
-
-static uint8_t * const fake_base = (uint8_t *) 4096;
-
-static void *      nomem_get_base(ggml_backend_buffer_t buffer) { (void) buffer; return fake_base; }
-static void        nomem_free_buffer(ggml_backend_buffer_t buffer) { (void) buffer; }
-static void        nomem_clear(ggml_backend_buffer_t buffer, uint8_t value) { (void) buffer; (void) value; }
-static const char * nomem_name(ggml_backend_buffer_type_t buft) { (void) buft; return "nomem"; }
-static size_t      nomem_alignment(ggml_backend_buffer_type_t buft) { (void) buft; return 32; }
-static bool        nomem_is_host(ggml_backend_buffer_type_t buft) { (void) buft; return false; }
-
-static ggml_backend_buffer_t nomem_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
-    struct ggml_backend_buffer_i iface;
-    memset(&iface, 0, sizeof(iface));
-    iface.free_buffer = nomem_free_buffer;
-    iface.get_base    = nomem_get_base;
-    iface.clear       = nomem_clear;
-    return ggml_backend_buffer_init(buft, iface, NULL, size);
-}
-
-static struct ggml_backend_buffer_type nomem_buft;
-
-static ggml_backend_buffer_type_t nomem_buffer_type(void) {
-    memset(&nomem_buft, 0, sizeof(nomem_buft));
-    nomem_buft.iface.get_name      = nomem_name;
-    nomem_buft.iface.alloc_buffer  = nomem_alloc_buffer;
-    nomem_buft.iface.get_alignment = nomem_alignment;
-    nomem_buft.iface.is_host       = nomem_is_host;
-    return &nomem_buft;
-}
-
-//
-// graphs
-//
-
-struct bench_graph {
-    struct ggml_context * ctx;     // graph tensors (no_alloc)
-    struct ggml_context * wctx;    // weights and KV cache (no_alloc, placed in wbuf)
-    ggml_backend_buffer_t wbuf;
-    struct ggml_cgraph  * gf;
-};
-
-// place every tensor of wctx in one fake buffer, so the allocator sees them as allocated
-static void place_weights(struct bench_graph * g) {
-    size_t total = 0;
-    for (struct ggml_tensor * t = ggml_get_first_tensor(g->wctx); t; t = ggml_get_next_tensor(g->wctx, t)) {
-        total += ggml_nbytes(t);
-    }
-    g->wbuf = ggml_backend_buft_alloc_buffer(nomem_buffer_type(), total + 1);
-    uint8_t * addr = fake_base;
-    for (struct ggml_tensor * t = ggml_get_first_tensor(g->wctx); t; t = ggml_get_next_tensor(g->wctx, t)) {
-        ggml_backend_tensor_alloc(g->wbuf, t, addr);
-        addr += ggml_nbytes(t);
-    }
-}
-
-struct llama_shape {
-    int n_layer, n_embd, n_head, n_head_kv, n_ff, n_vocab, n_tokens, n_kv;
-};
-
-// a llama-style decoder step: embeddings, per layer RMS norm, Q/K/V, RoPE, KV cache written
-// through views, mul_mat + soft_max_ext attention, SwiGLU FFN, residuals; final norm, logits
-static void build_llama(struct bench_graph * g, struct llama_shape s) {
-    const int hd = s.n_embd / s.n_head;
-    struct ggml_init_params wp = { (size_t) (s.n_layer * 12 + 16) * ggml_tensor_overhead(), NULL, true };
-    struct ggml_init_params gp = { (size_t) (s.n_layer * 64 + 64) * ggml_tensor_overhead() + ggml_graph_overhead_custom(16384, false), NULL, true };
-    g->wctx = ggml_init(wp);
-    g->ctx  = ggml_init(gp);
-    struct ggml_context * w = g->wctx, * c = g->ctx;
-
-    struct ggml_tensor * tok_embd = ggml_new_tensor_2d(w, GGML_TYPE_Q4_0, s.n_embd, s.n_vocab);
-    struct ggml_tensor * out_norm = ggml_new_tensor_1d(w, GGML_TYPE_F32, s.n_embd);
-    struct ggml_tensor * output   = ggml_new_tensor_2d(w, GGML_TYPE_Q4_0, s.n_embd, s.n_vocab);
-    struct ggml_tensor * layers[256][9];
-    for (int l = 0; l < s.n_layer; l++) {
-        layers[l][0] = ggml_new_tensor_1d(w, GGML_TYPE_F32, s.n_embd);                          // attn_norm
-        layers[l][1] = ggml_new_tensor_2d(w, GGML_TYPE_Q4_0, s.n_embd, s.n_embd);               // wq
-        layers[l][2] = ggml_new_tensor_2d(w, GGML_TYPE_Q4_0, s.n_embd, hd * s.n_head_kv);       // wk
-        layers[l][3] = ggml_new_tensor_2d(w, GGML_TYPE_Q4_0, s.n_embd, hd * s.n_head_kv);       // wv
-        layers[l][4] = ggml_new_tensor_2d(w, GGML_TYPE_Q4_0, s.n_embd, s.n_embd);               // wo
-        layers[l][5] = ggml_new_tensor_1d(w, GGML_TYPE_F32, s.n_embd);                          // ffn_norm
-        layers[l][6] = ggml_new_tensor_2d(w, GGML_TYPE_Q4_0, s.n_embd, s.n_ff);                 // gate
-        layers[l][7] = ggml_new_tensor_2d(w, GGML_TYPE_Q4_0, s.n_embd, s.n_ff);                 // up
-        layers[l][8] = ggml_new_tensor_2d(w, GGML_TYPE_Q4_0, s.n_ff, s.n_embd);                 // down
-    }
-    struct ggml_tensor * cache_k[256], * cache_v[256];
-    for (int l = 0; l < s.n_layer; l++) {
-        cache_k[l] = ggml_new_tensor_1d(w, GGML_TYPE_F16, (int64_t) hd * s.n_head_kv * s.n_kv);
-        cache_v[l] = ggml_new_tensor_1d(w, GGML_TYPE_F16, (int64_t) hd * s.n_head_kv * s.n_kv);
-    }
-    place_weights(g);
-
-    g->gf = ggml_new_graph_custom(c, 16384, false);
-    struct ggml_tensor * inp_tokens = ggml_new_tensor_1d(c, GGML_TYPE_I32, s.n_tokens);
-    struct ggml_tensor * inp_pos    = ggml_new_tensor_1d(c, GGML_TYPE_I32, s.n_tokens);
-    struct ggml_tensor * kq_mask    = ggml_new_tensor_2d(c, GGML_TYPE_F32, s.n_kv, s.n_tokens);
-    ggml_set_input(inp_tokens);
-    ggml_set_input(inp_pos);
-    ggml_set_input(kq_mask);
-
-    struct ggml_tensor * inpL = ggml_get_rows(c, tok_embd, inp_tokens);
-    const int kv_head = s.n_kv - s.n_tokens; // the batch goes into the last cells
-    for (int l = 0; l < s.n_layer; l++) {
-        struct ggml_tensor ** L = layers[l];
-        struct ggml_tensor * cur = ggml_mul(c, ggml_rms_norm(c, inpL, 1e-5f), L[0]);
-        struct ggml_tensor * q = ggml_rope_ext(c, ggml_reshape_3d(c, ggml_mul_mat(c, L[1], cur), hd, s.n_head, s.n_tokens), inp_pos, NULL,
-                                               hd, 0, 4096, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
-        struct ggml_tensor * k = ggml_rope_ext(c, ggml_reshape_3d(c, ggml_mul_mat(c, L[2], cur), hd, s.n_head_kv, s.n_tokens), inp_pos, NULL,
-                                               hd, 0, 4096, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
-        struct ggml_tensor * v = ggml_mul_mat(c, L[3], cur);
-        const size_t row = (size_t) hd * s.n_head_kv * ggml_element_size(cache_k[l]);
-        struct ggml_tensor * k_dst = ggml_view_1d(c, cache_k[l], (int64_t) s.n_tokens * hd * s.n_head_kv, row * (size_t) kv_head);
-        struct ggml_tensor * v_dst = ggml_view_1d(c, cache_v[l], (int64_t) s.n_tokens * hd * s.n_head_kv, row * (size_t) kv_head);
-        ggml_build_forward_expand(g->gf, ggml_cpy(c, k, k_dst));
-        ggml_build_forward_expand(g->gf, ggml_cpy(c, v, v_dst));
-
-        struct ggml_tensor * kk = ggml_view_3d(c, cache_k[l], hd, s.n_kv, s.n_head_kv, row, (size_t) hd * ggml_element_size(cache_k[l]), 0);
-        struct ggml_tensor * vv = ggml_view_3d(c, cache_v[l], s.n_kv, hd, s.n_head_kv, (size_t) s.n_kv * ggml_element_size(cache_v[l]),
-                                               (size_t) s.n_kv * hd * ggml_element_size(cache_v[l]), 0);
-        struct ggml_tensor * qp  = ggml_permute(c, q, 0, 2, 1, 3);
-        struct ggml_tensor * kq  = ggml_soft_max_ext(c, ggml_mul_mat(c, kk, qp), kq_mask, 1.0f, 0.0f);
-        struct ggml_tensor * kqv = ggml_permute(c, ggml_mul_mat(c, vv, kq), 0, 2, 1, 3);
-        cur = ggml_mul_mat(c, L[4], ggml_cont_2d(c, kqv, s.n_embd, s.n_tokens));
-        struct ggml_tensor * ffn_inp = ggml_add(c, cur, inpL);
-
-        cur = ggml_mul(c, ggml_rms_norm(c, ffn_inp, 1e-5f), L[5]);
-        struct ggml_tensor * gate = ggml_mul_mat(c, L[6], cur);
-        struct ggml_tensor * up   = ggml_mul_mat(c, L[7], cur);
-        cur  = ggml_mul_mat(c, L[8], ggml_mul(c, ggml_silu(c, gate), up));
-        inpL = ggml_add(c, cur, ffn_inp);
-    }
-    struct ggml_tensor * logits = ggml_mul_mat(c, output, ggml_mul(c, ggml_rms_norm(c, inpL, 1e-5f), out_norm));
-    ggml_set_output(logits);
-    ggml_build_forward_expand(g->gf, logits);
-}
-
-static uint64_t rng_state;
-
-static int rng_below(int n) {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (int) ((uint32_t) (rng_state >> 33) % (uint32_t) n);
-}
-
-// a random DAG of element-wise ops, broadcasts, pads, concats and views over 1-D tensors;
-// reach: how far back a second source may come from (a long reach leaves many free blocks,
-// more than upstream's 256 per chunk)
-static void build_random(struct bench_graph * g, int n_nodes, uint64_t seed, int reach) {
-    rng_state = seed;
-    const size_t size = (size_t) n_nodes * 2 + 64;
-    struct ggml_init_params ip = { (size_t) n_nodes * 3 * ggml_tensor_overhead() + ggml_graph_overhead_custom(size, false), NULL, true };
-    g->ctx  = ggml_init(ip);
-    g->wctx = NULL;
-    g->wbuf = NULL;
-    g->gf   = ggml_new_graph_custom(g->ctx, size, false);
-    struct ggml_context * c = g->ctx;
-    const int cap = n_nodes * 2 + 64;
-    struct ggml_tensor ** pool = malloc(sizeof(*pool) * (size_t) cap);
-    int n = 0;
-    while (ggml_graph_n_nodes(g->gf) < n_nodes && n + 1 < cap) {
-        if (n < 4 || rng_below(reach == 0 ? 32 : 256) == 0) {
-            struct ggml_tensor * in = ggml_new_tensor_1d(c, GGML_TYPE_F32, 16 + rng_below(4096));
-            ggml_set_input(in);
-            pool[n++] = in;
-            continue;
-        }
-        struct ggml_tensor * a = pool[n - 1 - rng_below(n < 16 ? n : 16)];
-        struct ggml_tensor * b = pool[reach == 0 && rng_below(8) == 0 ? rng_below(n) : n - 1 - rng_below(n < reach || reach == 0 ? (n < 64 ? n : 64) : reach)];
-        struct ggml_tensor * t;
-        switch (reach == 0 ? rng_below(6) : (int[]) { 0, 1, 4, 5 }[rng_below(4)]) {
-            case 0:  t = ggml_scale(c, a, 0.5f); break;
-            case 1:  t = ggml_add(c, a, ggml_mean(c, b)); break;
-            case 2:  t = a->ne[0] < 8192 ? ggml_pad(c, a, 1 + rng_below(512), 0, 0, 0) : ggml_scale(c, a, 2.0f); break;
-            case 3:  t = a->ne[0] + b->ne[0] < 16384 ? ggml_concat(c, a, b, 0) : ggml_mul(c, a, ggml_mean(c, b)); break;
-            case 4:  t = ggml_view_1d(c, a, a->ne[0] / 2 + 1, 0); break;
-            default: t = ggml_silu(c, a); break;
-        }
-        if (rng_below(reach == 0 ? 64 : 4096) == 0) {
-            ggml_set_output(t);
-        }
-        pool[n++] = t;
-        ggml_build_forward_expand(g->gf, t);
-    }
-    free(pool);
-}
-
-static void graph_free(struct bench_graph * g) {
-    if (g->wbuf) {
-        ggml_backend_buffer_free(g->wbuf);
-    }
-    if (g->wctx) {
-        ggml_free(g->wctx);
-    }
-    ggml_free(g->ctx);
-}
-
-// forget the placements of the last plan, as a newly built graph has none (weights keep theirs)
-static void reset_graph(struct bench_graph * g) {
-    for (struct ggml_tensor * t = ggml_get_first_tensor(g->ctx); t; t = ggml_get_next_tensor(g->ctx, t)) {
-        t->data   = NULL;
-        t->buffer = NULL;
-    }
-}
 
 //
 // measuring
@@ -260,14 +56,15 @@ static int cmp_double(const void * a, const void * b) {
     return (x > y) - (x < y);
 }
 
-static void measure(const char * name, struct bench_graph * g, int runs, int warmup, bool hot) {
-    ggml_backend_buffer_type_t buft = nomem_buffer_type();
+// measure and print one graph; its JSON line goes to json (when not NULL)
+static void measure(const char * name, struct bench_graph * g, int runs, int warmup, bool hot, FILE * json) {
+    ggml_backend_buffer_type_t buft = bench_nomem_buffer_type();
     double * t = malloc(sizeof(double) * (size_t) runs);
     size_t bytes = 0;
     long faults = 0;
     ggml_gallocr_t kept = NULL;
     if (hot) { // reserved once, outside the measurement
-        reset_graph(g);
+        bench_graph_reset(g);
         kept = ggml_gallocr_new_n(&buft, 1);
         if (!ggml_gallocr_reserve_n(kept, g->gf, NULL, NULL)) {
             fprintf(stderr, "%s: reserve failed\n", name);
@@ -275,7 +72,7 @@ static void measure(const char * name, struct bench_graph * g, int runs, int war
         }
     }
     for (int k = -(warmup >= 0 ? warmup : runs / 3 + 3); k < runs; k++) { // negative k: warm-up, not measured
-        reset_graph(g);
+        bench_graph_reset(g);
         long   f0 = minor_faults();
         double t0 = now_ms();
         if (k >= 0) {
@@ -304,7 +101,7 @@ static void measure(const char * name, struct bench_graph * g, int runs, int war
         FILE * f = fopen(getenv("BENCH_DUMP"), "w");
         for (int i = 0; f && i < ggml_graph_n_nodes(g->gf); i++) {
             struct ggml_tensor * n = ggml_graph_node(g->gf, i);
-            fprintf(f, "%d %s %lld %zu %d %d\n", i, ggml_op_desc(n), (long long) ((uint8_t *) n->data - fake_base), ggml_nbytes(n), n->view_src != NULL, (int) n->flags);
+            fprintf(f, "%d %s %lld %zu %d %d\n", i, ggml_op_desc(n), (long long) bench_nomem_offset(n), ggml_nbytes(n), n->view_src != NULL, (int) n->flags);
         }
         if (f) fclose(f);
     }
@@ -313,11 +110,21 @@ static void measure(const char * name, struct bench_graph * g, int runs, int war
     printf("%-18s %8d %6d %11.3f %10.3f %10.3f %9.0f %12.1f %14zu\n", name, n_nodes, runs, t[runs / 2], t[0], t[runs - 1],
            t[runs / 2] * 1e6 / n_nodes, (double) faults / runs, bytes);
     fflush(stdout);
+    if (json) {
+        const char * tunables = getenv("GLIBC_TUNABLES");
+        fprintf(json,
+                "{\"graph\": \"%s\", \"plan\": \"%s\", \"nodes\": %d, \"runs\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, "
+                "\"max_ms\": %.6f, \"faults_per_plan\": %.2f, \"bytes\": %zu, \"glibc_tunables\": \"%s\"}\n",
+                name, hot ? "hot" : "fresh", n_nodes, runs, t[runs / 2], t[0], t[runs - 1], (double) faults / runs, bytes,
+                tunables ? tunables : "");
+        fflush(json);
+    }
     free(t);
 }
 
 int main(int argc, char ** argv) {
     const char * only = NULL;
+    const char * json_path = NULL;
     int runs_override = 0;
     int warmup = -1;
     bool hot = false;
@@ -330,42 +137,44 @@ int main(int argc, char ** argv) {
             warmup = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--hot") == 0) {
             hot = true;
+        } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+            json_path = argv[++i];
         } else {
-            fprintf(stderr, "usage: bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot]\n");
+            fprintf(stderr, "usage: bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot] [--json FILE]\n");
             return 2;
         }
     }
-    struct { const char * name; struct llama_shape s; int runs; } llamas[] = {
-        { "llama-7b-pp512", { 32, 4096, 32, 32, 11008, 32000, 512, 4096 }, 101 },
-        { "llama-7b-decode", { 32, 4096, 32, 32, 11008, 32000, 1, 4096 }, 101 },
-        { "llama-70b-pp512", { 80, 8192, 64, 8, 28672, 32000, 512, 4096 }, 51 },
-        { "llama-70b-decode", { 80, 8192, 64, 8, 28672, 32000, 1, 4096 }, 51 },
-    };
-    struct { const char * name; int n; uint64_t seed; int reach; int runs; } randoms[] = {
-        { "random-10k", 10000, 2, 8, 31 },       { "random-100k", 100000, 3, 8, 7 },        { "random-1000k", 1000000, 4, 8, 3 },
-        { "random-far-10k", 10000, 2, 0, 31 },   { "random-far-100k", 100000, 3, 0, 7 },   { "random-far-1000k", 1000000, 4, 0, 3 },
-    };
-    printf("%s plan: %s\n", hot ? "hot" : "fresh",
-           hot ? "ggml_gallocr_alloc_graph on an allocator reserved for the graph" : "ggml_gallocr_new_n + reserve_n + alloc_graph + free");
+    FILE * json = json_path ? fopen(json_path, "a") : NULL;
+    if (json_path && !json) {
+        fprintf(stderr, "bench-ggml-api: cannot write %s\n", json_path);
+        return 1;
+    }
+    const char * tunables = getenv("GLIBC_TUNABLES");
+    printf("%s plan: %s; glibc: %s%s\n", hot ? "hot" : "fresh",
+           hot ? "ggml_gallocr_alloc_graph on an allocator reserved for the graph" : "ggml_gallocr_new_n + reserve_n + alloc_graph + free",
+           tunables ? "GLIBC_TUNABLES=" : "stock (no GLIBC_TUNABLES)", tunables ? tunables : "");
     printf("%-18s %8s %6s %11s %10s %10s %9s %12s %14s\n", "graph", "nodes", "runs", "median (ms)", "min (ms)", "max (ms)", "ns/node",
            "faults/plan", "buffer bytes");
-    for (size_t i = 0; i < sizeof(llamas) / sizeof(llamas[0]); i++) {
-        if (only && strcmp(only, llamas[i].name) != 0) {
+    int n_run = 0;
+    for (int i = 0; i < bench_n_cases; i++) {
+        const struct bench_case * c = &bench_cases[i];
+        if (only && strcmp(only, c->name) != 0) {
             continue;
         }
         struct bench_graph g;
-        build_llama(&g, llamas[i].s);
-        measure(llamas[i].name, &g, runs_override > 0 ? runs_override : llamas[i].runs, warmup, hot);
-        graph_free(&g);
+        bench_graph_build(&g, c);
+        // a hot plan of a llama graph takes tens of microseconds: ten times the runs, for a stable median
+        int runs = runs_override > 0 ? runs_override : c->runs * (hot && c->n_layer > 0 ? 10 : 1);
+        measure(c->name, &g, runs, warmup, hot, json);
+        bench_graph_free(&g);
+        n_run++;
     }
-    for (size_t i = 0; i < sizeof(randoms) / sizeof(randoms[0]); i++) {
-        if (only && strcmp(only, randoms[i].name) != 0) {
-            continue;
-        }
-        struct bench_graph g;
-        build_random(&g, randoms[i].n, randoms[i].seed, randoms[i].reach);
-        measure(randoms[i].name, &g, runs_override > 0 ? runs_override : randoms[i].runs, warmup, hot);
-        graph_free(&g);
+    if (json) {
+        fclose(json);
+    }
+    if (n_run == 0) {
+        fprintf(stderr, "bench-ggml-api: no graph named %s\n", only ? only : "");
+        return 2;
     }
     return 0;
 }

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # bench-hostile.sh: time and peak memory of the CLI and the WASM module on the large and hostile
-# inputs of issue 15 (`make bench-hostile`). Prints one line per case: seconds, max RSS (or
-# WASM heap) and the exit status. Inputs are generated into a temporary directory.
+# inputs of issue 15 (`make bench-hostile`, part of `make bench`). Prints one line per case:
+# seconds, max RSS (or WASM heap) and the exit status, and writes them as JSON lines to OUT.jsonl
+# when given. Inputs are generated into a temporary directory.
+#   bench-hostile.sh [GALLOC [OUT.jsonl]]
 #   the 580k in-place ADD chain (30 MB)        plan --compare
 #   1,000 buffer types (200 tensors each)       plan --compare --budget-ms 50
 #   two plans just under the 256 MiB limit      diff (4,194,304 tensors each, every offset differs)
 #   8 MB of 4,194,304 zero-filled tensor entries in the WASM module (heap length after)
 set -uo pipefail
 galloc=${1:-build/rel/galloc}
+out=${2:-/dev/null}
+: > "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -17,7 +21,10 @@ measure() { # NAME -- command...
     /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err"
     local status=$?
     read -r secs kb < <(tail -1 "$tmp/time")
-    printf '%-44s %8.2f s %10.1f MiB  exit %d\n' "$name" "$secs" "$(echo "$kb / 1024" | bc -l)" "$status"
+    local mib
+    mib=$(echo "$kb / 1024" | bc -l)
+    printf '%-44s %8.2f s %10.1f MiB  exit %d\n' "$name" "$secs" "$mib" "$status"
+    printf '{"case": "%s", "seconds": %s, "max_rss_mib": %.1f, "exit": %d}\n' "$name" "$secs" "$mib" "$status" >> "$out"
 }
 
 awk 'BEGIN { n = 580000; printf "{\"format\":\"galloc-graph\",\"version\":1,\"tensors\":[{\"name\":\"x\",\"op\":\"NONE\",\"type\":\"f32\",\"ne\":[4],\"flags\":[\"input\"]}";
@@ -37,13 +44,15 @@ done
 measure "two $(($(stat -c %s "$tmp/plan0.json") >> 20)) MiB plans, diff" -- "$galloc" diff "$tmp/plan0.json" "$tmp/plan1.json"
 rm -f "$tmp/plan0.json" "$tmp/plan1.json"
 
-node --input-type=module -e "
+BENCH_HOSTILE_OUT=$out node --input-type=module -e "
+import { appendFileSync } from 'node:fs';
 import { loadGalloc } from './web/src/core/galloc.js';
 const g = await loadGalloc();
 const text = '{\"tensors\":[' + Array(4194304).fill('0').join(',') + ']}';
 const t0 = performance.now();
 let msg = '';
 try { g.planText(text); } catch (e) { msg = e.message; }
-console.log('WASM, 8 MB of 4,194,304 zero entries'.padEnd(44), ((performance.now() - t0) / 1000).toFixed(2).padStart(8), 's',
-            (g.m.HEAPU8.length / 2 ** 20).toFixed(1).padStart(10), 'MiB heap ', msg);
+const name = 'WASM, 8 MB of 4,194,304 zero entries', secs = (performance.now() - t0) / 1000, heap = g.m.HEAPU8.length / 2 ** 20;
+console.log(name.padEnd(44), secs.toFixed(2).padStart(8), 's', heap.toFixed(1).padStart(10), 'MiB heap ', msg);
+appendFileSync(process.env.BENCH_HOSTILE_OUT, JSON.stringify({ case: name, seconds: +secs.toFixed(2), heap_mib: +heap.toFixed(1), message: msg }) + '\\n');
 "

@@ -1,4 +1,4 @@
-// bench-plan.c: planning time of ggml_gallocr on llama presets, large random graphs and golden documents.
+// bench-plan.c: planning time of ggml_gallocr on the golden documents, rebuilt as ggml graphs.
 //
 // "plan" = ggml_gallocr_new_n + ggml_gallocr_reserve_n + ggml_gallocr_alloc_graph + ggml_gallocr_free
 // over virtual buffer types (no memory), graph construction excluded, as in
@@ -6,19 +6,16 @@
 // per plan (getrusage, after warm-up), and, under `valgrind --tool=callgrind --collect-atstart=no`,
 // instructions of the planning calls only (callgrind's "Collected" / runs).
 // By default glibc runs as it comes, as in a user's process; --tuned keeps freed memory
-// (M_TRIM_THRESHOLD, M_MMAP_THRESHOLD) so a run measures planning without the kernel
-// handing the same pages back zeroed.
+// (bench_keep_freed_memory) so a run measures planning without the kernel handing the same
+// pages back zeroed.
 //
 //   bench-plan [--tuned] [--only NAME] [--runs N] [OUT.json]
 
 #include "bench-util.h"
 #include "files.h"
 #include "galloc-clock.h"
-#include "rng.h" // the tests' seeded generator (tests/c/support/rng.c)
 #include "galloc-document-ggml.h"
 #include "galloc-document.h"
-#include "galloc-llama.h"
-#include "galloc-virtual.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-impl.h"
@@ -142,75 +139,6 @@ static struct result time_plan(const char * name, struct ggml_cgraph * gf, ggml_
     return r;
 }
 
-static struct result bench_llama(const char * preset, int runs) {
-    struct galloc_llama_params p;
-    if (!galloc_llama_preset_params(preset, &p)) {
-        fprintf(stderr, "unknown preset %s\n", preset);
-        exit(1);
-    }
-    struct galloc_llama_graph * g = galloc_llama_build(&p);
-    if (!g) {
-        fprintf(stderr, "%s: build failed\n", preset);
-        exit(1);
-    }
-    struct result r = time_plan(preset, g->graph, g->bufts, g->n_bufts, g->node_buffer_ids, g->leaf_buffer_ids, runs);
-    galloc_llama_free(g);
-    return r;
-}
-
-//
-// random graphs: chains of element-wise ops, broadcasts, pads, concats and views over 1-D tensors
-//
-
-static struct result bench_random(int n_nodes, uint64_t seed, int runs) {
-    rng_seed(seed);
-    const size_t size = (size_t) n_nodes * 2 + 64;
-    struct ggml_init_params ip = { (size_t) n_nodes * 3 * ggml_tensor_overhead() + ggml_graph_overhead_custom(size, false), NULL, true };
-    struct ggml_context * ctx = ggml_init(ip);
-    struct ggml_cgraph  * gf  = ctx ? ggml_new_graph_custom(ctx, size, false) : NULL;
-    ggml_backend_buffer_type_t buft = galloc_virtual_buft_new("dev0", 32, SIZE_MAX);
-    const int cap = n_nodes * 2 + 64;
-    struct ggml_tensor ** pool = malloc(sizeof(*pool) * (size_t) cap);
-    if (!gf || !buft || !pool) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    // every op is expanded into the graph (results nobody reads die at once)
-    int n = 0;
-    while (gf->n_nodes < n_nodes && n + 1 < cap) {
-        if (n < 4 || rng_below(32) == 0) {
-            struct ggml_tensor * in = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 16 + rng_below(4096));
-            ggml_set_input(in);
-            pool[n++] = in;
-            continue;
-        }
-        // sources mostly recent, sometimes far back
-        struct ggml_tensor * a = pool[n - 1 - rng_below(n < 16 ? n : 16)];
-        struct ggml_tensor * b = pool[rng_below(8) == 0 ? rng_below(n) : n - 1 - rng_below(n < 64 ? n : 64)];
-        struct ggml_tensor * t;
-        switch (rng_below(6)) {
-            case 0:  t = ggml_scale(ctx, a, 0.5f); break;
-            case 1:  t = ggml_add(ctx, a, ggml_mean(ctx, b)); break;
-            case 2:  t = a->ne[0] < 8192 ? ggml_pad(ctx, a, 1 + rng_below(512), 0, 0, 0) : ggml_scale(ctx, a, 2.0f); break;
-            case 3:  t = a->ne[0] + b->ne[0] < 16384 ? ggml_concat(ctx, a, b, 0) : ggml_mul(ctx, a, ggml_mean(ctx, b)); break;
-            case 4:  t = ggml_view_1d(ctx, a, a->ne[0] / 2 + 1, 0); break;
-            default: t = ggml_silu(ctx, a); break;
-        }
-        if (rng_below(64) == 0) {
-            ggml_set_output(t);
-        }
-        pool[n++] = t;
-        ggml_build_forward_expand(gf, t);
-    }
-    char name[64];
-    snprintf(name, sizeof(name), "random-%dk", n_nodes / 1000);
-    struct result r = time_plan(name, gf, &buft, 1, NULL, NULL, runs);
-    free(pool);
-    galloc_virtual_buft_free(buft);
-    ggml_free(ctx);
-    return r;
-}
-
 // a golden graph document rebuilt as a ggml graph: the graphs of ../shared/bench/upstream-timings.md
 static struct result bench_golden(const char * name, int runs) {
     char path[256];
@@ -233,53 +161,30 @@ static struct result bench_golden(const char * name, int runs) {
     return r;
 }
 
-// the graphs benchmarked, in order: kind, name (or preset / golden document), size, seed, default runs
-enum bench_kind { BENCH_LLAMA, BENCH_RANDOM, BENCH_GOLDEN };
+// the golden documents benchmarked, in order, and their default runs (the llama-style and random
+// graphs of bench-graphs.c are bench-ggml-api's)
 struct bench_case {
-    enum bench_kind kind;
-    const char *    name;
-    int             n_nodes; // random graphs
-    uint64_t        seed;
-    int             runs;
+    const char * name;
+    int          runs;
 };
 
 static const struct bench_case bench_cases[] = {
-    { BENCH_LLAMA, "llama-tiny", 0, 0, 301 },
-    { BENCH_LLAMA, "llama-7b-pp512", 0, 0, 301 },
-    { BENCH_LLAMA, "llama-7b-decode", 0, 0, 301 },
-    { BENCH_LLAMA, "llama-70b-pp512", 0, 0, 101 },
-    { BENCH_RANDOM, "random-1k", 1000, 1, 301 },
-    { BENCH_RANDOM, "random-10k", 10000, 2, 51 },
-    { BENCH_RANDOM, "random-100k", 100000, 3, 11 },
-    { BENCH_RANDOM, "random-1000k", 1000000, 4, 3 },
-    { BENCH_GOLDEN, "llama-7b-like", 0, 0, 301 },
-    { BENCH_GOLDEN, "llama-7b-like-2buft", 0, 0, 301 },
-    { BENCH_GOLDEN, "llama-7b-decode", 0, 0, 301 },
-    { BENCH_GOLDEN, "rand-n10000-lowleaf-s0-a8", 0, 0, 101 },
-    { BENCH_GOLDEN, "rand-n10000-lowleaf-s1-a32", 0, 0, 101 },
-    { BENCH_GOLDEN, "rand-n10000-lowleaf-s3-a8", 0, 0, 101 },
-    { BENCH_GOLDEN, "rand-n10000-s0-a8", 0, 0, 101 },
-    { BENCH_GOLDEN, "rand-n10000-s1-a32", 0, 0, 101 },
-    { BENCH_GOLDEN, "rand-n10000-s0-a8-chunked", 0, 0, 101 },
-    { BENCH_GOLDEN, "rand-n10000-s1-a32-chunked", 0, 0, 101 },
+    { "llama-7b-like", 301 },
+    { "llama-7b-like-2buft", 301 },
+    { "llama-7b-decode", 301 },
+    { "rand-n10000-lowleaf-s0-a8", 101 },
+    { "rand-n10000-lowleaf-s1-a32", 101 },
+    { "rand-n10000-lowleaf-s3-a8", 101 },
+    { "rand-n10000-s0-a8", 101 },
+    { "rand-n10000-s1-a32", 101 },
+    { "rand-n10000-s0-a8-chunked", 101 },
+    { "rand-n10000-s1-a32-chunked", 101 },
 };
 #define N_BENCH_CASES ((int) (sizeof(bench_cases) / sizeof(bench_cases[0])))
 
 static const char * case_label(const struct bench_case * c, char * buf, size_t size) {
-    if (c->kind == BENCH_GOLDEN) {
-        snprintf(buf, size, "golden %s", c->name);
-        return buf;
-    }
-    return c->name;
-}
-
-static struct result run_case(const struct bench_case * c) {
-    switch (c->kind) {
-        case BENCH_LLAMA:  return bench_llama(c->name, c->runs);
-        case BENCH_RANDOM: return bench_random(c->n_nodes, c->seed, c->runs);
-        case BENCH_GOLDEN: return bench_golden(c->name, c->runs);
-    }
-    abort();
+    snprintf(buf, size, "golden %s", c->name);
+    return buf;
 }
 
 int main(int argc, char ** argv) {
@@ -310,14 +215,14 @@ int main(int argc, char ** argv) {
         if (only && strcmp(only, case_label(&bench_cases[i], label, sizeof(label))) != 0) {
             continue;
         }
-        res[n++] = run_case(&bench_cases[i]);
+        res[n++] = bench_golden(bench_cases[i].name, bench_cases[i].runs);
     }
     if (n == 0) {
         fprintf(stderr, "bench-plan: no graph named %s\n", only ? only : "");
         return 2;
     }
 
-    printf("glibc: %s\n", tuned ? "tuned (freed memory kept: M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = 1 GiB)" : "stock (as a user's process runs)");
+    printf("glibc: %s\n", tuned ? "tuned (freed memory kept: M_MMAP_MAX = 0, M_TRIM_THRESHOLD = SIZE_MAX)" : "stock (as a user's process runs)");
     printf("%-38s %8s %6s %11s %10s %10s %9s %12s %14s\n", "graph", "nodes", "runs", "median (ms)", "min (ms)", "max (ms)", "ns/node",
            "faults/plan", "buffer bytes");
     for (int i = 0; i < n; i++) {

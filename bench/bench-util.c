@@ -8,7 +8,9 @@
 
 void bench_keep_freed_memory(void) {
 #ifdef __GLIBC__
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    // no block from mmap (M_MMAP_THRESHOLD cannot go past 32 MiB: larger blocks would still be
+    // mapped and unmapped per plan), and the heap's top never handed back
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, -1);
 #endif
 }

@@ -7,7 +7,10 @@
 // only for what turns out hot, so a short first run (a 70-node graph takes microseconds)
 // would time the unoptimised code (3x slower on llama-tiny).
 // The module is the benchmark build (bench/bench.mk: the UI's module plus the timing code).
+// A preset's document comes from the release CLI (`galloc preset NAME`, as bench-docs builds it):
+// the module lists only the UI's presets, not the benchmark baselines.
 // Usage: node bench/bench-wasm.mjs [LIST [OUT.jsonl [MODULE.mjs]]]
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,7 +24,8 @@ const lines = [];
 for (const line of readFileSync(listPath, 'utf8').split('\n')) {
   const [kind, name, runs] = line.trim().split(/\s+/);
   if (!kind || kind.startsWith('#')) continue;
-  const text = kind === 'preset' ? galloc.presetText(name) : readFileSync(name, 'utf8');
+  const text = kind === 'preset' ? execFileSync('build/rel/galloc', ['preset', name], { encoding: 'utf8', maxBuffer: 1 << 28 })
+    : readFileSync(name, 'utf8');
   for (const until = performance.now() + 250; performance.now() < until;) galloc.timePlan(text, 5); // warm-up
   const t = galloc.timePlan(text, Number(runs));
   const graph = name.split('/').pop().replace(/\.graph\.json$/, '');

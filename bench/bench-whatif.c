@@ -1,9 +1,12 @@
 // bench-whatif.c: offline planners against ggml and the lower bound, with their times.
 //
-// Per llama preset, as built and with a 1 GiB max size, and per MiniMalloc CSV (capacity
-// from the file name): each planner's total above the lower bound and its time, and when
-// the exact search fit the capacity. Tables on stdout, rows as JSON (build/bench-whatif.json).
-//   bench-whatif [--budget-ms N] [--csv-budget-ms N] [MINIMALLOC_DIR] [OUT.json]
+// Per llama preset, as built and with a 1 GiB max size, per MiniMalloc CSV (capacity from
+// the file name), and per generated tight problem of the same kind (tests/c/support/
+// tight-problems.h: a 1 MiB x 1024-step square cut into 200-500 items, capacity 1 MiB, which
+// the cut meets; not published anywhere, so the search cannot be tuned to them): each
+// planner's total above the lower bound and its time, and when the exact search fit the
+// capacity. Tables on stdout, rows as JSON (build/bench-whatif.json).
+//   bench-whatif [--budget-ms N] [--csv-budget-ms N] [--gen-budget-ms N] [--gen-seeds N] [MINIMALLOC_DIR] [OUT.json]
 
 #include "files.h" // read_whole_file (tests/c/support)
 #include "galloc-document.h"
@@ -11,6 +14,7 @@
 #include "galloc-planner.h"
 #include "galloc-whatif.h"
 #include "json.h"
+#include "tight-problems.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -40,6 +44,9 @@ static void report(struct galloc_json_writer * w, const char * name, const struc
         printf(" %9.2f%% %9.1f", pct_above(r->plans[k].total, r->lower_bound), r->plans[k].time_ms);
     }
     printf("  %5.2f%% %s", pct_above(r->plans[r->best].total, r->lower_bound), exact->proved_optimal ? "proved" : "not proved");
+    if (!exact->proved_optimal && exact->bound > r->lower_bound) {
+        printf(" (bound %.2f%% above the max load)", pct_above(exact->bound, r->lower_bound));
+    }
     if (r->problem.capacity) {
         if (exact->fit_ms >= 0) {
             printf(", fits the capacity (at %.0f ms)", exact->fit_ms);
@@ -70,6 +77,8 @@ static void report(struct galloc_json_writer * w, const char * name, const struc
     galloc_json_write_cstr(w, r->plans[r->best].name);
     galloc_json_write_key(w, "proved_optimal");
     galloc_json_write_bool(w, exact->proved_optimal);
+    galloc_json_write_key(w, "exact_bound");
+    galloc_json_write_u64(w, exact->bound);
     galloc_json_write_key(w, "found_us");
     galloc_json_write_u64(w, (uint64_t) (exact->found_ms * 1000.0));
     galloc_json_write_key(w, "fit_us");
@@ -180,8 +189,53 @@ static void bench_csv_dir(struct galloc_json_writer * w, const char * dir, uint3
     }
 }
 
+static int cmp_double(const void * a, const void * b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+// generated tight problems: per size and style, seeds problems; a row each, then a summary line
+static void bench_generated(struct galloc_json_writer * w, uint32_t budget_ms, int seeds) {
+    static const int32_t sizes[] = { 200, 300, 400, 500 };
+    static const char *  styles[] = { "even", "skewed" };
+    struct galloc_whatif_item items[512];
+    uint64_t                  offsets[512];
+    for (int si = 0; si < 4; si++) {
+        for (int style = 0; style < 2; style++) {
+            double fits[64];
+            int    n_fit = 0, n_in_1s = 0, n_run = 0;
+            for (int seed = 0; seed < seeds && seed < 64; seed++) {
+                int32_t n = tight_problem((uint64_t) (seed + 1000 * si + 100 * style), sizes[si], 1024, 1024, (enum tight_style) style, items, offsets);
+                struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, (uint64_t) 1 << 20 };
+                struct galloc_whatif_result  r;
+                struct galloc_error          err;
+                if (!galloc_whatif_from_problem(&p, budget_ms, &r, &err)) {
+                    fprintf(stderr, "generated %d: %s\n", n, err.message);
+                    exit(1);
+                }
+                char name[64];
+                snprintf(name, sizeof(name), "tight-%d-%s-%d", sizes[si], styles[style], seed);
+                report(w, name, &r);
+                const struct galloc_whatif_plan * exact = &r.plans[GALLOC_WHATIF_EXACT];
+                double fit = exact->fit_ms >= 0 ? exact->fit_ms : 1e30;
+                fits[n_run++] = fit;
+                n_fit += exact->fit_ms >= 0;
+                n_in_1s += exact->fit_ms >= 0 && exact->fit_ms <= 1000;
+                galloc_whatif_free(&r);
+            }
+            qsort(fits, (size_t) n_run, sizeof(double), cmp_double);
+            double median = n_run ? fits[n_run / 2] : 0;
+            char median_text[32];
+            snprintf(median_text, sizeof(median_text), median >= 1e30 ? "never" : "%.0f ms", median);
+            printf("  tight %d %s: %d of %d fit the capacity, %d within 1 s; median time to fit %s\n", sizes[si], styles[style], n_fit, n_run,
+                   n_in_1s, median_text);
+        }
+    }
+}
+
 int main(int argc, char ** argv) {
-    uint32_t     budget_ms = 2000, csv_budget_ms = 10000;
+    uint32_t     budget_ms = 2000, csv_budget_ms = 10000, gen_budget_ms = 2000;
+    int          gen_seeds = 3;
     const char * dir = "../shared/bench/minimalloc", * out = "build/bench-whatif.json";
     int          positional = 0;
     for (int i = 1; i < argc; i++) {
@@ -189,6 +243,10 @@ int main(int argc, char ** argv) {
             budget_ms = (uint32_t) strtoul(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--csv-budget-ms") == 0 && i + 1 < argc) {
             csv_budget_ms = (uint32_t) strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--gen-budget-ms") == 0 && i + 1 < argc) {
+            gen_budget_ms = (uint32_t) strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--gen-seeds") == 0 && i + 1 < argc) {
+            gen_seeds = (int) strtol(argv[++i], NULL, 10);
         } else if (positional == 0) {
             dir = argv[i];
             positional++;
@@ -208,6 +266,10 @@ int main(int argc, char ** argv) {
     printf("\nMiniMalloc problems in %s (exact search budget %u ms)\n", dir, csv_budget_ms);
     print_header();
     bench_csv_dir(&w, dir, csv_budget_ms);
+    printf("\ngenerated tight problems of the MiniMalloc kind, capacity 1 MiB = the lower bound (exact search budget %u ms, %d seeds per size)\n",
+           gen_budget_ms, gen_seeds);
+    print_header();
+    bench_generated(&w, gen_budget_ms, gen_seeds);
 
     galloc_json_write_newline(&w, 0);
     galloc_json_write_end_array(&w);

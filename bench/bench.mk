@@ -1,16 +1,22 @@
 # bench.mk: `make bench`, planning-time benchmarks (included by the Makefile).
 #
-# The runs, then one table and build/bench.json (bench/report.mjs):
-#   bench-plan   ggml_gallocr on graphs built with the ggml API (llama presets, random 1k..1M nodes)
-#                and on golden documents rebuilt as ggml graphs (the graphs upstream was timed on),
-#                with stock glibc (as a user's process runs), then again with glibc tuned to keep
-#                freed memory (labelled), then instructions per plan under callgrind (instructions.mjs)
-#   bench-docs   the planner on the documents of bench/documents.txt, natively
-#   bench-wasm   the same documents in the WebAssembly module under Node
-# then bench-whatif (bench/whatif.mk): offline planners vs ggml and the lower bound.
+# The runs, each writing into build/, then the tables, build/bench.md and build/bench.json
+# (bench/report.mjs; `node bench/report.mjs --readme` puts build/bench.md into README.md):
+#   bench-ggml-api      ggml_gallocr through ggml's public API on llama-7B/70B-like prompt and decode
+#                       graphs and random DAGs of 10k-1M nodes (bench-graphs.c), fresh allocators and
+#                       the per-token path (--hot), stock glibc; fresh again with glibc tuned (labelled)
+#   bench-planner-path  the same graphs as documents: read, planned, plan written (the CLI's and WASM's path)
+#   bench-plan          golden documents rebuilt as ggml graphs (two buffer types, a maximum size)
+#   instructions.mjs    instructions per plan of all three under callgrind, where valgrind is present
+#   bench-docs          the planner on the documents of bench/documents.txt, natively
+#   bench-wasm          the same documents in the WebAssembly module under Node
+#   bench-hostile.sh    issue 15's large and hostile inputs: time and peak memory (bench/whatif.mk)
+#   bench-whatif        offline planners vs ggml and the lower bound (bench/whatif.mk)
+# The report says how long the run took (8.4 min on the 2-vCPU development VM at a load average of 7,
+# with UPSTREAM_API; the callgrind counts are about half of it).
 
 # graph documents rebuilt as ggml graphs: test support, shared with the benchmarks
-BENCH_PLAN_SRC := bench/bench-util.c tests/c/support/galloc-document-ggml.c tests/c/support/rng.c tests/c/support/files.c
+BENCH_PLAN_SRC := bench/bench-util.c tests/c/support/galloc-document-ggml.c tests/c/support/files.c
 build/rel/bench-plan: bench/bench-plan.c $(BENCH_PLAN_SRC) bench/bench-util.h build/rel/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< $(BENCH_PLAN_SRC) build/rel/libgalloc.a -o $@
 
@@ -18,8 +24,12 @@ build/rel/bench-docs: bench/bench-docs.c bench/bench-util.c bench/galloc-timing.
 	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< bench/bench-util.c bench/galloc-timing.c tests/c/support/files.c build/rel/libgalloc.a -o $@
 
 # ggml_gallocr through ggml's public API only (the source compiles unchanged against upstream ggml)
-build/rel/bench-ggml-api: bench/bench-ggml-api.c build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) -Ic/include -Ic/src/ggml $< build/rel/libgalloc.a -o $@
+build/rel/bench-ggml-api: bench/bench-ggml-api.c bench/bench-graphs.c bench/bench-graphs.h build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) -Ic/include -Ic/src/ggml $< bench/bench-graphs.c build/rel/libgalloc.a -o $@
+
+# the planner path (document in, plan out) on the same graphs, with the project's whole library
+build/rel/bench-planner-path: bench/bench-planner-path.c bench/bench-graphs.c bench/bench-graphs.h build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) -Ic/include -Ic/src/ggml $< bench/bench-graphs.c build/rel/libgalloc.a -o $@
 
 # the WebAssembly module bench-wasm times: the UI's module (the same library objects and glue, the
 # glue compiled with GALLOC_WASM_BENCH) plus the timing code, bench/galloc-timing.c, and its export
@@ -43,12 +53,34 @@ $(WASM_BENCH_DIR)/galloc.mjs: $(WASM_LIB_OBJ) $(WASM_BENCH_DIR)/obj/galloc-wasm.
 	  $(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(filter %.o,$^) $(filter-out -sEXPORTED_FUNCTIONS=%,$(strip $(WASM_LDFLAGS))) \
 	  -sEXPORTED_FUNCTIONS=@$(WASM_BENCH_DIR)/exports.json -o $@
 
-bench: build/rel/bench-plan build/rel/bench-ggml-api build/rel/bench-docs $(WASM_BENCH_DIR)/galloc.mjs node_modules/.package-lock.json
-	./build/rel/bench-plan build/bench-api.json > build/bench-api.txt
-	./build/rel/bench-plan --tuned build/bench-api-tuned.json > build/bench-api-tuned.txt
-	./build/rel/bench-ggml-api > build/bench-ggml-api.txt && ./build/rel/bench-ggml-api --hot >> build/bench-ggml-api.txt
-	node bench/instructions.mjs build/bench-instr.json
+# glibc for the labelled "tuned" run: freed memory kept (no mmap'd blocks, no trimming); the
+# other runs have glibc as a user's process has it
+BENCH_TUNED := glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=18446744073709551615
+# UPSTREAM_API=BINARY: bench-ggml-api.c built against upstream ggml (outside the project) is also
+# timed and counted in this run; without it upstream's figures come from bench/upstream-instructions.json
+UPSTREAM_API ?=
+# upstream's graphs (it aborts on the far-source ones)
+BENCH_UPSTREAM_GRAPHS := llama-7b-pp512 llama-7b-decode llama-70b-pp512 llama-70b-decode random-10k random-100k random-1000k
+BENCH_PROGRAMS := build/rel/bench-ggml-api build/rel/bench-planner-path build/rel/bench-plan build/rel/bench-docs build/rel/galloc
+# built (not run) by `make test-c`, so that a change elsewhere cannot leave `make bench` broken
+BENCH_BUILT := build/rel/bench-ggml-api build/rel/bench-planner-path build/rel/bench-plan build/rel/bench-docs build/rel/bench-whatif
+
+bench: $(BENCH_PROGRAMS) $(WASM_BENCH_DIR)/galloc.mjs build/wasm/galloc.mjs node_modules/.package-lock.json
+	@mkdir -p build && rm -f build/bench-*.jsonl build/bench-*.json build/bench-*.txt build/bench.md
+	@echo "$$(date +%s) $$(cut -d' ' -f1-3 /proc/loadavg)" > build/bench-start.txt
+	./build/rel/bench-ggml-api --json build/bench-ggml-api.jsonl
+	./build/rel/bench-ggml-api --hot --json build/bench-ggml-api.jsonl
+	GLIBC_TUNABLES=$(BENCH_TUNED) ./build/rel/bench-ggml-api --json build/bench-ggml-api-tuned.jsonl
+ifneq ($(UPSTREAM_API),)
+	for g in $(BENCH_UPSTREAM_GRAPHS); do $(UPSTREAM_API) --only $$g --json build/bench-upstream.jsonl || exit 1; done
+	for g in $(filter llama-%,$(BENCH_UPSTREAM_GRAPHS)); do $(UPSTREAM_API) --hot --only $$g --json build/bench-upstream.jsonl || exit 1; done
+endif
+	./build/rel/bench-planner-path --json build/bench-planner-path.jsonl
+	./build/rel/bench-plan build/bench-api.json
+	UPSTREAM_API=$(UPSTREAM_API) node bench/instructions.mjs build/bench-instr.json
 	./build/rel/bench-docs bench/documents.txt build/bench-docs.jsonl
 	node bench/bench-wasm.mjs bench/documents.txt build/bench-wasm.jsonl $(WASM_BENCH_DIR)/galloc.mjs
-	node bench/report.mjs
+	./bench/bench-hostile.sh build/rel/galloc build/bench-hostile.jsonl
 	@$(MAKE) --no-print-directory bench-whatif
+	@echo "$$(date +%s) $$(cut -d' ' -f1-3 /proc/loadavg)" > build/bench-end.txt
+	node bench/report.mjs

@@ -1,47 +1,67 @@
-// instructions.mjs: instructions per plan of ggml_gallocr, counted by valgrind's callgrind.
+// instructions.mjs: instructions per plan, counted by valgrind's callgrind.
 //
-// Runs build/rel/bench-plan under `valgrind --tool=callgrind --collect-atstart=no` for each
-// graph, so only the planning calls are counted (bench-plan toggles collection around
-// new_n + reserve_n + alloc_graph + free), and divides callgrind's "Collected" total by the
-// runs. Instruction counts repeat exactly for the same binary and input, whatever else the
-// machine does, so they compare builds where wall times on a shared machine cannot.
+// Runs the benchmark programs under `valgrind --tool=callgrind --collect-atstart=no`, so only
+// what each program toggles collection around is counted (bench-ggml-api, bench-plan: the
+// planning calls; bench-planner-path: the planner path or one phase of it), and divides
+// callgrind's "Collected" total by the runs. Instruction counts repeat exactly for the same
+// binary and input, whatever else the machine does, so they compare builds where wall times on a
+// shared machine cannot. With UPSTREAM_API=BINARY (bench-ggml-api.c built against upstream ggml,
+// outside the project) its graphs are counted for upstream too, in the same run.
 // Writes build/bench-instr.json; without valgrind it says so and writes an empty list.
+//   node bench/instructions.mjs [OUT.json]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 
 const RUNS = 5;
-// [program, graph, extra flags]: graphs small enough to run under valgrind in seconds
-// bench-plan: the project's presets and golden graphs; bench-ggml-api: the graphs of the
-// harness that also compiles against upstream ggml (fresh allocator, and --hot: alloc_graph
-// on an allocator already reserved, the per-token path)
+const API_FRESH = ['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode', 'random-10k', 'random-100k'];
+const API_HOT = ['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode'];
+// 1M nodes: one plan after one warm-up (about 1.4G instructions, a few minutes under callgrind)
+const ONCE = { runs: 1, warmup: 1 };
+const apiCases = (program) => [
+  ...API_FRESH.map((graph) => ({ program, graph })),
+  { program, graph: 'random-1000k', ...ONCE },
+  ...API_HOT.map((graph) => ({ program, graph, args: ['--hot'] })),
+];
 const CASES = [
-  ...['llama-tiny', 'llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'random-1k', 'random-10k',
-    'golden llama-7b-like', 'golden rand-n10000-lowleaf-s0-a8', 'golden rand-n10000-s0-a8'].map((g) => ['bench-plan', g, []]),
-  ...['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode', 'random-10k', 'random-100k']
-    .map((g) => ['bench-ggml-api', g, []]),
-  // 1M nodes: one plan after one warm-up (about 1.4G instructions, a few minutes under callgrind)
-  ['bench-ggml-api', 'random-1000k', [], 1, ['--warmup', '1']],
-  ...['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode'].map((g) => ['bench-ggml-api', g, ['--hot']]),
+  ...apiCases('bench-ggml-api'),
+  // the planner path (document in, plan out): whole, and each phase, on the same graphs
+  // (random 100k: 1.6G instructions a plan, minutes under callgrind; 10k shows the same per tensor)
+  ...['llama-7b-pp512', 'llama-70b-pp512'].flatMap((graph) =>
+    ['all', 'read', 'plan', 'write'].map((phase) => ({ program: 'bench-planner-path', graph, phase, args: ['--phase', phase] }))),
+  ...['llama-7b-decode', 'llama-70b-decode', 'random-10k'].map((graph) => ({ program: 'bench-planner-path', graph, phase: 'all', args: ['--phase', 'all'] })),
+  // graphs only bench-plan has: golden documents rebuilt as ggml graphs (two buffer types, chunked)
+  ...['golden llama-7b-like', 'golden llama-7b-like-2buft', 'golden rand-n10000-lowleaf-s0-a8', 'golden rand-n10000-s0-a8-chunked']
+    .map((graph) => ({ program: 'bench-plan', graph, args: ['/dev/null'] })),
+  ...(process.env.UPSTREAM_API ? apiCases('upstream') : []),
 ];
 
+const binary = (program) => (program === 'upstream' ? process.env.UPSTREAM_API : `build/rel/${program}`);
 const out = process.argv[2] ?? 'build/bench-instr.json';
 const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
 const results = [];
 if (!hasValgrind) {
   console.log('instructions: valgrind not found, not counted');
 } else {
-  for (const [program, graph, extra, runs = RUNS, uncounted = []] of CASES) {
-    const args = ['--tool=callgrind', '--collect-atstart=no', '--callgrind-out-file=/dev/null',
-      `build/rel/${program}`, '--only', graph, '--runs', String(runs), ...uncounted, ...extra, ...(program === 'bench-plan' ? ['/dev/null'] : [])];
-    const r = spawnSync('valgrind', args, { encoding: 'utf8' });
+  for (const { program, graph, phase, args = [], runs = RUNS, warmup } of CASES) {
+    // bench-plan's --runs N skips its warm-up; the others take --warmup (1: enough for a count)
+    const uncounted = program === 'bench-plan' ? [] : ['--warmup', String(warmup ?? 1)];
+    const argv = ['--tool=callgrind', '--collect-atstart=no', '--callgrind-out-file=/dev/null',
+      binary(program), '--only', graph, '--runs', String(runs), ...uncounted, ...args];
+    const r = spawnSync('valgrind', argv, { encoding: 'utf8', maxBuffer: 1 << 26 });
     const m = /Collected : (\d+)/.exec(r.stderr ?? '');
     if (r.status !== 0 || !m) {
-      console.error(`instructions: ${graph}: valgrind failed\n${r.stderr}`);
+      console.error(`instructions: ${program} ${graph}: valgrind failed\n${r.stderr}`);
       process.exit(1);
     }
-    results.push({ program, graph: graph + (extra.length ? ` ${extra.join(' ')}` : ''), runs,
+    if (Number(m[1]) === 0) { // compiled without <valgrind/callgrind.h>: nothing toggles collection
+      console.error(`instructions: ${binary(program)} counts nothing: rebuild it with valgrind installed (valgrind/callgrind.h)`);
+      process.exit(1);
+    }
+    const hot = args.includes('--hot');
+    results.push({ program, graph, plan: hot ? 'hot' : 'fresh', ...(phase ? { phase } : {}), runs,
       instructions_per_plan: Math.round(Number(m[1]) / runs) });
+    console.log(`instructions: ${program} ${graph}${hot ? ' --hot' : ''}${phase ? ` (${phase})` : ''}: ${results.at(-1).instructions_per_plan}`);
   }
 }
 const version = hasValgrind ? execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim() : null;
-writeFileSync(out, JSON.stringify({ valgrind: version, results }, null, 2) + '\n');
+writeFileSync(out, JSON.stringify({ valgrind: version, upstream_api: process.env.UPSTREAM_API ?? null, results }, null, 2) + '\n');

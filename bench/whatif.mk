@@ -2,11 +2,13 @@
 #
 # Builds bench/bench-whatif.c against the release library and runs it: per llama preset
 # (as built and with a 1 GiB max size) and per MiniMalloc CSV in $(SHARED)/bench/minimalloc,
-# each planner's total above the lower bound and its time; the rows also go to
-# build/bench-whatif.json. The exact search gets 2 s per llama buffer, 10 s per CSV.
+# and per generated tight problem (200-500 items cut from a square, 3 seeds per size and
+# style), each planner's total above the lower bound and its time; the rows also go to
+# build/bench-whatif.json. The exact search gets 2 s per llama buffer, 10 s per CSV, 2 s per
+# generated problem.
 
-build/rel/bench-whatif: bench/bench-whatif.c tests/c/support/files.c build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< tests/c/support/files.c build/rel/libgalloc.a -o $@
+build/rel/bench-whatif: bench/bench-whatif.c tests/c/support/files.c tests/c/support/tight-problems.c build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< tests/c/support/files.c tests/c/support/tight-problems.c build/rel/libgalloc.a -o $@
 
 .PHONY: bench-whatif
 bench-whatif: build/rel/bench-whatif

@@ -8,18 +8,24 @@ BEGIN {
     printf "{\"format\":\"galloc-graph\",\"version\":1,\"buffer_types\":["
     for (b = 0; b < NBT; b++) printf "%s{\"name\":\"b%d\",\"alignment\":32}", (b ? "," : ""), b
     printf "],\"tensors\":["
-    nodes = ""; nbid = ""; leafs = ""; lbid = ""
     for (b = 0; b < NBT; b++) {
         base = b * PER
         printf "%s{\"op\":\"NONE\",\"type\":\"f32\",\"ne\":[8],\"flags\":[\"input\"]}", (b ? "," : "")
-        leafs = leafs (b ? "," : "") base; lbid = lbid (b ? "," : "") b
         for (i = 1; i < PER; i++) {
             lo = i - W; if (lo < 0) lo = 0
             s1 = lo + rnd(i - lo); s2 = lo + rnd(i - lo)
             src = (s1 == s2) ? (base + s1) : (base + s1) "," (base + s2)
             printf ",\n{\"op\":\"CONCAT\",\"type\":\"f32\",\"ne\":[%d],\"src\":[%s]}", (1 + rnd(64)) * 8, src
-            nodes = nodes (nodes != "" ? "," : "") (base + i); nbid = nbid (nbid != "" ? "," : "") b
         }
     }
-    printf "],\"nodes\":[%s],\"leafs\":[%s],\"node_buffer_ids\":[%s],\"leaf_buffer_ids\":[%s]}\n", nodes, leafs, nbid, lbid
+    # the lists, printed as they go (string concatenation would be quadratic in NBT * PER)
+    printf "],\"nodes\":["
+    for (b = 0; b < NBT; b++) for (i = 1; i < PER; i++) printf "%s%d", (b || i > 1 ? "," : ""), b * PER + i
+    printf "],\"leafs\":["
+    for (b = 0; b < NBT; b++) printf "%s%d", (b ? "," : ""), b * PER
+    printf "],\"node_buffer_ids\":["
+    for (b = 0; b < NBT; b++) for (i = 1; i < PER; i++) printf "%s%d", (b || i > 1 ? "," : ""), b
+    printf "],\"leaf_buffer_ids\":["
+    for (b = 0; b < NBT; b++) printf "%s%d", (b ? "," : ""), b
+    printf "]}\n"
 }

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "rng.h"
+#include "tight-problems.h"
 #include "galloc-document.h"
 #include "galloc-planner.h"
 #include "galloc-presets.h"
@@ -790,6 +791,54 @@ static void test_tight_problems(void) {
     CHECK(n_order_proofs == n_order_runs);
 }
 
+// The generator of the benchmark's tight problems (tight-problems.h), small: 40-94 items cut from
+// a 64 x 64 square. The cut's own plan passes the checker at the height; the exact search, from
+// the heuristics' plans, must place every problem at that capacity and prove it (the plans checked
+// by the independent checker). A few hundred to a few thousand nodes each: the budget is far from
+// binding.
+static void test_generated_tight(void) {
+    uint64_t nodes = 0, most = 0;
+    int      n_problems = 0;
+    for (int style = 0; style < 2; style++) {
+        for (int seed = 0; seed < 10; seed++) {
+            struct galloc_whatif_item items[128];
+            uint64_t                  offsets[128];
+            int32_t n = tight_problem((uint64_t) seed, 40 + 6 * seed, 64, 16, (enum tight_style) style, items, offsets);
+            CHECK(n == 40 + 6 * seed);
+            uint64_t                     height = 64 * 16;
+            struct galloc_whatif_problem p      = { n, items, 1, GALLOC_NO_MAX_SIZE, height };
+            struct galloc_whatif_plan    cut;
+            struct galloc_error          err;
+            CHECK(galloc_whatif_plan_init(&cut, n, "cut"));
+            memcpy(cut.offsets, offsets, (size_t) n * sizeof(uint64_t));
+            galloc_whatif_plan_finish(&p, &cut);
+            CHECK(galloc_whatif_check(&p, &cut, &err));
+            CHECK_EQ_U64(cut.total, height);
+            galloc_whatif_plan_release(&cut);
+            struct galloc_whatif_result r;
+            if (!galloc_whatif_from_problem(&p, 5000, &r, &err)) {
+                fprintf(stderr, "generated %d/%d: %s\n", style, seed, err.message);
+                check_failures++;
+                continue;
+            }
+            check_result(&r, "generated", seed);
+            CHECK_EQ_U64(r.lower_bound, height);
+            const struct galloc_whatif_plan * exact = &r.plans[GALLOC_WHATIF_EXACT];
+            if (exact->total != height || !exact->proved_optimal) {
+                fprintf(stderr, "generated style %d seed %d (%d items): exact %llu, proved %d, height %llu\n", style, seed, n,
+                        (unsigned long long) exact->total, exact->proved_optimal, (unsigned long long) height);
+                check_failures++;
+            }
+            nodes += exact->nodes;
+            most = exact->nodes > most ? exact->nodes : most;
+            n_problems++;
+            galloc_whatif_free(&r);
+        }
+    }
+    printf("test-whatif: %d generated tight problems placed at the height: %llu search nodes in all, %llu at most\n", n_problems,
+           (unsigned long long) nodes, (unsigned long long) most);
+}
+
 //
 // hand-made problems
 //
@@ -1280,6 +1329,7 @@ int main(void) {
     RUN(test_brute_force);
     RUN(test_exact_search);
     RUN(test_tight_problems);
+    RUN(test_generated_tight);
     RUN(test_random_problems);
     RUN(test_random_graphs);
     RUN(test_tensor_index);

@@ -1,8 +1,8 @@
 // galloc-whatif-exact-infer.c: what a partial plan of the exact search still allows.
 //
 // Section inference (step 5: each section's unplaced bytes above its floor, in one chunk for
-// every threshold of lowest offsets), the dead ends of stuck items, the dominance limits
-// (step 4) and the test ahead of a placement (fits_after).
+// every threshold of lowest offsets, and the layer at the floor L), the dead ends of stuck
+// items, the dominance limits (step 4) and the test ahead of a placement (fits_after).
 
 #include "galloc-whatif-exact.h"
 
@@ -69,6 +69,50 @@ static bool sections_fit(struct exact * e, int32_t n_un) {
     return true;
 }
 
+// One chunk: the layer at L. A section whose floor is at most L and whose unplaced bytes exactly
+// fill [L, T) needs an item starting at L. The items at L (placed there already, or unplaced with
+// L as their lowest offset and free to come next) overlap at offset L, so they lie in disjoint
+// times; an unplaced one covers its whole lifetime. So the sections of the component must split,
+// left to right, into sections that need nothing at L (floor above L, or room to spare) and the
+// lifetimes of unplaced items at L. reach: whether the sections before s split so (a path
+// through the sections, each item at L a jump over its lifetime).
+static bool layer_fits(struct exact * e, int32_t n_un) {
+    const struct galloc_whatif_index * x = e->x;
+    int32_t lo = e->comp.lo, hi = e->comp.hi;
+    bool any_tight = false;
+    for (int32_t s = lo; s <= hi; s++) {
+        e->layer_head[s] = -1;
+        any_tight = any_tight || (e->floor[s] <= e->L && e->L + e->rem[s] == e->T && e->rem[s] > 0);
+    }
+    if (!any_tight) {
+        return true;
+    }
+    for (int32_t k = 0; k < n_un; k++) {
+        if (e->keys[k].pos == e->L) {
+            int32_t j = e->keys[k].j;
+            e->layer_next[j] = e->layer_head[x->sec_last[j]];
+            e->layer_head[x->sec_last[j]] = j;
+        }
+    }
+    // acc[s]: 1 when the sections lo .. s - 1 split (acc[lo] = 1), over lo .. hi + 1
+    for (int32_t s = lo; s <= hi + 1; s++) {
+        e->acc[s] = s == lo;
+    }
+    for (int32_t s = lo; s <= hi; s++) {
+        bool free_here = e->floor[s] > e->L || e->L + e->rem[s] < e->T || e->rem[s] == 0;
+        if (free_here && e->acc[s]) {
+            e->acc[s + 1] = 1;
+        }
+        for (int32_t j = e->layer_head[s]; j >= 0; j = e->layer_next[j]) {
+            if (e->acc[x->sec_first[j]]) {
+                e->acc[s + 1] = 1;
+                break;
+            }
+        }
+    }
+    return e->acc[hi + 1] != 0;
+}
+
 // step 5, over the current component
 bool galloc_exact_consistent(struct exact * e) {
     const struct galloc_whatif_index * x    = e->x;
@@ -109,7 +153,7 @@ bool galloc_exact_consistent(struct exact * e) {
         e->keys[n_un++] = (struct pos_key) { pos, j };
     }
     if (e->unlimited) {
-        return sections_fit(e, n_un);
+        return sections_fit(e, n_un) && layer_fits(e, n_un);
     }
     // per section: the unplaced items lie above the lowest of their offsets, and each item fits
     for (int32_t s = e->comp.lo; s <= e->comp.hi; s++) {

@@ -87,6 +87,8 @@ static void exact_free(struct exact * e) {
     free(e->ord_next);
     free(e->in_keys);
     free(e->rem_before);
+    free(e->layer_head);
+    free(e->layer_next);
     free(e->rem_after);
     free(e->arena);
     free(e->trail_idx);
@@ -139,6 +141,8 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->cut       = calloc(ns, sizeof(int32_t));
     e->acc       = calloc(ns, sizeof(uint64_t));
     e->rem_before = calloc(ns, sizeof(uint64_t));
+    e->layer_head = malloc(ns * sizeof(int32_t));
+    e->layer_next = malloc(n * sizeof(int32_t));
     e->rem_after  = calloc(ns, sizeof(uint64_t));
     e->keys      = malloc(n * sizeof(struct pos_key));
     e->sorted    = malloc(n * sizeof(struct pos_key));
@@ -153,7 +157,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->best_off  = calloc(n, sizeof(uint64_t));
     struct first_key * keys = malloc(n * sizeof(struct first_key));
     if (!e->rank || !e->rank_trail_item || !e->rank_trail_old || !e->rank_keys || !e->by_first || !e->first_pos || !e->placed || !e->off || !e->minoff || !e->free_nb || !e->floor || !e->rem ||
-        !e->cut || !e->acc || !e->rem_before || !e->rem_after || !e->keys || !e->sorted || !e->ord || !e->ord_next || !e->in_keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
+        !e->cut || !e->acc || !e->rem_before || !e->layer_head || !e->layer_next || !e->rem_after || !e->keys || !e->sorted || !e->ord || !e->ord_next || !e->in_keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
         free(keys);
         exact_free(e);
         return false;

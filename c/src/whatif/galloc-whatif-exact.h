@@ -30,7 +30,10 @@
 //     unplaced item in s), floor(s) the highest end of the placed items live in s; so
 //     closed chunks + base(s) - chunk start + unplaced bytes(s) <= T. In one chunk this is
 //     done for every threshold, not only the lowest (sections_fit: a section is a machine
-//     scheduling its items with release times). A stuck item without an unplaced
+//     scheduling its items with release times), and the layer at L: a section whose
+//     unplaced bytes exactly fill [L, T) needs an item at L, and the items at L lie in
+//     disjoint times, so the sections must split into those that need nothing at L and the
+//     lifetimes of items that can go there. A stuck item without an unplaced
 //     conflicting item is a dead end. Before a placement at pos, the plain L + unplaced
 //     bytes test is done ahead (fits_after), so that most refuted branches cost no node.
 //  6. Decomposition (one chunk only): pieces of the time range that no item crosses are
@@ -147,6 +150,8 @@ struct exact {
     int32_t  * ord;         // the searched items, in the last order sections_fit found
     int32_t  * ord_next;    // scratch per item: the next ord
     int32_t  * in_keys;     // scratch per item, 0 outside sections_fit
+    int32_t  * layer_head;  // scratch per section: the first item at L ending there (layer_fits), -1: none
+    int32_t  * layer_next;  // scratch per item: the next one
     uint64_t * rem_before;  // scratch per section (rem_extremes)
     uint64_t * rem_after;
     uint64_t   rem_most;

@@ -74,3 +74,20 @@ bool galloc_whatif_problem_from_plan(const struct galloc_graph * graph, const st
                               struct galloc_whatif_plan * ggml_plan, struct galloc_error * err);
 // MiniMalloc CSV text: alignment 1, no max size, capacity 0 (the caller sets it)
 bool galloc_whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, struct galloc_error * err);
+
+// galloc-whatif-bound.c: a lower bound from windows of time solved exactly (one chunk only)
+struct galloc_whatif_bound {
+    uint64_t bound;     // bytes: no plan is smaller (>= index->lower_bound)
+    int32_t  lo, hi;    // the window of sections that gave it (0, 0: the max load)
+    int32_t  n_windows; // windows searched
+    uint64_t nodes;     // exact search nodes over all windows
+    double   time_ms;
+};
+// windows of 2, 4, 8, ... sections until the bound reaches target (the best plan known) or
+// budget_ms is spent; false only when out of memory
+bool galloc_whatif_window_bound(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index, uint64_t target,
+                                uint32_t budget_ms, struct galloc_whatif_bound * out);
+// after the exact search: when plan (its result) is not proved optimal, windows searched for
+// budget_ms may raise plan->bound, up to proving it (proved_optimal, bound = total); false: out of memory
+bool galloc_whatif_bound_plan(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index, uint32_t budget_ms,
+                              struct galloc_whatif_plan * plan);
