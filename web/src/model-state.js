@@ -1,6 +1,7 @@
 // model-state.js: the model page's state: which model (a dropped GGUF header or a card), its
 // settings, what llama.cpp would log for them, and the sweep. The graph itself goes through
-// state.js (loadGeneratedGraph), so the plan, the timeline and every panel follow each change.
+// state.js (loadGeneratedGraph: read and planned once by the module, its editor text written after
+// the plan is on screen), so the plan, the timeline and every panel follow each change.
 
 import { signal, batch } from '@preact/signals';
 import { galloc, loadGeneratedGraph, setNotice } from './state.js';

@@ -219,30 +219,40 @@ function showPlanned(d, norm, m, p, t0) {
 // ---- presets, import, sharing ----------------------------------------------------
 
 /**
- * Show a graph document made elsewhere (a model's graph, model-state.js): planned like a preset.
+ * Show a graph document made elsewhere (a model's graph, model-state.js): read and planned once by
+ * the module, like an import; its editor text is written after its plan is on screen (deferText).
  * @param {object} doc a "galloc-graph" document
  * @param {{newSource?: boolean, json?: string}} [options] newSource: another model (the views start
  *   over), else the same model at other settings; json: the document's JSON text, if at hand
  * @returns {boolean} whether it planned
  */
 export function loadGeneratedGraph(doc, { newSource = false, json = doc } = {}) {
-  const t = graphToText(doc);
+  if (!galloc.value) return false;
+  const t0 = performance.now();
+  let d = null;
+  let p;
+  try {
+    d = withModule((mod) => mod.open(json));
+    p = d.plan();
+  } catch (e) {
+    d?.close();
+    textErrors.value = [{ line: 1, message: `allocator: ${e.message}` }];
+    return false;
+  }
   clearTimeout(parseTimer);
-  cancelText();
   batch(() => {
     presetName.value = null;
     presetText.value = null;
-    text.value = t;
-    textRevision.value++;
     if (newSource) {
       graphSource.value++;
       selected.value = -1;
       step.value = null;
       playing.value = false;
     }
+    showPlanned(d, normalizeGraph(doc), null, p, t0);
   });
-  // the document itself is planned (its text is written from it: nothing to parse back)
-  return applyDocument(doc, lazyMeta(t), json);
+  deferText(doc);
+  return true;
 }
 
 /**
