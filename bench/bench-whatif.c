@@ -45,6 +45,9 @@ static void report(struct galloc_json_writer * w, const char * name, const struc
         printf(" %9.2f%% %9.1f", pct_above(r->plans[k].total, r->lower_bound), r->plans[k].time_ms);
     }
     printf("  %5.2f%% %s", pct_above(r->plans[r->best].total, r->lower_bound), exact->proved_optimal ? "proved" : "not proved");
+    if (!exact->proved_optimal && exact->bound > r->lower_bound) {
+        printf(" (bound %.2f%% above the max load)", pct_above(exact->bound, r->lower_bound));
+    }
     if (r->problem.capacity) {
         if (exact->fit_ms >= 0) {
             printf(", fits the capacity (at %.0f ms)", exact->fit_ms);
@@ -75,6 +78,8 @@ static void report(struct galloc_json_writer * w, const char * name, const struc
     galloc_json_write_cstr(w, r->plans[r->best].name);
     galloc_json_write_key(w, "proved_optimal");
     galloc_json_write_bool(w, exact->proved_optimal);
+    galloc_json_write_key(w, "exact_bound");
+    galloc_json_write_u64(w, exact->bound);
     galloc_json_write_key(w, "found_us");
     galloc_json_write_u64(w, (uint64_t) (exact->found_ms * 1000.0));
     galloc_json_write_key(w, "fit_us");

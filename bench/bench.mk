@@ -12,7 +12,8 @@
 #   bench-wasm          the same documents in the WebAssembly module under Node
 #   bench-hostile.sh    issue 15's large and hostile inputs: time and peak memory (bench/whatif.mk)
 #   bench-whatif        offline planners vs ggml and the lower bound (bench/whatif.mk)
-# The report says how long the run took (17 min on the 2-vCPU development VM at a load average of 14).
+# The report says how long the run took (8.4 min on the 2-vCPU development VM at a load average of 7,
+# with UPSTREAM_API; the callgrind counts are about half of it).
 
 # graph documents rebuilt as ggml graphs: test support, shared with the benchmarks
 BENCH_PLAN_SRC := bench/bench-util.c tests/c/support/galloc-document-ggml.c tests/c/support/files.c

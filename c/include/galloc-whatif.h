@@ -56,6 +56,10 @@
 //                      placed conflicting item or at a chunk's start; prunes by the incumbent
 //                      and per-step bounds; starts from the best heuristic plan. Stops at the
 //                      time budget; proved_optimal when it finished or met the lower bound.
+//                      Without a binding max size, when it proved nothing, an eighth of the
+//                      budget goes to a stronger bound: windows of time solved exactly (any
+//                      plan, cut to a window, is a plan of the window's items), which may
+//                      raise bound up to the plan's total and so prove it.
 //                      With items larger than max_size it lets no other item use their
 //                      chunk's extra room (stricter than step 4), so it then proves
 //                      optimality only by meeting the lower bound.

@@ -63,6 +63,14 @@ GALLOC_WASM_EXPORT const char * galloc_wasm_last_warning (void);         // the 
 // documents: json is len bytes of UTF-8; the result is malloc'd (free with galloc_wasm_free) or NULL
 GALLOC_WASM_EXPORT char *       galloc_wasm_plan         (const char * json, size_t len); // the plan document
 GALLOC_WASM_EXPORT char *       galloc_wasm_graph        (const char * json, size_t len); // the graph, checked and filled in
+// a document kept in the module: read and planned once (handles 1..GALLOC_WASM_MAX_DOCUMENTS), then
+// written, explained or analysed from what was kept, without reading or planning it again
+GALLOC_WASM_EXPORT int32_t      galloc_wasm_doc_open     (const char * json, size_t len); // 0 on failure (status, message)
+GALLOC_WASM_EXPORT void         galloc_wasm_doc_close    (int32_t handle);
+GALLOC_WASM_EXPORT char *       galloc_wasm_doc_graph    (int32_t handle); // as galloc_wasm_graph
+GALLOC_WASM_EXPORT char *       galloc_wasm_doc_plan     (int32_t handle); // as galloc_wasm_plan
+GALLOC_WASM_EXPORT char *       galloc_wasm_doc_explain  (int32_t handle); // as galloc_wasm_explain
+GALLOC_WASM_EXPORT const char * galloc_wasm_doc_warning  (int32_t handle); // its galloc_wasm_last_warning, "" for none
 #ifdef GALLOC_WASM_BENCH
 // benchmarks only (the module bench/bench.mk builds for bench-wasm.mjs, not the UI's): plan the
 // document `runs` times; a small JSON object of timings (bench/galloc-timing.h)
@@ -267,6 +275,114 @@ GALLOC_WASM_EXPORT char * galloc_wasm_plan(const char * json, size_t len) {
     char * out = galloc_document_write_plan(&p.doc, &p.plan, &out_len);
     galloc_planned_free(&p);
     return galloc_wasm_result(out, out_len);
+}
+
+//
+// documents kept in the module: the UI reads and plans a document once, then asks for its graph,
+// its plan and its explanation from what was kept (a 300,000-tensor document is 27 MB of JSON:
+// reading it again for each would cost more than the planning)
+//
+
+#define GALLOC_WASM_MAX_DOCUMENTS 16 // documents open at once
+
+struct galloc_wasm_document {
+    struct galloc_planned planned;
+    char                  warning[sizeof(g_warning)];
+};
+
+static struct galloc_wasm_document * galloc_wasm_documents[GALLOC_WASM_MAX_DOCUMENTS + 1]; // by handle; 0 unused
+
+// the document of a handle, or NULL with status ARGUMENT
+static struct galloc_wasm_document * galloc_wasm_document_at(int32_t handle) {
+    if (handle < 1 || handle > GALLOC_WASM_MAX_DOCUMENTS || galloc_wasm_documents[handle] == NULL) {
+        galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no open document with handle %d", (int) handle);
+        return NULL;
+    }
+    return galloc_wasm_documents[handle];
+}
+
+// read and plan len bytes of a graph document and keep both: its handle, or 0 with the reader's or
+// the planner's status and message (as galloc_wasm_plan fails) or ARGUMENT when every handle is taken
+GALLOC_WASM_EXPORT int32_t galloc_wasm_doc_open(const char * json, size_t len) {
+    int32_t h = 1;
+    while (h <= GALLOC_WASM_MAX_DOCUMENTS && galloc_wasm_documents[h] != NULL) {
+        h++;
+    }
+    if (h > GALLOC_WASM_MAX_DOCUMENTS) {
+        galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "%d documents are open already: close one first", GALLOC_WASM_MAX_DOCUMENTS);
+        return 0;
+    }
+    struct galloc_wasm_document * d = malloc(sizeof(*d));
+    if (d == NULL) {
+        galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory");
+        return 0;
+    }
+    if (!galloc_wasm_read_and_plan(json, len, &d->planned)) {
+        free(d);
+        return 0;
+    }
+    memcpy(d->warning, g_warning, sizeof(d->warning));
+    galloc_wasm_documents[h] = d;
+    galloc_wasm_ok();
+    return h;
+}
+
+// forget a kept document (an unknown handle is ignored)
+GALLOC_WASM_EXPORT void galloc_wasm_doc_close(int32_t handle) {
+    if (handle >= 1 && handle <= GALLOC_WASM_MAX_DOCUMENTS && galloc_wasm_documents[handle] != NULL) {
+        galloc_planned_free(&galloc_wasm_documents[handle]->planned);
+        free(galloc_wasm_documents[handle]);
+        galloc_wasm_documents[handle] = NULL;
+    }
+}
+
+// the kept document in full, as galloc_wasm_graph writes it
+GALLOC_WASM_EXPORT char * galloc_wasm_doc_graph(int32_t handle) {
+    struct galloc_wasm_document * d = galloc_wasm_document_at(handle);
+    if (d == NULL) {
+        return NULL;
+    }
+    size_t out_len = 0;
+    char * out = galloc_document_write_graph(&d->planned.doc, &out_len);
+    return galloc_wasm_result(out, out_len);
+}
+
+// its plan, as galloc_wasm_plan writes it
+GALLOC_WASM_EXPORT char * galloc_wasm_doc_plan(int32_t handle) {
+    struct galloc_wasm_document * d = galloc_wasm_document_at(handle);
+    if (d == NULL) {
+        return NULL;
+    }
+    size_t out_len = 0;
+    char * out = galloc_document_write_plan(&d->planned.doc, &d->planned.plan, &out_len);
+    return galloc_wasm_result(out, out_len);
+}
+
+// its plan explained, as galloc_wasm_explain writes it
+GALLOC_WASM_EXPORT char * galloc_wasm_doc_explain(int32_t handle) {
+    struct galloc_wasm_document * d = galloc_wasm_document_at(handle);
+    if (d == NULL) {
+        return NULL;
+    }
+    struct galloc_explain ex;
+    struct galloc_error   err;
+    if (!galloc_explain_plan(&d->planned.doc, &d->planned.plan, &ex, &err)) {
+        return galloc_wasm_fail(err.status, "%s", err.message);
+    }
+    size_t out_len = 0;
+    char * out = galloc_explain_write_json(&d->planned.doc, &ex, &out_len);
+    galloc_explain_free(&ex);
+    return galloc_wasm_result(out, out_len);
+}
+
+// what the kept document warns about (galloc_wasm_last_warning when it was read), "" for none
+GALLOC_WASM_EXPORT const char * galloc_wasm_doc_warning(int32_t handle) {
+    struct galloc_wasm_document * d = galloc_wasm_document_at(handle);
+    if (d == NULL) {
+        return NULL;
+    }
+    galloc_wasm_ok();
+    return d->warning;
 }
 
 #ifdef GALLOC_WASM_BENCH

@@ -2,7 +2,7 @@
 // its source, so the UI's import path is tested on the very documents the C reader's test uses
 // (one table, not a copy that drifts). Understands what the table is written with: C string
 // literals (adjacent ones joined; escapes \" \\ \n \t \xHH), the macros #defined in that file as
-// string literals, `true`/`false`, comments.
+// string literals, the row kinds EXACT / PREFIX / LIMIT (enum bad_expect), comments.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -66,7 +66,8 @@ function tokens(s) {
 
 /**
  * The rows of BAD_DOCUMENTS.
- * @returns {Array<{bytes: Uint8Array, text: string, expected: string, prefix: boolean}>}
+ * @returns {Array<{bytes: Uint8Array, text: string, expected: string, prefix: boolean, limit: boolean}>}
+ *   prefix: expected is only the message's start; limit: the status is a limit of the reader
  */
 export function cBadDocuments() {
   const src = readFileSync(SOURCE, 'utf8');
@@ -92,10 +93,10 @@ export function cBadDocuments() {
   for (let i = 0; i < toks.length; i++) {
     if (toks[i].k !== 'p' || toks[i].v !== '{') continue;
     const [doc, c1, exp, c2, flag, close] = toks.slice(i + 1, i + 7);
-    const ok = doc?.k === 'str' && c1?.v === ',' && exp?.k === 'str' && c2?.v === ',' && (flag?.v === 'true' || flag?.v === 'false') && close?.v === '}';
-    if (!ok) throw new Error(`${SOURCE}: BAD_DOCUMENTS row ${rows.length} is not { "document", "message", bool }`);
+    const ok = doc?.k === 'str' && c1?.v === ',' && exp?.k === 'str' && c2?.v === ',' && ['EXACT', 'PREFIX', 'LIMIT'].includes(flag?.v) && close?.v === '}';
+    if (!ok) throw new Error(`${SOURCE}: BAD_DOCUMENTS row ${rows.length} is not { "document", "message", EXACT|PREFIX|LIMIT }`);
     const bytes = Uint8Array.from(doc.bytes);
-    rows.push({ bytes, text: dec.decode(bytes), expected: dec.decode(Uint8Array.from(exp.bytes)), prefix: flag.v === 'true' });
+    rows.push({ bytes, text: dec.decode(bytes), expected: dec.decode(Uint8Array.from(exp.bytes)), prefix: flag.v === 'PREFIX', limit: flag.v === 'LIMIT' });
     i += 6;
   }
   return rows;

@@ -12,17 +12,19 @@ import * as explainState from '../../web/src/explain-state.js';
 describe('the explanation', () => {
   it('runs once per plan, whoever reads it', () => {
     let calls = 0;
-    const fake = { explain: (doc) => { calls++; return { format: 'galloc-explain', of: doc.name }; } };
+    // the kept document of the graph on screen (state.js `planned`, a GallocDocument): a stand-in
+    const kept = (name) => ({ explain: () => { calls++; return { format: 'galloc-explain', of: name }; }, close() {} });
     const readers = [state.explanation, explainState.explanation];
     const seen = [];
     const stops = readers.map((r) => effect(() => { seen.push(r.value); }));
-    state.galloc.value = fake;
-    state.graph.value = { name: 'one' };
-    state.plan.value = { buffers: [] };
+    batch(() => {
+      state.planned.value = kept('one');
+      state.plan.value = { buffers: [] };
+    });
     for (const r of readers) expect(r.value?.of).toBe('one');
     expect(calls).toBe(1);
-    batch(() => { // as state.js moves graph and plan on: together
-      state.graph.value = { name: 'two' };
+    batch(() => { // as state.js moves the document and plan on: together
+      state.planned.value = kept('two');
       state.plan.value = { buffers: [] };
     });
     for (const r of readers) expect(r.value?.of).toBe('two');

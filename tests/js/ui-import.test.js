@@ -34,7 +34,12 @@ const PREFIX = 'could not import the input: ';
 function uiImport(input) {
   const ok = ui.importGraph(input);
   const n = ui.notice.value;
-  if (ok) return null;
+  if (ok) {
+    // a document's plan is on screen at once, its text written afterwards (or when something needs it)
+    if (ui.textPending.value) ui.flushText();
+    expect(ui.textPending.value).toBe(false);
+    return null;
+  }
   expect(n.kind).toBe('error');
   expect(n.message.startsWith(PREFIX)).toBe(true);
   return n.message.slice(PREFIX.length);

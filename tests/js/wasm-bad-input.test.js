@@ -161,11 +161,12 @@ describe('bad input', () => {
     expect(galloc.planText(base())).toBe(goodPlan);
   });
 
-  it('lone surrogates: escaped by JSON.stringify they are refused, raw in text they become U+FFFD', () => {
+  it('lone surrogates: escaped by JSON.stringify they are refused, raw in text refused as the CLI refuses their bytes (never U+FFFD)', () => {
     const e = planError(edit((d) => (d.tensors[1].name = '\ud800')));
     expect(e.message).toMatch(/^line 1, column \d+: .*surrogate/);
     const raw = BASE_TEXT.replace('"name":"b"', '"name":"b\ud800"');
-    expect(galloc.normalize(raw).tensors[1].name).toBe('b\ufffd');
+    const column = new TextEncoder().encode(raw.slice(0, raw.indexOf('\ud800'))).length + 1;
+    expect(() => galloc.normalize(raw)).toThrow(`line 1, column ${column}: invalid UTF-8 in a string (byte 0xED)`);
   });
 
   it('errors from normalize() and preset() carry the library message too', () => {

@@ -9,7 +9,7 @@
 
 import { signal, computed, batch } from '@preact/signals';
 import { loadGalloc } from './core/galloc.js';
-import { parseGraphText, graphToText, nameToken } from './core/graph-text.js';
+import { parseGraphText, graphToText, graphToTextLines, nameToken } from './core/graph-text.js';
 import { normalizeGraph, removeBufferType as docRemoveBufferType, removeTensors as docRemoveTensors } from './core/graph-model.js';
 import { buildModel } from './core/plan-model.js';
 import { stepState } from './core/steps.js';
@@ -39,6 +39,10 @@ export const textErrors = signal([]);
 export const graph = signal(null);
 export const meta = signal(null);
 export const plan = signal(null);
+/** the graph on screen as the WASM module keeps it, read and planned once (a GallocDocument), or null */
+export const planned = signal(null);
+/** true while the editor's text of the graph on screen is still being written (a big import) */
+export const textPending = signal(false);
 /** {kind: 'error'|'info', message} shown in the banner, or null */
 export const notice = signal(null);
 /** time the last plan took, ms (planning + joining) */
@@ -63,10 +67,9 @@ export const stepInfo = computed(() => (model.value && step.value !== null ? ste
 /** the explain analysis of the plan on screen (galloc-explain.h, through WASM): the peak, what is
  * live there, memory over time, each tensor's layer (`layer`, `n_layers`); null while there is none */
 export const explanation = computed(() => {
-  const g = galloc.value;
-  const doc = graph.value;
-  if (!g || !doc || !plan.value) return null;
-  try { return g.explain(doc); } catch { return null; }
+  const d = planned.value;
+  if (!d || !plan.value) return null;
+  try { return d.explain(); } catch { return null; } // (a module that stopped: no explanation)
 });
 
 // ---- loading ---------------------------------------------------------------------
@@ -125,6 +128,7 @@ let parseTimer = null;
  * @param {string} value
  */
 export function editText(value) {
+  cancelText();
   text.value = value;
   clearTimeout(parseTimer);
   const delay = value.length > 200000 ? 450 : 150;
@@ -138,6 +142,7 @@ export function editText(value) {
  */
 export function replaceText(value) {
   clearTimeout(parseTimer);
+  cancelText();
   batch(() => {
     text.value = value;
     textRevision.value++;
@@ -177,18 +182,29 @@ function applyDocument(doc, m, json = doc) {
   const g = galloc.value;
   if (!g) return false;
   const t0 = performance.now();
+  let d;
   let p;
   try {
-    p = withModule((mod) => mod.plan(json));
+    d = withModule((mod) => mod.open(json));
+    p = d.plan();
   } catch (e) {
-    const at = /^tensors\[(\d+)\]/.exec(e.message);
-    const line = at && m.tensorLines[Number(at[1])] ? m.tensorLines[Number(at[1])] : 1;
+    d?.close();
+    const at = /^(tensors|type_traits)\[(\d+)\]/.exec(e.message);
+    const lines = at ? (at[1] === 'tensors' ? m.tensorLines : m.typeLines ?? []) : [];
+    const line = at && lines[Number(at[2])] ? lines[Number(at[2])] : 1;
     textErrors.value = [{ line, message: `allocator: ${e.message}` }];
     return false;
   }
-  const norm = normalizeGraph(doc);
+  showPlanned(d, normalizeGraph(doc), m, p, t0);
+  return true;
+}
+
+/** put a planned document on screen (its normalized graph, text meta and plan); the one before is closed */
+function showPlanned(d, norm, m, p, t0) {
+  const before = planned.peek();
   batch(() => {
     textErrors.value = [];
+    planned.value = d;
     graph.value = norm;
     meta.value = m;
     plan.value = p;
@@ -197,7 +213,7 @@ function applyDocument(doc, m, json = doc) {
     if (hovered.value >= norm.tensors.length) hovered.value = -1;
     if (step.value !== null && step.value >= (p.n_steps ?? norm.nodes.length)) step.value = null;
   });
-  return true;
+  if (before && before !== d) before.close();
 }
 
 // ---- presets, import, sharing ----------------------------------------------------
@@ -212,6 +228,7 @@ function applyDocument(doc, m, json = doc) {
 export function loadGeneratedGraph(doc, { newSource = false, json = doc } = {}) {
   const t = graphToText(doc);
   clearTimeout(parseTimer);
+  cancelText();
   batch(() => {
     presetName.value = null;
     presetText.value = null;
@@ -233,12 +250,13 @@ export function loadGeneratedGraph(doc, { newSource = false, json = doc } = {}) 
  * text is written from its document, so showing it needs no parse; selecting a tensor in the
  * editor or editing the text does.
  * @param {string} t
+ * @param {number[]|null} [tensorLines] each tensor's line, when the writer said
  */
-function lazyMeta(t) {
+function lazyMeta(t, tensorLines = null) {
   let m = null;
   const get = () => (m ??= parseGraphText(t).meta ?? { tensorLines: [], stmts: [], bufferLines: [] });
   return {
-    get tensorLines() { return get().tensorLines; },
+    get tensorLines() { return tensorLines ?? get().tensorLines; },
     get stmts() { return get().stmts; },
     get bufferLines() { return get().bufferLines; },
   };
@@ -284,8 +302,11 @@ export function loadPreset(name, bufferLines) {
  * @returns {boolean}
  */
 export function importGraph(input, source = 'the input') {
-  let t;
-  let warning = '';
+  let t = null;
+  let d = null;
+  let doc = null;
+  let p = null;
+  const t0 = performance.now();
   try {
     const kind = importKind(input);
     if (kind === 'empty') {
@@ -299,26 +320,34 @@ export function importGraph(input, source = 'the input') {
       if (r.errors) throw new Error(`line ${r.errors[0].line}: ${r.errors[0].message}`);
       if (r.doc.tensors.length === 0) throw new Error('the graph text defines no tensors, nothing to import (the graph on screen stays)');
     } else {
-      const doc = withModule((mod) => mod.normalize(input));
-      warning = galloc.value.lastWarning();
-      t = graphToText(doc);
+      // read and planned once, as the CLI reads and plans it; its text is written afterwards
+      d = withModule((mod) => mod.open(input));
+      doc = d.graph();
+      p = d.plan();
     }
   } catch (e) {
+    d?.close();
     notice.value = { kind: 'error', message: `could not import ${source}: ${e.message}` };
     return false;
   }
-  const keep = { text: text.value, errors: textErrors.value };
-  const ok = replaceText(t);
-  if (!ok) {
-    const why = textErrors.value[0]?.message ?? 'it could not be planned';
-    batch(() => {
-      text.value = keep.text;
-      textRevision.value++;
-      textErrors.value = keep.errors;
-      notice.value = { kind: 'error', message: `could not import ${source}: ${why}` };
-    });
-    return false;
+  if (t !== null) {
+    const keep = { text: text.value, errors: textErrors.value };
+    if (!replaceText(t)) {
+      const why = textErrors.value[0]?.message ?? 'it could not be planned';
+      batch(() => {
+        text.value = keep.text;
+        textRevision.value++;
+        textErrors.value = keep.errors;
+        notice.value = { kind: 'error', message: `could not import ${source}: ${why}` };
+      });
+      return false;
+    }
+  } else {
+    clearTimeout(parseTimer);
+    showPlanned(d, normalizeGraph(doc), null, p, t0);
+    deferText(doc);
   }
+  const warning = d?.warning ?? '';
   batch(() => {
     presetName.value = null;
     presetText.value = null;
@@ -329,6 +358,62 @@ export function importGraph(input, source = 'the input') {
     notice.value = warning ? { kind: 'warning', message: `${imported}; warning: ${warning}` } : { kind: 'info', message: imported };
   });
   return true;
+}
+
+// ---- the editor's text of an imported document, written after its plan is on screen ----------
+
+let pendingText = null; // {doc, timer}: the document whose text is still to be written
+
+/**
+ * Write the editor's text of a document shown without one (an import) once the page has drawn its
+ * plan: writing the text of 300,000 tensors takes longer than planning them. Until then the editor
+ * is read-only (textPending); anything that needs the text writes it first (flushText).
+ * @param {object} doc
+ */
+function deferText(doc) {
+  if (pendingText) clearTimeout(pendingText.timer);
+  const job = { doc, timer: 0 };
+  // after the next frame: the plan is drawn before the text is written (no frames under Node: soon)
+  const later = () => { job.timer = setTimeout(() => writeText(job), 0); };
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(later);
+  else job.timer = setTimeout(() => writeText(job), 20);
+  pendingText = job;
+  textPending.value = true;
+}
+
+function writeText(job) {
+  if (pendingText !== job) return;
+  clearTimeout(job.timer);
+  pendingText = null;
+  let t;
+  let lines;
+  try {
+    ({ text: t, tensorLines: lines } = graphToTextLines(job.doc));
+  } catch (e) {
+    batch(() => {
+      textPending.value = false;
+      notice.value = { kind: 'error', message: `the graph is planned, but its text cannot be written: ${e.message}` };
+    });
+    return;
+  }
+  batch(() => {
+    text.value = t;
+    textRevision.value++;
+    meta.value = lazyMeta(t, lines);
+    textPending.value = false;
+  });
+}
+
+function cancelText() {
+  if (!pendingText) return;
+  clearTimeout(pendingText.timer);
+  pendingText = null;
+  textPending.value = false;
+}
+
+/** write the editor's text now if it is still pending (before an edit or a link reads it) */
+export function flushText() {
+  if (pendingText) writeText(pendingText);
 }
 
 /**
@@ -352,6 +437,7 @@ function importKind(input) {
  * @returns {string} a URL fragment without '#'
  */
 export function shareFragment() {
+  flushText();
   return encodeShare(sharePayload({ text: text.value, preset: presetName.value, presetText: presetText.value }));
 }
 
@@ -363,6 +449,7 @@ export function setNotice(message, kind = 'info') {
 // ---- buffer types ----------------------------------------------------------------
 
 function editBuffer(b, change) {
+  flushText();
   const d = graph.value;
   if (!d || !meta.value) return false;
   const types = d.buffer_types.map((t) => ({ ...t }));
@@ -397,6 +484,7 @@ export function renameBuffer(b, name) {
 
 /** add a buffer type (host-like: alignment 32, no max size) */
 export function addBufferType() {
+  flushText();
   const d = graph.value;
   if (!d) return false;
   const names = new Set(d.buffer_types.map((t) => t.name));
@@ -428,6 +516,7 @@ function bufToken(b) {
  * @param {number} b
  */
 export function assignBuffer(i, b) {
+  flushText();
   if (!graph.value || !meta.value) return false;
   return replaceText(setTensorBuffer(text.value, meta.value, i, b === 0 ? null : bufToken(b)));
 }
@@ -448,6 +537,7 @@ function refTo(i, at) {
  * @param {number} j
  */
 export function rewire(i, slot, j) {
+  flushText();
   if (i === j) { setNotice('a tensor cannot be its own source', 'error'); return false; }
   const d = graph.value;
   if (d && dependents(d, i).includes(j)) {
@@ -486,6 +576,7 @@ export function rewireByRef(i, slot, ref) {
  * @param {string} [extra] more arguments, e.g. "f32, 8" for input
  */
 export function addTensor(fn, sources, extra = '') {
+  flushText();
   const d = graph.value;
   if (!d) return false;
   const after = sources.length ? Math.max(...sources) : d.tensors.length - 1;

@@ -8,15 +8,19 @@
 // field undoes (redoes) it: an import, a preset, an edit from another view.
 import { useEffect, useRef } from 'preact/hooks';
 import { useSignalEffect } from '@preact/signals';
-import { EditorState, Annotation, StateEffect, StateField } from '@codemirror/state';
+import { EditorState, Annotation, StateEffect, StateField, Compartment } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers, highlightActiveLine, Decoration, drawSelection } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, isolateHistory, undo, redo } from '@codemirror/commands';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
 import { StreamLanguage, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
-import { text, textRevision, textErrors, editText, meta, selected, select } from '../state.js';
+import { text, textRevision, textErrors, textPending, editText, flushText, meta, selected, select } from '../state.js';
 import { graphLanguage } from './graph-language.js';
 
 const fromOutside = Annotation.define();
+// read-only while the text of the graph on screen is being written (a big import): an edit of the
+// text before would replace that graph with the previous one
+const writable = new Compartment();
+const readOnly = (on) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
 const markLine = StateEffect.define();
 const marked = StateField.define({
   create: () => Decoration.none,
@@ -54,7 +58,7 @@ export function Editor() {
       state: EditorState.create({
         doc: text.value,
         extensions: [
-          lineNumbers(), history(), drawSelection(), highlightActiveLine(), lintGutter(), marked,
+          lineNumbers(), history(), drawSelection(), highlightActiveLine(), lintGutter(), marked, writable.of(readOnly(textPending.peek())),
           StreamLanguage.define(graphLanguage), syntaxHighlighting(defaultHighlightStyle),
           keymap.of([...defaultKeymap, ...historyKeymap]),
           EditorView.updateListener.of((u) => {
@@ -83,6 +87,7 @@ export function Editor() {
       if (el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName ?? ''))) return;
       if (!view.current) return;
       e.preventDefault();
+      flushText(); // an import whose text is still being written: written first, so that undo takes it back
       (k === 'y' || e.shiftKey ? redo : undo)(view.current);
     };
     document.addEventListener('keydown', onKey);
@@ -95,6 +100,11 @@ export function Editor() {
     const t = text.peek();
     if (!v || v.state.doc.toString() === t) return;
     v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t }, annotations: [fromOutside.of(true), isolateHistory.of('full')] });
+  });
+
+  useSignalEffect(() => {
+    const on = textPending.value;
+    view.current?.dispatch({ effects: writable.reconfigure(readOnly(on)), annotations: fromOutside.of(true) });
   });
 
   useSignalEffect(() => {
@@ -129,6 +139,7 @@ export function Editor() {
     <div class="editor-pane">
       <div class="pane-title">
         Graph text <span class="hint">ggml calls · <code>@buffer</code> types · <code>@B</code> assigns · <code>output(…)</code></span>
+        {textPending.value && <span class="hint" data-testid="text-pending"> · writing the text of the imported graph…</span>}
       </div>
       <div class="editor" ref={host} data-testid="editor" />
     </div>

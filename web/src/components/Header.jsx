@@ -1,6 +1,6 @@
 // Header.jsx: presets, import (file or paste), export, share.
 import { useRef, useState } from 'preact/hooks';
-import { presets, presetName, loadPreset, importGraph, graph, plan, text, shareFragment, setNotice, galloc } from '../state.js';
+import { presets, presetName, loadPreset, importGraph, graph, plan, text, shareFragment, setNotice, galloc, flushText } from '../state.js';
 import { download, exportTimeline } from './io.js';
 import { cards, modelSource, openCard } from '../model-state.js';
 import { TensorSearch } from './TensorSearch.jsx';
@@ -37,7 +37,7 @@ export function Header() {
     e.target.value = '';
     if (!graph.value) return;
     if (what === 'graph') download(`${base}.graph.json`, `${JSON.stringify(graph.value, null, 1)}\n`, 'application/json');
-    if (what === 'text') download(`${base}.galloc.txt`, text.value, 'text/plain');
+    if (what === 'text') { flushText(); download(`${base}.galloc.txt`, text.value, 'text/plain'); }
     if (what === 'plan') download(`${base}.plan.json`, `${JSON.stringify(plan.value, null, 1)}\n`, 'application/json');
     if (what === 'svg' || what === 'png') exportTimeline(what, base);
   };

@@ -14,14 +14,21 @@ const HEIGHT = 150;
 const M = { left: 70, right: 14, top: 16, bottom: 22 };
 const HOVER_ROWS = 8;
 
-/** a step function through the series: index i covers [x(i), x(i + 1)) */
-function stepPath(series, x, y, closeAt) {
+/**
+ * a step function through the series: index i covers [x(i), x(i + 1)); with more steps than
+ * `columns` (a pixel each), each column of steps drawn at its largest value (the peak stays)
+ */
+function stepPath(series, x, y, closeAt, columns = Infinity) {
+  const n = series.length;
+  const per = n > 2 * columns ? Math.ceil(n / columns) : 1;
   let d = '';
-  for (let i = 0; i < series.length; i++) {
-    const yy = y(Number(series[i]));
-    d += `${i === 0 ? 'M' : 'L'}${x(i).toFixed(2)},${yy.toFixed(2)}L${x(i + 1).toFixed(2)},${yy.toFixed(2)}`;
+  for (let i = 0; i < n; i += per) {
+    let v = Number(series[i]);
+    for (let k = i + 1; k < Math.min(n, i + per); k++) v = Math.max(v, Number(series[k]));
+    const yy = y(v).toFixed(2);
+    d += `${i === 0 ? 'M' : 'L'}${x(i).toFixed(2)},${yy}L${x(Math.min(n, i + per)).toFixed(2)},${yy}`;
   }
-  if (closeAt !== undefined && series.length) d += `L${x(series.length).toFixed(2)},${closeAt}L${x(0).toFixed(2)},${closeAt}Z`;
+  if (closeAt !== undefined && n) d += `L${x(n).toFixed(2)},${closeAt}L${x(0).toFixed(2)},${closeAt}Z`;
   return d;
 }
 
@@ -91,8 +98,8 @@ function BufferChart({ ex, b, name, width }) {
             <text x={M.left - 6} y={y(t) + 4} class="mc-tick" text-anchor="end">{formatTickBytes(t)}</text>
           </g>
         ))}
-        <path d={stepPath(b.live_bytes, x, y, y(0))} class="mc-live" data-testid={`memory-live-${b.buffer_type}`} />
-        <path d={stepPath(b.high_water, x, y)} class="mc-hw" />
+        <path d={stepPath(b.live_bytes, x, y, y(0), innerW)} class="mc-live" data-testid={`memory-live-${b.buffer_type}`} />
+        <path d={stepPath(b.high_water, x, y, undefined, innerW)} class="mc-hw" />
         <line x1={x(pi) + (x(pi + 1) - x(pi)) / 2} x2={x(pi) + (x(pi + 1) - x(pi)) / 2} y1={M.top} y2={HEIGHT - M.bottom} class="mc-peak" />
         <circle cx={x(pi) + (x(pi + 1) - x(pi)) / 2} cy={y(Number(b.peak_live))} r={4} class="mc-peak-dot" />
         <text x={Math.min(x(pi) + 8, M.left + innerW - 180)} y={M.top - 4} class="mc-peak-label" data-testid={`memory-peak-${b.buffer_type}`}>

@@ -36,6 +36,8 @@ import { drawCanvas, drawZoomed } from './timeline-canvas.js';
 import { Tooltip } from './Tooltip.jsx';
 import { registerTimelineExporter } from './io.js';
 
+/** a selected tensor's family (in-place chain, views) is outlined up to this many rectangles */
+const MAX_FAMILY_OUTLINES = 400;
 /** past this many rectangles the timeline draws on a canvas */
 export const RECT_LIMIT = 2000;
 
@@ -320,7 +322,9 @@ function Overlay({ layout, zoom, m, info }) {
     const b = rectBox(layout, layout.lanes[k], r, zoom.zx, zoom.zys[k] ?? IDENTITY_Y);
     return <rect class={cls} x={b.x - 1} y={b.y - 1} width={b.w + 2} height={b.h + 2} />;
   };
-  const family = selRect ? m.rects.filter((r) => r.family === selRect.family && r.i !== sel) : [];
+  let family = selRect ? m.rects.filter((r) => r.family === selRect.family && r.i !== sel) : [];
+  // a family of thousands (a long in-place chain): the outlines of the ones nearest the selection
+  if (family.length > MAX_FAMILY_OUTLINES) family = family.sort((a, b) => Math.abs(a.i - sel) - Math.abs(b.i - sel)).slice(0, MAX_FAMILY_OUTLINES);
   const parentRect = selRect && selRect.parent >= 0 ? m.byTensor[selRect.parent] : null;
   return (
     <svg class="overlay" width={layout.width} height={layout.height}>

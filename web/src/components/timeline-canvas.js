@@ -89,6 +89,9 @@ function drawRects(canvas, layout, zoom, info) {
     const zy = zoom.zys[k] ?? IDENTITY_Y;
     const top = lane.top;
     const bottom = lane.top + lane.height;
+    // boxes narrower than a pixel (a plan of 300,000 steps on 1,500 pixels): one drawn per pixel
+    // column and look (place, height, colour); the others would only paint over it again
+    const narrow = new Set();
     for (const r of lane.rects) {
       const b = rectBox(layout, lane, r, zoom.zx, zy);
       const x0 = Math.max(b.x, layout.left);
@@ -97,6 +100,11 @@ function drawRects(canvas, layout, zoom, info) {
       const y1 = Math.min(b.y + b.h, bottom);
       if (x1 <= x0 || y1 <= y0) continue;
       const a = live && !live.has(r.i) ? COLORS.faded : 1;
+      if (x1 - x0 < 1) {
+        const key = `${Math.floor(x0 * dpr)} ${Math.round(y0 * dpr)} ${Math.round(y1 * dpr)} ${a} ${r.view ? -1 : r.family === r.i ? 1 : 0} ${r.family}`;
+        if (narrow.has(key)) continue;
+        narrow.add(key);
+      }
       if (a !== alpha) { ctx.globalAlpha = a; alpha = a; }
       if (r.view) {
         ctx.setLineDash([3, 2]);

@@ -263,11 +263,44 @@ async function instantiate(options) {
  */
 function toJSON(value) {
   try {
+    // without a replacer first: a replacer called for every value triples the time of a big document
+    return JSON.stringify(value);
+  } catch {
+    // a BigInt (or a cyclic object: then the second try says so)
+  }
+  try {
     return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
   } catch (e) {
     // a cyclic object, or a getter or toJSON that throws: a GallocError like every other failure
     throw gallocError(`document: cannot be written as JSON (${e instanceof Error ? e.message : String(e)})`, 'bad-argument', -1);
   }
+}
+
+/**
+ * Text as UTF-8 bytes for the module, also when it holds a lone UTF-16 surrogate (pasted or
+ * typed, which no UTF-8 can hold): TextEncoder would turn it into U+FFFD silently; here it becomes
+ * the three bytes a file with that code unit would hold (0xED 0xA0..0xBF ...), which the C reader
+ * refuses as the CLI refuses such a file, at its line and column.
+ * @param {string} text
+ * @returns {Uint8Array}
+ */
+export function textBytes(text) {
+  if (typeof text.isWellFormed !== 'function' || text.isWellFormed()) return encoder.encode(text);
+  const parts = [];
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const pair = c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    if (pair) { i++; continue; }
+    parts.push(encoder.encode(text.slice(from, i)), new Uint8Array([0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]));
+    from = i + 1;
+  }
+  parts.push(encoder.encode(text.slice(from)));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
 }
 
 /**
@@ -317,6 +350,20 @@ export class Galloc {
    */
   planText(graph) {
     return this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_plan(ptr, len));
+  }
+
+  /**
+   * Read and plan a graph document once and keep it in the module: its graph, plan and explanation
+   * are then written from what was kept, without reading or planning it again (what the UI does
+   * with every graph it shows). Close it when done: the module keeps at most 16 open.
+   * @param {object|string|Uint8Array} graph a document, its JSON text or a file's bytes
+   * @returns {GallocDocument}
+   * @throws {GallocError} as plan() does
+   */
+  open(graph) {
+    const bytes = graph instanceof Uint8Array ? graph : textBytes(typeof graph === 'string' ? graph : toJSON(graph));
+    const handle = this.withBytesNumber(bytes, (ptr, len) => this.m._galloc_wasm_doc_open(ptr, len));
+    return new GallocDocument(this, handle);
   }
 
   /**
@@ -478,7 +525,7 @@ export class Galloc {
    * @throws {GallocError} the failing document's message starts with "A: " or "B: "
    */
   explainCompare(a, b, { fold = true } = {}) {
-    const bytesB = encoder.encode(typeof b === 'string' ? b : toJSON(b));
+    const bytesB = textBytes(typeof b === 'string' ? b : toJSON(b));
     return JSON.parse(this.withDocument(a, (pa, la) => {
       const pb = this.m._galloc_wasm_alloc(bytesB.length + 1) >>> 0;
       if (pb === 0) return 0; // out of memory: the status is set
@@ -673,7 +720,7 @@ export class Galloc {
    * @returns {string}
    */
   withInput(text, fn) {
-    return this.withTerminated(encoder.encode(text), fn);
+    return this.withTerminated(textBytes(text), fn);
   }
 
   /**
@@ -774,6 +821,49 @@ export class Galloc {
     const heap = this.m.HEAPU8;
     const end = heap.indexOf(0, ptr);
     return decoder.decode(heap.subarray(ptr, end < 0 ? heap.length : end));
+  }
+}
+
+/**
+ * A graph document read and planned in the module (Galloc.open). Numbers as plan() gives them.
+ */
+export class GallocDocument {
+  /**
+   * @param {Galloc} galloc
+   * @param {number} handle
+   */
+  constructor(galloc, handle) {
+    /** @private */ this.g = galloc;
+    /** @private */ this.handle = handle;
+    /** @type {string} what the document warns about (Galloc.lastWarning when it was read) */
+    this.warning = galloc.cString(galloc.call(() => galloc.m._galloc_wasm_doc_warning(handle)));
+  }
+
+  /** @returns {object} the document in full, as Galloc.normalize gives it */
+  graph() { return JSON.parse(this.text((h) => this.g.m._galloc_wasm_doc_graph(h))); }
+
+  /** @returns {object} its "galloc-plan" document, as Galloc.plan gives it */
+  plan() { return JSON.parse(this.planText()); }
+
+  /** @returns {string} the plan document's text, as Galloc.planText gives it */
+  planText() { return this.text((h) => this.g.m._galloc_wasm_doc_plan(h)); }
+
+  /** @returns {ExplainResult} as Galloc.explain gives it */
+  explain() { return JSON.parse(this.text((h) => this.g.m._galloc_wasm_doc_explain(h))); }
+
+  /** Free the document in the module; later calls throw. Closing twice is fine. */
+  close() {
+    if (this.handle !== 0 && this.g.dead === null) this.g.m._galloc_wasm_doc_close(this.handle);
+    this.handle = 0;
+  }
+
+  /** @private */
+  text(fn) {
+    if (this.handle === 0) throw gallocError('the document was closed', 'bad-argument', -1);
+    this.g.alive();
+    const r = this.g.call(() => fn(this.handle)) >>> 0;
+    if (r === 0) throw this.g.lastError();
+    return this.g.takeString(r);
   }
 }
 

@@ -19,8 +19,42 @@ export const INPLACE_OPS = new Set(INPLACE_OP_NAMES);
 /** @param {string} op @returns {boolean} */
 export function isOp(op) { return OP_SET.has(op); }
 
-/** @param {string} type @returns {boolean} */
-export function isType(type) { return Object.hasOwn(TYPES, type); }
+// the types a document describes in "type_traits" (newer than the tables), while that document is
+// read, written or measured (withTypes): a name -> [block size, bytes per block] Map, or null
+let customTypes = null;
+
+/**
+ * Run fn with a document's custom types known (its "type_traits": [{name, blck_size, type_size}]):
+ * isType, typeTraits, contiguousNb and nbytes then know them too. The documents come from the C
+ * reader (which checked the numbers) or the graph text's @type lines.
+ * @template T
+ * @param {Array<{name: string, blck_size: number|string, type_size: number|string}>|undefined|null} traits
+ * @param {() => T} fn
+ * @returns {T}
+ */
+export function withTypes(traits, fn) {
+  if (!traits || !traits.length) return fn();
+  const saved = customTypes;
+  customTypes = new Map(saved ?? []);
+  for (const t of traits) if (!Object.hasOwn(TYPES, t.name)) customTypes.set(t.name, [Number(t.blck_size), Number(t.type_size)]);
+  try { return fn(); } finally { customTypes = saved; }
+}
+
+/**
+ * A type's block size and bytes per block (ggml_blck_size, ggml_type_size), from the tables or
+ * the document being handled (withTypes); undefined for an unknown type.
+ * @param {string} type
+ * @returns {[number, number]|undefined}
+ */
+export function typeTraits(type) {
+  return Object.hasOwn(TYPES, type) ? TYPES[type] : customTypes?.get(type);
+}
+
+/** @param {string} type @returns {boolean} a type of the tables, or of the document being handled */
+export function isType(type) { return Object.hasOwn(TYPES, type) || customTypes?.has(type) === true; }
+
+/** @param {string} type @returns {boolean} a type ggml's tables know */
+export function isTableType(type) { return Object.hasOwn(TYPES, type); }
 
 /**
  * A document number (number or decimal string) as BigInt.
@@ -61,7 +95,7 @@ export function ne4(ne) {
  * @returns {bigint[]}
  */
 export function contiguousNb(type, ne) {
-  const [blck, size] = TYPES[type] || [1, 1];
+  const [blck, size] = typeTraits(type) || [1, 1];
   const nb = [BigInt(size), 0n, 0n, 0n];
   nb[1] = nb[0] * (ne[0] / BigInt(blck));
   nb[2] = nb[1] * ne[1];
@@ -78,7 +112,7 @@ export function contiguousNb(type, ne) {
  */
 export function nbytes(type, ne, nb) {
   for (const v of ne) if (v <= 0n) return 0n;
-  const [blck, size] = TYPES[type] || [1, 1];
+  const [blck, size] = typeTraits(type) || [1, 1];
   let bytes;
   if (blck === 1) {
     bytes = BigInt(size);

@@ -3,9 +3,10 @@
 // Documents are read and checked by the C reader only (Galloc.normalize: one checker, the
 // CLI's verdicts); normalizeGraph fills the defaults a parsed graph text may leave out (one
 // host buffer type, buffer ids); tensorInfo and graphIndex derive what the views need
-// (strides, byte sizes, roots, consumers, node positions).
+// (strides, byte sizes, roots, consumers, node positions). A document's own types ("type_traits",
+// newer than ggml's tables) are kept and used for its sizes.
 
-import { big, contiguousNb, ne4, nbytes } from './ggml-types.js';
+import { big, contiguousNb, ne4, nbytes, withTypes } from './ggml-types.js';
 
 /** the buffer type a document without `buffer_types` gets */
 export const DEFAULT_BUFFER_TYPE = Object.freeze({ name: 'host', alignment: 32, max_size: null });
@@ -14,12 +15,15 @@ export const DEFAULT_BUFFER_TYPE = Object.freeze({ name: 'host', alignment: 32, 
  * A document with every default filled in: format, version, name, buffer_types,
  * node_buffer_ids and leaf_buffer_ids. Documents reach the UI already read and checked by the
  * C reader (Galloc.normalize, Galloc.preset, a model's document) or made by the graph text
- * parser: both give nodes and leafs. Does not modify its input.
+ * parser: both give nodes and leafs. Does not modify its input; the result shares its tensor
+ * objects (neither is changed in place afterwards).
  * @param {object} doc
  * @returns {object}
  */
 export function normalizeGraph(doc) {
-  const tensors = doc.tensors.map((t) => ({ ...t }));
+  // the tensor objects are shared, not copied (300,000 copies of them cost more than planning):
+  // documents are never changed in place (edits make new ones: removeTensors, removeBufferType)
+  const tensors = doc.tensors.slice();
   const { nodes, leafs } = doc;
   if (!Array.isArray(nodes) || !Array.isArray(leafs)) throw new Error('nodes, leafs: missing (read the document with the C reader, Galloc.normalize, first)');
   return {
@@ -34,6 +38,7 @@ export function normalizeGraph(doc) {
     leafs: leafs.slice(),
     node_buffer_ids: doc.node_buffer_ids ? doc.node_buffer_ids.slice() : nodes.map(() => 0),
     leaf_buffer_ids: doc.leaf_buffer_ids ? doc.leaf_buffer_ids.slice() : leafs.map(() => 0),
+    ...(doc.type_traits?.length ? { type_traits: doc.type_traits.map((t) => ({ ...t })) } : {}),
   };
 }
 
@@ -44,6 +49,10 @@ export function normalizeGraph(doc) {
  * @returns {{ne: bigint[][], nb: bigint[][], bytes: bigint[], allocSize: bigint[], root: number[], offs: bigint[]}}
  */
 export function tensorInfo(doc) {
+  return withTypes(doc.type_traits, () => tensorInfoOf(doc));
+}
+
+function tensorInfoOf(doc) {
   const n = doc.tensors.length;
   const out = { ne: new Array(n), nb: new Array(n), bytes: new Array(n), allocSize: new Array(n), root: new Array(n), offs: new Array(n) };
   doc.tensors.forEach((t, i) => {

@@ -1,6 +1,8 @@
 // graph-text.js: the graph text language, both ways.
 //
 //   @buffer host align=32 max=16MiB      # buffer types, in order (default: host, 32, none)
+//   @type nvfp4 block=16 size=9          # a type the tables lack (a document's "type_traits"):
+//                                        # elements and bytes per block; used like f32 below
 //   x0 = input(f32, 8)                   # tensors in order: ggml calls, shapes inferred as ggml does
 //   w  = weight(f16, 64, 64) @1          # allocated outside the graph, in buffer type 1
 //   x3 = mul_mat(w, x0) @gpu             # @B: the buffer type this node is assigned to
@@ -20,7 +22,7 @@
 import { evaluateCall, ruleFor, argSlots } from './call-eval.js';
 import { idiomFor } from './op-idioms.js';
 import { FUNCS, SUB_OP_KEY, ShapeError } from './op-rules.js';
-import { FLAGS, OPS, big, contiguousNb, docNum, isType, ne4, trimNe } from './ggml-types.js';
+import { FLAGS, OPS, big, contiguousNb, docNum, isTableType, isType, ne4, trimNe, withTypes } from './ggml-types.js';
 import { normalizeGraph, tensorInfo, DEFAULT_BUFFER_TYPE } from './graph-model.js';
 import { sizeLiteral } from './format.js';
 
@@ -31,6 +33,8 @@ class LineError {
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
+/** the flags of a statement that has none (most): shared, never added to (parseModifiers makes a Set) */
+const NO_FLAGS = Object.freeze(new Set());
 const RESERVED = new Set(['_', 'none']);
 const FLAG_WORDS = new Set(['input', 'output', 'param', 'loss', 'compute', 'nocompute', 'extern', 'outside', 'detached']);
 const UNIT = { b: 1n, kib: 1n << 10n, mib: 1n << 20n, gib: 1n << 30n, tib: 1n << 40n };
@@ -53,6 +57,11 @@ export function nameToken(name) {
 
 // ---- tokens -------------------------------------------------------------------
 
+// [A-Za-z_] and [A-Za-z0-9_.-] by character code (a regular expression per character costs more
+// than the rest of the tokenizer on a text of 300,000 lines)
+const isIdentStart = (c) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+const isIdentPart = (c) => isIdentStart(c) || (c >= 48 && c <= 57) || c === 46 || c === 45;
+
 function tokenize(line) {
   const toks = [];
   let i = 0;
@@ -62,9 +71,9 @@ function tokenize(line) {
     if (c === ' ' || c === '\t' || c === '\r') { i++; continue; }
     if (c === '#') { codeEnd = i; break; }
     const from = i;
-    if (/[A-Za-z_]/.test(c)) {
+    if (isIdentStart(line.charCodeAt(i))) {
       let j = i + 1;
-      while (j < line.length && /[A-Za-z0-9_.\-]/.test(line[j])) j++;
+      while (j < line.length && isIdentPart(line.charCodeAt(j))) j++;
       toks.push({ k: 'id', v: line.slice(i, j), from, to: j });
       i = j;
     } else if (c === '"') {
@@ -213,7 +222,7 @@ function parseModifiers(cur, st) {
     }
     if (!FLAG_WORDS.has(t.v)) throw new LineError(`unexpected '${t.v}' after the call (flags: ${[...FLAG_WORDS].join(', ')})`, t.from);
     if (t.v === 'extern') m.extern = m.extern ?? true;
-    else m.flags.add(t.v);
+    else (m.flags === NO_FLAGS ? (m.flags = new Set()) : m.flags).add(t.v);
   }
 }
 
@@ -291,7 +300,53 @@ function editDistance(a, b) {
  */
 export function parseGraphText(text) {
   const lines = String(text).split('\n');
+  if (!wellFormed(String(text))) return { errors: loneSurrogates(lines) };
+  // @type lines first: a type may be used above the line that describes it, as a buffer type may
+  const types = String(text).includes('@type') ? typeDirectives(lines) : { list: [], errors: [] };
+  return withTypes(types.list.map((t) => ({ name: t.name, blck_size: t.blck, type_size: t.size })), () => parseLines(lines, types));
+}
+
+/**
+ * The @type lines of a text: @type NAME block=B size=S (B elements per block, S bytes per block:
+ * a type ggml's tables lack, as a document's "type_traits" describes it)
+ * @param {string[]} lines
+ * @returns {{list: Array<{name: string, blck: bigint, size: bigint, line: number}>, errors: Array<{line: number, message: string}>}}
+ */
+function typeDirectives(lines) {
+  const list = [];
   const errors = [];
+  lines.forEach((line, li) => {
+    if (!/^\s*@\s*type\b/.test(line)) return;
+    try {
+      const cur = new Cursor(tokenize(line).toks, line);
+      cur.next();
+      cur.next();
+      const n = cur.next();
+      if (!n || (n.k !== 'id' && n.k !== 'str')) throw new LineError('@type needs a name: @type NAME block=B size=S', n ? n.from : line.length);
+      if (isTableType(n.v)) throw new LineError(`${n.v} is one of ggml's types: @type describes types its tables lack`, n.from);
+      if (list.some((t) => t.name === n.v)) throw new LineError(`type ${n.v} is described twice`, n.from);
+      const t = { name: n.v, blck: null, size: null, line: li + 1 };
+      while (!cur.done()) {
+        const k = cur.expect('id', undefined, 'block= or size=');
+        cur.expect('p', '=', `'=' after ${k.v}`);
+        const v = cur.next();
+        const key = { block: 'blck', blck_size: 'blck', size: 'size', type_size: 'size' }[k.v];
+        if (!key) throw new LineError(`unknown type setting '${k.v}' (block=, size=)`, k.from);
+        if (!v || v.k !== 'num' || typeof v.v !== 'bigint' || v.v < 1n) throw new LineError(`${k.v}: a whole number >= 1`, v ? v.from : k.to);
+        t[key] = v.v;
+      }
+      if (t.blck === null || t.size === null) throw new LineError(`@type ${n.v}: give block= (elements per block) and size= (bytes per block)`, n.from);
+      list.push(t);
+    } catch (e) {
+      if (!(e instanceof LineError)) throw e;
+      errors.push({ line: li + 1, message: e.message });
+    }
+  });
+  return { list, errors };
+}
+
+function parseLines(lines, types) {
+  const errors = types.errors.slice();
   const err = (line, message) => errors.push({ line, message });
   const hints = { suggestions: MAX_SUGGESTIONS };
   // where each name is first defined, for the message about a name used before its line: made
@@ -339,7 +394,7 @@ export function parseGraphText(text) {
       const t0 = cur.peek();
       if (t0.k === 'p' && t0.v === '@') {
         cur.next();
-        const d = cur.expect('id', undefined, 'a directive (@buffer, @name, @nodes, @leafs)');
+        const d = cur.expect('id', undefined, 'a directive (@buffer, @type, @name, @nodes, @leafs)');
         if (d.v === 'buffer') {
           const n = cur.next();
           if (!n || (n.k !== 'id' && n.k !== 'str')) throw new LineError('@buffer needs a name', n ? n.from : line.length);
@@ -362,6 +417,8 @@ export function parseGraphText(text) {
             }
           }
           buffers.push(b);
+        } else if (d.v === 'type') {
+          // read before the other lines (typeDirectives)
         } else if (d.v === 'name' || d.v === 'graph') {
           const n = cur.next();
           if (!n || (n.k !== 'id' && n.k !== 'str')) throw new LineError('@name needs a name', line.length);
@@ -374,7 +431,7 @@ export function parseGraphText(text) {
           }
           dirs[d.v] = { list, line: lineNo };
         } else {
-          throw new LineError(`unknown directive @${d.v} (@buffer, @name, @nodes, @leafs)`, d.from);
+          throw new LineError(`unknown directive @${d.v} (@buffer, @type, @name, @nodes, @leafs)`, d.from);
         }
         return;
       }
@@ -395,7 +452,7 @@ export function parseGraphText(text) {
       if (target.k === 'id' && RESERVED.has(target.v)) throw new LineError(`'${target.v}' cannot name a tensor (quote it: "${target.v}")`, target.from);
       cur.expect('p', '=', `'=' after ${target.v}`);
       st = { line: lineNo, name: target.v, fn: '', rule: null, typeArg: undefined, args: [], params: [], argSpans: [],
-        bufSpan: null, codeEnd, mods: { flags: new Set() }, index: stmts.length, broken: false };
+        bufSpan: null, codeEnd, mods: { flags: NO_FLAGS }, index: stmts.length, broken: false };
       parseCall(cur, st, hints);
       parseModifiers(cur, st);
       st.args = st.args.map((r) => resolveName(r, lineNo));
@@ -455,7 +512,8 @@ export function parseGraphText(text) {
     if (st.mods.view && st.mods.view !== 'none') ds.push(st.mods.view.idx);
     return ds.filter((d) => d < n && d !== i); // a tensor naming itself (ggml_cast's src[1]) is no cycle
   });
-  const order = topoOrder(n, deps);
+  // names refer to tensors above; only $N may point below, and then the order is worked out
+  const order = deps.every((ds, i) => ds.every((d) => d < i)) ? Array.from({ length: n }, (_, i) => i) : topoOrder(n, deps);
   const evaluated = new Array(n).fill(null);
   const failed = new Uint8Array(n);
   const inOrder = new Uint8Array(n);
@@ -488,7 +546,39 @@ export function parseGraphText(text) {
     }
     return { errors };
   }
-  return { doc: buildDoc(docName, buffers, stmts, evaluated, outputs, dirs), meta: buildMeta(stmts, buffers) };
+  const doc = buildDoc(docName, buffers, stmts, evaluated, outputs, dirs);
+  if (types.list.length) doc.type_traits = types.list.map((t) => ({ name: t.name, blck_size: docNum(t.blck), type_size: docNum(t.size) }));
+  return { doc, meta: { ...buildMeta(stmts, buffers), typeLines: types.list.map((t) => t.line) } };
+}
+
+/** @param {string} text @returns {boolean} false when it holds a lone UTF-16 surrogate */
+function wellFormed(text) {
+  if (typeof text.isWellFormed === 'function') return text.isWellFormed();
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+}
+
+/**
+ * The lone UTF-16 surrogates of a text, each an error at its line and column (a pasted broken
+ * character no UTF-8 text can hold: refused, never turned into U+FFFD behind the user's back)
+ * @param {string[]} lines
+ * @returns {Array<{line: number, message: string}>}
+ */
+function loneSurrogates(lines) {
+  const errors = [];
+  let more = 0;
+  lines.forEach((l, li) => {
+    if (wellFormed(l)) return;
+    for (let i = 0; i < l.length; i++) {
+      const c = l.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdfff) continue;
+      if (c <= 0xdbff && (l.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { i++; continue; }
+      const code = `U+${c.toString(16).toUpperCase()}`;
+      if (errors.length < MAX_ERRORS) errors.push({ line: li + 1, message: `a lone UTF-16 surrogate (${code}) at column ${i + 1}, half of a character: no text file can hold it (remove it, or paste the character again)` });
+      else more++;
+    }
+  });
+  if (more) errors.push({ line: errors[MAX_ERRORS - 1].line, message: `${more} more errors (only the first ${MAX_ERRORS} are listed)` });
+  return errors;
 }
 
 /**
@@ -524,14 +614,17 @@ function buildDoc(docName, buffers, stmts, ev, outputs, dirs) {
   const isNodeKind = (i) => ev[i].op !== 'NONE' || stmts[i].mods.flags.has('param') || stmts[i].rule.flags?.includes('param');
   const listed = new Set();
   for (const d of Object.values(dirs)) for (const r of d.list) listed.add(r.idx);
-  const derive = (wantNode) => stmts.map((st, i) => i).filter((i) => !stmts[i].mods.flags.has('detached') && !listed.has(i) && isNodeKind(i) === wantNode);
-  const nodes = dirs.nodes ? dirs.nodes.list.map((r) => r.idx) : derive(true);
-  const leafs = dirs.leafs ? dirs.leafs.list.map((r) => r.idx) : derive(false);
+  const derived = [[], []]; // leafs, nodes in text order
+  if (!dirs.nodes || !dirs.leafs) {
+    for (let i = 0; i < n; i++) if (!stmts[i].mods.flags.has('detached') && !listed.has(i)) derived[isNodeKind(i) ? 1 : 0].push(i);
+  }
+  const nodes = dirs.nodes ? dirs.nodes.list.map((r) => r.idx) : derived[1];
+  const leafs = dirs.leafs ? dirs.leafs.list.map((r) => r.idx) : derived[0];
   const isNode = new Uint8Array(n);
   for (const i of nodes) isNode[i] = 1;
   const tensors = stmts.map((st, i) => {
     const e = ev[i];
-    const flags = new Set([...(st.rule.flags || []), ...st.mods.flags]);
+    const flags = st.rule.flags?.length || st.mods.flags.size ? new Set([...(st.rule.flags || []), ...st.mods.flags]) : new Set();
     if (outFlag[i]) flags.add('output');
     if (isNode[i] && !flags.has('nocompute')) flags.add('compute');
     const t = { name: st.name, op: e.op };
@@ -587,16 +680,32 @@ function buildMeta(stmts, buffers) {
  * @returns {string}
  */
 export function graphToText(input) {
+  return graphToTextLines(input).text;
+}
+
+/**
+ * graphToText, and the line each tensor is written on (1-based): what the editor needs to find a
+ * tensor, without parsing the text back.
+ * @param {object} input
+ * @returns {{text: string, tensorLines: number[]}}
+ */
+export function graphToTextLines(input) {
   const doc = normalizeGraph(input);
-  const custom = doc.tensors.findIndex((t) => !isType(t.type));
-  if (custom >= 0) {
-    // a type the document describes in type_traits (newer than the tables): the CLI plans it
-    throw new Error(`tensors[${custom}].type: ${doc.tensors[custom].type} is a type from the document's type_traits, which the web UI cannot show yet (the CLI plans it: galloc plan FILE)`);
-  }
+  return withTypes(doc.type_traits, () => printDocument(doc));
+}
+
+function printDocument(doc) {
   const info = tensorInfo(doc);
   const n = doc.tensors.length;
   const out = [];
   out.push(`@name ${nameToken(doc.name)}`);
+  (doc.type_traits ?? []).forEach((t, k) => {
+    // a document's own types; those of the tables (an exported graph lists every type it uses) go
+    // without saying
+    if (isTableType(t.name)) return;
+    if (!IDENT.test(t.name) || RESERVED.has(t.name)) throw new Error(`type_traits[${k}].name: ${JSON.stringify(t.name)} cannot be written as graph text (a type is a name of letters, digits, '_', '.', '-')`);
+    out.push(`@type ${t.name} block=${t.blck_size} size=${t.type_size}`);
+  });
   const bufNames = doc.buffer_types.map((b) => b.name);
   const bufRef = (k) => (IDENT.test(bufNames[k]) && bufNames.indexOf(bufNames[k]) === k && !/^\d/.test(bufNames[k]) ? bufNames[k] : String(k));
   doc.buffer_types.forEach((b) => {
@@ -623,6 +732,7 @@ export function graphToText(input) {
   const srcObj = (j) => ({ index: j, name: doc.tensors[j].name, type: doc.tensors[j].type, ne: info.ne[j], nb: info.nb[j],
     viewSrc: info.root[j] === j ? -1 : info.root[j], viewOffs: info.offs[j] });
 
+  const tensorLines = new Array(n);
   for (let i = 0; i < n; i++) {
     const t = doc.tensors[i];
     const self = srcObj(i);
@@ -652,6 +762,7 @@ export function graphToText(input) {
     if (!flags.has('compute') && defaultCompute) parts.push('nocompute');
     if (!inGraph[i] && !explicitOrder) parts.push('detached');
     out.push(parts.join(' '));
+    tensorLines[i] = out.length;
     scope.set(t.name, i);
   }
   const outs = idxs.filter((i) => (doc.tensors[i].flags || []).includes('output'));
@@ -664,7 +775,7 @@ export function graphToText(input) {
     out.push(`@nodes ${doc.nodes.map(ref).join(', ')}`);
     out.push(`@leafs ${doc.leafs.map(ref).join(', ')}`);
   }
-  return `${out.join('\n')}\n`;
+  return { text: `${out.join('\n')}\n`, tensorLines };
 }
 
 function sameEval(e, w) {

@@ -7,7 +7,7 @@
 // no such call fits; the printer then writes the op by name (MUL_MAT(a, b)).
 
 import { FUNCS } from './op-rules.js';
-import { TYPES, contiguousNb } from './ggml-types.js';
+import { contiguousNb, typeTraits } from './ggml-types.js';
 
 /**
  * @typedef {import('./op-rules.js').Src} Src
@@ -104,7 +104,7 @@ export function idiomFor(t, self, s) {
 function viewIdiom(self, a) {
   const offs = self.viewOffs - (a.viewSrc >= 0 ? a.viewOffs : 0n);
   if (offs < 0n) return null;
-  const ts = BigInt((TYPES[self.type] || [1, 1])[1]);
+  const ts = BigInt((typeTraits(self.type) || [1, 1])[1]);
   const ne = self.ne;
   const nb = self.nb;
   const k = ndims(ne);

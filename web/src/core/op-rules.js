@@ -7,7 +7,7 @@
 // sources in slot order. Shape checks follow ggml's asserts and throw
 // ShapeError with a message for the editor.
 
-import { TYPES, contiguousNb } from './ggml-types.js';
+import { contiguousNb, typeTraits } from './ggml-types.js';
 import { GLU_OPS, UNARY_OPS } from './ggml-tables.js';
 
 /** an error in the shapes or arguments of a call; the parser adds the line */
@@ -33,7 +33,7 @@ export class ShapeError extends Error {}
 const fail = (msg) => { throw new ShapeError(msg); };
 const dims = (ne) => `[${ne.join(', ')}]`;
 const nelements = (ne) => ne[0] * ne[1] * ne[2] * ne[3];
-const tsize = (type) => BigInt((TYPES[type] || [1, 1])[1]);
+const tsize = (type) => BigInt((typeTraits(type) || [1, 1])[1]);
 const isContiguous = (s) => contiguousNb(s.type, s.ne).every((v, i) => s.ne[i] === 1n || v === s.nb[i]);
 const toBig = (p, what) => {
   if (typeof p !== 'bigint') fail(`${what} must be a whole number, got ${p}`);
@@ -67,7 +67,7 @@ function viewOf(a, type, ne, nb, offs) {
   const bytesNeeded = (() => {
     for (const v of ne) if (v <= 0n) return 0n;
     let n = tsize(type);
-    const [blck] = TYPES[type] || [1];
+    const [blck] = typeTraits(type) || [1];
     if (blck !== 1) n = ne[0] * nb[0] / BigInt(blck);
     for (let i = blck === 1 ? 0 : 1; i < 4; i++) n += (ne[i] - 1n) * nb[i];
     return n;

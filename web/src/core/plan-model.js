@@ -78,8 +78,9 @@ export function buildModel(doc, plan) {
     byTensor[i] = r;
     rects.push(r);
   });
+  const families = new Int32Array(n).fill(-1);
   for (const r of rects) {
-    r.family = familyOf(byTensor, r.i);
+    r.family = familyOf(byTensor, r.i, families);
     const p = r.how === 'inplace' ? byTensor[r.parent] : null;
     if (p) {
       p.heir = r.i;
@@ -103,14 +104,24 @@ export function buildModel(doc, plan) {
   return { doc, plan, steps, rects, byTensor, buffers, info, index, nInplace, total };
 }
 
-function familyOf(byTensor, i) {
+/**
+ * the root of tensor i's in-place/view chain; families[] keeps each answer, so a chain of any
+ * length is walked once (a 300,000-tensor in-place chain is one family)
+ */
+function familyOf(byTensor, i, families) {
+  const path = [];
   let cur = i;
-  for (let guard = 0; guard < 64; guard++) {
+  let root = -1;
+  while (root < 0) {
+    if (families[cur] >= 0) { root = families[cur]; break; }
     const r = byTensor[cur];
-    if (!r || r.parent < 0 || !byTensor[r.parent] || (r.how !== 'inplace' && r.how !== 'view')) return cur;
+    if (!r || r.parent < 0 || !byTensor[r.parent] || (r.how !== 'inplace' && r.how !== 'view') || path.length > byTensor.length) { root = cur; break; }
+    path.push(cur);
     cur = r.parent;
   }
-  return cur;
+  for (const k of path) families[k] = root;
+  families[cur] = root;
+  return root;
 }
 
 /**
