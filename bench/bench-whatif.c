@@ -2,8 +2,9 @@
 //
 // Per llama preset, as built and with a 1 GiB max size, per MiniMalloc CSV (capacity from
 // the file name), and per generated tight problem of the same kind (tests/c/support/
-// tight-problems.h: a 1 MiB x 1024-step square cut into 200-500 items, capacity 1 MiB, which
-// the cut meets; not published anywhere, so the search cannot be tuned to them): each
+// tight-problems.h: a 1 MiB x 1024-step square cut into 200-500 items, full or with holes,
+// capacity 1 MiB, which the cut meets; not published anywhere, so the search cannot be tuned
+// to them): each
 // planner's total above the lower bound and its time, and when the exact search fit the
 // capacity. Tables on stdout, rows as JSON (build/bench-whatif.json).
 //   bench-whatif [--budget-ms N] [--csv-budget-ms N] [--gen-budget-ms N] [--gen-seeds N] [MINIMALLOC_DIR] [OUT.json]
@@ -197,15 +198,21 @@ static int cmp_double(const void * a, const void * b) {
 // generated tight problems: per size and style, seeds problems; a row each, then a summary line
 static void bench_generated(struct galloc_json_writer * w, uint32_t budget_ms, int seeds) {
     static const int32_t sizes[] = { 200, 300, 400, 500 };
-    static const char *  styles[] = { "even", "skewed" };
-    struct galloc_whatif_item items[512];
-    uint64_t                  offsets[512];
+    // the square full, cut evenly or skewed; with 40 % holes, cut evenly (as MiniMalloc's F, G,
+    // H, 57-66 % full); with 10 % holes, skewed (as A, I, K, 90-95 % full)
+    static const struct {
+        const char * name;
+        int          style, holes;
+    } kinds[] = { { "even", TIGHT_EVEN, 0 }, { "skewed", TIGHT_SKEWED, 0 }, { "even-holes40", TIGHT_EVEN, 40 }, { "skewed-holes10", TIGHT_SKEWED, 10 } };
+    struct galloc_whatif_item items[1024];
+    uint64_t                  offsets[1024];
     for (int si = 0; si < 4; si++) {
-        for (int style = 0; style < 2; style++) {
-            double fits[64];
+        for (int style = 0; style < 4; style++) {
+            double fits[64], nodes[64]; // nodes: of the whole search (to the proof) when it fit
             int    n_fit = 0, n_in_1s = 0, n_run = 0;
             for (int seed = 0; seed < seeds && seed < 64; seed++) {
-                int32_t n = tight_problem((uint64_t) (seed + 1000 * si + 100 * style), sizes[si], 1024, 1024, (enum tight_style) style, items, offsets);
+                int32_t n = tight_problem((uint64_t) (seed + 1000 * si + 100 * style), sizes[si], 1024, 1024, (enum tight_style) kinds[style].style,
+                                          kinds[style].holes, items, offsets);
                 struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, (uint64_t) 1 << 20 };
                 struct galloc_whatif_result  r;
                 struct galloc_error          err;
@@ -214,20 +221,22 @@ static void bench_generated(struct galloc_json_writer * w, uint32_t budget_ms, i
                     exit(1);
                 }
                 char name[64];
-                snprintf(name, sizeof(name), "tight-%d-%s-%d", sizes[si], styles[style], seed);
+                snprintf(name, sizeof(name), "tight-%d-%s-%d", sizes[si], kinds[style].name, seed);
                 report(w, name, &r);
                 const struct galloc_whatif_plan * exact = &r.plans[GALLOC_WHATIF_EXACT];
                 double fit = exact->fit_ms >= 0 ? exact->fit_ms : 1e30;
+                nodes[n_run] = exact->fit_ms >= 0 ? (double) exact->nodes : 1e30;
                 fits[n_run++] = fit;
                 n_fit += exact->fit_ms >= 0;
                 n_in_1s += exact->fit_ms >= 0 && exact->fit_ms <= 1000;
                 galloc_whatif_free(&r);
             }
             qsort(fits, (size_t) n_run, sizeof(double), cmp_double);
-            double median = n_run ? fits[n_run / 2] : 0;
-            char median_text[32];
-            snprintf(median_text, sizeof(median_text), median >= 1e30 ? "never" : "%.0f ms", median);
-            printf("  tight %d %s: %d of %d fit the capacity, %d within 1 s; median time to fit %s\n", sizes[si], styles[style], n_fit, n_run,
+            qsort(nodes, (size_t) n_run, sizeof(double), cmp_double);
+            double median = n_run ? fits[n_run / 2] : 0, median_nodes = n_run ? nodes[n_run / 2] : 0;
+            char median_text[64];
+            snprintf(median_text, sizeof(median_text), median >= 1e30 ? "never" : "%.0f ms (%.0f nodes)", median, median_nodes);
+            printf("  tight %d %s: %d of %d fit the capacity, %d within 1 s; median time to fit %s\n", sizes[si], kinds[style].name, n_fit, n_run,
                    n_in_1s, median_text);
         }
     }
@@ -266,7 +275,7 @@ int main(int argc, char ** argv) {
     printf("\nMiniMalloc problems in %s (exact search budget %u ms)\n", dir, csv_budget_ms);
     print_header();
     bench_csv_dir(&w, dir, csv_budget_ms);
-    printf("\ngenerated tight problems of the MiniMalloc kind, capacity 1 MiB = the lower bound (exact search budget %u ms, %d seeds per size)\n",
+    printf("\ngenerated tight problems of the MiniMalloc kind, capacity 1 MiB (a known packing) (exact search budget %u ms, %d seeds per size)\n",
            gen_budget_ms, gen_seeds);
     print_header();
     bench_generated(&w, gen_budget_ms, gen_seeds);

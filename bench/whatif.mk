@@ -2,8 +2,8 @@
 #
 # Builds bench/bench-whatif.c against the release library and runs it: per llama preset
 # (as built and with a 1 GiB max size) and per MiniMalloc CSV in $(SHARED)/bench/minimalloc,
-# and per generated tight problem (200-500 items cut from a square, 3 seeds per size and
-# style), each planner's total above the lower bound and its time; the rows also go to
+# and per generated tight problem (200-500 items cut from a square, full or with holes, 3
+# seeds per size and kind), each planner's total above the lower bound and its time; the rows also go to
 # build/bench-whatif.json. The exact search gets 2 s per llama buffer, 10 s per CSV, 2 s per
 # generated problem.
 

@@ -803,7 +803,7 @@ static void test_generated_tight(void) {
         for (int seed = 0; seed < 10; seed++) {
             struct galloc_whatif_item items[128];
             uint64_t                  offsets[128];
-            int32_t n = tight_problem((uint64_t) seed, 40 + 6 * seed, 64, 16, (enum tight_style) style, items, offsets);
+            int32_t n = tight_problem((uint64_t) seed, 40 + 6 * seed, 64, 16, (enum tight_style) style, 0, items, offsets);
             CHECK(n == 40 + 6 * seed);
             uint64_t                     height = 64 * 16;
             struct galloc_whatif_problem p      = { n, items, 1, GALLOC_NO_MAX_SIZE, height };

@@ -30,9 +30,11 @@ static struct piece piece_of(const struct galloc_whatif_item * items, const uint
     return (struct piece) { (int32_t) items[i].first, (int32_t) items[i].last, (int32_t) offsets[i], (int32_t) (offsets[i] + items[i].size) };
 }
 
-int32_t tight_problem(uint64_t seed, int32_t n, int32_t side, uint64_t unit, enum tight_style style, struct galloc_whatif_item * items,
-                      uint64_t * offsets) {
+int32_t tight_problem(uint64_t seed, int32_t n, int32_t side, uint64_t unit, enum tight_style style, int32_t holes_percent,
+                      struct galloc_whatif_item * items, uint64_t * offsets) {
     uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+    int32_t  kept = n;
+    n = holes_percent > 0 && holes_percent < 100 ? (int32_t) ((int64_t) n * 100 / (100 - holes_percent)) : n;
     // while cutting, piece i is items[i] (first = t0, last = t1, size = b1 - b0) with offsets[i] = b0
     int32_t m = 1;
     items[0] = (struct galloc_whatif_item) { 0, 1, (uint64_t) side, 0, side };
@@ -90,6 +92,7 @@ int32_t tight_problem(uint64_t seed, int32_t n, int32_t side, uint64_t unit, enu
         items[i] = items[k], offsets[i] = offsets[k];
         items[k] = it, offsets[k] = o;
     }
+    m = m < kept ? m : kept; // the pieces past kept are the holes
     for (int32_t i = 0; i < m; i++) {
         items[i].id = i;
     }

@@ -16,7 +16,11 @@ enum tight_style {
     TIGHT_SKEWED, // cut a piece chosen at random: a few large items among many small ones (as A, I, K)
 };
 
-// n items (at most side x side) into items[] and the cut's offsets into offsets[] (both n long),
-// shuffled, ids 0 .. n - 1; returns the number of items made (n unless the square ran out of cells)
-int32_t tight_problem(uint64_t seed, int32_t n, int32_t side, uint64_t unit, enum tight_style style, struct galloc_whatif_item * items,
-                      uint64_t * offsets);
+// n items (at most side x side) into items[] and the cut's offsets into offsets[], shuffled, ids
+// 0 .. n - 1; returns the number of items made (n unless the square ran out of cells). With
+// holes_percent > 0, the square is cut into n / (1 - holes_percent / 100) pieces and only n are
+// kept: the rest are holes (MiniMalloc's problems fill 57-98 % of their square), the lower bound
+// may fall below side x unit, and the cut's plan still fits it. items[] and offsets[] need room
+// for all the pieces.
+int32_t tight_problem(uint64_t seed, int32_t n, int32_t side, uint64_t unit, enum tight_style style, int32_t holes_percent,
+                      struct galloc_whatif_item * items, uint64_t * offsets);
