@@ -261,11 +261,15 @@ static int cmd_preset(int argc, char ** argv) {
     if (argc != 1) {
         return usage_error(usage_presets, "preset needs one NAME (see `galloc presets`)");
     }
+    if (!galloc_preset_exists(argv[0])) {
+        fprintf(stderr, "galloc: no preset named '%s' (see `galloc presets`)\n", argv[0]);
+        return EXIT_USAGE;
+    }
     size_t len  = 0;
     char * json = galloc_preset_document(argv[0], &len);
     if (!json) {
-        fprintf(stderr, "galloc: no preset named '%s' (see `galloc presets`)\n", argv[0]);
-        return EXIT_USAGE;
+        fprintf(stderr, "galloc: out of memory building preset '%s'\n", argv[0]);
+        return cli_exit_code(GALLOC_STATUS_NO_MEMORY);
     }
     struct galloc_error err;
     bool ok = cli_write_file(NULL, json, len, &err);

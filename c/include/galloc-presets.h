@@ -12,6 +12,7 @@
 
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -21,6 +22,9 @@ extern "C" {
 int          galloc_preset_count(void);
 const char * galloc_preset_name(int i);        // NULL when out of range
 const char * galloc_preset_description(int i); // one sentence: what the preset shows
+// true for every name galloc_preset_document builds: the listed presets and the llama-like graphs
+// built by name only (benchmarks, golden twins), so callers tell an unknown name from out of memory
+bool         galloc_preset_exists(const char * name);
 // the graph document of the preset: malloc'd, NUL-terminated; NULL for an unknown name or out of memory
 char *       galloc_preset_document(const char * name, size_t * len);
 

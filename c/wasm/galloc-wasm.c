@@ -657,15 +657,7 @@ GALLOC_WASM_EXPORT char * galloc_wasm_preset_document(const char * name) {
     if (name == NULL) {
         return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no preset name (NULL pointer)");
     }
-    int32_t n = (int32_t) galloc_preset_count();
-    int32_t found = -1;
-    for (int32_t i = 0; i < n; i++) {
-        if (strcmp(galloc_preset_name(i), name) == 0) {
-            found = i;
-            break;
-        }
-    }
-    if (found < 0) {
+    if (!galloc_preset_exists(name)) { // the names the CLI builds, listed or not
         return galloc_wasm_fail(GALLOC_STATUS_NOT_FOUND, "unknown preset \"%.64s\"", name);
     }
     size_t out_len = 0;

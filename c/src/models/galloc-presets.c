@@ -359,6 +359,21 @@ static char * build_scenario(const struct preset * p, size_t * len) {
     return doc;
 }
 
+bool galloc_preset_exists(const char * name) {
+    for (int i = 0; name && i < N_SCENARIOS; i++) {
+        if (strcmp(presets[i].name, name) == 0) {
+            return true;
+        }
+    }
+    for (int i = 0; name && i < N_MODEL_PRESETS; i++) {
+        if (strcmp(model_presets[i].name, name) == 0) {
+            return true;
+        }
+    }
+    struct galloc_llama_params p;
+    return name && galloc_llama_preset_params(name, &p);
+}
+
 char * galloc_preset_document(const char * name, size_t * len) {
     for (int i = 0; name && i < N_SCENARIOS; i++) {
         if (strcmp(presets[i].name, name) == 0) {
