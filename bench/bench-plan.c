@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #if defined(__has_include)
@@ -39,11 +38,6 @@
 
 static int runs_override; // --runs N: every graph planned N times (0: each graph's default)
 
-static int cmp_double(const void * a, const void * b) {
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
 struct result {
     char   name[64];
     int    n_nodes;
@@ -52,12 +46,6 @@ struct result {
     double faults_per_plan; // minor page faults per measured plan
     size_t bytes;
 };
-
-static long minor_faults(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_minflt;
-}
 
 // forget every placement ggml_gallocr made, so a fresh allocator plans the graph again
 static void reset_graph(struct ggml_cgraph * gf, const bool * leaf_external) {
@@ -119,17 +107,17 @@ static struct result time_plan(const char * name, struct ggml_cgraph * gf, ggml_
     long faults = 0;
     for (int k = 0; k < runs; k++) {
         reset_graph(gf, leaf_external);
-        long   f0 = minor_faults();
+        long   f0 = bench_minor_faults();
         double t0 = galloc_now_ms();
         bool   ok = plan_once(gf, bufts, n_bufts, node_ids, leaf_ids, &r.bytes);
         t[k]      = galloc_now_ms() - t0;
-        faults += minor_faults() - f0;
+        faults += bench_minor_faults() - f0;
         if (!ok) {
             fprintf(stderr, "%s: planning failed\n", name);
             exit(1);
         }
     }
-    qsort(t, (size_t) runs, sizeof(double), cmp_double);
+    qsort(t, (size_t) runs, sizeof(double), bench_cmp_double);
     r.median_ms       = t[runs / 2];
     r.min_ms          = t[0];
     r.max_ms          = t[runs - 1];

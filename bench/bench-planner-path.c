@@ -13,6 +13,8 @@
 //            galloc_plan_graph + free (plan), galloc_document_write_plan (write); timed: always all
 
 #include "bench-graphs.h"
+#include "bench-util.h"
+#include "galloc-clock.h"
 #include "galloc-document.h"
 #include "galloc-export.h"
 #include "galloc-planner.h"
@@ -23,8 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #if defined(__has_include)
 #    if __has_include(<valgrind/callgrind.h>)
@@ -34,23 +34,6 @@
 #ifndef CALLGRIND_TOGGLE_COLLECT
 #    define CALLGRIND_TOGGLE_COLLECT
 #endif
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
-
-static long minor_faults(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_minflt;
-}
-
-static int cmp_double(const void * a, const void * b) {
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
 
 // what is counted: the whole path, or one of its phases (the others run outside the count)
 enum phase { PHASE_ALL, PHASE_READ, PHASE_PLAN, PHASE_WRITE };
@@ -125,18 +108,18 @@ static void measure(const struct bench_case * c, int runs, int warmup, enum phas
     size_t   plan_len  = 0;
     long     faults    = 0;
     for (int k = -(warmup >= 0 ? warmup : runs / 3 + 3); k < runs; k++) { // negative k: warm-up, not measured
-        long   f0 = minor_faults();
-        double t0 = now_ms();
+        long   f0 = bench_minor_faults();
+        double t0 = galloc_now_ms();
         bool   ok = plan_document(text, len, phase, k >= 0, &n_tensors, &bytes, &plan_len);
         if (k >= 0) {
-            t[k] = now_ms() - t0;
-            faults += minor_faults() - f0;
+            t[k] = galloc_now_ms() - t0;
+            faults += bench_minor_faults() - f0;
         }
         if (!ok) {
             exit(1);
         }
     }
-    qsort(t, (size_t) runs, sizeof(double), cmp_double);
+    qsort(t, (size_t) runs, sizeof(double), bench_cmp_double);
     printf("%-18s %8d %8d %10zu %10zu %6d %11.3f %10.3f %10.3f %12.1f %14llu\n", c->name, n_nodes, n_tensors, len, plan_len, runs,
            t[runs / 2], t[0], t[runs - 1], (double) faults / runs, (unsigned long long) bytes);
     fflush(stdout);

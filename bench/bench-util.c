@@ -2,6 +2,8 @@
 
 #include "bench-util.h"
 
+#include <sys/resource.h>
+
 #ifdef __GLIBC__
 #    include <malloc.h>
 #endif
@@ -13,4 +15,15 @@ void bench_keep_freed_memory(void) {
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, -1);
 #endif
+}
+
+long bench_minor_faults(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
+int bench_cmp_double(const void * a, const void * b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
 }

@@ -9,6 +9,7 @@
 // capacity. Tables on stdout, rows as JSON (build/bench-whatif.json).
 //   bench-whatif [--budget-ms N] [--csv-budget-ms N] [--gen-budget-ms N] [--gen-seeds N] [MINIMALLOC_DIR] [OUT.json]
 
+#include "bench-util.h"
 #include "files.h" // read_whole_file (tests/c/support)
 #include "galloc-document.h"
 #include "galloc-llama.h"
@@ -190,11 +191,6 @@ static void bench_csv_dir(struct galloc_json_writer * w, const char * dir, uint3
     }
 }
 
-static int cmp_double(const void * a, const void * b) {
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
 // generated tight problems: per size and style, seeds problems; a row each, then a summary line
 static void bench_generated(struct galloc_json_writer * w, uint32_t budget_ms, int seeds) {
     static const int32_t sizes[] = { 200, 300, 400, 500 };
@@ -231,8 +227,8 @@ static void bench_generated(struct galloc_json_writer * w, uint32_t budget_ms, i
                 n_in_1s += exact->fit_ms >= 0 && exact->fit_ms <= 1000;
                 galloc_whatif_free(&r);
             }
-            qsort(fits, (size_t) n_run, sizeof(double), cmp_double);
-            qsort(nodes, (size_t) n_run, sizeof(double), cmp_double);
+            qsort(fits, (size_t) n_run, sizeof(double), bench_cmp_double);
+            qsort(nodes, (size_t) n_run, sizeof(double), bench_cmp_double);
             double median = n_run ? fits[n_run / 2] : 0, median_nodes = n_run ? nodes[n_run / 2] : 0;
             char median_text[64];
             snprintf(median_text, sizeof(median_text), median >= 1e30 ? "never" : "%.0f ms (%.0f nodes)", median, median_nodes);

@@ -28,8 +28,8 @@ build/rel/bench-ggml-api: bench/bench-ggml-api.c bench/bench-graphs.c bench/benc
 	$(CC) $(CSTD) $(WARN) $(OPT_REL) -Ic/include -Ic/src/ggml $< bench/bench-graphs.c build/rel/libgalloc.a -o $@
 
 # the planner path (document in, plan out) on the same graphs, with the project's whole library
-build/rel/bench-planner-path: bench/bench-planner-path.c bench/bench-graphs.c bench/bench-graphs.h build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) -Ic/include -Ic/src/ggml $< bench/bench-graphs.c build/rel/libgalloc.a -o $@
+build/rel/bench-planner-path: bench/bench-planner-path.c bench/bench-graphs.c bench/bench-util.c bench/*.h build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) -Ic/include -Ic/src/ggml -Ic/src/util $< bench/bench-graphs.c bench/bench-util.c build/rel/libgalloc.a -o $@
 
 # the WebAssembly module bench-wasm times: the UI's module (the same library objects and glue, the
 # glue compiled with GALLOC_WASM_BENCH) plus the timing code, bench/galloc-timing.c, and its export
