@@ -74,7 +74,7 @@ static enum search_end decide(struct exact * e, uint64_t T, double deadline) {
 
 // ---- setup and driver ---------------------------------------------------------
 
-static void exact_free(struct exact * e) {
+void galloc_exact_free(struct exact * e) {
     free(e->rank);
     free(e->rank_trail_item);
     free(e->rank_trail_old);
@@ -119,7 +119,16 @@ static int cmp_first(const void * a, const void * b) {
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, uint64_t trail_cap) {
+uint64_t galloc_exact_trail_need(const struct galloc_whatif_index * x) {
+    uint64_t span_sum = 0;
+    for (int32_t i = 0; i < x->n_items; i++) {
+        span_sum += (uint64_t) (x->sec_last[i] - x->sec_first[i] + 1);
+    }
+    return 2 * x->n_pairs + span_sum;
+}
+
+bool galloc_exact_init(struct exact * e, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x) {
+    uint64_t trail_cap = galloc_exact_trail_need(x);
     memset(e, 0, sizeof(*e));
     size_t n = (size_t) p->n_items + 1, ns = (size_t) x->n_sections + 2;
     e->p         = p;
@@ -167,7 +176,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     if (!e->rank || !e->rank_trail_item || !e->rank_trail_old || !e->rank_keys || !e->by_first || !e->first_pos || !e->placed || !e->off || !e->minoff || !e->free_nb || !e->floor || !e->rem ||
         !e->cut || !e->acc || !e->rem_before || !e->layer_head || !e->layer_next || !e->rem_after || !e->keys || !e->sorted || !e->ord || !e->ord_next || !e->in_keys || !e->arena || !e->trail_idx || !e->trail_val || !e->levels || !e->best_off || !keys) {
         free(keys);
-        exact_free(e);
+        galloc_exact_free(e);
         return false;
     }
     uint64_t largest = 0;
@@ -275,18 +284,13 @@ static bool exact_run(const struct galloc_whatif_problem * p, const struct gallo
         plan->time_ms = galloc_whatif_now_ms() - t0;
         return true;
     }
-    uint64_t span_sum = 0;
-    for (int32_t i = 0; i < p->n_items; i++) {
-        span_sum += (uint64_t) (x->sec_last[i] - x->sec_first[i] + 1);
-    }
-    uint64_t trail_cap = 2 * x->n_pairs + span_sum;
-    if (trail_cap > MAX_TRAIL) {
+    if (galloc_exact_trail_need(x) > MAX_TRAIL) {
         plan->note    = "problem too large for the exact search";
         plan->time_ms = galloc_whatif_now_ms() - t0;
         return true;
     }
     struct exact e;
-    if (!exact_init(&e, p, x, trail_cap)) {
+    if (!galloc_exact_init(&e, p, x)) {
         return false;
     }
     e.only_order = only_order;
@@ -331,7 +335,7 @@ static bool exact_run(const struct galloc_whatif_problem * p, const struct gallo
     plan->nodes          = e.nodes;
     plan->note           = proved ? "" : e.strict ? "items past the max size: no proof beyond the lower bound"
                                                   : "out of time: the best plan found, not proved optimal";
-    exact_free(&e);
+    galloc_exact_free(&e);
     plan->time_ms = galloc_whatif_now_ms() - t0;
     return true;
 }

@@ -257,6 +257,15 @@ static inline bool comp_has_unplaced(const struct exact * e, int32_t lo, int32_t
     return false;
 }
 
+// ---- galloc-whatif-exact.c: the state's memory (tests build a state with it too) -------
+
+// trail entries a search of the problem may need (each item placed once on a path)
+uint64_t galloc_exact_trail_need(const struct galloc_whatif_index * x);
+// a state with nothing searched yet: the items without bytes placed, the others unplaced, every
+// lowest offset 0; false: out of memory (nothing to free then)
+bool galloc_exact_init(struct exact * e, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x);
+void galloc_exact_free(struct exact * e);
+
 // ---- galloc-whatif-exact-order.c: the orders (step 7) --------------------------------
 
 // the ranks of every item under order kind (0 .. N_ORDERS - 1)
