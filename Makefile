@@ -180,7 +180,7 @@ test: deps
 
 test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 	@$(call suite,js,js) sh -c 'npx vitest run --reporter=default --reporter=json --outputFile.json=$(SUMMARY)/vitest.json && \
-	  node -e "const r = require(\"./$(SUMMARY)/vitest.json\"); console.log(\"js: \" + r.numPassedTests + \" tests passed in \" + r.numTotalTestSuites + \" files (Vitest)\")"'
+	  node scripts/vitest-summary.mjs $(SUMMARY)/vitest.json'
 
 test-e2e: build/wasm/galloc.mjs build/rel/galloc build/web/index.html node_modules/.package-lock.json
 	@$(call suite,e2e,e2e) env E2E_NO_BUILD=1 npm run --silent e2e
