@@ -82,6 +82,7 @@ describe('the worker protocol: a parse result crosses whole', () => {
       const back = unpackParse(structuredClone(msg, { transfer }));
       expect(back.id).toBe(7);
       expect(JSON.parse(back.json)).toEqual(r.doc);
+      expect(new TextDecoder().decode(back.bytes)).toBe(back.json);
       expect(back.meta.tensorLines).toEqual(r.meta.tensorLines);
       expect(back.meta.stmts).toEqual(r.meta.stmts);
       expect(back.meta.bufferLines).toEqual(r.meta.bufferLines);
@@ -171,6 +172,16 @@ describe('a big text through the worker: what the one-task path gives', () => {
     await new Promise((r) => setTimeout(r, 60));
     expect(ui.model.value.steps).toBe(3);
     expect(stats.terminated).toBe(2);
+  });
+
+  it('a preset is planned with its name and lesson, in this thread, whatever the size of its text', () => {
+    const { make, stats } = fakeWorkers();
+    ui.useTextParser(createTextParser(make), 1000);
+    expect(ui.loadPreset('llama-3.1-70b-c8192')).toBe(true);
+    expect(ui.text.value.length).toBeGreaterThan(1000);
+    expect(stats.made).toBe(0);
+    expect(ui.presetName.value).toBe('llama-3.1-70b-c8192');
+    expect(ui.plan.value).toEqual(cli(JSON.stringify(g.preset('llama-3.1-70b-c8192'))).plan);
   });
 
   it('typing cancels the parse in flight at once, not when its pause is over', async () => {

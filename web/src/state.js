@@ -150,22 +150,24 @@ export function editText(value) {
 /**
  * Replace the text from outside the editor, and plan it now.
  * @param {string} value
+ * @param {{inThread?: boolean}} [options] inThread: parse it here whatever its size (a preset:
+ *   its plan comes with its name and lesson, as before)
  * @returns {boolean|Promise<boolean>} whether it parsed and planned; a big text in the browser is
  *   parsed off the page (the worker), and then the answer comes later
  */
-export function replaceText(value) {
+export function replaceText(value, { inThread = false } = {}) {
   clearTimeout(parseTimer);
   cancelText();
   batch(() => {
     text.value = value;
     textRevision.value++;
   });
-  return applyText(value);
+  return applyText(value, inThread);
 }
 
-function applyText(value) {
+function applyText(value, inThread = false) {
   const seq = supersede();
-  const parser = bigText(value) ? textParser() : null;
+  const parser = bigText(value) && !inThread ? textParser() : null;
   if (parser) return applyTextOffThread(parser, value, seq).then((how) => how === 'planned');
   const r = parseGraphText(value);
   if (r.errors) {
@@ -241,7 +243,7 @@ async function applyTextOffThread(p, value, seq, { nonEmpty = false } = {}) {
   }
   if (nonEmpty && r.meta.tensorLines.length === 0) return 'empty';
   try {
-    return await showInSteps(seq, () => r.json, (d) => JSON.parse(r.json), r.meta);
+    return await showInSteps(seq, () => r.bytes, () => JSON.parse(r.json), r.meta);
   } catch (e) {
     if (seq !== textSeq) return 'stale';
     textErrors.value = [allocatorError(e, r.meta)];
@@ -432,7 +434,7 @@ export function loadPreset(name, bufferLines) {
     step.value = null;
     playing.value = false;
   });
-  replaceText(bufferLines ? withBufferLines(t, bufferLines) : t);
+  replaceText(bufferLines ? withBufferLines(t, bufferLines) : t, { inThread: true });
   return true;
 }
 

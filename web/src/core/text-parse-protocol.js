@@ -1,8 +1,8 @@
 // text-parse-protocol.js: what the graph-text worker (text-parse-worker.js) sends back, made
-// cheap to send. A parsed graph crosses as the JSON text of its document (one string: the
-// module reads it as it is, and JSON.parse gives the document back, numbers as the parser
-// wrote them, exact), and its TextMeta as typed arrays (moved, not copied); a text with errors
-// as its error list. Structured cloning of 300,000 tensor objects would cost the page more than
+// cheap to send. A parsed graph crosses as the JSON text of its document (one string: JSON.parse
+// gives the document back, numbers as the parser wrote them, exact) with that text's UTF-8 bytes
+// (moved, not copied: the module reads them as they are, nothing encoded on the page), and its
+// TextMeta as typed arrays (moved too); a text with errors as its error list. Structured cloning of 300,000 tensor objects would cost the page more than
 // the parse it saves.
 //
 //   worker: self.postMessage(...packParse(id, parseGraphText(text)))
@@ -36,7 +36,10 @@ export function packParse(id, r) {
   }
   const tensorLines = Int32Array.from(m.tensorLines);
   const meta = { tensorLines, stmtAt: at, stmtData: data, bufferLines: m.bufferLines, typeLines: m.typeLines ?? [] };
-  return [{ id, json: documentJson(r.doc), meta }, [tensorLines.buffer, at.buffer, data.buffer]];
+  const json = documentJson(r.doc);
+  // (the parser refuses lone surrogates: the text, so its JSON, is well formed and encodes exactly)
+  const bytes = new TextEncoder().encode(json);
+  return [{ id, json, bytes, meta }, [tensorLines.buffer, at.buffer, data.buffer, bytes.buffer]];
 }
 
 /** the parser's documents hold numbers and decimal strings (docNum); a BigInt, should one be left, as a decimal string */
@@ -50,7 +53,7 @@ function documentJson(doc) {
  * whose stmts are unpacked when first read (an edit from another view; selecting a tensor needs
  * only tensorLines).
  * @param {object} msg
- * @returns {{id: number, errors: Array<{line: number, message: string}>} | {id: number, json: string, meta: import('./graph-text.js').TextMeta}}
+ * @returns {{id: number, errors: Array<{line: number, message: string}>} | {id: number, json: string, bytes: Uint8Array, meta: import('./graph-text.js').TextMeta}}
  */
 export function unpackParse(msg) {
   if (msg.errors) return { id: msg.id, errors: msg.errors };
@@ -78,5 +81,5 @@ export function unpackParse(msg) {
     bufferLines,
     typeLines,
   };
-  return { id: msg.id, json: msg.json, meta };
+  return { id: msg.id, json: msg.json, bytes: msg.bytes, meta };
 }
