@@ -236,6 +236,28 @@ static void write_plan_buffer(struct galloc_json_writer * w, const struct galloc
     galloc_json_write_end_object(w);
 }
 
+// text of the plan's tensor entries, built in a local buffer and placed in one call (the members
+// and their order as galloc_json_write_key_* would write them; keys need no escaping)
+struct entry_text {
+    char   buf[384]; // 10 members of at most 12 + GALLOC_JSON_INTEGER_MAX bytes, the "how" name
+    size_t len;
+};
+
+static void entry_put(struct entry_text * e, const char * s, size_t n) {
+    memcpy(e->buf + e->len, s, n);
+    e->len += n;
+}
+
+#define ENTRY_LITERAL(e, lit) entry_put((e), (lit), sizeof(lit) - 1)
+
+static void entry_i64(struct entry_text * e, int64_t v) {
+    e->len += galloc_json_format_i64(e->buf + e->len, v);
+}
+
+static void entry_u64(struct entry_text * e, uint64_t v) {
+    e->len += galloc_json_format_u64(e->buf + e->len, v);
+}
+
 static void write_plan_tensor(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_plan * plan, int32_t i) {
     const struct galloc_place * p = &plan->places[i];
     galloc_json_write_newline(w, 4);
@@ -243,21 +265,33 @@ static void write_plan_tensor(struct galloc_json_writer * w, const struct galloc
         galloc_json_write_null(w);
         return;
     }
-    galloc_json_write_begin_object(w);
-    galloc_json_write_key_i64(w, "buffer", p->buffer);
-    galloc_json_write_key_i64(w, "chunk", p->chunk);
-    galloc_json_write_key_u64(w, "offset", p->offset);
-    galloc_json_write_key_u64(w, "size", p->size);
+    struct entry_text e;
+    e.len = 0;
+    ENTRY_LITERAL(&e, "{ \"buffer\": ");
+    entry_i64(&e, p->buffer);
+    ENTRY_LITERAL(&e, ", \"chunk\": ");
+    entry_i64(&e, p->chunk);
+    ENTRY_LITERAL(&e, ", \"offset\": ");
+    entry_u64(&e, p->offset);
+    ENTRY_LITERAL(&e, ", \"size\": ");
+    entry_u64(&e, p->size);
     if (doc->tensors[i].view_src >= 0) {
-        galloc_json_write_key_bool(w, "view", true);
+        ENTRY_LITERAL(&e, ", \"view\": true");
     }
-    galloc_json_write_key_cstr(w, "how", galloc_how_name((enum galloc_how) p->how));
+    ENTRY_LITERAL(&e, ", \"how\": \"");
+    const char * how = galloc_how_name((enum galloc_how) p->how); // a short lower-case word
+    entry_put(&e, how, strlen(how));
+    ENTRY_LITERAL(&e, "\"");
     if (p->how == GALLOC_HOW_INPLACE || p->how == GALLOC_HOW_VIEW) {
-        galloc_json_write_key_i64(w, "parent", p->parent);
+        ENTRY_LITERAL(&e, ", \"parent\": ");
+        entry_i64(&e, p->parent);
     }
-    galloc_json_write_key_i64(w, "first", p->first_step);
-    galloc_json_write_key_i64(w, "last", p->last_step);
-    galloc_json_write_end_object(w);
+    ENTRY_LITERAL(&e, ", \"first\": ");
+    entry_i64(&e, p->first_step);
+    ENTRY_LITERAL(&e, ", \"last\": ");
+    entry_i64(&e, p->last_step);
+    ENTRY_LITERAL(&e, " }");
+    galloc_json_write_raw(w, e.buf, e.len, true);
 }
 
 char * galloc_document_write_plan(const struct galloc_document * doc, const struct galloc_plan * plan, size_t * len) {

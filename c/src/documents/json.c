@@ -1121,7 +1121,8 @@ static bool writer_fail(struct galloc_json_writer * w) {
     return false;
 }
 
-static bool writer_reserve(struct galloc_json_writer * w, size_t extra) {
+// make room for `extra` more bytes and a NUL (the slow path of writer_room)
+static bool writer_grow(struct galloc_json_writer * w, size_t extra) {
     if (w->failed) {
         return false;
     }
@@ -1149,33 +1150,52 @@ static bool writer_reserve(struct galloc_json_writer * w, size_t extra) {
     return true;
 }
 
-static bool writer_put(struct galloc_json_writer * w, const char * s, size_t n) {
-    if (!writer_reserve(w, n)) {
+// room for `extra` more bytes and the final NUL; a failed writer has cap 0 or keeps failing in grow
+static inline bool writer_room(struct galloc_json_writer * w, size_t extra) {
+    return (!w->failed && w->cap - w->len > extra) || writer_grow(w, extra);
+}
+
+static inline bool writer_put(struct galloc_json_writer * w, const char * s, size_t n) {
+    if (!writer_room(w, n)) {
         return false;
     }
     memcpy(w->buf + w->len, s, n);
     w->len += n;
-    w->buf[w->len] = '\0';
     return true;
 }
 
-static bool writer_putc(struct galloc_json_writer * w, char c) {
-    return writer_put(w, &c, 1);
+static inline bool writer_putc(struct galloc_json_writer * w, char c) {
+    if (!writer_room(w, 1)) {
+        return false;
+    }
+    w->buf[w->len++] = c;
+    return true;
 }
 
 static bool writer_line_break(struct galloc_json_writer * w, int32_t indent) {
-    if (!writer_reserve(w, (size_t) indent + 1)) {
+    if (!writer_room(w, (size_t) indent + 1)) {
         return false;
     }
-    w->buf[w->len++] = '\n';
-    memset(w->buf + w->len, ' ', (size_t) indent);
-    w->len += (size_t) indent;
-    w->buf[w->len] = '\0';
+    char * out = w->buf + w->len;
+    *out++ = '\n';
+    for (int32_t k = 0; k < indent; k++) {
+        *out++ = ' ';
+    }
+    w->len += (size_t) indent + 1;
     return true;
 }
 
 // what goes before an array item or an object key: ',' then a line break or a space
 static bool writer_separator(struct galloc_json_writer * w, struct galloc_json_writer_level * lvl, bool is_container) {
+    if (!lvl->first && w->newline < 0) { // the common case: ", "
+        if (!writer_room(w, 2)) {
+            return false;
+        }
+        w->buf[w->len]     = ',';
+        w->buf[w->len + 1] = ' ';
+        w->len += 2;
+        return true;
+    }
     if (!lvl->first && !writer_putc(w, ',')) {
         return false;
     }
@@ -1265,8 +1285,36 @@ bool galloc_json_write_newline(struct galloc_json_writer * w, int32_t indent) {
     return true;
 }
 
-// the quoted, escaped string
-static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t len) {
+// 1 for the bytes a string holds as they are: printable ASCII but '"' and '\\'
+static const uint8_t writer_plain[256] = {
+    ['\x20'] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                               // 0x20-0x2F, '"' is 0x22
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x30-0x3F
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x40-0x4F
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,                                             // 0x50-0x5F, '\\' is 0x5C
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x60-0x6F
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x70-0x7F
+};
+
+// the quoted, escaped string; then `tail` (tail_len bytes, e.g. ": " after a key)
+static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t len, const char * tail, size_t tail_len) {
+    // fast path: printable ASCII without '"' or '\\' is copied as it is checked
+    if (len <= SIZE_MAX - 8 - tail_len && writer_room(w, len + 2 + tail_len)) {
+        const unsigned char * u   = (const unsigned char *) s;
+        char *                out = w->buf + w->len;
+        size_t                i   = 0;
+        *out++ = '"';
+        while (i < len && writer_plain[u[i]]) {
+            *out++ = (char) u[i++];
+        }
+        if (i == len) {
+            *out++ = '"';
+            for (size_t k = 0; k < tail_len; k++) {
+                *out++ = tail[k];
+            }
+            w->len += len + 2 + tail_len;
+            return true;
+        }
+    }
     if (!writer_putc(w, '"')) {
         return false;
     }
@@ -1319,7 +1367,7 @@ static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t 
         }
         i++;
     }
-    return writer_putc(w, '"');
+    return writer_putc(w, '"') && writer_put(w, tail, tail_len);
 }
 
 bool galloc_json_write_key(struct galloc_json_writer * w, const char * key) {
@@ -1329,8 +1377,7 @@ bool galloc_json_write_key(struct galloc_json_writer * w, const char * key) {
     if (w->depth == 0 || !w->levels[w->depth - 1].is_object || w->after_key || key == NULL) {
         return writer_fail(w);
     }
-    if (!writer_separator(w, &w->levels[w->depth - 1], false) || !writer_quoted(w, key, strlen(key)) ||
-        !writer_put(w, ": ", 2)) {
+    if (!writer_separator(w, &w->levels[w->depth - 1], false) || !writer_quoted(w, key, strlen(key), ": ", 2)) {
         return false;
     }
     w->after_key = true;
@@ -1341,7 +1388,7 @@ bool galloc_json_write_string(struct galloc_json_writer * w, const char * s, siz
     if (s == NULL && len > 0) {
         return writer_fail(w);
     }
-    return writer_before_value(w, false) && writer_quoted(w, s != NULL ? s : "", len);
+    return writer_before_value(w, false) && writer_quoted(w, s != NULL ? s : "", len, "", 0);
 }
 
 bool galloc_json_write_cstr(struct galloc_json_writer * w, const char * s) {
@@ -1350,24 +1397,70 @@ bool galloc_json_write_cstr(struct galloc_json_writer * w, const char * s) {
 
 #define JSON_EXACT_LIMIT ((uint64_t) 1 << 53) // JavaScript numbers hold integers exactly up to here
 
-// digits of a magnitude, optionally negative and/or quoted
-static bool writer_integer(struct galloc_json_writer * w, bool neg, uint64_t mag, bool quoted) {
-    char   buf[32]; // filled from the end: at most 20 digits, a sign and two quotes
-    size_t at = sizeof(buf);
-    if (quoted) {
-        buf[--at] = '"';
+// "00" "01" ... "99": two digits per division
+static const char writer_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// 10^k for k = 0..19: the digit count of a magnitude by comparison
+static const uint64_t writer_pow10[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+    10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull, 1000000000000000ull,
+    10000000000000000ull, 100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
+// digits of a magnitude, optionally negative and/or quoted, into out (at most 24 bytes); the byte count
+static size_t format_integer(char * out, bool neg, uint64_t mag, bool quoted) {
+    size_t digits = 1;
+    while (digits < 20 && mag >= writer_pow10[digits]) {
+        digits++;
     }
-    do {
-        buf[--at] = (char) ('0' + mag % 10);
-        mag /= 10;
-    } while (mag != 0);
+    size_t n  = digits + (neg ? 1 : 0) + (quoted ? 2 : 0);
+    char * at = out + n;
+    if (quoted) {
+        *--at = '"';
+    }
+    while (mag >= 100) {
+        const char * pair = &writer_digit_pairs[2 * (mag % 100)];
+        mag /= 100;
+        *--at = pair[1];
+        *--at = pair[0];
+    }
+    if (mag >= 10) {
+        *--at = writer_digit_pairs[2 * mag + 1];
+        *--at = writer_digit_pairs[2 * mag];
+    } else {
+        *--at = (char) ('0' + mag);
+    }
     if (neg) {
-        buf[--at] = '-';
+        *--at = '-';
     }
     if (quoted) {
-        buf[--at] = '"';
+        *--at = '"';
     }
-    return writer_put(w, buf + at, sizeof(buf) - at);
+    return n;
+}
+
+static bool writer_integer(struct galloc_json_writer * w, bool neg, uint64_t mag, bool quoted) {
+    if (!writer_room(w, GALLOC_JSON_INTEGER_MAX)) {
+        return false;
+    }
+    w->len += format_integer(w->buf + w->len, neg, mag, quoted);
+    return true;
+}
+
+size_t galloc_json_format_u64(char * out, uint64_t v) {
+    return format_integer(out, false, v, v > JSON_EXACT_LIMIT);
+}
+
+size_t galloc_json_format_i64(char * out, int64_t v) {
+    uint64_t mag = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
+    return format_integer(out, v < 0, mag, mag > JSON_EXACT_LIMIT);
+}
+
+bool galloc_json_write_raw(struct galloc_json_writer * w, const char * json, size_t len, bool is_container) {
+    return writer_before_value(w, is_container) && writer_put(w, json, len);
 }
 
 bool galloc_json_write_u64(struct galloc_json_writer * w, uint64_t v) {
@@ -1472,8 +1565,7 @@ bool galloc_json_write_value(struct galloc_json_writer * w, const struct galloc_
             }
             for (uint32_t i = 0; i < v->n; i++) {
                 const struct galloc_json_value * k = &v->u.items[2 * i];
-                if (!writer_separator(w, &w->levels[w->depth - 1], false) || !writer_quoted(w, k->u.text, k->n) ||
-                    !writer_put(w, ": ", 2)) {
+                if (!writer_separator(w, &w->levels[w->depth - 1], false) || !writer_quoted(w, k->u.text, k->n, ": ", 2)) {
                     return false;
                 }
                 w->after_key = true;
@@ -1501,6 +1593,7 @@ char * galloc_json_writer_finish(struct galloc_json_writer * w, size_t * len) {
         return NULL;
     }
     char * text = w->buf;
+    text[w->len] = '\0'; // writer_room always leaves a byte for it
     if (len != NULL) {
         *len = w->len;
     }

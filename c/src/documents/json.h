@@ -120,7 +120,7 @@ struct galloc_json_writer_level {
 };
 
 struct galloc_json_writer {
-    char *  buf;       // text so far (NUL-terminated while not failed)
+    char *  buf;       // text so far (NUL-terminated by galloc_json_writer_finish)
     size_t  len;       // bytes in buf, without the NUL
     size_t  cap;       // bytes allocated
     bool    failed;    // out of memory or misuse: the text is lost
@@ -148,6 +148,13 @@ bool galloc_json_write_cstr  (struct galloc_json_writer * w, const char * s);
 // integers; above 2^53 in magnitude they are written as decimal strings ("18446744073709551615")
 bool galloc_json_write_u64   (struct galloc_json_writer * w, uint64_t v);
 bool galloc_json_write_i64   (struct galloc_json_writer * w, int64_t  v);
+// the same integer text into out (room for GALLOC_JSON_INTEGER_MAX bytes, no NUL); its byte count
+#define GALLOC_JSON_INTEGER_MAX 24
+size_t galloc_json_format_u64(char * out, uint64_t v);
+size_t galloc_json_format_i64(char * out, int64_t v);
+// a value already written as JSON text by this program (trusted, not checked), placed like any
+// value: is_container says whether it is an object or array (for the padding of the array it is in)
+bool galloc_json_write_raw   (struct galloc_json_writer * w, const char * json, size_t len, bool is_container);
 bool galloc_json_write_f64   (struct galloc_json_writer * w, double v);  // shortest round-trip text; NaN/inf as null
 // a float: the shortest decimal text that reads back as the same float; non-finite as null
 bool galloc_json_write_f32   (struct galloc_json_writer * w, float v);
