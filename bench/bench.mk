@@ -10,6 +10,8 @@
 #   instructions.mjs    instructions per plan of all three under callgrind, where valgrind is present
 #   bench-docs          the planner on the documents of bench/documents.txt, natively
 #   bench-wasm          the same documents in the WebAssembly module under Node
+#   bench-transfer      (make bench-transfer, not in `make bench`): a kept document's graph and plan
+#                       brought to JS as JSON text and as binary (bench/bench-transfer.mjs), printed
 #   bench-hostile.sh    issue 15's large and hostile inputs: time and peak memory (bench/whatif.mk)
 #   bench-whatif        offline planners vs ggml and the lower bound (bench/whatif.mk)
 # The report says how long the run took (8.4 min on the 2-vCPU development VM at a load average of 7,
@@ -64,6 +66,10 @@ BENCH_UPSTREAM_GRAPHS := llama-7b-pp512 llama-7b-decode llama-70b-pp512 llama-70
 BENCH_PROGRAMS := build/rel/bench-ggml-api build/rel/bench-planner-path build/rel/bench-plan build/rel/bench-docs build/rel/galloc
 # built (not run) by `make test-c`, so that a change elsewhere cannot leave `make bench` broken
 BENCH_BUILT := build/rel/bench-ggml-api build/rel/bench-planner-path build/rel/bench-plan build/rel/bench-docs build/rel/bench-whatif
+
+.PHONY: bench-transfer
+bench-transfer: build/wasm/galloc.mjs node_modules/.package-lock.json
+	node bench/bench-transfer.mjs
 
 bench: $(BENCH_PROGRAMS) $(WASM_BENCH_DIR)/galloc.mjs build/wasm/galloc.mjs node_modules/.package-lock.json
 	@mkdir -p build && rm -f build/bench-*.jsonl build/bench-*.json build/bench-*.txt build/bench.md

@@ -13,6 +13,7 @@
 //   const plan = decode(M.HEAPU8.subarray(r, r + M._galloc_wasm_result_length()));
 //   M._galloc_wasm_free(r);
 
+#include "galloc-binary.h"
 #include "galloc-document.h"
 #include "galloc-explain.h"
 #include "galloc-gguf.h"
@@ -71,6 +72,11 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_doc_graph    (int32_t handle); // as
 GALLOC_WASM_EXPORT char *       galloc_wasm_doc_plan     (int32_t handle); // as galloc_wasm_plan
 GALLOC_WASM_EXPORT char *       galloc_wasm_doc_explain  (int32_t handle); // as galloc_wasm_explain
 GALLOC_WASM_EXPORT const char * galloc_wasm_doc_warning  (int32_t handle); // its galloc_wasm_last_warning, "" for none
+// the same graph and plan as compact binary (galloc-binary.h; web/src/core/galloc-binary.js decodes
+// them into what JSON.parse makes of doc_graph's and doc_plan's text): the result is malloc'd (free
+// with galloc_wasm_free), 4-byte aligned, galloc_wasm_result_length bytes; NULL on failure
+GALLOC_WASM_EXPORT uint8_t *    galloc_wasm_doc_graph_binary(int32_t handle);
+GALLOC_WASM_EXPORT uint8_t *    galloc_wasm_doc_plan_binary (int32_t handle);
 #ifdef GALLOC_WASM_BENCH
 // benchmarks only (the module bench/bench.mk builds for bench-wasm.mjs, not the UI's): plan the
 // document `runs` times; a small JSON object of timings (bench/galloc-timing.h)
@@ -356,6 +362,28 @@ GALLOC_WASM_EXPORT char * galloc_wasm_doc_plan(int32_t handle) {
     size_t out_len = 0;
     char * out = galloc_document_write_plan(&d->planned.doc, &d->planned.plan, &out_len);
     return galloc_wasm_result(out, out_len);
+}
+
+// the kept document in full, as binary words (galloc_binary_write_graph)
+GALLOC_WASM_EXPORT uint8_t * galloc_wasm_doc_graph_binary(int32_t handle) {
+    struct galloc_wasm_document * d = galloc_wasm_document_at(handle);
+    if (d == NULL) {
+        return NULL;
+    }
+    size_t    out_len = 0;
+    uint8_t * out = galloc_binary_write_graph(&d->planned.doc, &out_len);
+    return (uint8_t *) galloc_wasm_result((char *) out, out_len);
+}
+
+// its plan, as binary words (galloc_binary_write_plan)
+GALLOC_WASM_EXPORT uint8_t * galloc_wasm_doc_plan_binary(int32_t handle) {
+    struct galloc_wasm_document * d = galloc_wasm_document_at(handle);
+    if (d == NULL) {
+        return NULL;
+    }
+    size_t    out_len = 0;
+    uint8_t * out = galloc_binary_write_plan(&d->planned.doc, &d->planned.plan, &out_len);
+    return (uint8_t *) galloc_wasm_result((char *) out, out_len);
 }
 
 // its plan explained, as galloc_wasm_explain writes it

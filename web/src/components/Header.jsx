@@ -1,6 +1,6 @@
 // Header.jsx: presets, import (file or paste), export, share.
 import { useRef, useState } from 'preact/hooks';
-import { presets, presetName, loadPreset, importGraph, graph, plan, text, shareFragment, setNotice, galloc, flushText } from '../state.js';
+import { presets, presetName, loadPreset, importGraph, graph, plan, planned, text, shareFragment, setNotice, galloc, flushText } from '../state.js';
 import { download, exportTimeline } from './io.js';
 import { cards, modelSource, openCard } from '../model-state.js';
 import { TensorSearch } from './TensorSearch.jsx';
@@ -36,9 +36,14 @@ export function Header() {
     const what = e.target.value;
     e.target.value = '';
     if (!graph.value) return;
-    if (what === 'graph') download(`${base}.graph.json`, `${JSON.stringify(graph.value, null, 1)}\n`, 'application/json');
+    // the documents as the module's JSON writers write them: the CLI's bytes (the graph and plan on
+    // screen crossed from the module as binary, galloc-binary.js)
+    const d = planned.value;
+    // (no document in the module, or the module stopped: the objects on screen, as JSON)
+    const json = (textOf, value) => { try { return textOf(); } catch { return `${JSON.stringify(value, null, 1)}\n`; } };
+    if (what === 'graph') download(`${base}.graph.json`, json(() => d.graphText(), graph.value), 'application/json');
     if (what === 'text') { flushText(); download(`${base}.galloc.txt`, text.value, 'text/plain'); }
-    if (what === 'plan') download(`${base}.plan.json`, `${JSON.stringify(plan.value, null, 1)}\n`, 'application/json');
+    if (what === 'plan') download(`${base}.plan.json`, json(() => d.planText(), plan.value), 'application/json');
     if (what === 'svg' || what === 'png') exportTimeline(what, base);
   };
   const onShare = async () => {
@@ -98,7 +103,7 @@ function PasteBox({ onDone }) {
     <div class="paste">
       <textarea ref={ref} rows={8} placeholder="paste a graph document (JSON) or graph text" data-testid="paste-text" />
       <div>
-        <button data-testid="paste-import" onClick={() => { if (importGraph(ref.current.value, 'the pasted graph')) onDone(); }}>Import</button>
+        <button data-testid="paste-import" onClick={() => { Promise.resolve(importGraph(ref.current.value, 'the pasted graph')).then((ok) => { if (ok) onDone(); }); }}>Import</button>
         <button onClick={onDone}>Cancel</button>
       </div>
     </div>

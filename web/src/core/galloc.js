@@ -5,6 +5,8 @@
 // documents go in as UTF-8 JSON, plan documents come out parsed. Library errors are thrown
 // as Error with the library's one-line message; the instance keeps working after them.
 
+import { decodeGraph, decodePlan } from './galloc-binary.js';
+
 /**
  * @typedef {object} GallocPreset
  * @property {string} name         the preset's name ("test_view_inplace", "realloc_a", ...)
@@ -839,13 +841,24 @@ export class GallocDocument {
     this.warning = galloc.cString(galloc.call(() => galloc.m._galloc_wasm_doc_warning(handle)));
   }
 
-  /** @returns {object} the document in full, as Galloc.normalize gives it */
-  graph() { return JSON.parse(this.text((h) => this.g.m._galloc_wasm_doc_graph(h))); }
+  /**
+   * The document in full, as Galloc.normalize gives it (the same object JSON.parse makes of
+   * graphText(), crossing from the module as compact binary: galloc-binary.js).
+   * @returns {object}
+   */
+  graph() { return this.binary((h) => this.g.m._galloc_wasm_doc_graph_binary(h), decodeGraph); }
 
-  /** @returns {object} its "galloc-plan" document, as Galloc.plan gives it */
-  plan() { return JSON.parse(this.planText()); }
+  /** @returns {string} the document's JSON text, as the CLI writes it (`galloc graph`): for files */
+  graphText() { return this.text((h) => this.g.m._galloc_wasm_doc_graph(h)); }
 
-  /** @returns {string} the plan document's text, as Galloc.planText gives it */
+  /**
+   * Its "galloc-plan" document, as Galloc.plan gives it (the same object JSON.parse makes of
+   * planText(), crossing as compact binary).
+   * @returns {object}
+   */
+  plan() { return this.binary((h) => this.g.m._galloc_wasm_doc_plan_binary(h), decodePlan); }
+
+  /** @returns {string} the plan document's text, as Galloc.planText gives it (the CLI's bytes): for files */
   planText() { return this.text((h) => this.g.m._galloc_wasm_doc_plan(h)); }
 
   /** @returns {ExplainResult} as Galloc.explain gives it */
@@ -864,6 +877,26 @@ export class GallocDocument {
     const r = this.g.call(() => fn(this.handle)) >>> 0;
     if (r === 0) throw this.g.lastError();
     return this.g.takeString(r);
+  }
+
+  /**
+   * @private a binary result of fn, decoded where it lies in the module's memory, then freed
+   * @template T
+   * @param {(handle: number) => number} fn
+   * @param {(bytes: Uint8Array) => T} decode
+   * @returns {T}
+   */
+  binary(fn, decode) {
+    if (this.handle === 0) throw gallocError('the document was closed', 'bad-argument', -1);
+    this.g.alive();
+    const r = this.g.call(() => fn(this.handle)) >>> 0;
+    if (r === 0) throw this.g.lastError();
+    try {
+      const len = this.g.m._galloc_wasm_result_length() >>> 0;
+      return decode(this.g.m.HEAPU8.subarray(r, r + len));
+    } finally {
+      this.g.m._galloc_wasm_free(r);
+    }
   }
 }
 

@@ -1,0 +1,201 @@
+// wasm-binary.test.js: the graph and plan cross from the module as compact binary
+// (c/include/galloc-binary.h, decoded by web/src/core/galloc-binary.js) and come out as exactly the
+// objects JSON.parse makes of the JSON documents: the same keys in the same order, the same numbers
+// (decimal strings past 2^53). The oracle for plans is the native CLI's `galloc plan` (another
+// process, the JSON writer); for graphs the module's JSON writer (graphText, what a user saves) and
+// Galloc.normalize. Every golden, golden-real and models-real graph; values past 2^53; a damaged
+// binary refused; nothing left allocated after many opens.
+
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+import { decodeGraph, decodePlan, i64Value, u64Value } from '../../web/src/core/galloc-binary.js';
+import { ROOT, cliPlanText, goldenText, loadWasm, requireCli } from './wasm-helpers.js';
+
+const galloc = await loadWasm();
+
+/** every *.graph.json of a folder of tests/ */
+function graphsIn(dir) {
+  const full = path.join(ROOT, 'tests', dir);
+  return readdirSync(full).filter((f) => f.endsWith('.graph.json')).sort().map((f) => path.join(full, f));
+}
+
+/** the CLI's plans of many files at once (one process per file is the cost of this test) */
+function cliPlans(files) {
+  requireCli();
+  return files.map((f) => cliPlanText(readFileSync(f, 'utf8')));
+}
+
+/**
+ * The binary graph and plan of a document against the JSON texts: deep equality and the same
+ * JSON.stringify (the same keys in the same order, the same numbers).
+ * @returns {string[]} what differs
+ */
+function differences(label, d, planText = d.planText()) {
+  const out = [];
+  const graph = d.graph();
+  const plan = d.plan();
+  const graphJson = JSON.parse(d.graphText());
+  const planJson = JSON.parse(planText);
+  if (JSON.stringify(graph) !== JSON.stringify(graphJson)) out.push(`${label}: graph ${firstDifference(JSON.stringify(graph), JSON.stringify(graphJson))}`);
+  if (JSON.stringify(plan) !== JSON.stringify(planJson)) out.push(`${label}: plan ${firstDifference(JSON.stringify(plan), JSON.stringify(planJson))}`);
+  return out;
+}
+
+function firstDifference(a, b) {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `binary …${a.slice(Math.max(0, i - 60), i + 60)}… JSON …${b.slice(Math.max(0, i - 60), i + 60)}…`;
+}
+
+describe('the decoded graph and plan are the JSON documents', () => {
+  for (const dir of ['golden', 'golden-real', 'models-real/graphs']) {
+    it(`every tests/${dir} graph: the plan is the CLI's, the graph the JSON writer's`, { timeout: 600000 }, () => {
+      const files = graphsIn(dir);
+      expect(files.length).toBeGreaterThan(10);
+      const wants = cliPlans(files);
+      const problems = [];
+      files.forEach((f, k) => {
+        const bytes = new Uint8Array(readFileSync(f));
+        const d = galloc.open(bytes);
+        try {
+          problems.push(...differences(path.basename(f), d, wants[k]));
+          if (k % 8 === 0) expect(d.graph()).toEqual(galloc.normalize(bytes)); // and the reader's other path
+        } finally {
+          d.close();
+        }
+      });
+      expect(problems.slice(0, 5)).toEqual([]);
+    });
+  }
+
+  it('every built-in preset and a model card\'s graph', () => {
+    const problems = [];
+    for (const p of galloc.presets()) {
+      const d = galloc.open(galloc.presetText(p.name));
+      try { problems.push(...differences(p.name, d)); } finally { d.close(); }
+    }
+    const m = galloc.openModel({ card: 'gemma-3-4b' });
+    try {
+      const d = galloc.open(m.documentText({ n_ctx: 4096 }));
+      try { problems.push(...differences('gemma-3-4b', d)); } finally { d.close(); }
+    } finally { m.close(); }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('numbers past 2^53 stay exact', () => {
+  const TWO53 = 2n ** 53n;
+  const TIB = 2n ** 40n; // the largest tensor a document may have
+  const N = 8194; // inputs of 1 TiB, all placed before the first node: the last ones lie past 2^53
+  // an external weight with strides past 2^53 (its ne of 1 keep its bytes at 4) and a view 1 TiB - 4
+  // bytes into another (the high word of view_offs)
+  const doc = {
+    format: 'galloc-graph',
+    version: 1,
+    name: 'past-2^53',
+    buffer_types: [{ name: 'big', alignment: 32, max_size: String(TWO53 * 4n + 1n) }],
+    tensors: [
+      { name: 'w', op: 'NONE', type: 'f32', ne: [1], nb: [4, String(TWO53 + 4n), String(TWO53 * 2n + 8n), String(TWO53 * 2n + 8n)], buffer_type: 0 },
+      { name: 'big', op: 'NONE', type: 'f32', ne: [String(TIB / 4n)], buffer_type: 0 },
+      { name: 'v', op: 'VIEW', type: 'f32', ne: [1], src: [1], view_src: 1, view_offs: String(TIB - 4n) },
+    ],
+  };
+  for (let k = 0; k < N; k++) doc.tensors.push({ name: `x${k}`, op: 'NONE', type: 'f32', ne: [String(TIB / 4n)], flags: ['input'] });
+  for (let k = 0; k < N; k++) doc.tensors.push({ name: `y${k}`, op: 'SCALE', type: 'f32', ne: [String(TIB / 4n)], src: [3 + k], flags: ['output'] });
+  doc.tensors.push({ name: 'z', op: 'ADD', type: 'f32', ne: [1], src: [2, 0], flags: ['output'] });
+  doc.outputs = doc.tensors.map((t, i) => i).filter((i) => doc.tensors[i].flags?.includes('output'));
+
+  it('offsets, sizes, strides, view offsets and max_size as the CLI writes them', { timeout: 120000 }, () => {
+    const text = JSON.stringify(doc);
+    const d = galloc.open(text);
+    try {
+      expect(differences('past-2^53', d, cliPlanText(text))).toEqual([]);
+      const plan = d.plan();
+      const graph = d.graph();
+      // by hand: input k at k TiB (1 TiB is a multiple of the alignment); 2^53 is 8192 TiB
+      expect(plan.tensors[3 + 8191]).toMatchObject({ chunk: 0, offset: Number(8191n * TIB), size: Number(TIB) });
+      expect(plan.tensors[3 + 8192]).toMatchObject({ chunk: 0, offset: Number(TWO53) }); // 2^53 itself: a number
+      expect(plan.tensors[3 + 8193]).toMatchObject({ chunk: 0, offset: String(TWO53 + TIB) });
+      expect(plan.tensors[3 + N + 8193]).toMatchObject({ offset: String(TWO53 + TIB), how: 'inplace', parent: 3 + 8193 });
+      expect(plan.buffers[0].max_size).toBe(String(TWO53 * 4n + 1n));
+      expect(plan.buffers[0].chunk_sizes.map(BigInt)[0] >= TWO53 + 2n * TIB).toBe(true);
+      expect(graph.tensors[0].nb).toEqual([4, String(TWO53 + 4n), String(TWO53 * 2n + 8n), String(TWO53 * 2n + 8n)]);
+      expect(graph.tensors[2].view_offs).toBe(Number(TIB - 4n));
+      expect(graph.buffer_types[0].max_size).toBe(String(TWO53 * 4n + 1n));
+    } finally {
+      d.close();
+    }
+  });
+
+  it('u64Value and i64Value at the edges, against BigInt arithmetic', () => {
+    const words = (v) => [Number(BigInt.asUintN(64, v) & 0xffffffffn), Number(BigInt.asUintN(64, v) >> 32n)];
+    const want = (v) => (v <= TWO53 && v >= -TWO53 ? Number(v) : v.toString());
+    for (const v of [0n, 1n, 4294967295n, 4294967296n, TWO53 - 1n, TWO53, TWO53 + 1n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 64n - 1n, 12345678901234567n]) {
+      expect(u64Value(...words(v))).toBe(want(v));
+    }
+    for (const v of [0n, -1n, -4294967296n, -4294967297n, -TWO53 + 1n, -TWO53, -TWO53 - 1n, -(2n ** 63n), TWO53, TWO53 + 1n, 2n ** 63n - 1n]) {
+      expect(i64Value(...words(v))).toBe(want(v));
+    }
+  });
+});
+
+describe('a damaged binary is refused, never misread', () => {
+  const d = galloc.open(goldenText('llama-tiny', 'graph'));
+  const bytesOf = (exp) => {
+    const r = galloc.m[exp](d.handle) >>> 0;
+    const len = galloc.m._galloc_wasm_result_length() >>> 0;
+    try { return galloc.m.HEAPU8.slice(r, r + len); } finally { galloc.m._galloc_wasm_free(r); }
+  };
+  const graph = bytesOf('_galloc_wasm_doc_graph_binary');
+  const plan = bytesOf('_galloc_wasm_doc_plan_binary');
+  d.close();
+
+  it('decodes the bytes it was given (the instrument works)', () => {
+    expect(decodeGraph(graph).tensors.length).toBe(decodePlan(plan).tensors.length);
+  });
+  it('a graph read as a plan, a bad magic, a truncated body, a word too many', () => {
+    expect(() => decodePlan(graph)).toThrow(/bad header/);
+    const magic = graph.slice();
+    magic[0] ^= 1;
+    expect(() => decodeGraph(magic)).toThrow(/bad header/);
+    // the header says how long the body is: fix it up for a shorter and a longer body
+    const resized = (bytes, words) => {
+      const out = new Uint8Array(bytes.length + 4 * words);
+      out.set(bytes.subarray(0, Math.min(bytes.length, out.length)));
+      const w = new Uint32Array(out.buffer);
+      w[8] += words;
+      w[9] = out.length;
+      return out;
+    };
+    expect(() => decodePlan(resized(plan, -1))).toThrow(/ends early|head/);
+    expect(() => decodePlan(resized(plan, 1))).toThrow(/1 words after the plan/);
+    expect(() => decodeGraph(resized(graph, -3))).toThrow(/ends early|string|dimensions/);
+  });
+  it('a closed document', () => {
+    expect(() => d.graph()).toThrow(/closed/);
+    expect(() => d.plan()).toThrow(/closed/);
+  });
+});
+
+describe('no leak', () => {
+  it('400 opens, binary graph and plan, closes; bad documents in between: the same bytes in use', () => {
+    const text = goldenText('rand-n100-s0-a32', 'graph');
+    const warm = galloc.open(text);
+    warm.graph();
+    warm.plan();
+    warm.close();
+    const heap = galloc.heapUsed();
+    const length = galloc.m.HEAPU8.length;
+    for (let i = 0; i < 400; i++) {
+      const d = galloc.open(text);
+      d.graph();
+      d.plan();
+      if (i % 50 === 0) expect(() => galloc.open('{"tensors": [{"op": "NOPE"}]}')).toThrow();
+      d.close();
+    }
+    expect(galloc.heapUsed()).toBe(heap);
+    expect(galloc.m.HEAPU8.length).toBe(length);
+  });
+});
