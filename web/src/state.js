@@ -222,17 +222,19 @@ function showPlanned(d, norm, m, p, t0) {
  * Show a graph document made elsewhere (a model's graph, model-state.js): read and planned once by
  * the module, like an import; its editor text is written after its plan is on screen (deferText).
  * @param {object} doc a "galloc-graph" document
- * @param {{newSource?: boolean, json?: string}} [options] newSource: another model (the views start
- *   over), else the same model at other settings; json: the document's JSON text, if at hand
+ * @param {{newSource?: boolean, json?: string, document?: import('./core/galloc.js').GallocDocument}} [options]
+ *   newSource: another model (the views start over), else the same model at other settings; json: the
+ *   document's JSON text, if at hand; document: doc already read and planned in the module (GallocModel.build),
+ *   which this takes over (closed when it fails, or when another graph replaces it)
  * @returns {boolean} whether it planned
  */
-export function loadGeneratedGraph(doc, { newSource = false, json = doc } = {}) {
-  if (!galloc.value) return false;
+export function loadGeneratedGraph(doc, { newSource = false, json = doc, document = null } = {}) {
+  if (!galloc.value) { document?.close(); return false; }
   const t0 = performance.now();
-  let d = null;
+  let d = document;
   let p;
   try {
-    d = withModule((mod) => mod.open(json));
+    d ??= withModule((mod) => mod.open(json));
     p = d.plan();
   } catch (e) {
     d?.close();
