@@ -297,13 +297,13 @@ GALLOC_WASM_EXPORT char * galloc_wasm_plan(const char * json, size_t len) {
 #define GALLOC_WASM_MAX_DOCUMENTS 16 // documents open at once
 
 struct galloc_wasm_document {
-    struct galloc_planned     planned;
-    char                      warning[sizeof(g_warning)];
-    bool                      from_model; // made by galloc_wasm_model_build_document: sizes holds its sizes
-    struct galloc_model_sizes sizes;
+    struct galloc_planned planned;
+    char                  warning[sizeof(g_warning)];
 };
 
 static struct galloc_wasm_document * galloc_wasm_documents[GALLOC_WASM_MAX_DOCUMENTS + 1]; // by handle; 0 unused
+// the sizes of a document galloc_wasm_model_build_document made, by handle; NULL for the others
+static struct galloc_model_sizes *   galloc_wasm_document_sizes[GALLOC_WASM_MAX_DOCUMENTS + 1];
 
 // the document of a handle, or NULL with status ARGUMENT
 static struct galloc_wasm_document * galloc_wasm_document_at(int32_t handle) {
@@ -325,7 +325,7 @@ static int32_t galloc_wasm_doc_keep(const char * json, size_t len) {
         galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "%d documents are open already: close one first", GALLOC_WASM_MAX_DOCUMENTS);
         return 0;
     }
-    struct galloc_wasm_document * d = calloc(1, sizeof(*d));
+    struct galloc_wasm_document * d = malloc(sizeof(*d));
     if (d == NULL) {
         galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory");
         return 0;
@@ -349,7 +349,9 @@ GALLOC_WASM_EXPORT void galloc_wasm_doc_close(int32_t handle) {
     if (handle >= 1 && handle <= GALLOC_WASM_MAX_DOCUMENTS && galloc_wasm_documents[handle] != NULL) {
         galloc_planned_free(&galloc_wasm_documents[handle]->planned);
         free(galloc_wasm_documents[handle]);
-        galloc_wasm_documents[handle] = NULL;
+        free(galloc_wasm_document_sizes[handle]);
+        galloc_wasm_documents[handle]      = NULL;
+        galloc_wasm_document_sizes[handle] = NULL;
     }
 }
 
@@ -985,18 +987,24 @@ GALLOC_WASM_EXPORT int32_t galloc_wasm_model_build_document(int32_t handle, cons
         return 0;
     }
     struct galloc_error err;
-    struct galloc_model_sizes z;
+    struct galloc_model_sizes * z = malloc(sizeof(*z));
+    if (z == NULL) {
+        galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory");
+        return 0;
+    }
     size_t doc_len = 0;
-    char * doc = galloc_model_document_sizes(m, &s, &z, &doc_len, &err);
+    char * doc = galloc_model_document_sizes(m, &s, z, &doc_len, &err);
     if (doc == NULL) {
+        free(z);
         galloc_wasm_fail(err.status, "%s", err.message);
         return 0;
     }
     const int32_t h = galloc_wasm_doc_keep(doc, doc_len);
     free(doc);
     if (h > 0) {
-        galloc_wasm_documents[h]->from_model = true;
-        galloc_wasm_documents[h]->sizes      = z;
+        galloc_wasm_document_sizes[h] = z;
+    } else {
+        free(z);
     }
     return h;
 }
@@ -1008,11 +1016,11 @@ GALLOC_WASM_EXPORT char * galloc_wasm_doc_model_sizes(int32_t handle) {
     if (d == NULL) {
         return NULL;
     }
-    if (!d->from_model) {
+    if (galloc_wasm_document_sizes[handle] == NULL) {
         return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "document %d was not built from a model", (int) handle);
     }
     size_t out_len = 0;
-    char * out = galloc_wasm_sizes_json(&d->sizes, &out_len);
+    char * out = galloc_wasm_sizes_json(galloc_wasm_document_sizes[handle], &out_len);
     return out ? galloc_wasm_result(out, out_len) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the sizes");
 }
 
