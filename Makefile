@@ -107,6 +107,12 @@ build/san/test-%: tests/c/test-%.c build/san/test-%.d $(SUP_OBJ) build/san/libga
 build/san/test-gallocr-memory: tests/c/test-gallocr-memory.c build/san/test-gallocr-memory.d $(SUP_OBJ) build/san/libgalloc.a
 	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS1) $(TEST_INC) $< $(SUP_OBJ) build/san/libgalloc.a -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free -o $@
 
+# fails each allocation in turn under the WebAssembly exports (c/wasm/galloc-wasm.c compiled natively)
+# and ggml's allocator API: the wrappers fail one call and count the blocks left
+build/san/test-alloc-failure: tests/c/test-alloc-failure.c c/wasm/galloc-wasm.c build/san/test-alloc-failure.d $(SUP_OBJ) build/san/libgalloc.a
+	$(CC) $(CSTD) $(WARN) $(OPT_SAN) $(DEPFLAGS1) $(TEST_INC) $< c/wasm/galloc-wasm.c $(SUP_OBJ) build/san/libgalloc.a \
+	  -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=posix_memalign -o $@
+
 # the original C++ test, compiled unmodified against our headers
 build/san/test-alloc-conformance: $(CONFORMANCE) build/san/libgalloc.a $(HEADERS)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror $(OPT_SAN) -Ic/include -Ic/src/ggml $(CONFORMANCE) build/san/libgalloc.a -o $@

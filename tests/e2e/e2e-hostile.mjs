@@ -4,6 +4,7 @@
 // as the CLI plans it; huge links and imports (300,000 lines, 300,000 tensors) leave the page
 // answering (times reported, not asserted: tests do not time things).
 import lzString from 'lz-string';
+import { readFileSync } from 'node:fs';
 
 const { compressToEncodedURIComponent } = lzString; // a CommonJS module under Node
 
@@ -108,26 +109,74 @@ export async function hostileChecks({ page, context, check, assert, cliPlan, ser
       await answers(p, '200k unknown-op lines');
     } finally { await p.close(); }
   });
-  await check('a share link of 300,000 valid lines: planned and drawn, the page answers', async () => {
-    const t = `y = input(f32, 4)\n${'y = scale(y)\n'.repeat(300000)}output(y)\n`; // each y the one above
+  // the 300k link and import: the page's longest task (PerformanceObserver 'longtask') and frames
+  // (requestAnimationFrame) recorded from the page's first script on, reported, never asserted as
+  // times; what is asserted: frames were drawn while the text was parsed (so in the worker) and
+  // while the imported graph's text was written (so in slices), and the plan and text are right
+  const probe = () => {
+    const pr = { tasks: [], parsingFrames: 0, pendingFrames: 0, planAt: null, frames: 0 };
+    window.galloc_probe = pr;
+    try {
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) pr.tasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true });
+    } catch { pr.tasks = null; } // no longtask entries in this browser
+    const tick = () => {
+      pr.frames++;
+      if (document.querySelector('[data-testid=text-parsing]')) pr.parsingFrames++;
+      if (document.querySelector('[data-testid=text-pending]')) pr.pendingFrames++;
+      if (pr.planAt === null && pr.watchPlan && pr.watchPlan()) pr.planAt = performance.now(); // (t: when the frame began, maybe before a long task)
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  };
+  /** the longest task (ms) and the count of tasks of 200 ms and more that started in [from, to) */
+  const longest = (p, from, to) => p.evaluate(([a, b]) => {
+    const ts = (window.galloc_probe.tasks ?? []).filter(([s]) => s >= a && s < b);
+    return { max: Math.max(0, ...ts.map(([, d]) => d)), over200: ts.filter(([, d]) => d >= 200).length, known: window.galloc_probe.tasks !== null };
+  }, [from, to]);
+  const taskText = (t) => (t.known ? `longest main-thread task ${t.max.toFixed(0)} ms (${t.over200} tasks >= 200 ms)` : 'no longtask entries in this browser');
+  const exportedText = async (p) => {
+    const [dl] = await Promise.all([p.waitForEvent('download', { timeout: 120000 }), p.selectOption('[data-testid=export]', 'text')]);
+    return readFileSync(await dl.path(), 'utf8');
+  };
+  const openProbed = async (hash) => {
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+    await p.addInitScript(probe);
+    await p.addInitScript(() => { window.galloc_probe.watchPlan = () => document.querySelector('[data-testid=total-0]') !== null; });
+    await p.goto(`${serverUrl}${hash}`);
+    return p;
+  };
+  // the 300k chain as a document: what both the link's text and the imported file say (y = input,
+  // then 300,000 times y = scale(y), the last one the output), planned by the CLI
+  const n = 300000;
+  const chain = { tensors: [{ name: 'y', op: 'NONE', type: 'f32', ne: [4], flags: ['input'] }], outputs: [n] };
+  for (let i = 1; i <= n; i++) chain.tensors.push({ name: 'y', op: 'SCALE', type: 'f32', ne: [4], src: [i - 1] });
+  const chainPlan = cliPlan(chain);
+  const wantTotal = String(chainPlan.buffers[0].size);
+  const planFacts = (p) => p.evaluate(() => ({ stepMax: document.querySelector('[data-testid=step-slider]')?.getAttribute('max') ?? null,
+    inplace: document.querySelector('[data-testid=inplace-all]')?.textContent ?? null }));
+  await check('a share link of 300,000 valid lines: parsed in the worker (the page draws meanwhile), planned as the CLI plans it', async () => {
+    const t = `y = input(f32, 4)\n${'y = scale(y)\n'.repeat(n)}output(y)\n`; // each y the one above
     const hash = link({ v: 1, t });
-    const t0 = Date.now();
-    const p = await openAt(hash);
+    const p = await openProbed(hash);
     try {
       // a text link loads no preset first: a total on screen is this graph's plan
-      await p.waitForFunction(() => document.querySelector('[data-testid=total-0]'), null, { timeout: 180000 });
+      await p.waitForFunction(() => window.galloc_probe.planAt !== null, null, { timeout: 180000, polling: 100 });
       assert(await p.locator('[data-testid=text-error]').count() === 0, 'the valid text shows errors');
-      times.push(`300k-line link (${hash.length.toLocaleString()} characters): plan on screen ${Date.now() - t0} ms after opening`);
+      assert(await total0(p) === wantTotal, `total ${await total0(p)}, the CLI plans ${wantTotal}`);
+      const facts = await planFacts(p);
+      assert(facts.stepMax === String(chainPlan.n_steps - 1) && facts.inplace === String(chainPlan.n_inplace),
+        `steps to ${facts.stepMax} and ${facts.inplace} in place on screen; the CLI plans ${chainPlan.n_steps} steps, ${chainPlan.n_inplace} in place`);
+      const pr = await p.evaluate(() => ({ planAt: window.galloc_probe.planAt, parsingFrames: window.galloc_probe.parsingFrames }));
+      assert(pr.parsingFrames >= 3, `${pr.parsingFrames} frames drawn while the text was parsed: the parse blocked the page (not in the worker)`);
+      const tasks = await longest(p, 0, pr.planAt);
+      times.push(`300k-line link (${hash.length.toLocaleString()} characters): plan on screen ${pr.planAt.toFixed(0)} ms after navigation, ${taskText(tasks)}; ${pr.parsingFrames} frames drawn during the parse`);
       await answers(p, '300k-line link');
     } finally { await p.close(); }
     await page.bringToFront();
   });
-  await check('a 300,000-tensor document imported through the file input: planned as the CLI plans it, the page answers', async () => {
-    const n = 300000;
-    const doc = { tensors: [{ name: 'y', op: 'NONE', type: 'f32', ne: [4], flags: ['input'] }], outputs: [n] };
-    for (let i = 1; i <= n; i++) doc.tensors.push({ name: 'y', op: 'SCALE', type: 'f32', ne: [4], src: [i - 1] });
-    const want = String(cliPlan(doc).buffers[0].size);
-    const p = await openAt('');
+  await check('a 300,000-tensor document imported through the file input: planned as the CLI plans it, its text written in slices (the page draws meanwhile), exported whole', async () => {
+    const p = await openProbed('');
     try {
       await p.waitForFunction(() => document.querySelector('[data-testid=total-0]'), null, { timeout: 60000 });
       // the file is made in the page (handing 27 MB to setInputFiles would time the test harness)
@@ -139,15 +188,28 @@ export async function hostileChecks({ page, context, check, assert, cliPlan, ser
         dt.items.add(new File(parts, 'chain.graph.json', { type: 'application/json' }));
         const input = document.querySelector('[data-testid=file-input]');
         input.files = dt.files;
+        const pr = window.galloc_probe;
+        pr.planAt = null;
+        pr.pendingFrames = 0;
+        pr.watchPlan = () => /imported chain/.test(document.querySelector('[data-testid=notice]')?.textContent ?? '');
         const t0 = performance.now();
         input.dispatchEvent(new Event('change', { bubbles: true }));
-        await new Promise((ok) => { const tick = () => (/imported chain/.test(document.querySelector('[data-testid=notice]')?.textContent ?? '') ? ok() : setTimeout(tick, 5)); tick(); });
-        const plan = performance.now() - t0;
+        await new Promise((ok) => { const tick = () => (pr.planAt !== null ? ok() : setTimeout(tick, 5)); tick(); });
         await new Promise((ok) => { const tick = () => (document.querySelector('[data-testid=text-pending]') ? setTimeout(tick, 20) : ok()); tick(); });
-        return { plan, text: performance.now() - t0 };
+        return { t0, plan: pr.planAt, text: performance.now(), pendingFrames: pr.pendingFrames };
       }, n);
-      assert(await total0(p) === want, `total ${await total0(p)}, the CLI plans ${want}`);
-      times.push(`300k-tensor import (27 MB): plan on screen ${ms.plan.toFixed(0)} ms after the file was given, its editor text ${ms.text.toFixed(0)} ms`);
+      assert(await total0(p) === wantTotal, `total ${await total0(p)}, the CLI plans ${wantTotal}`);
+      const facts = await planFacts(p);
+      assert(facts.stepMax === String(chainPlan.n_steps - 1) && facts.inplace === String(chainPlan.n_inplace),
+        `steps to ${facts.stepMax} and ${facts.inplace} in place on screen; the CLI plans ${chainPlan.n_steps} steps, ${chainPlan.n_inplace} in place`);
+      assert(ms.pendingFrames >= 5, `${ms.pendingFrames} frames drawn while the editor text was written: written in one go, not in slices`);
+      const toPlan = await longest(p, ms.t0, ms.plan);
+      const toText = await longest(p, ms.plan, ms.text);
+      times.push(`300k-tensor import (27 MB): plan on screen ${(ms.plan - ms.t0).toFixed(0)} ms after the file was given (${taskText(toPlan)}), its editor text ${(ms.text - ms.t0).toFixed(0)} ms (${taskText(toText)} while it was written; ${ms.pendingFrames} frames drawn meanwhile)`);
+      // the text the editor holds (Export → text): the chain as a user would write it
+      const want = `@name ""\n@buffer host align=32\n\ny = input(f32, 4)\n${'y = scale(y)\n'.repeat(n)}`;
+      const got = await exportedText(p);
+      assert(got === want, `the exported text (${got.length} characters) is not the chain's (${want.length}): ${JSON.stringify(got.slice(0, 120))}`);
       await answers(p, '300k-tensor import');
     } finally { await p.close(); }
     await page.bringToFront();

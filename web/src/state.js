@@ -9,7 +9,8 @@
 
 import { signal, computed, batch } from '@preact/signals';
 import { loadGalloc } from './core/galloc.js';
-import { parseGraphText, graphToText, graphToTextLines, nameToken } from './core/graph-text.js';
+import { parseGraphText, graphToText, graphTextWriter, nameToken } from './core/graph-text.js';
+import { createTextParser } from './core/text-parse-client.js';
 import { normalizeGraph, removeBufferType as docRemoveBufferType, removeTensors as docRemoveTensors } from './core/graph-model.js';
 import { buildModel } from './core/plan-model.js';
 import { stepState } from './core/steps.js';
@@ -43,6 +44,8 @@ export const plan = signal(null);
 export const planned = signal(null);
 /** true while the editor's text of the graph on screen is still being written (a big import) */
 export const textPending = signal(false);
+/** true while a big text is parsed off the page (the worker): the plan on screen is the one before */
+export const textParsing = signal(false);
 /** {kind: 'error'|'info', message} shown in the banner, or null */
 export const notice = signal(null);
 /** time the last plan took, ms (planning + joining) */
@@ -60,8 +63,15 @@ export const picking = signal(null);
 /** a step range the timeline is asked to show ({first, last, seq}; seq tells two same requests apart), or null */
 export const timelineRange = signal(null);
 
+/** what a big graph's steps computed before showing it (showInSteps): its model and explanation */
+let prepared = null;
 /** the graph and plan joined (see core/plan-model.js) */
-export const model = computed(() => (graph.value && plan.value ? buildModel(graph.value, plan.value) : null));
+export const model = computed(() => {
+  const g = graph.value;
+  const p = plan.value;
+  if (!g || !p) return null;
+  return prepared && prepared.graph === g && prepared.plan === p ? prepared.model : buildModel(g, p);
+});
 /** memory at the current step, or null */
 export const stepInfo = computed(() => (model.value && step.value !== null ? stepState(model.value, step.value) : null));
 /** the explain analysis of the plan on screen (galloc-explain.h, through WASM): the peak, what is
@@ -69,6 +79,7 @@ export const stepInfo = computed(() => (model.value && step.value !== null ? ste
 export const explanation = computed(() => {
   const d = planned.value;
   if (!d || !plan.value) return null;
+  if (prepared && prepared.planned === d) return prepared.explanation;
   try { return d.explain(); } catch { return null; } // (a module that stopped: no explanation)
 });
 
@@ -129,6 +140,7 @@ let parseTimer = null;
  */
 export function editText(value) {
   cancelText();
+  supersede(); // a parse of the text before is stale now
   text.value = value;
   clearTimeout(parseTimer);
   const delay = value.length > 200000 ? 450 : 150;
@@ -138,25 +150,151 @@ export function editText(value) {
 /**
  * Replace the text from outside the editor, and plan it now.
  * @param {string} value
- * @returns {boolean} whether it parsed and planned
+ * @param {{inThread?: boolean}} [options] inThread: parse it here whatever its size (a preset:
+ *   its plan comes with its name and lesson, as before)
+ * @returns {boolean|Promise<boolean>} whether it parsed and planned; a big text in the browser is
+ *   parsed off the page (the worker), and then the answer comes later
  */
-export function replaceText(value) {
+export function replaceText(value, { inThread = false } = {}) {
   clearTimeout(parseTimer);
   cancelText();
   batch(() => {
     text.value = value;
     textRevision.value++;
   });
-  return applyText(value);
+  return applyText(value, inThread);
 }
 
-function applyText(value) {
+function applyText(value, inThread = false) {
+  const seq = supersede();
+  const parser = bigText(value) && !inThread ? textParser() : null;
+  if (parser) return applyTextOffThread(parser, value, seq).then((how) => how === 'planned');
   const r = parseGraphText(value);
   if (r.errors) {
     textErrors.value = r.errors;
     return false;
   }
   return applyDocument(r.doc, r.meta);
+}
+
+// ---- big texts: parsed in the worker, planned in steps -----------------------------
+
+/** texts of this many characters and more (about 5,000 lines) are parsed in the worker, when there is one */
+export const WORKER_TEXT_CHARS = 100000;
+let workerTextChars = WORKER_TEXT_CHARS;
+const bigText = (t) => t.length >= workerTextChars;
+
+let parser;           // the worker's client (text-parse-client.js); null where there are no workers (Node)
+let makeParser = () => (typeof Worker === 'function' ? createTextParser() : null);
+let textSeq = 0;      // bumped by every new text or graph: the answer of an older parse is dropped
+
+/**
+ * Parse big texts with this parser (tests: one that parses in this thread, later), or none (null:
+ * every text in this thread).
+ * @param {{parse: Function, cancel: Function, busy: boolean}|null} p
+ * @param {number} [minChars] what a big text is
+ */
+export function useTextParser(p, minChars = WORKER_TEXT_CHARS) {
+  if (parser?.busy) parser.cancel();
+  parser = p;
+  makeParser = () => p;
+  workerTextChars = minChars;
+}
+
+function textParser() {
+  if (parser === undefined) parser = makeParser();
+  return parser;
+}
+
+/** a newer text or graph replaces whatever is being parsed: cancel it; the new request's number */
+function supersede() {
+  if (parser && parser.busy) parser.cancel();
+  if (textParsing.peek()) textParsing.value = false;
+  return ++textSeq;
+}
+
+/** let the page handle its events and draw a frame; then whether request seq is still the newest */
+function yieldToPage(seq) {
+  return new Promise((ok) => setTimeout(ok, 0)).then(() => seq === textSeq);
+}
+
+/**
+ * A big text: parsed in the worker, then read, planned and shown in separate tasks (the page draws
+ * and answers between them). An older request's answer is dropped at each step.
+ * @returns {Promise<'planned'|'parse'|'empty'|'plan'|'stale'>} what happened: planned, refused by
+ *   the parser (textErrors), no tensors (nonEmpty), refused by the allocator (textErrors), superseded
+ */
+async function applyTextOffThread(p, value, seq, { nonEmpty = false } = {}) {
+  textParsing.value = true;
+  let r;
+  try {
+    r = await p.parse(value);
+  } catch (e) {
+    if (seq !== textSeq) return 'stale';
+    textParsing.value = false;
+    textErrors.value = [{ line: 1, message: e.message }];
+    return 'parse';
+  }
+  if (seq !== textSeq) return 'stale';
+  textParsing.value = false;
+  if (r.errors) {
+    textErrors.value = r.errors;
+    return 'parse';
+  }
+  if (nonEmpty && r.meta.tensorLines.length === 0) return 'empty';
+  try {
+    return await showInSteps(seq, () => r.bytes, () => JSON.parse(r.json), r.meta);
+  } catch (e) {
+    if (seq !== textSeq) return 'stale';
+    textErrors.value = [allocatorError(e, r.meta)];
+    return 'plan';
+  }
+}
+
+/**
+ * Read, plan and show a big document in separate tasks, the page drawing and answering between
+ * them: the module reads it, plans it, the graph is taken (graphOf), joined with its plan
+ * (buildModel), explained, then shown. Throws what the module throws; an older request's
+ * document is closed and dropped at each step.
+ * @param {number} seq the request
+ * @param {() => (string|Uint8Array)} input the document's JSON text or bytes
+ * @param {(d: object) => object} graphOf the graph document of the read document
+ * @param {object|null} m the text meta (null: none yet, an import)
+ * @returns {Promise<'planned'|'stale'>}
+ */
+async function showInSteps(seq, input, graphOf, m) {
+  let work = 0; // ms in this thread, for planMs
+  const timed = (fn) => { const t0 = performance.now(); try { return fn(); } finally { work += performance.now() - t0; } };
+  let d = null;
+  const stale = () => { d?.close(); return 'stale'; };
+  try {
+    if (!(await yieldToPage(seq))) return stale();
+    d = timed(() => withModule((mod) => mod.open(input())));
+    if (!(await yieldToPage(seq))) return stale();
+    const p = timed(() => d.plan());
+    if (!(await yieldToPage(seq))) return stale();
+    const doc = timed(() => normalizeGraph(graphOf(d)));
+    if (!(await yieldToPage(seq))) return stale();
+    const joined = timed(() => buildModel(doc, p));
+    if (!(await yieldToPage(seq))) return stale();
+    const why = timed(() => { try { return d.explain(); } catch { return null; } });
+    if (!(await yieldToPage(seq))) return stale();
+    prepared = { graph: doc, plan: p, model: joined, planned: d, explanation: why };
+    timed(() => showPlanned(d, doc, m, p, performance.now()));
+    planMs.value = work;
+    return 'planned';
+  } catch (e) {
+    d?.close();
+    throw e;
+  }
+}
+
+/** an error of the module (reading or planning a document the text gave), at the line it names */
+function allocatorError(e, m) {
+  const at = /^(tensors|type_traits)\[(\d+)\]/.exec(e.message);
+  const lines = at ? (at[1] === 'tensors' ? m.tensorLines : m.typeLines ?? []) : [];
+  const line = at && lines[Number(at[2])] ? lines[Number(at[2])] : 1;
+  return { line, message: `allocator: ${e.message}` };
 }
 
 /**
@@ -189,10 +327,7 @@ function applyDocument(doc, m, json = doc) {
     p = d.plan();
   } catch (e) {
     d?.close();
-    const at = /^(tensors|type_traits)\[(\d+)\]/.exec(e.message);
-    const lines = at ? (at[1] === 'tensors' ? m.tensorLines : m.typeLines ?? []) : [];
-    const line = at && lines[Number(at[2])] ? lines[Number(at[2])] : 1;
-    textErrors.value = [{ line, message: `allocator: ${e.message}` }];
+    textErrors.value = [allocatorError(e, m)];
     return false;
   }
   showPlanned(d, normalizeGraph(doc), m, p, t0);
@@ -202,6 +337,7 @@ function applyDocument(doc, m, json = doc) {
 /** put a planned document on screen (its normalized graph, text meta and plan); the one before is closed */
 function showPlanned(d, norm, m, p, t0) {
   const before = planned.peek();
+  if (prepared && prepared.planned !== d) prepared = null;
   batch(() => {
     textErrors.value = [];
     planned.value = d;
@@ -242,6 +378,7 @@ export function loadGeneratedGraph(doc, { newSource = false, json = doc, documen
     return false;
   }
   clearTimeout(parseTimer);
+  supersede();
   batch(() => {
     presetName.value = null;
     presetText.value = null;
@@ -299,7 +436,7 @@ export function loadPreset(name, bufferLines) {
     step.value = null;
     playing.value = false;
   });
-  replaceText(bufferLines ? withBufferLines(t, bufferLines) : t);
+  replaceText(bufferLines ? withBufferLines(t, bufferLines) : t, { inThread: true });
   return true;
 }
 
@@ -311,7 +448,8 @@ export function loadPreset(name, bufferLines) {
  * and the banner says why.
  * @param {string|Uint8Array|object} input
  * @param {string} [source] where it came from, for messages
- * @returns {boolean}
+ * @returns {boolean|Promise<boolean>} whether it was imported (later, for a big graph text: parsed
+ *   in the worker)
  */
 export function importGraph(input, source = 'the input') {
   let t = null;
@@ -328,10 +466,12 @@ export function importGraph(input, source = 'the input') {
     }
     if (kind === 'text') {
       t = typeof input === 'string' ? input : new TextDecoder().decode(input);
+      if (bigText(t) && textParser()) return importBigText(t, source);
       const r = parseGraphText(t);
       if (r.errors) throw new Error(`line ${r.errors[0].line}: ${r.errors[0].message}`);
       if (r.doc.tensors.length === 0) throw new Error('the graph text defines no tensors, nothing to import (the graph on screen stays)');
     } else {
+      if (inSteps(input)) return importInSteps(input, source);
       // read and planned once, as the CLI reads and plans it; its text is written afterwards
       d = withModule((mod) => mod.open(input));
       doc = d.graph();
@@ -356,10 +496,16 @@ export function importGraph(input, source = 'the input') {
     }
   } else {
     clearTimeout(parseTimer);
+    supersede();
     showPlanned(d, normalizeGraph(doc), null, p, t0);
     deferText(doc);
   }
-  const warning = d?.warning ?? '';
+  importedNotice(d?.warning ?? '', source);
+  return true;
+}
+
+/** after an import: a new graph (the views start over), and the notice saying what came in */
+function importedNotice(warning, source) {
   batch(() => {
     presetName.value = null;
     presetText.value = null;
@@ -369,49 +515,128 @@ export function importGraph(input, source = 'the input') {
     const imported = `imported ${source}: ${graph.value.tensors.length} tensors, ${graph.value.nodes.length} nodes`;
     notice.value = warning ? { kind: 'warning', message: `${imported}; warning: ${warning}` } : { kind: 'info', message: imported };
   });
+}
+
+/** documents of this many bytes and more are read, planned and shown in steps (showInSteps), in a page */
+export const STEPS_INPUT_BYTES = 1 << 20;
+let stepsMinBytes = typeof window !== 'undefined' ? STEPS_INPUT_BYTES : Infinity; // (no page: never)
+/** tests: show documents of minBytes and more in steps (null: never) */
+export function useSteps(minBytes) { stepsMinBytes = minBytes ?? Infinity; }
+const inSteps = (input) => (input instanceof Uint8Array || typeof input === 'string') && input.length >= stepsMinBytes;
+
+/**
+ * importGraph of a big document: read, planned and shown in steps (showInSteps); its text written
+ * after it (deferText). The graph on screen stays until then, and when the document is refused.
+ * @returns {Promise<boolean>}
+ */
+async function importInSteps(input, source) {
+  clearTimeout(parseTimer);
+  const seq = supersede();
+  let warning = '';
+  let how;
+  try {
+    how = await showInSteps(seq, () => input, (d) => { warning = d.warning; return d.graph(); }, null);
+  } catch (e) {
+    if (seq === textSeq) notice.value = { kind: 'error', message: `could not import ${source}: ${e.message}` };
+    return false;
+  }
+  if (how === 'stale') return false;
+  deferText(graph.peek());
+  importedNotice(warning, source);
   return true;
+}
+
+/**
+ * importGraph of a big graph text: parsed in the worker, planned in steps (applyTextOffThread);
+ * the editor shows the new text meanwhile, and gets the one before back when it is refused.
+ * @returns {Promise<boolean>}
+ */
+async function importBigText(t, source) {
+  const keep = { text: text.value, errors: textErrors.value };
+  clearTimeout(parseTimer);
+  cancelText();
+  const seq = supersede();
+  batch(() => {
+    text.value = t;
+    textRevision.value++;
+  });
+  const how = await applyTextOffThread(textParser(), t, seq, { nonEmpty: true });
+  if (how === 'planned') {
+    importedNotice('', source);
+    return true;
+  }
+  if (how === 'stale') return false;
+  const first = textErrors.value[0];
+  const why = how === 'empty' ? 'the graph text defines no tensors, nothing to import (the graph on screen stays)'
+    : how === 'parse' ? `line ${first.line}: ${first.message}` : first?.message ?? 'it could not be planned';
+  batch(() => {
+    text.value = keep.text;
+    textRevision.value++;
+    textErrors.value = keep.errors;
+    notice.value = { kind: 'error', message: `could not import ${source}: ${why}` };
+  });
+  return false;
 }
 
 // ---- the editor's text of an imported document, written after its plan is on screen ----------
 
-let pendingText = null; // {doc, timer}: the document whose text is still to be written
+let pendingText = null; // {writer, timer}: the text still to be written (graphTextWriter)
+/** ms of writing per task: the page draws and answers between slices */
+const TEXT_SLICE_MS = 10;
 
 /**
  * Write the editor's text of a document shown without one (an import) once the page has drawn its
- * plan: writing the text of 300,000 tensors takes longer than planning them. Until then the editor
- * is read-only (textPending); anything that needs the text writes it first (flushText).
+ * plan: writing the text of 300,000 tensors takes longer than planning them, so it is written a
+ * slice at a time, in tasks of TEXT_SLICE_MS, the page drawing and answering between them. Until
+ * then the editor is read-only (textPending); anything that needs the text writes the rest first
+ * (flushText).
  * @param {object} doc
  */
 function deferText(doc) {
   if (pendingText) clearTimeout(pendingText.timer);
-  const job = { doc, timer: 0 };
+  const job = { writer: graphTextWriter(doc), timer: 0 };
   // after the next frame: the plan is drawn before the text is written (no frames under Node: soon)
-  const later = () => { job.timer = setTimeout(() => writeText(job), 0); };
+  const later = () => { job.timer = setTimeout(() => writeSlice(job), 0); };
   if (typeof requestAnimationFrame === 'function') requestAnimationFrame(later);
-  else job.timer = setTimeout(() => writeText(job), 20);
+  else job.timer = setTimeout(() => writeSlice(job), 20);
   pendingText = job;
   textPending.value = true;
 }
 
-function writeText(job) {
+// the next task soon: a message to this page (timers chained from timers wait 4 ms each, a third
+// of a slice); a timer where there is no page (Node)
+const taskChannel = typeof window !== 'undefined' && typeof MessageChannel === 'function' ? new MessageChannel() : null;
+const taskQueue = [];
+if (taskChannel) taskChannel.port1.onmessage = () => taskQueue.shift()?.();
+function nextTask(fn) {
+  if (!taskChannel) { setTimeout(fn, 0); return; }
+  taskQueue.push(fn);
+  taskChannel.port2.postMessage(0);
+}
+
+function writeSlice(job, ms = TEXT_SLICE_MS) {
   if (pendingText !== job) return;
   clearTimeout(job.timer);
-  pendingText = null;
-  let t;
-  let lines;
+  let r;
   try {
-    ({ text: t, tensorLines: lines } = graphToTextLines(job.doc));
+    r = job.writer.write(ms);
   } catch (e) {
+    pendingText = null;
     batch(() => {
       textPending.value = false;
       notice.value = { kind: 'error', message: `the graph is planned, but its text cannot be written: ${e.message}` };
     });
     return;
   }
+  if (!r) {
+    nextTask(() => writeSlice(job));
+    return;
+  }
+  pendingText = null;
   batch(() => {
-    text.value = t;
+    text.value = r.text;
     textRevision.value++;
-    meta.value = lazyMeta(t, lines);
+    meta.value = lazyMeta(r.text, r.tensorLines);
     textPending.value = false;
   });
 }
@@ -425,7 +650,7 @@ function cancelText() {
 
 /** write the editor's text now if it is still pending (before an edit or a link reads it) */
 export function flushText() {
-  if (pendingText) writeText(pendingText);
+  if (pendingText) writeSlice(pendingText, Infinity);
 }
 
 /**

@@ -141,13 +141,22 @@ struct ggml_gallocr {
 
 ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs) {
     GGML_ASSERT(n_bufs > 0);
+    // out of memory: NULL (upstream asserts), so that a caller that checks can say so
     ggml_gallocr_t galloc = calloc(1, sizeof(*galloc));
-    GGML_ASSERT(galloc != NULL);
+    if (galloc == NULL) {
+        return NULL;
+    }
     galloc->bufts     = calloc((size_t) n_bufs, sizeof(*galloc->bufts));
     galloc->types     = calloc((size_t) n_bufs, sizeof(*galloc->types));
     galloc->buffers   = calloc((size_t) n_bufs, sizeof(*galloc->buffers));
     galloc->n_buffers = n_bufs;
-    GGML_ASSERT(galloc->bufts && galloc->types && galloc->buffers);
+    if (!galloc->bufts || !galloc->types || !galloc->buffers) {
+        free(galloc->bufts);
+        free(galloc->types);
+        free(galloc->buffers);
+        free(galloc);
+        return NULL;
+    }
 
     for (int i = 0; i < n_bufs; i++) {
         galloc->bufts[i] = bufts[i];
@@ -378,6 +387,9 @@ static void record_alloc(ggml_gallocr_t galloc, const struct galloc_plan * plan,
 static bool gallocr_plan(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids,
                          const int * leaf_buffer_ids, struct galloc_error * err) {
     galloc->n_nodes = -1; // no valid assignment until the plan succeeds
+    if (graph->out_of_memory) {
+        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory building the graph (ggml_build_forward_expand)");
+    }
 
     // a ggml graph's tensors are its leafs and nodes (every source and view root is one of them);
     // a graph with others is indexed again with room for twice as many
@@ -737,6 +749,10 @@ ggml_backend_buffer_t ggml_backend_alloc_ctx_tensors_from_buft(struct ggml_conte
         return NULL;
     }
     ggml_backend_buffer_t buffer = list.count == 1 ? list.items[0] : ggml_backend_multi_buffer_alloc_buffer(list.items, list.count);
+    if (buffer == NULL) {
+        buffer_list_free(&list); // out of memory joining the ranges
+        return NULL;
+    }
     free(list.items);
     return buffer;
 }

@@ -52,7 +52,9 @@ bool ggml_backend_buft_is_host(ggml_backend_buffer_type_t buft) {
 ggml_backend_buffer_t ggml_backend_buffer_init(ggml_backend_buffer_type_t buft, struct ggml_backend_buffer_i iface,
                                                void * context, size_t size) {
     ggml_backend_buffer_t buffer = malloc(sizeof(*buffer));
-    GGML_ASSERT(buffer != NULL);
+    if (buffer == NULL) {
+        return NULL; // out of memory: the caller frees context (upstream's new throws)
+    }
     *buffer = (struct ggml_backend_buffer) {
         .iface   = iface,
         .buft    = buft,
@@ -217,7 +219,11 @@ static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t bu
         GGML_LOG_ERROR("%s: failed to allocate buffer of size %zu\n", __func__, size);
         return NULL;
     }
-    return ggml_backend_buffer_init(buft, cpu_buffer_iface, data, size);
+    ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, cpu_buffer_iface, data, size);
+    if (buffer == NULL) {
+        free(data);
+    }
+    return buffer;
 }
 
 static size_t cpu_buft_get_alignment(ggml_backend_buffer_type_t buft) {
@@ -285,10 +291,16 @@ static const struct ggml_backend_buffer_i multi_buffer_iface = {
 
 ggml_backend_buffer_t ggml_backend_multi_buffer_alloc_buffer(ggml_backend_buffer_t * buffers, size_t n_buffers) {
     GGML_ASSERT(n_buffers > 0);
+    // out of memory: NULL, the buffers left to the caller
     struct multi_buffer_context * ctx = malloc(sizeof(*ctx));
-    GGML_ASSERT(ctx != NULL);
+    if (ctx == NULL) {
+        return NULL;
+    }
     ctx->buffers = malloc(n_buffers * sizeof(*ctx->buffers));
-    GGML_ASSERT(ctx->buffers != NULL);
+    if (ctx->buffers == NULL) {
+        free(ctx);
+        return NULL;
+    }
     ctx->n_buffers = n_buffers;
 
     size_t total = 0;
@@ -296,7 +308,12 @@ ggml_backend_buffer_t ggml_backend_multi_buffer_alloc_buffer(ggml_backend_buffer
         ctx->buffers[i] = buffers[i];
         total += ggml_backend_buffer_get_size(buffers[i]);
     }
-    return ggml_backend_buffer_init(buffers[0]->buft, multi_buffer_iface, ctx, total);
+    ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buffers[0]->buft, multi_buffer_iface, ctx, total);
+    if (buffer == NULL) {
+        free(ctx->buffers);
+        free(ctx);
+    }
+    return buffer;
 }
 
 bool ggml_backend_buffer_is_multi_buffer(ggml_backend_buffer_t buffer) {

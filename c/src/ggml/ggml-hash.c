@@ -71,7 +71,10 @@ struct ggml_hash_set ggml_hash_set_new(size_t size) {
     result.keys = (struct ggml_tensor **) malloc(result.size * sizeof(struct ggml_tensor *));
     result.used = (uint32_t *) calloc(hash_bitset_words(result.size), sizeof(uint32_t));
     if (result.keys == NULL || result.used == NULL) {
-        GGML_ABORT("out of memory allocating a hash set of %zu slots", result.size);
+        // out of memory: an empty set (keys NULL) the caller checks, where upstream aborts
+        free(result.keys);
+        free(result.used);
+        result = (struct ggml_hash_set) { 0, NULL, NULL };
     }
     return result;
 }

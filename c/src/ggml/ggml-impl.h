@@ -95,6 +95,11 @@ struct ggml_cgraph {
     struct ggml_hash_set visited_hash_set;
 
     enum ggml_cgraph_eval_order order;
+
+    // a walk (ggml_build_forward_expand) ran out of memory: tensors are missing. Upstream's walk
+    // recurses and cannot fail; this one keeps its own stack, and says so instead of aborting.
+    // The graph allocator refuses such a graph (out of memory); builders check it.
+    bool out_of_memory;
 };
 
 static inline bool ggml_impl_is_view(const struct ggml_tensor * t) {

@@ -916,15 +916,19 @@ struct ggml_cgraph ggml_graph_view(struct ggml_cgraph * cgraph0, int i0, int i1)
     view.leafs            = NULL;
     view.visited_hash_set = cgraph0->visited_hash_set;
     view.order            = cgraph0->order;
+    view.out_of_memory    = cgraph0->out_of_memory;
     return view;
 }
 
 // flags the sources of an already visited tensor (and theirs) as computed, as ggml does when a
 // tensor first reached by ggml_build_forward_select without the flag is expanded again
-static void graph_mark_compute(struct ggml_tensor * node) {
+static void graph_mark_compute(struct ggml_cgraph * cgraph, struct ggml_tensor * node) {
     size_t cap = 64, depth = 0;
     struct ggml_tensor ** stack = (struct ggml_tensor **) malloc(cap * sizeof(*stack));
-    GGML_ASSERT(stack != NULL);
+    if (stack == NULL) {
+        cgraph->out_of_memory = true;
+        return;
+    }
     stack[depth++] = node;
     while (depth > 0) {
         struct ggml_tensor * t = stack[--depth];
@@ -937,7 +941,11 @@ static void graph_mark_compute(struct ggml_tensor * node) {
             if (depth == cap) {
                 cap *= 2;
                 struct ggml_tensor ** grown = (struct ggml_tensor **) realloc(stack, cap * sizeof(*stack));
-                GGML_ASSERT(grown != NULL);
+                if (grown == NULL) {
+                    cgraph->out_of_memory = true;
+                    free(stack);
+                    return;
+                }
                 stack = grown;
             }
             stack[depth++] = src;
@@ -953,7 +961,7 @@ static bool graph_visit_enter(struct ggml_cgraph * cgraph, struct ggml_tensor * 
     }
     if (ggml_hash_insert(&cgraph->visited_hash_set, node) == GGML_HASHSET_ALREADY_EXISTS) {
         if (compute) {
-            graph_mark_compute(node);
+            graph_mark_compute(cgraph, node);
         }
         return false;
     }
@@ -995,7 +1003,10 @@ static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root, 
     size_t cap = 64;
     size_t depth = 0;
     struct graph_walk_frame * stack = (struct graph_walk_frame *) malloc(cap * sizeof(*stack));
-    GGML_ASSERT(stack != NULL);
+    if (stack == NULL) {
+        cgraph->out_of_memory = true;
+        return;
+    }
     stack[depth++] = (struct graph_walk_frame) { root, 0 };
 
     while (depth > 0) {
@@ -1017,7 +1028,10 @@ static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root, 
         if (depth == cap) {
             cap *= 2;
             struct graph_walk_frame * grown = (struct graph_walk_frame *) realloc(stack, cap * sizeof(*stack));
-            GGML_ASSERT(grown != NULL);
+            if (grown == NULL) {
+                cgraph->out_of_memory = true;
+                break;
+            }
             stack = grown;
         }
         stack[depth++] = (struct graph_walk_frame) { src, 0 };
@@ -1028,8 +1042,8 @@ static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root, 
 static void graph_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor, bool compute) {
     const int n_old = cgraph->n_nodes;
     graph_visit(cgraph, tensor, compute);
-    if (cgraph->n_nodes > n_old) {
-        // the tensor asked for is always the last node added
+    if (cgraph->n_nodes > n_old && !cgraph->out_of_memory) {
+        // the tensor asked for is always the last node added (unless the walk ran out of memory)
         GGML_ASSERT(cgraph->nodes[cgraph->n_nodes - 1] == tensor);
     }
 }
@@ -1076,6 +1090,7 @@ void ggml_graph_add_node(struct ggml_cgraph * cgraph, struct ggml_tensor * tenso
 void ggml_graph_clear(struct ggml_cgraph * cgraph) {
     cgraph->n_leafs = 0;
     cgraph->n_nodes = 0;
+    cgraph->out_of_memory = false;
     ggml_hash_set_reset(&cgraph->visited_hash_set);
 }
 

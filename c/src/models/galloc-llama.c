@@ -421,8 +421,9 @@ struct galloc_llama_graph * galloc_llama_build(const struct galloc_llama_params 
         cur = named(ggml_mul_mat(ctx, output, cur), "result_output", -1);
         ggml_set_output(cur);
         ggml_build_forward_expand(b.gf, cur);
+        ok = !b.gf->out_of_memory; // the walk's stack could not grow: tensors are missing
 
-        if (g->n_bufts > 1) {
+        if (ok && g->n_bufts > 1) {
             ok = assign_node_ids(g, p, firsts) && assign_leaf_ids(g);
         }
     }

@@ -332,9 +332,11 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
         ok = cache_init(g, &b->caches[1], size_swa, true);
     }
     ok = ok && m->arch->build_graph(g) && !g->failed;
-    if (!ok) {
+    if (!ok || g->gf->out_of_memory) {
         if (g->failed) {
             *err = b->err;
+        } else if (g->gf->out_of_memory) {
+            galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory building the graph");
         } else {
             galloc_fail(err, GALLOC_STATUS_INVALID, "the graph could not be built");
         }
@@ -444,7 +446,10 @@ static bool compute_sizes(const struct galloc_model * m, const struct galloc_mod
     // prompt, then one token per sequence, then the prompt again: the buffer is kept when it is big enough
     ggml_gallocr_t galloc = ggml_gallocr_new(buft);
     struct reserved_buffer buf = { 0 };
-    struct model_build * pp = build_prompt(m, &cp, buft, err);
+    struct model_build * pp = galloc ? build_prompt(m, &cp, buft, err) : NULL;
+    if (!galloc) {
+        galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
+    }
     bool ok = pp && reserve(galloc, pp->g.gf, &buf, err);
     if (ok) {
         struct model_build * tg = build_graph(m, &cp, buft, cp.n_seq_max, cp.n_seq_max, cp.n_seq_max, err);

@@ -319,18 +319,27 @@ static char * build_scenario(const struct preset * p, size_t * len) {
         return NULL;
     }
     sc.graph = ggml_new_graph(sc.ctx);
+    bool ok = true; // false: out of memory (NULL returned)
     for (int b = 0; b < PRESET_MAX_TYPES && p->max_size[b]; b++) {
         sc.bufts[b] = galloc_virtual_buft_new(sc.n_bufts ? "dummy_b" : (p->max_size[1] ? "dummy_a" : "dummy"), p->alignment, p->max_size[b]);
+        ok = ok && sc.bufts[b];
         sc.n_bufts++;
     }
-    p->build(&sc);
+    if (ok) {
+        p->build(&sc);
+        ok = !sc.graph->out_of_memory;
+    }
 
     // weights: a[] in the first type, b[] in the second, as the original test allocates them
     ggml_backend_buffer_t ext[2] = { NULL, NULL };
-    if (p->external_a_b) {
+    if (ok && p->external_a_b) {
         // a0, a1 (16 bytes each) live in type 0, b0, b1 (24 and 4) in type 1
-        ggml_backend_buffer_t buf_a = ggml_backend_buft_alloc_buffer(sc.bufts[0], 32);
-        ggml_backend_buffer_t buf_b = ggml_backend_buft_alloc_buffer(sc.bufts[1], 32);
+        ggml_backend_buffer_t buf_a = ext[0] = ggml_backend_buft_alloc_buffer(sc.bufts[0], 32);
+        ggml_backend_buffer_t buf_b = ext[1] = ggml_backend_buft_alloc_buffer(sc.bufts[1], 32);
+        ok = buf_a && buf_b;
+    }
+    if (ok && p->external_a_b) {
+        ggml_backend_buffer_t buf_a = ext[0], buf_b = ext[1];
         char * base_a = ggml_backend_buffer_get_base(buf_a);
         char * base_b = ggml_backend_buffer_get_base(buf_b);
         size_t off_a = 0, off_b = 0;
@@ -343,11 +352,9 @@ static char * build_scenario(const struct preset * p, size_t * len) {
                 off_b += 24; // b0 first, then b1
             }
         }
-        ext[0] = buf_a;
-        ext[1] = buf_b;
     }
 
-    char * doc = galloc_export_graph(sc.graph, p->name, sc.bufts, sc.n_bufts, sc.node_ids, sc.leaf_ids, len);
+    char * doc = ok ? galloc_export_graph(sc.graph, p->name, sc.bufts, sc.n_bufts, sc.node_ids, sc.leaf_ids, len) : NULL;
 
     ggml_backend_buffer_free(ext[0]);
     ggml_backend_buffer_free(ext[1]);

@@ -8,6 +8,7 @@
 #include "galloc-whatif-exact.h"
 
 #include <assert.h>
+#include <stdlib.h>
 
 static void trail_push(struct exact * e, int32_t idx, uint64_t val) {
     assert(e->trail_len < e->trail_cap); // each item is placed once on a path: deg + span entries
@@ -178,10 +179,24 @@ bool galloc_exact_memo_find(const struct exact * e, uint64_t k1, uint64_t k2) {
     return false;
 }
 
-void galloc_exact_memo_add(struct exact * e, uint64_t k1, uint64_t k2) {
-    if (!e->memo || e->memo_used > e->memo_mask / 2) {
-        return; // full enough: stop learning
+bool galloc_exact_memo_init(struct exact * e, uint32_t slots) {
+    free(e->memo);
+    free(e->memo_slots);
+    e->memo_mask  = slots - 1;
+    e->memo_used  = 0;
+    e->memo       = calloc(2 * (size_t) slots, sizeof(uint64_t));
+    e->memo_slots = malloc((size_t) slots / 2 * sizeof(uint32_t) + sizeof(uint32_t));
+    if (!e->memo || !e->memo_slots) {
+        free(e->memo);
+        free(e->memo_slots);
+        e->memo       = NULL;
+        e->memo_slots = NULL;
+        return false;
     }
+    return true;
+}
+
+static void memo_insert(struct exact * e, uint64_t k1, uint64_t k2) {
     for (uint32_t i = (uint32_t) k1 & e->memo_mask, probes = 0; probes < 16; i = (i + 1) & e->memo_mask, probes++) {
         if ((e->memo[2 * i] | e->memo[2 * i + 1]) == 0) {
             e->memo[2 * i]     = k1;
@@ -190,6 +205,39 @@ void galloc_exact_memo_add(struct exact * e, uint64_t k1, uint64_t k2) {
             return;
         }
     }
+}
+
+// twice the slots, the keys moved over; false when there is no room to grow (the table stays)
+static bool memo_grow(struct exact * e) {
+    uint32_t slots = 2 * (e->memo_mask + 1);
+    if (slots > e->memo_most) {
+        return false;
+    }
+    struct exact old = *e; // its memo arrays only
+    e->memo       = NULL;
+    e->memo_slots = NULL;
+    if (!galloc_exact_memo_init(e, slots)) {
+        e->memo       = old.memo;
+        e->memo_slots = old.memo_slots;
+        e->memo_mask  = old.memo_mask;
+        e->memo_used  = old.memo_used;
+        e->memo_most  = old.memo_mask + 1;
+        return false;
+    }
+    for (uint32_t k = 0; k < old.memo_used; k++) {
+        uint32_t i = old.memo_slots[k];
+        memo_insert(e, old.memo[2 * i], old.memo[2 * i + 1]);
+    }
+    free(old.memo);
+    free(old.memo_slots);
+    return true;
+}
+
+void galloc_exact_memo_add(struct exact * e, uint64_t k1, uint64_t k2) {
+    if (!e->memo || (e->memo_used > e->memo_mask / 2 && !memo_grow(e))) {
+        return; // full enough: stop learning
+    }
+    memo_insert(e, k1, k2);
 }
 
 void galloc_exact_memo_clear(struct exact * e) {

@@ -11,6 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+// The search is called through a pointer the optimizer cannot see through, so that it stays a
+// function of its own in WebAssembly: wasm-opt inlines a function called from one place, and
+// then the whole search would run inside this driver's one call. V8 (Chrome, Node) compiles a
+// WebAssembly function first with its baseline compiler and uses the optimized code from the
+// function's next call on (there is no on-stack replacement), so the search must be a function
+// entered many times (once per order and round) to run optimized: 2-3x faster in the browser.
+static enum search_end (*volatile const search_fn)(struct exact *, int32_t, int32_t, int32_t) = galloc_exact_search;
+
 // one piece: restarts over the orders with a doubling node limit (step 7)
 static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, int32_t hi) {
     int32_t b0 = e->first_pos[lo], b1 = e->first_pos[hi + 1];
@@ -27,7 +35,7 @@ static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, 
             galloc_exact_set_ranks(e, kind);
             e->node_limit = limit;
             e->kind       = kind;
-            enum search_end r = galloc_exact_search(e, base, lo, hi);
+            enum search_end r = search_fn(e, base, lo, hi);
             if (r != SEARCH_LIMIT) {
                 return r;
             }
@@ -193,20 +201,17 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     for (int32_t q = 0; q < nk; q++) {
         galloc_exact_hash_item(e, keys[q].i, 0);
     }
-    // the failed-state table: about 1024 slots per item, 4096 to 2^20 (16 MiB); without it the
-    // search is slower, not wrong
-    uint32_t slots = 4096;
-    while (slots < (1u << 20) && slots < (uint32_t) nk * 4096u) {
-        slots *= 2;
+    // the failed-state table: from 4096 slots, doubled as it fills (galloc_exact_memo_add), up to
+    // about 4096 per item, at most 2^20 (16 MiB); without it the search is slower, not wrong. A
+    // table sized at once would be zeroed whole for every search, however short (in WebAssembly
+    // calloc writes every byte)
+    uint32_t most = 4096;
+    while (most < (1u << 20) && most < (uint32_t) nk * 4096u) {
+        most *= 2;
     }
-    e->memo_mask  = slots - 1;
-    e->memo       = calloc(2 * (size_t) slots, sizeof(uint64_t));
-    e->memo_slots = malloc((size_t) slots / 2 * sizeof(uint32_t) + sizeof(uint32_t));
-    if (!e->memo || !e->memo_slots) {
-        free(e->memo);
-        free(e->memo_slots);
-        e->memo       = NULL;
-        e->memo_slots = NULL;
+    e->memo_most = most;
+    if (!galloc_exact_memo_init(e, 4096)) {
+        e->memo_most = 0;
     }
     e->clock_mask = nk > 2048 ? 0 : 255;
     qsort(keys, (size_t) nk, sizeof(struct first_key), cmp_first);

@@ -173,6 +173,7 @@ struct exact {
     uint32_t * memo_slots;  // the slots in use, to clear them
     uint32_t   memo_mask;
     uint32_t   memo_used;
+    uint32_t   memo_most;   // the most slots it may grow to
     // control
     uint64_t   T;
     uint64_t   nodes, run_nodes, node_limit;
@@ -278,6 +279,8 @@ void galloc_exact_close_chunk(struct exact * e, struct level * lv);
 void galloc_exact_undo(struct exact * e, struct level * lv);
 // the key of the current state (step 8), and the table of those known to fail
 void galloc_exact_state_key(const struct exact * e, uint64_t * k1, uint64_t * k2);
+// an empty table of slots (a power of 2) in place of the old one; false: out of memory (then none)
+bool galloc_exact_memo_init(struct exact * e, uint32_t slots);
 bool galloc_exact_memo_find(const struct exact * e, uint64_t k1, uint64_t k2);
 void galloc_exact_memo_add(struct exact * e, uint64_t k1, uint64_t k2);
 void galloc_exact_memo_clear(struct exact * e);

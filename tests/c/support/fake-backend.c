@@ -26,7 +26,9 @@ static ggml_backend_buffer_t fake_buft_alloc_buffer(ggml_backend_buffer_type_t b
         abort();
     }
     ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, fb->buffer_iface, fb, size);
-    fb->buffers[fb->n_buffers++] = buffer;
+    if (buffer != NULL) { // NULL: out of memory
+        fb->buffers[fb->n_buffers++] = buffer;
+    }
     return buffer;
 }
 

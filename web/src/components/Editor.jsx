@@ -13,7 +13,7 @@ import { EditorView, keymap, lineNumbers, highlightActiveLine, Decoration, drawS
 import { defaultKeymap, history, historyKeymap, isolateHistory, undo, redo } from '@codemirror/commands';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
 import { StreamLanguage, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
-import { text, textRevision, textErrors, textPending, editText, flushText, meta, selected, select } from '../state.js';
+import { text, textRevision, textErrors, textPending, textParsing, editText, flushText, meta, selected, select } from '../state.js';
 import { graphLanguage } from './graph-language.js';
 
 const fromOutside = Annotation.define();
@@ -140,6 +140,7 @@ export function Editor() {
       <div class="pane-title">
         Graph text <span class="hint">ggml calls · <code>@buffer</code> types · <code>@B</code> assigns · <code>output(…)</code></span>
         {textPending.value && <span class="hint" data-testid="text-pending"> · writing the text of the imported graph…</span>}
+        {textParsing.value && <span class="hint" data-testid="text-parsing"> · reading the text (in the background)…</span>}
       </div>
       <div class="editor" ref={host} data-testid="editor" />
     </div>

@@ -103,7 +103,7 @@ function PasteBox({ onDone }) {
     <div class="paste">
       <textarea ref={ref} rows={8} placeholder="paste a graph document (JSON) or graph text" data-testid="paste-text" />
       <div>
-        <button data-testid="paste-import" onClick={() => { if (importGraph(ref.current.value, 'the pasted graph')) onDone(); }}>Import</button>
+        <button data-testid="paste-import" onClick={() => { Promise.resolve(importGraph(ref.current.value, 'the pasted graph')).then((ok) => { if (ok) onDone(); }); }}>Import</button>
         <button onClick={onDone}>Cancel</button>
       </div>
     </div>

@@ -56,17 +56,35 @@ function tensorInfoOf(doc) {
   const n = doc.tensors.length;
   const out = { ne: new Array(n), nb: new Array(n), bytes: new Array(n), allocSize: new Array(n), root: new Array(n), offs: new Array(n) };
   doc.tensors.forEach((t, i) => {
-    const ne = ne4(t.ne);
-    const nb = t.nb ? t.nb.map(big) : contiguousNb(t.type, ne);
-    out.ne[i] = ne;
-    out.nb[i] = nb;
-    out.bytes[i] = nbytes(t.type, ne, nb);
-    out.allocSize[i] = t.alloc_size !== undefined ? big(t.alloc_size) : out.bytes[i];
-    const isView = t.view_src !== undefined && t.view_src !== null;
-    out.root[i] = isView ? t.view_src : i;
-    out.offs[i] = isView ? big(t.view_offs ?? 0) : 0n;
+    const f = tensorFacts(t, i);
+    out.ne[i] = f.ne;
+    out.nb[i] = f.nb;
+    out.bytes[i] = f.bytes;
+    out.allocSize[i] = f.allocSize;
+    out.root[i] = f.root;
+    out.offs[i] = f.offs;
   });
   return out;
+}
+
+/**
+ * tensorInfo's numbers for one tensor (within withTypes of its document, for its own types): what
+ * a writer that goes a slice of tensors at a time needs, without the whole table first.
+ * @param {object} t a tensor of a normalized document
+ * @param {number} i its index
+ * @returns {{ne: bigint[], nb: bigint[], bytes: bigint, allocSize: bigint, root: number, offs: bigint}}
+ */
+export function tensorFacts(t, i) {
+  const ne = ne4(t.ne);
+  const nb = t.nb ? t.nb.map(big) : contiguousNb(t.type, ne);
+  const bytes = nbytes(t.type, ne, nb);
+  const isView = t.view_src !== undefined && t.view_src !== null;
+  return {
+    ne, nb, bytes,
+    allocSize: t.alloc_size !== undefined ? big(t.alloc_size) : bytes,
+    root: isView ? t.view_src : i,
+    offs: isView ? big(t.view_offs ?? 0) : 0n,
+  };
 }
 
 /**

@@ -23,7 +23,7 @@ import { evaluateCall, ruleFor, argSlots } from './call-eval.js';
 import { idiomFor } from './op-idioms.js';
 import { FUNCS, SUB_OP_KEY, ShapeError } from './op-rules.js';
 import { FLAGS, OPS, big, contiguousNb, docNum, isTableType, isType, ne4, trimNe, withTypes } from './ggml-types.js';
-import { normalizeGraph, tensorInfo, DEFAULT_BUFFER_TYPE } from './graph-model.js';
+import { normalizeGraph, tensorFacts, DEFAULT_BUFFER_TYPE } from './graph-model.js';
 import { sizeLiteral } from './format.js';
 
 // a problem on one line, at column `from`: caught by the line loop and listed; not an Error, whose
@@ -691,11 +691,49 @@ export function graphToText(input) {
  */
 export function graphToTextLines(input) {
   const doc = normalizeGraph(input);
-  return withTypes(doc.type_traits, () => printDocument(doc));
+  return withTypes(doc.type_traits, () => {
+    const steps = printSteps(doc);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+    }
+  });
 }
 
-function printDocument(doc) {
-  const info = tensorInfo(doc);
+/** tensors written between two looks at the clock (graphTextWriter) */
+const PRINT_SLICE = 256;
+
+/**
+ * graphToTextLines a slice at a time, for a big document written without one long task (the
+ * editor's text of a 300,000-tensor import): write(ms) writes tensors for about ms milliseconds and
+ * returns null while some are left, then {text, tensorLines}, the very result graphToTextLines
+ * gives. It throws as graphToTextLines throws (a tensor no text can say).
+ * @param {object} input
+ * @returns {{write: (ms: number) => ({text: string, tensorLines: number[]}|null)}}
+ */
+export function graphTextWriter(input) {
+  const doc = normalizeGraph(input);
+  const steps = printSteps(doc);
+  let result = null;
+  return {
+    write(ms) {
+      if (result) return result;
+      return withTypes(doc.type_traits, () => {
+        const t0 = performance.now();
+        for (;;) {
+          const r = steps.next();
+          if (r.done) return (result = r.value);
+          if (performance.now() - t0 >= ms) return null;
+        }
+      });
+    },
+  };
+}
+
+/** the printer: yields after every PRINT_SLICE tensors, returns {text, tensorLines} (run inside withTypes) */
+function* printSteps(doc) {
+  const facts = new Array(doc.tensors.length); // tensorFacts of each tensor, when first needed
+  const fact = (j) => (facts[j] ??= tensorFacts(doc.tensors[j], j));
   const n = doc.tensors.length;
   const out = [];
   out.push(`@name ${nameToken(doc.name)}`);
@@ -729,8 +767,10 @@ function printDocument(doc) {
 
   const scope = new Map();
   const ref = (j) => (scope.get(doc.tensors[j].name) === j ? nameToken(doc.tensors[j].name) : `$${j}`);
-  const srcObj = (j) => ({ index: j, name: doc.tensors[j].name, type: doc.tensors[j].type, ne: info.ne[j], nb: info.nb[j],
-    viewSrc: info.root[j] === j ? -1 : info.root[j], viewOffs: info.offs[j] });
+  const srcObj = (j) => {
+    const f = fact(j);
+    return { index: j, name: doc.tensors[j].name, type: doc.tensors[j].type, ne: f.ne, nb: f.nb, viewSrc: f.root === j ? -1 : f.root, viewOffs: f.offs };
+  };
 
   const tensorLines = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -741,7 +781,7 @@ function printDocument(doc) {
     const first = src[0] !== null && src[0] !== undefined && src[0] !== i ? srcObj(src[0]) : null;
     const srcOf = (j) => (j === i ? selfSource(i, t.name, first, {}) : srcObj(j));
     const srcs = src.map((j) => (j === null || j === undefined ? null : srcOf(j)));
-    const want = { op: t.op, sub: (SUB_OP_KEY[t.op] && t[SUB_OP_KEY[t.op]]) || null, type: t.type, ne: info.ne[i], nb: info.nb[i], src: src.map((j) => j ?? null), viewSrc: self.viewSrc, viewOffs: self.viewOffs };
+    const want = { op: t.op, sub: (SUB_OP_KEY[t.op] && t[SUB_OP_KEY[t.op]]) || null, type: t.type, ne: self.ne, nb: self.nb, src: src.map((j) => j ?? null), viewSrc: self.viewSrc, viewOffs: self.viewOffs };
     const call = printCall(t, self, srcs, want, srcOf);
     const parts = [`${nameToken(t.name)} = ${call.fn}(${call.argText(ref)})`, ...call.mods(ref)];
     const flags = new Set(t.flags || []);
@@ -764,6 +804,7 @@ function printDocument(doc) {
     out.push(parts.join(' '));
     tensorLines[i] = out.length;
     scope.set(t.name, i);
+    if (i % PRINT_SLICE === PRINT_SLICE - 1) yield;
   }
   const outs = idxs.filter((i) => (doc.tensors[i].flags || []).includes('output'));
   if (outs.length) {
