@@ -180,7 +180,7 @@ test: deps
 
 test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 	@$(call suite,js,js) sh -c 'npx vitest run --reporter=default --reporter=json --outputFile.json=$(SUMMARY)/vitest.json && \
-	  node -e "const r = require(\"./$(SUMMARY)/vitest.json\"); console.log(\"js: \" + r.numPassedTests + \" tests passed in \" + r.numTotalTestSuites + \" files (Vitest)\")"'
+	  node scripts/vitest-summary.mjs $(SUMMARY)/vitest.json'
 
 test-e2e: build/wasm/galloc.mjs build/rel/galloc build/web/index.html node_modules/.package-lock.json
 	@$(call suite,e2e,e2e) env E2E_NO_BUILD=1 npm run --silent e2e
@@ -226,7 +226,7 @@ test-golden: build/san/galloc build/rel/galloc
 # ---- fuzzing ---------------------------------------------------------------------
 
 FUZZ_SECONDS ?= 60
-FUZZ_SUP := tests/c/support/gallocr-compare.c tests/c/support/galloc-document-ggml.c
+FUZZ_SUP := tests/c/support/gallocr-compare.c tests/c/support/galloc-document-ggml.c tests/c/support/document-modes.c
 build/fuzz/fuzz-document: tests/fuzz/fuzz-document.c $(FUZZ_SUP) $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(FUZZ_SUP) $(LIB_SRC) -o $@

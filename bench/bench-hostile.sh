@@ -5,7 +5,7 @@
 # when given. Inputs are generated into a temporary directory.
 #   bench-hostile.sh [GALLOC [OUT.jsonl]]
 #   the 580k in-place ADD chain (30 MB)        plan --compare
-#   1,000 buffer types (200 tensors each)       plan --compare --budget-ms 50
+#   1,000 buffer types (200 tensors each)       plan --compare --budget-ms 50, and explain
 #   two plans just under the 256 MiB limit      diff (4,194,304 tensors each, every offset differs)
 #   8 MB of 4,194,304 zero-filled tensor entries in the WASM module (heap length after)
 set -uo pipefail
@@ -34,6 +34,8 @@ measure "580k in-place ADD chain, plan --compare" -- "$galloc" plan "$tmp/chain.
 
 awk -v NBT=1000 -v PER=200 -v W=30 -f scripts/gen-many-buffer-types.awk > "$tmp/many-bt.json"
 measure "1,000 buffer types, --compare --budget-ms 50" -- "$galloc" plan "$tmp/many-bt.json" --compare --budget-ms 50
+# explain's series are kept where they change (3.0 GiB and 36 s when they were steps x types)
+measure "1,000 buffer types, explain" -- "$galloc" explain "$tmp/many-bt.json"
 
 for k in 0 1; do
     awk -v OFF=$((k * 64)) 'BEGIN { n = 4194304;

@@ -10,7 +10,7 @@
 // Writes build/bench-instr.json; without valgrind it says so and writes an empty list.
 //   node bench/instructions.mjs [OUT.json]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const RUNS = 5;
 const API_FRESH = ['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode', 'random-10k', 'random-100k'];
@@ -34,6 +34,10 @@ const CASES = [
     .map((graph) => ({ program: 'bench-plan', graph, args: ['/dev/null'] })),
   ...(process.env.UPSTREAM_API ? apiCases('upstream') : []),
 ];
+
+// the planner path before the reader and writer rework (reference data, measured at its commit)
+const BEFORE = JSON.parse(readFileSync(new URL('./planner-path-before.json', import.meta.url), 'utf8'));
+const before = (graph, phase) => BEFORE.results.find((b) => b.graph === graph && b.phase === phase);
 
 const binary = (program) => (program === 'upstream' ? process.env.UPSTREAM_API : `build/rel/${program}`);
 const out = process.argv[2] ?? 'build/bench-instr.json';
@@ -60,7 +64,18 @@ if (!hasValgrind) {
     const hot = args.includes('--hot');
     results.push({ program, graph, plan: hot ? 'hot' : 'fresh', ...(phase ? { phase } : {}), runs,
       instructions_per_plan: Math.round(Number(m[1]) / runs) });
-    console.log(`instructions: ${program} ${graph}${hot ? ' --hot' : ''}${phase ? ` (${phase})` : ''}: ${results.at(-1).instructions_per_plan}`);
+    let perTensor = '';
+    if (program === 'bench-planner-path') { // its table row: graph, nodes, tensors, ...
+      const row = (r.stdout ?? '').split('\n').find((l) => l.startsWith(`${graph} `));
+      const tensors = row ? Number(row.trim().split(/\s+/)[2]) : NaN;
+      if (tensors > 0) {
+        results.at(-1).instructions_per_tensor = Math.round(results.at(-1).instructions_per_plan / tensors);
+        const b = before(graph, phase);
+        perTensor = `, ${results.at(-1).instructions_per_tensor} per tensor` +
+          (b ? ` (before, at ${BEFORE.commit}: ${Math.round(b.instructions_per_plan / b.tensors)})` : '');
+      }
+    }
+    console.log(`instructions: ${program} ${graph}${hot ? ' --hot' : ''}${phase ? ` (${phase})` : ''}: ${results.at(-1).instructions_per_plan}${perTensor}`);
   }
 }
 const version = hasValgrind ? execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim() : null;

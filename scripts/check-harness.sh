@@ -47,5 +47,13 @@ grep -q 'js: FAILED (no result)' "$tmp/recap"; check "the recap names the suite 
 ./scripts/suite.sh "$tmp/s" loud loud -- sh -c 'echo "loud: 3 passed"; exit 1' > /dev/null 2>&1
 [ $? -eq 1 ] && grep -q '^loud: FAILED (exit 1)' "$tmp/s/loud"; check "a failing command is recorded as FAILED" $?
 
+# the js suite's result line from Vitest's report at an absolute path (make test-js SUMMARY=/abs/dir)
+# and at a relative one (the default build/summary)
+mkdir -p "$tmp/s" && printf '{"numPassedTests":7,"numTotalTestSuites":2}\n' > "$tmp/s/vitest.json"
+[ "$(node scripts/vitest-summary.mjs "$tmp/s/vitest.json")" = 'js: 7 tests passed in 2 files (Vitest)' ]
+check "the js result line from an absolute report path" $?
+(cd "$tmp" && [ "$(node "$OLDPWD/scripts/vitest-summary.mjs" s/vitest.json)" = 'js: 7 tests passed in 2 files (Vitest)' ])
+check "the js result line from a relative report path" $?
+
 echo "harness: $pass cases passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -61,6 +61,13 @@ awk -v NBT=100 -v PER=200 -v W=30 -f scripts/gen-many-buffer-types.awk > "$tmp/m
 expect 0 20 ""                                -- "$galloc" plan "$tmp/many-bt.json" --compare --budget-ms 3000
 expect_out "buffer 99 (b99)"
 
+# explain keeps its series where they change: 1,000 buffer types of a 199,000-step graph fit in
+# 400 MB of address space (115 MiB peak RSS; step x type series took 3.0 GiB, and 36 s)
+awk -v NBT=1000 -v PER=200 -v W=30 -f scripts/gen-many-buffer-types.awk > "$tmp/many-bt-1000.json"
+expect 0 60 ""                                -- sh -c "ulimit -v 400000 && exec '$release' explain '$tmp/many-bt-1000.json'"
+expect_out "buffer 999 (b999)"
+rm -f "$tmp/many-bt-1000.json"
+
 # a valid input the what-if analysis declines (20,000 items live at once: 2e8 pairs) has its own
 # status and says so (was exit 3, "invalid input")
 awk 'BEGIN { for (i = 0; i < 20000; i++) print i ",0,100,1" }' > "$tmp/wide.csv"

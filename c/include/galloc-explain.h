@@ -27,7 +27,9 @@
 // so the live bytes of a step are the most held during it.
 //
 // Series have n_steps + 1 entries: index 0 is before the first node (step -1, leafs and inputs),
-// index s + 1 is step s. The high-water mark of a step is the sum over chunks of the highest end
+// index s + 1 is step s. They are kept as the indices where they change (struct
+// galloc_explain_series), so that an explanation takes memory linear in the tensors and steps,
+// not steps times buffer types; galloc_explain_series_at and _expand read them. The high-water mark of a step is the sum over chunks of the highest end
 // (offset + rounded size) placed in them up to and including that step; its last entry is the
 // allocator's size for ggml's plans.
 
@@ -62,6 +64,14 @@ struct galloc_explain_group {
     int32_t  last_layer;
 };
 
+// a series over indices 0 .. n_steps, kept where it changes: bytes[k] holds from index at[k] up to
+// at[k + 1] - 1 (the last to the end); at[0] = 0, at[] increasing; n = 0 for a shared buffer type
+struct galloc_explain_series {
+    int32_t    n;
+    int32_t  * at;
+    uint64_t * bytes;
+};
+
 struct galloc_explain_buffer {
     int32_t  buffer_type;  // index in the document
     int32_t  shared_with;  // earlier buffer type whose allocator this one uses (its numbers are there), or -1
@@ -80,8 +90,8 @@ struct galloc_explain_buffer {
     uint64_t chunk_raiser_bytes[GALLOC_MAX_CHUNKS];  // its rounded size: offset + bytes = the chunk's size for ggml's plans
     int32_t  n_groups;     // the live set folded by layer (galloc_layer_fold), most bytes first (ties: by name)
     struct galloc_explain_group * groups;
-    uint64_t * live_bytes; // n_steps + 1 entries (see above); NULL when shared
-    uint64_t * high_water; // n_steps + 1 entries; NULL when shared
+    struct galloc_explain_series live_bytes; // see above; n = 0 when shared
+    struct galloc_explain_series high_water;
 };
 
 struct galloc_explain {
@@ -97,6 +107,8 @@ struct galloc_explain {
     uint64_t * hold_bytes; // per tensor, rounded bytes held (0: holds none)
     int32_t  * hold_chunk;  // per tensor, the chunk of its memory (-1: holds none)
     uint64_t * hold_offset; // per tensor, its offset in that chunk, bytes
+    int32_t  * held;        // the tensors holding memory, by allocator (in index order within one)
+    int32_t  * held_start;  // n_buffers + 1 entries: allocator b's are held[held_start[b] .. held_start[b + 1] - 1]
 };
 
 // analyse plan (made for doc->graph, or any plan of its tensors with places and lifetimes).
@@ -111,6 +123,11 @@ void galloc_explain_free(struct galloc_explain * ex);
 // (a buffer type sharing an earlier one's allocator has nothing of its own: 0)
 int32_t galloc_explain_live_at(const struct galloc_explain * ex, int32_t b, int32_t step,
                                struct galloc_explain_live * out, int32_t max);
+
+// entry i (0 .. n_steps) of a series; 0 for an empty one
+uint64_t galloc_explain_series_at(const struct galloc_explain_series * s, int32_t i);
+// the whole series, n entries (n_steps + 1), into out
+void galloc_explain_series_expand(const struct galloc_explain_series * s, int32_t n, uint64_t * out);
 
 // part as a percentage of whole (0 when whole is 0): the one rounding-free way the CLI and UI show shares
 double galloc_explain_percent(uint64_t part, uint64_t whole);

@@ -5,6 +5,7 @@
 // every golden graph, graphs built from "outputs", and plans of the golden graphs
 // compared with upstream's. Run from the repository root (reads tests/golden).
 
+#include "document-modes.h"
 #include "galloc-document.h"
 #include "galloc-planner.h"
 #include "files.h"
@@ -129,7 +130,11 @@ static void check_writer(struct galloc_json_writer * w, const char * expected) {
 // documents
 //
 
+// every document read here is also read the other ways (fast entries, checked entries, whole tree)
 static bool doc_read(const char * text, struct galloc_document * doc, struct galloc_error * err) {
+    char why[512];
+    bool agree = document_modes_agree(text, strlen(text), why, sizeof(why));
+    CHECK(agree, "readers disagree: %s, on %.200s", why, text);
     return galloc_document_read(text, strlen(text), doc, err);
 }
 

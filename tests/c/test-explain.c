@@ -15,13 +15,74 @@
 #include "galloc-whatif.h"
 #include "read-plan.h"
 
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void check_series(const uint64_t * got, const uint64_t * want, int n) {
+// a series kept where it changes: points from index 0, increasing, each a change; its n entries
+static void check_series(const struct galloc_explain_series * s, const uint64_t * want, int n) {
+    CHECK(s->n >= 1 && s->at[0] == 0);
+    for (int32_t k = 1; k < s->n; k++) {
+        CHECK(s->at[k] > s->at[k - 1] && s->at[k] < n && s->bytes[k] != s->bytes[k - 1]);
+    }
+    uint64_t * got = malloc((size_t) n * sizeof(uint64_t));
+    galloc_explain_series_expand(s, n, got);
     for (int i = 0; i < n; i++) {
         CHECK_EQ_U64(got[i], want[i]);
+        CHECK_EQ_U64(galloc_explain_series_at(s, i), want[i]);
     }
+    free(got);
+}
+
+// both series of every allocator against a dense count of its own, from the plan's places and
+// galloc-explain.h's rules alone: live at index i = the rounded sizes of the tensors held over
+// step i - 1 (one placed in place from the step after its placement); high water at i = per chunk
+// the highest end placed at a step before i, summed. Steps x buffer types: small graphs only.
+static void check_series_dense(const struct galloc_document * doc, const struct galloc_plan * plan, const struct galloc_explain * ex) {
+    int32_t    ns   = ex->n_steps + 1;
+    uint64_t * live = calloc((size_t) ns, sizeof(uint64_t));
+    uint64_t * high = calloc((size_t) ns, sizeof(uint64_t));
+    uint64_t * ends = calloc((size_t) ns * GALLOC_MAX_CHUNKS, sizeof(uint64_t)); // per index and chunk: highest end placed there
+    for (int32_t b = 0; b < ex->n_buffers; b++) {
+        const struct galloc_explain_buffer * eb = &ex->buffers[b];
+        if (eb->shared_with >= 0) {
+            CHECK(eb->live_bytes.n == 0 && eb->high_water.n == 0);
+            continue;
+        }
+        memset(live, 0, (size_t) ns * sizeof(uint64_t));
+        memset(ends, 0, (size_t) ns * GALLOC_MAX_CHUNKS * sizeof(uint64_t));
+        for (int32_t t = 0; t < plan->n_tensors; t++) {
+            const struct galloc_place * p = &plan->places[t];
+            bool inplace = p->how == GALLOC_HOW_INPLACE;
+            if ((!galloc_how_allocates(p->how) && !inplace) || doc->buffer_types[p->buffer].allocator != b) {
+                continue;
+            }
+            uint64_t bytes = (p->size + eb->alignment - 1) / eb->alignment * eb->alignment;
+            for (int32_t s = inplace ? p->first_step + 1 : p->first_step; s <= p->last_step; s++) {
+                live[s + 1] += bytes;
+            }
+            if (!inplace) {
+                uint64_t * e = &ends[(size_t) (p->first_step + 1) * GALLOC_MAX_CHUNKS + (size_t) p->chunk];
+                *e = p->offset + bytes > *e ? p->offset + bytes : *e;
+            }
+        }
+        uint64_t highest[GALLOC_MAX_CHUNKS] = { 0 };
+        for (int32_t i = 0; i < ns; i++) {
+            high[i] = 0;
+            for (int c = 0; c < GALLOC_MAX_CHUNKS; c++) {
+                uint64_t e = ends[(size_t) i * GALLOC_MAX_CHUNKS + (size_t) c];
+                highest[c] = e > highest[c] ? e : highest[c];
+                high[i] += highest[c];
+            }
+        }
+        check_series(&eb->live_bytes, live, ns);
+        check_series(&eb->high_water, high, ns);
+    }
+    free(live);
+    free(high);
+    free(ends);
 }
 
 // A chain, alignment 16, no max size. Bytes (rounded): inp 16, x-0 32, y-0 64, x-1 16, out 16.
@@ -59,8 +120,8 @@ static void test_chain(void) {
     CHECK(b->live[1].tensor == 1 && b->live[1].bytes == 32);
     CHECK_EQ_U64(b->n_chunks, 1);
     CHECK(b->chunk_raiser[0] == 2 && b->chunk_raiser_step[0] == 1);
-    check_series(b->live_bytes, (uint64_t[]) { 16, 48, 96, 80, 32 }, 5);
-    check_series(b->high_water, (uint64_t[]) { 16, 48, 112, 112, 112 }, 5);
+    check_series(&b->live_bytes, (uint64_t[]) { 16, 48, 96, 80, 32 }, 5);
+    check_series(&b->high_water, (uint64_t[]) { 16, 48, 112, 112, 112 }, 5);
     // layers: inp -, x-0 0, y-0 0, x-1 1, out -
     CHECK(p.ex.layer[0] == -1 && p.ex.layer[1] == 0 && p.ex.layer[2] == 0 && p.ex.layer[3] == 1 && p.ex.layer[4] == -1);
     CHECK(p.ex.n_layers == 2);
@@ -103,8 +164,8 @@ static void test_inplace_shrinking(void) {
     CHECK_EQ_U64(b->peak_live, 256);
     CHECK(b->peak_step == 0);
     CHECK(b->n_live == 2 && b->live[0].tensor == 1 && b->live[0].bytes == 192 && b->live[1].tensor == 0);
-    check_series(b->live_bytes, (uint64_t[]) { 64, 256, 192, 160 }, 4);
-    check_series(b->high_water, (uint64_t[]) { 64, 256, 256, 256 }, 4);
+    check_series(&b->live_bytes, (uint64_t[]) { 64, 256, 192, 160 }, 4);
+    check_series(&b->high_water, (uint64_t[]) { 64, 256, 256, 256 }, 4);
     CHECK(p.ex.hold_first[2] == 2 && p.ex.hold_last[2] == 2 && p.ex.hold_bytes[2] == 128);
     CHECK(p.ex.hold_first[1] == 0 && p.ex.hold_last[1] == 1);
     CHECK(b->chunk_raiser[0] == 1 && b->chunk_raiser_step[0] == 0);
@@ -136,8 +197,8 @@ static void test_chunks(void) {
     CHECK_EQ_U64(b->size, 96);
     CHECK(b->chunk_raiser[0] == 0 && b->chunk_raiser_step[0] == -1);
     CHECK(b->chunk_raiser[1] == 1 && b->chunk_raiser_step[1] == 0);
-    check_series(b->live_bytes, (uint64_t[]) { 32, 96, 80 }, 3);
-    check_series(b->high_water, (uint64_t[]) { 32, 96, 96 }, 3);
+    check_series(&b->live_bytes, (uint64_t[]) { 32, 96, 80 }, 3);
+    check_series(&b->high_water, (uint64_t[]) { 32, 96, 96 }, 3);
     CHECK(b->peak_step == 0);
     explained_free(&p);
 }
@@ -224,7 +285,7 @@ static void test_offline_chain(void) {
     CHECK(galloc_explain_plan(&a.doc, &plan_b, &ex, &err));
     CHECK_EQ_U64(ex.buffers[0].size, 96);
     CHECK_EQ_U64(ex.buffers[0].peak_live, 96);
-    check_series(ex.buffers[0].high_water, (uint64_t[]) { 16, 96, 96, 96, 96 }, 5);
+    check_series(&ex.buffers[0].high_water, (uint64_t[]) { 16, 96, 96, 96, 96 }, 5);
     CHECK(ex.buffers[0].chunk_raiser[0] == 1); // x-0 @64 ends at 96 first (step 0)
     struct galloc_explain_diff d;
     CHECK(galloc_explain_compare(&a.doc, &a.ex, &a.doc, &ex, false, &d, &err));
@@ -370,7 +431,7 @@ static void test_offline_golden(void) {
                 CHECK(galloc_explain_plan(&p.doc, &q, &ex, &err));
                 const struct galloc_explain_buffer * eb = &ex.buffers[b];
                 CHECK_EQ_U64(eb->size, pl->total);
-                CHECK_EQ_U64(eb->high_water[ex.n_steps], pl->total);
+                CHECK_EQ_U64(galloc_explain_series_at(&eb->high_water, ex.n_steps), pl->total);
                 if (r.n_shrinking == 0) {
                     CHECK_EQ_U64(eb->peak_live, p.ex.buffers[b].peak_live);
                 }
@@ -453,7 +514,7 @@ static void test_fold_group(void) {
     struct explained p;
     if (!explain_doc_text(json, &p)) { CHECK(false); return; }
     const struct galloc_explain_buffer * b = &p.ex.buffers[0];
-    check_series(b->live_bytes, (uint64_t[]) { 16, 48, 96, 80 }, 4);
+    check_series(&b->live_bytes, (uint64_t[]) { 16, 48, 96, 80 }, 4);
     CHECK(b->n_live == 2 && b->n_groups == 1);
     CHECK(strcmp(b->groups[0].name, "a-*") == 0);
     CHECK(b->groups[0].count == 2 && b->groups[0].bytes == 96 && b->groups[0].tensor == 2);
@@ -507,6 +568,85 @@ static void test_layer_names(void) {
     CHECK(galloc_layer_fold("attn_norm-12", tiny, sizeof(tiny)) == 12 && strcmp(tiny, "att") == 0);
 }
 
+// appends printf-formatted text to a growing buffer
+static void append(char ** buf, size_t * len, size_t * cap, const char * fmt, ...) __attribute__((format(printf, 4, 5)));
+static void append(char ** buf, size_t * len, size_t * cap, const char * fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (*len + (size_t) n + 1 > *cap) {
+        *cap = (*len + (size_t) n + 1) * 2;
+        *buf = realloc(*buf, *cap);
+    }
+    va_start(ap, fmt);
+    vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+    *len += (size_t) n;
+}
+
+// many buffer types (bench/bench-hostile.sh's 1,000, scaled down: scripts/gen-many-buffer-types.awk's
+// shape, each type a chain of CONCATs of recent tensors): every series equals the dense count, and
+// all of them together keep a number of points linear in the tensors, not steps x buffer types
+static void test_many_buffer_types(void) {
+    const int nbt = 60, per = 40;
+    char * text = NULL;
+    size_t len = 0, cap = 0;
+    uint32_t seed = 7;
+    append(&text, &len, &cap, "{\"format\":\"galloc-graph\",\"version\":1,\"buffer_types\":[");
+    for (int b = 0; b < nbt; b++) {
+        append(&text, &len, &cap, "%s{\"name\":\"b%d\",\"alignment\":32}", b ? "," : "", b);
+    }
+    append(&text, &len, &cap, "],\"tensors\":[");
+    for (int b = 0; b < nbt; b++) {
+        append(&text, &len, &cap, "%s{\"op\":\"NONE\",\"type\":\"f32\",\"ne\":[8],\"flags\":[\"input\"]}", b ? "," : "");
+        for (int i = 1; i < per; i++) {
+            int lo = i > 6 ? i - 6 : 0;
+            seed = seed * 1103515245u + 12345u;
+            int s1 = lo + (int) ((seed >> 16) % (uint32_t) (i - lo));
+            seed = seed * 1103515245u + 12345u;
+            int s2 = lo + (int) ((seed >> 16) % (uint32_t) (i - lo));
+            seed = seed * 1103515245u + 12345u;
+            append(&text, &len, &cap, ",{\"op\":\"CONCAT\",\"type\":\"f32\",\"ne\":[%d],\"src\":[%d,%d]}",
+                   (int) (1 + (seed >> 16) % 64) * 8, b * per + s1, b * per + s2);
+        }
+    }
+    append(&text, &len, &cap, "],\"nodes\":[");
+    for (int b = 0; b < nbt; b++) {
+        for (int i = 1; i < per; i++) {
+            append(&text, &len, &cap, "%s%d", b || i > 1 ? "," : "", b * per + i);
+        }
+    }
+    append(&text, &len, &cap, "],\"leafs\":[");
+    for (int b = 0; b < nbt; b++) {
+        append(&text, &len, &cap, "%s%d", b ? "," : "", b * per);
+    }
+    append(&text, &len, &cap, "],\"node_buffer_ids\":[");
+    for (int b = 0; b < nbt; b++) {
+        for (int i = 1; i < per; i++) {
+            append(&text, &len, &cap, "%s%d", b || i > 1 ? "," : "", b);
+        }
+    }
+    append(&text, &len, &cap, "],\"leaf_buffer_ids\":[");
+    for (int b = 0; b < nbt; b++) {
+        append(&text, &len, &cap, "%s%d", b ? "," : "", b);
+    }
+    append(&text, &len, &cap, "]}");
+    struct explained p;
+    CHECK(explain_doc_text(text, &p));
+    free(text);
+    CHECK(p.ex.n_buffers == nbt && p.ex.n_steps == nbt * (per - 1));
+    check_series_dense(&p.doc, &p.plan, &p.ex);
+    int64_t points = 0;
+    for (int32_t b = 0; b < p.ex.n_buffers; b++) {
+        points += p.ex.buffers[b].live_bytes.n + p.ex.buffers[b].high_water.n;
+        CHECK_EQ_U64(p.ex.buffers[b].peak_live, p.plan.buffers[b].peak_live);
+        CHECK_EQ_U64(galloc_explain_series_at(&p.ex.buffers[b].high_water, p.ex.n_steps), p.plan.buffers[b].size);
+    }
+    CHECK(points <= 3 * (int64_t) p.ex.n_tensors + 2 * p.ex.n_buffers); // a dense series alone has n_steps + 1
+    explained_free(&p);
+}
+
 // every golden graph: the series against the planner's own counting
 static void test_golden_invariants(void) {
     int    n     = 0;
@@ -521,15 +661,16 @@ static void test_golden_invariants(void) {
         for (int32_t b = 0; b < p.ex.n_buffers; b++) {
             const struct galloc_explain_buffer * eb = &p.ex.buffers[b];
             if (eb->shared_with >= 0) {
-                CHECK(eb->size == 0 && eb->live_bytes == NULL);
+                CHECK(eb->size == 0 && eb->live_bytes.n == 0);
                 continue;
             }
             int32_t ns = p.ex.n_steps + 1;
             uint64_t max = 0;
             for (int32_t i = 0; i < ns; i++) {
-                max = eb->live_bytes[i] > max ? eb->live_bytes[i] : max;
-                CHECK(eb->high_water[i] >= eb->live_bytes[i]);
-                CHECK(i == 0 || eb->high_water[i] >= eb->high_water[i - 1]);
+                uint64_t live = galloc_explain_series_at(&eb->live_bytes, i), high = galloc_explain_series_at(&eb->high_water, i);
+                max = live > max ? live : max;
+                CHECK(high >= live);
+                CHECK(i == 0 || high >= galloc_explain_series_at(&eb->high_water, i - 1));
             }
             if (max != p.plan.buffers[b].peak_live) {
                 fprintf(stderr, "%s buffer %d: series max %llu, plan peak_live %llu\n", names[g], b,
@@ -537,7 +678,7 @@ static void test_golden_invariants(void) {
             }
             CHECK_EQ_U64(max, p.plan.buffers[b].peak_live);
             CHECK_EQ_U64(eb->peak_live, p.plan.buffers[b].peak_live);
-            CHECK_EQ_U64(eb->high_water[ns - 1], p.plan.buffers[b].size);
+            CHECK_EQ_U64(galloc_explain_series_at(&eb->high_water, ns - 1), p.plan.buffers[b].size);
             uint64_t sum = 0;
             for (int32_t i = 0; i < eb->n_live; i++) {
                 sum += eb->live[i].bytes;
@@ -573,13 +714,16 @@ static void test_golden_invariants(void) {
                     for (int32_t j = 0; j < k; j++) {
                         s += live[j].bytes;
                     }
-                    CHECK_EQ_U64(s, eb->live_bytes[i]);
+                    CHECK_EQ_U64(s, galloc_explain_series_at(&eb->live_bytes, i));
                 }
                 free(live);
             }
         }
         if (strncmp(names[g], "llama-7b", 8) == 0) {
             CHECK(p.ex.n_layers == 32);
+        }
+        if (p.ex.n_tensors <= 20000) {
+            check_series_dense(&p.doc, &p.plan, &p.ex);
         }
         explained_free(&p);
     }
@@ -599,5 +743,6 @@ int main(void) {
     RUN(test_plan_mismatch);
     RUN(test_layer_names);
     RUN(test_golden_invariants);
+    RUN(test_many_buffer_types);
     return check_report("test-explain");
 }

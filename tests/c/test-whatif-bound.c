@@ -255,6 +255,47 @@ static void test_zero_slack(void) {
     CHECK(n_gadgets >= 25);
 }
 
+// sizes in steps of a grain g (2 or 3): the search decides in steps of g and the bounds round
+// up to multiples of it (galloc-whatif-grain.c); the brute force still tries every byte offset,
+// so a rounding past the optimum (a wrong grain, a wrong rounding) shows as a bound above it
+static void scale_sizes(struct galloc_whatif_item * items, int32_t n, uint64_t g) {
+    for (int32_t i = 0; i < n; i++) {
+        items[i].size *= g;
+    }
+}
+
+static void test_grain(void) {
+    struct galloc_whatif_item items[MAX_ITEMS];
+    int                       n_gadgets = 0, n_plain = 0;
+    for (int seed = 0; seed < 4000 && n_gadgets < 8; seed++) {
+        rng_seed((uint64_t) seed + 1000); // the zero-slack problems of test_zero_slack
+        int32_t n = random_items(items, 5 + rng_below(2), 0, 5, 4);
+        n         = add_fillers(items, n, 0, 5);
+        if (brute_optimum(items, n) == own_max_load(items, n) && (seed % 64 != 0)) {
+            continue; // mostly the gadgets, whose optimum is above the max load
+        }
+        uint64_t g = 2 + (uint64_t) (seed % 2);
+        scale_sizes(items, n, g);
+        struct galloc_whatif_problem p = problem_of(items, n);
+        CHECK(galloc_whatif_grain(&p) % g == 0);
+        uint64_t optimum = brute_optimum(items, n);
+        CHECK(optimum % g == 0); // the claim of galloc-whatif-grain.c, by the brute force's own count
+        bool gadget = optimum > own_max_load(items, n);
+        check_bound(&p, optimum, false, seed);
+        check_proof(&p, optimum, false, seed);
+        // the search's bound is a multiple of g (a decision that fails at T proves T + g)
+        struct galloc_whatif_result r;
+        struct galloc_error         err;
+        CHECK(galloc_whatif_from_problem(&p, BUDGET_MS, &r, &err));
+        CHECK(r.plans[GALLOC_WHATIF_EXACT].bound % g == 0 && r.plans[GALLOC_WHATIF_EXACT].bound <= optimum);
+        galloc_whatif_free(&r);
+        n_gadgets += gadget;
+        n_plain += !gadget;
+    }
+    fprintf(stderr, "grain: %d gadgets, %d plain\n", n_gadgets, n_plain);
+    CHECK(n_gadgets >= 8 && n_plain >= 4);
+}
+
 // a bound is only for one chunk: with a binding max size it stays the max load
 static void test_chunks_untouched(void) {
     struct galloc_whatif_item items[MAX_ITEMS];
@@ -275,6 +316,7 @@ static void test_chunks_untouched(void) {
 }
 
 int main(void) {
+    RUN(test_grain);
     RUN(test_random);
     RUN(test_zero_slack);
     RUN(test_chunks_untouched);

@@ -73,6 +73,10 @@ describe('a settings change of the model page', () => {
     expect(ui.textPending.value).toBe(true);
     ui.flushText();
     expect(ui.text.value).toBe(graphToText(cli('gemma-3-4b', page.settings.value).doc));
-    expect(g.heapUsed()).toBe(heap0); // the document before each change closed: the same sizes held
+    // the document before each change closed: the same sizes held (a document is ~587 KB here). Up
+    // to a few bytes either way: malloc keeps a remainder too small to split (under 16 bytes) with
+    // the chunk it hands out, so where the arrays land can shift the total by 8 (seen: +8 after the
+    // first round, equal after each of three more)
+    expect(Math.abs(g.heapUsed() - heap0)).toBeLessThan(64);
   });
 });

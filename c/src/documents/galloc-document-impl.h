@@ -48,3 +48,25 @@ bool galloc_document_nbytes(uint64_t blck_size, uint64_t type_size, const int64_
 
 // true for 1 to 63 letters, digits and '_' (the names ggml gives ops and types)
 bool galloc_document_is_table_name(const char * s, size_t len);
+
+// ggml's op, type, unary op and glu op names by hash, for the fast entry reader (galloc-document-fast.c)
+#define GALLOC_FAST_NAME_SLOTS 256
+struct galloc_fast_names {
+    int16_t ids[4][GALLOC_FAST_NAME_SLOTS]; // per enum galloc_name_kind: id + 1, 0 for an empty slot
+};
+void galloc_fast_names_build(struct galloc_fast_names * names);
+
+// tensors[i] read from the document's text at pos (text that parsed as JSON) when it has the common
+// shape and passes every check of the checked reader: filled as that reader fills it, and the offset
+// just after the entry returned. 0 otherwise, with nothing changed: the checked reader reads it.
+size_t galloc_document_fast_tensor(const struct galloc_fast_names * names, struct galloc_document * doc, const char * text, size_t len,
+                                   size_t pos, int32_t i);
+
+// how galloc_document_read takes the "tensors" entries (the others are for tests that compare them)
+enum galloc_document_read_mode {
+    GALLOC_READ_FAST,    // checked while parsing and not kept, then read again from the text, plain entries by the fast reader
+    GALLOC_READ_CHECKED, // the same, every entry built and read by the checked reader
+    GALLOC_READ_TREE,    // the whole document parsed into one tree first
+};
+bool galloc_document_read_mode(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err,
+                               enum galloc_document_read_mode mode);

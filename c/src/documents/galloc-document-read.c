@@ -1,7 +1,8 @@
 // galloc-document-read.c: reads and checks a graph document (galloc_document_read).
 //
-// Parses the JSON, then checks it in passes: top-level fields, buffer types,
-// each tensor on its own, tensors against each other (views, cycles), then the
+// Parses the JSON (the "tensors" entries checked, not kept), then checks it in passes: top-level
+// fields, buffer types, each tensor on its own (read again from the text, one entry at a time,
+// plain ones by galloc-document-fast.c), tensors against each other (views, cycles), then the
 // graph (nodes and leafs, or built from outputs). Anything the planner or the
 // writers could trip on is refused with one line naming its JSON path. Array
 // sizes come only from JSON arrays already in memory, never from a number.
@@ -65,6 +66,16 @@ struct reader {
     int32_t                  n_types;
     size_t                   n_alloc_sizes;   // tensors with "alloc_sizes" so far
     size_t                   cap_alloc_sizes; // rows doc->alloc_sizes has room for
+    struct galloc_fast_names fast_names;      // GALLOC_READ_FAST: ggml's names by hash
+};
+
+// where the "tensors" entries are read from
+struct tensor_source {
+    const struct galloc_json_value * tree;    // the array, parsed with the whole document (GALLOC_READ_TREE); else NULL
+    const char *                     text;    // else: the document's text, which parsed,
+    size_t                           len;
+    struct galloc_json_skipped       skipped; // and where the array is in it
+    bool                             fast;    // plain entries by galloc_document_fast_tensor
 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1211,7 +1222,37 @@ static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
     return true;
 }
 
-static bool read_document(struct reader * r, const struct galloc_json_value * root) {
+// tensors[i] from the text at *pos (then just after it): the fast reader, or the entry parsed alone
+// (it parsed within the document, so only memory can fail) and read by read_tensor
+static bool read_tensor_text(struct reader * r, const struct tensor_source * src, size_t * pos, int32_t i) {
+    size_t at = *pos;
+    for (int sep = 0; sep < 2; sep++) { // whitespace, the ',' (or the array's '[') and whitespace before the entry
+        while (at < src->len && (src->text[at] == ' ' || src->text[at] == '\n' || src->text[at] == '\r' || src->text[at] == '\t')) {
+            at++;
+        }
+        if (sep == 0 && at < src->len) {
+            at++;
+        }
+    }
+    size_t end = src->fast ? galloc_document_fast_tensor(&r->fast_names, r->doc, src->text, src->len, at, i) : 0;
+    if (end == 0) {
+        end = galloc_json_skip_valid(src->text, src->len, at);
+        struct galloc_json_doc * entry = galloc_json_parse(src->text + at, end - at, r->err);
+        if (entry == NULL) {
+            r->failed = true; // its message (out of memory) stands
+            return false;
+        }
+        bool ok = read_tensor(r, galloc_json_doc_root(entry), i);
+        galloc_json_doc_free(entry);
+        if (!ok) {
+            return false;
+        }
+    }
+    *pos = end;
+    return true;
+}
+
+static bool read_document(struct reader * r, const struct galloc_json_value * root, const struct tensor_source * src) {
     struct galloc_document * doc  = r->doc;
     struct doc_path          path = path_top("document");
     if (!read_expect(r, root, &path, JSON_TYPE_OBJECT) || !read_header(r, root) || !read_buffer_types(r, root)) {
@@ -1226,7 +1267,7 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
     if (!read_expect(r, tensors, &path, JSON_TYPE_ARRAY)) {
         return false;
     }
-    size_t n = galloc_json_array_size(tensors);
+    size_t n = src->tree != NULL ? galloc_json_array_size(tensors) : src->skipped.count;
     if (n > GALLOC_DOCUMENT_MAX_TENSORS) {
         return reader_limit(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
     }
@@ -1235,12 +1276,18 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
     if (!read_type_traits(r, root)) {
         return false;
     }
+    if (src->fast) {
+        galloc_fast_names_build(&r->fast_names);
+    }
     size_t cap = 0;
+    size_t pos = src->skipped.start;
     for (size_t i = 0; i < n; i++) {
         if (i == cap && !grow_tensor_arrays(r, &cap, n)) {
             return false;
         }
-        if (!read_tensor(r, galloc_json_array_at(tensors, i), (int32_t) i)) {
+        bool ok = src->tree != NULL ? read_tensor(r, galloc_json_array_at(tensors, i), (int32_t) i)
+                                    : read_tensor_text(r, src, &pos, (int32_t) i);
+        if (!ok) {
             return false;
         }
     }
@@ -1268,6 +1315,11 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
 }
 
 bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err) {
+    return galloc_document_read_mode(json, len, doc, err, GALLOC_READ_FAST);
+}
+
+bool galloc_document_read_mode(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err,
+                               enum galloc_document_read_mode mode) {
     memset(doc, 0, sizeof(*doc));
     galloc_error_clear(err);
     struct reader r;
@@ -1278,11 +1330,23 @@ bool galloc_document_read(const char * json, size_t len, struct galloc_document 
         reader_limit(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
         return false;
     }
-    struct galloc_json_doc * parsed = galloc_json_parse(json, len, err);
+    // the entries of "tensors" are checked as JSON while the rest is parsed, then read from the text
+    // one at a time, so memory grows with the entries read, not with the array (an 8 MB array of 0s
+    // is refused at tensors[0] without a tree of 4M values)
+    struct tensor_source src;
+    memset(&src, 0, sizeof(src));
+    src.text = json;
+    src.len  = len;
+    src.fast = mode == GALLOC_READ_FAST;
+    struct galloc_json_doc * parsed = mode == GALLOC_READ_TREE ? galloc_json_parse(json, len, err)
+                                                               : galloc_json_parse_skipping(json, len, "tensors", &src.skipped, err);
     if (parsed == NULL) {
         return false;
     }
-    bool ok = read_document(&r, galloc_json_doc_root(parsed));
+    if (mode == GALLOC_READ_TREE) {
+        src.tree = galloc_json_object_get(galloc_json_doc_root(parsed), "tensors");
+    }
+    bool ok = read_document(&r, galloc_json_doc_root(parsed), &src);
     galloc_json_doc_free(parsed);
     if (!ok) {
         galloc_document_free(doc);

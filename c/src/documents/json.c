@@ -203,6 +203,8 @@ struct parser_frame {
     size_t   key_base;  // index in the key offset stack of its first key
     // streamed arrays (members of the root object, when galloc_json_parse_stream has a callback)
     bool                 streamed;
+    bool                 skipped;    // galloc_json_parse_skipping's array: items checked, counted, not kept
+    size_t               open_pos;   // input offset of its '['
     const char *         key;        // the member's name
     size_t               n_streamed; // items handed over so far
     struct arena_block * mark_block; // the arena as the current item started
@@ -224,6 +226,9 @@ struct parser {
     int                 depth;    // open containers
     galloc_json_item_fn        item_fn;  // galloc_json_parse_stream's callback, NULL for galloc_json_parse
     void *              user;
+    const char *        skip_key;  // galloc_json_parse_skipping's member name, else NULL
+    size_t              skip_key_len;
+    struct galloc_json_skipped * skipped;
     struct galloc_error * err;
     bool                failed;
 };
@@ -673,6 +678,12 @@ static bool parser_close(struct parser * p, struct galloc_json_value * out) {
         parser_fail(p, p->pos, "container with more than 2^32 items");
         return false;
     }
+    if (f->skipped && p->skipped != NULL) {
+        p->skipped->found = true;
+        p->skipped->count = f->n_streamed;
+        p->skipped->start = f->open_pos;
+        p->skipped->end   = p->pos;
+    }
     out->type    = f->is_object ? JSON_TYPE_OBJECT : JSON_TYPE_ARRAY;
     out->sub     = 0;
     out->n       = (uint32_t) n;
@@ -715,11 +726,243 @@ static bool parser_open(struct parser * p, bool is_object) {
     f->is_object  = is_object;
     f->base       = p->n_stack;
     f->key_base   = p->n_keys;
-    f->streamed   = p->item_fn != NULL && !is_object && p->depth == 2 && p->frames[0].is_object;
-    f->key        = f->streamed ? p->stack[p->n_stack - 1].u.text : NULL; // the member's key, pushed last
+    f->streamed   = false;
+    f->skipped    = false;
+    if (!is_object && p->depth == 2 && p->frames[0].is_object) {
+        const struct galloc_json_value * key = &p->stack[p->n_stack - 1]; // the member's key, pushed last
+        if (p->skip_key != NULL) {
+            f->skipped  = key->n == p->skip_key_len && memcmp(key->u.text, p->skip_key, key->n) == 0;
+            f->streamed = f->skipped;
+        } else {
+            f->streamed = p->item_fn != NULL;
+        }
+    }
+    f->key        = f->streamed ? p->stack[p->n_stack - 1].u.text : NULL;
+    f->open_pos   = p->pos;
     f->n_streamed = 0;
     p->pos++;
     return true;
+}
+
+//
+// items of a skipped array, checked without building them: plain strings (no escapes or control
+// bytes; UTF-8 checked), numbers, literals, arrays and objects of those (at most FAST_MAX_DEPTH
+// deep, FAST_MAX_KEYS members, no key twice). Anything else is left to the parser, which builds
+// the item (and says what is wrong with it); an item taken here is one the parser accepts.
+//
+
+#define FAST_MAX_DEPTH 3
+#define FAST_MAX_KEYS  16
+
+// 1 for the bytes a string holds as they are: printable ASCII but '"' and '\\'
+static const uint8_t json_plain[256] = {
+    ['\x20'] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                               // 0x20-0x2F, '"' is 0x22
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x30-0x3F
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x40-0x4F
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,                                             // 0x50-0x5F, '\\' is 0x5C
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x60-0x6F
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x70-0x7F
+};
+
+static size_t fast_ws(const char * t, size_t len, size_t i) {
+    while (i < len && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) {
+        i++;
+    }
+    return i;
+}
+
+// the string at t[i] == '"': the offset after its closing quote; 0 when it has an escape, a control byte or bad UTF-8
+static size_t fast_string(const char * t, size_t len, size_t i) {
+    const unsigned char * u = (const unsigned char *) t;
+    i++;
+    for (;;) {
+        while (i < len && json_plain[u[i]]) {
+            i++;
+        }
+        if (i >= len) {
+            return 0;
+        }
+        if (u[i] == '"') {
+            return i + 1;
+        }
+        if (u[i] < 0x80) {
+            return 0; // a backslash or a control byte
+        }
+        size_t seq = utf8_sequence_length(u + i, len - i); // a valid sequence never holds the closing '"'
+        if (seq == 0) {
+            return 0;
+        }
+        i += seq;
+    }
+}
+
+// the number at t[i] ('-' or a digit), by the parser's grammar: the offset after it, 0 when malformed
+static size_t fast_number(const char * t, size_t len, size_t i) {
+    if (t[i] == '-') {
+        i++;
+    }
+    if (i >= len || !is_digit(t[i])) {
+        return 0;
+    }
+    if (t[i] == '0') {
+        i++;
+        if (i < len && is_digit(t[i])) {
+            return 0;
+        }
+    } else {
+        while (i < len && is_digit(t[i])) {
+            i++;
+        }
+    }
+    if (i < len && t[i] == '.') {
+        i++;
+        if (i >= len || !is_digit(t[i])) {
+            return 0;
+        }
+        while (i < len && is_digit(t[i])) {
+            i++;
+        }
+    }
+    if (i < len && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (i < len && (t[i] == '+' || t[i] == '-')) {
+            i++;
+        }
+        if (i >= len || !is_digit(t[i])) {
+            return 0;
+        }
+        while (i < len && is_digit(t[i])) {
+            i++;
+        }
+    }
+    return i;
+}
+
+static size_t fast_value(const char * t, size_t len, size_t i, int depth);
+
+static size_t fast_array(const char * t, size_t len, size_t i, int depth) {
+    i = fast_ws(t, len, i + 1);
+    if (i < len && t[i] == ']') {
+        return i + 1;
+    }
+    for (;;) {
+        i = fast_value(t, len, i, depth);
+        if (i == 0) {
+            return 0;
+        }
+        i = fast_ws(t, len, i);
+        if (i >= len) {
+            return 0;
+        }
+        if (t[i] == ']') {
+            return i + 1;
+        }
+        if (t[i] != ',') {
+            return 0;
+        }
+        i = fast_ws(t, len, i + 1);
+    }
+}
+
+static size_t fast_object(const char * t, size_t len, size_t i, int depth) {
+    size_t key_at[FAST_MAX_KEYS]; // offset of each key's first byte (keys have no escapes: raw = decoded)
+    size_t key_len[FAST_MAX_KEYS];
+    int    n_keys = 0;
+    i = fast_ws(t, len, i + 1);
+    if (i < len && t[i] == '}') {
+        return i + 1;
+    }
+    for (;;) {
+        if (i >= len || t[i] != '"' || n_keys == FAST_MAX_KEYS) {
+            return 0;
+        }
+        size_t end = fast_string(t, len, i);
+        if (end == 0) {
+            return 0;
+        }
+        size_t n = end - i - 2;
+        for (int k = 0; k < n_keys; k++) {
+            if (key_len[k] == n && memcmp(t + key_at[k], t + i + 1, n) == 0) {
+                return 0; // a duplicate: the parser reports it
+            }
+        }
+        key_at[n_keys]  = i + 1;
+        key_len[n_keys] = n;
+        n_keys++;
+        i = fast_ws(t, len, end);
+        if (i >= len || t[i] != ':') {
+            return 0;
+        }
+        i = fast_value(t, len, fast_ws(t, len, i + 1), depth);
+        if (i == 0) {
+            return 0;
+        }
+        i = fast_ws(t, len, i);
+        if (i >= len) {
+            return 0;
+        }
+        if (t[i] == '}') {
+            return i + 1;
+        }
+        if (t[i] != ',') {
+            return 0;
+        }
+        i = fast_ws(t, len, i + 1);
+    }
+}
+
+// the value at t[i]: the offset after it, 0 to leave it to the parser
+static size_t fast_value(const char * t, size_t len, size_t i, int depth) {
+    if (i >= len) {
+        return 0;
+    }
+    switch (t[i]) {
+        case '"': return fast_string(t, len, i);
+        case '{': return depth < FAST_MAX_DEPTH ? fast_object(t, len, i, depth + 1) : 0;
+        case '[': return depth < FAST_MAX_DEPTH ? fast_array(t, len, i, depth + 1) : 0;
+        case 't': return len - i >= 4 && memcmp(t + i, "true", 4) == 0 ? i + 4 : 0;
+        case 'f': return len - i >= 5 && memcmp(t + i, "false", 5) == 0 ? i + 5 : 0;
+        case 'n': return len - i >= 4 && memcmp(t + i, "null", 4) == 0 ? i + 4 : 0;
+        default:  return t[i] == '-' || is_digit(t[i]) ? fast_number(t, len, i) : 0;
+    }
+}
+
+size_t galloc_json_skip_valid(const char * text, size_t len, size_t pos) {
+    int  depth     = 0;
+    bool in_string = false;
+    for (size_t i = pos; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') {
+                i++;
+            } else if (c == '"') {
+                in_string = false;
+                if (depth == 0) {
+                    return i + 1;
+                }
+            }
+            continue;
+        }
+        switch (c) {
+            case '"': in_string = true; break;
+            case '{': case '[': depth++; break;
+            case '}': case ']':
+                if (depth == 0) {
+                    return i; // the end of a scalar before its container closes
+                }
+                if (--depth == 0) {
+                    return i + 1;
+                }
+                break;
+            case ',': case ' ': case '\t': case '\n': case '\r':
+                if (depth == 0) {
+                    return i; // after a scalar
+                }
+                break;
+            default: break;
+        }
+    }
+    return len;
 }
 
 static bool parser_run(struct parser * p) {
@@ -735,9 +978,16 @@ static bool parser_run(struct parser * p) {
             parser_fail(p, p->pos, "unexpected end of input, expected a value");
             return false;
         }
-        char c = p->text[p->pos];
-        bool have_value = true;
-        if (c == '{' || c == '[') {
+        char   c          = p->text[p->pos];
+        bool   have_value = true;
+        size_t fast_end   = 0;
+        if (p->depth == 2 && p->frames[1].skipped && (fast_end = fast_value(p->text, p->len, p->pos, 0)) != 0) {
+            p->pos     = fast_end; // a plain item, checked without building it
+            v.type     = JSON_TYPE_NULL;
+            v.sub      = 0;
+            v.n        = 0;
+            v.u.mag    = 0;
+        } else if (c == '{' || c == '[') {
             if (!parser_open(p, c == '{')) {
                 return false;
             }
@@ -794,7 +1044,10 @@ static bool parser_run(struct parser * p) {
                 return true;
             }
             struct parser_frame * f = &p->frames[p->depth - 1];
-            if (f->streamed) {
+            if (f->skipped) {
+                f->n_streamed++;
+                arena_rewind(&p->doc->arena, f->mark_block, f->mark_used);
+            } else if (f->streamed) {
                 if (!p->item_fn(p->user, f->key, f->n_streamed++, &v, p->err)) {
                     p->failed = true; // the callback's message stands
                     return false;
@@ -844,7 +1097,21 @@ struct galloc_json_doc * galloc_json_parse(const char * text, size_t len, struct
     return galloc_json_parse_stream(text, len, NULL, NULL, err);
 }
 
+static struct galloc_json_doc * parse_with(const char * text, size_t len, galloc_json_item_fn item, void * user, const char * skip_key,
+                                           struct galloc_json_skipped * skipped, struct galloc_error * err);
+
 struct galloc_json_doc * galloc_json_parse_stream(const char * text, size_t len, galloc_json_item_fn item, void * user, struct galloc_error * err) {
+    return parse_with(text, len, item, user, NULL, NULL, err);
+}
+
+struct galloc_json_doc * galloc_json_parse_skipping(const char * text, size_t len, const char * key, struct galloc_json_skipped * skipped,
+                                                    struct galloc_error * err) {
+    memset(skipped, 0, sizeof(*skipped));
+    return parse_with(text, len, NULL, NULL, key, skipped, err);
+}
+
+static struct galloc_json_doc * parse_with(const char * text, size_t len, galloc_json_item_fn item, void * user, const char * skip_key,
+                                           struct galloc_json_skipped * skipped, struct galloc_error * err) {
     galloc_error_clear(err);
     struct galloc_json_doc * doc = calloc(1, sizeof(struct galloc_json_doc));
     if (doc == NULL) {
@@ -859,6 +1126,9 @@ struct galloc_json_doc * galloc_json_parse_stream(const char * text, size_t len,
     p.item_fn  = item;
     p.user     = user;
     p.err      = err;
+    p.skip_key     = skip_key;
+    p.skip_key_len = skip_key != NULL ? strlen(skip_key) : 0;
+    p.skipped      = skipped;
     if (p.len >= 3 && memcmp(p.text, "\xEF\xBB\xBF", 3) == 0) {
         p.pos = 3; // byte order mark
     }
@@ -1285,16 +1555,6 @@ bool galloc_json_write_newline(struct galloc_json_writer * w, int32_t indent) {
     return true;
 }
 
-// 1 for the bytes a string holds as they are: printable ASCII but '"' and '\\'
-static const uint8_t writer_plain[256] = {
-    ['\x20'] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                               // 0x20-0x2F, '"' is 0x22
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x30-0x3F
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x40-0x4F
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,                                             // 0x50-0x5F, '\\' is 0x5C
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x60-0x6F
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x70-0x7F
-};
-
 // the quoted, escaped string; then `tail` (tail_len bytes, e.g. ": " after a key)
 static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t len, const char * tail, size_t tail_len) {
     // fast path: printable ASCII without '"' or '\\' is copied as it is checked
@@ -1303,7 +1563,7 @@ static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t 
         char *                out = w->buf + w->len;
         size_t                i   = 0;
         *out++ = '"';
-        while (i < len && writer_plain[u[i]]) {
+        while (i < len && json_plain[u[i]]) {
             *out++ = (char) u[i++];
         }
         if (i == len) {

@@ -74,6 +74,23 @@ void                      galloc_json_doc_free(struct galloc_json_doc * doc); //
 // arrays are empty. item() returns false with its own message in err to stop the parse (NULL).
 typedef bool (*galloc_json_item_fn)(void * user, const char * key, size_t index, const struct galloc_json_value * item, struct galloc_error * err);
 struct galloc_json_doc * galloc_json_parse_stream(const char * text, size_t len, galloc_json_item_fn item, void * user, struct galloc_error * err);
+
+// the same, for a document whose root object holds one big array: the items of its member named key
+// are checked (any error is reported as galloc_json_parse would) and counted, not kept, so memory does
+// not grow with them; in the returned document that member is an empty array. skipped says where the
+// array was (found: false when there is no such member or it is no array). A document that parses
+// is valid JSON throughout: read its items again from the text (galloc_json_skip_valid).
+struct galloc_json_skipped {
+    bool   found; // the member is an array
+    size_t count; // its items
+    size_t start; // input offset of its '['
+    size_t end;   // input offset just past its ']'
+};
+struct galloc_json_doc * galloc_json_parse_skipping(const char * text, size_t len, const char * key, struct galloc_json_skipped * skipped,
+                                                    struct galloc_error * err);
+// in text that parsed (valid JSON), the value starting at pos: the offset just after it
+size_t galloc_json_skip_valid(const char * text, size_t len, size_t pos);
+
 const struct galloc_json_value * galloc_json_doc_root(const struct galloc_json_doc * doc);
 
 enum galloc_json_type galloc_json_type_of  (const struct galloc_json_value * v);

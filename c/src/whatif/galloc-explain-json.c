@@ -29,6 +29,18 @@ static void write_tensor_ref(struct galloc_json_writer * w, const struct galloc_
     galloc_json_write_key_i64(w, "layer", ex->layer[t]);
 }
 
+// a series' n entries, from the points where it changes
+static void write_series(struct galloc_json_writer * w, const struct galloc_explain_series * s, int32_t n) {
+    galloc_json_write_begin_array(w);
+    for (int32_t i = 0, k = 0; i < n; i++) {
+        while (k + 1 < s->n && s->at[k + 1] <= i) {
+            k++;
+        }
+        galloc_json_write_u64(w, s->n > 0 ? s->bytes[k] : 0);
+    }
+    galloc_json_write_end_array(w);
+}
+
 static void write_buffer(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_explain * ex,
                          const struct galloc_explain_buffer * b) {
     galloc_json_write_newline(w, 4);
@@ -94,9 +106,9 @@ static void write_buffer(struct galloc_json_writer * w, const struct galloc_docu
     galloc_json_write_end_array(w);
     int32_t n = b->shared_with >= 0 ? 0 : ex->n_steps + 1;
     key(w, 6, "live_bytes");
-    galloc_json_write_u64_array(w, b->live_bytes, (size_t) n);
+    write_series(w, &b->live_bytes, n);
     key(w, 6, "high_water");
-    galloc_json_write_u64_array(w, b->high_water, (size_t) n);
+    write_series(w, &b->high_water, n);
     galloc_json_write_newline(w, 4);
     galloc_json_write_end_object(w);
 }

@@ -3,7 +3,9 @@
 //
 // Each tensor's holding interval comes from its place; the live series is a running sum
 // of interval starts and ends; the high-water series replays the placements in the order
-// the planner made them (leafs, graph inputs, then per node its sources and the node).
+// the planner made them (leafs, graph inputs, then per node its sources and the node). Both
+// are kept as the points where they change, per allocator from its own tensors only: memory
+// and time linear in tensors, steps and buffer types, never their product.
 
 #include "galloc-error.h"
 #include "galloc-explain.h"
@@ -38,8 +40,10 @@ static bool check_plan(const struct galloc_document * doc, const struct galloc_p
     return true;
 }
 
-// per tensor: which allocator holds its memory, over which steps, how many bytes
-static void find_holdings(const struct galloc_document * doc, const struct galloc_plan * plan, struct galloc_explain * ex) {
+// per tensor: which allocator holds its memory, over which steps, how many bytes; the tensors
+// holding memory grouped by allocator (held, held_start: a counting sort, index order kept)
+static void find_holdings(const struct galloc_document * doc, const struct galloc_plan * plan, struct galloc_explain * ex, int32_t * fill) {
+    memset(ex->held_start, 0, (size_t) (ex->n_buffers + 1) * sizeof(int32_t));
     for (int32_t t = 0; t < plan->n_tensors; t++) {
         const struct galloc_place * p = &plan->places[t];
         ex->hold_buffer[t] = -1;
@@ -59,6 +63,16 @@ static void find_holdings(const struct galloc_document * doc, const struct gallo
         ex->hold_bytes[t]  = GGML_PAD(p->size, doc->buffer_types[a].alignment);
         ex->hold_chunk[t]  = p->chunk;
         ex->hold_offset[t] = p->offset;
+        ex->held_start[a + 1]++;
+    }
+    for (int32_t b = 0; b < ex->n_buffers; b++) {
+        ex->held_start[b + 1] += ex->held_start[b];
+        fill[b] = ex->held_start[b];
+    }
+    for (int32_t t = 0; t < plan->n_tensors; t++) {
+        if (ex->hold_buffer[t] >= 0) {
+            ex->held[fill[ex->hold_buffer[t]]++] = t;
+        }
     }
 }
 
@@ -76,8 +90,9 @@ int32_t galloc_explain_live_at(const struct galloc_explain * ex, int32_t b, int3
         return 0;
     }
     int32_t n = 0;
-    for (int32_t t = 0; t < ex->n_tensors; t++) {
-        if (ex->hold_buffer[t] == b && ex->hold_first[t] <= step && step <= ex->hold_last[t]) {
+    for (int32_t k = ex->held_start[b]; k < ex->held_start[b + 1]; k++) {
+        int32_t t = ex->held[k];
+        if (ex->hold_first[t] <= step && step <= ex->hold_last[t]) {
             if (out && n < max) {
                 out[n] = (struct galloc_explain_live) { t, ex->hold_bytes[t] };
             }
@@ -90,21 +105,95 @@ int32_t galloc_explain_live_at(const struct galloc_explain * ex, int32_t b, int3
     return n;
 }
 
-// live bytes per step of allocator a: starts and ends summed in one pass
-static void live_series(const struct galloc_explain * ex, int32_t a, uint64_t * delta, uint64_t * live) {
-    int32_t n = ex->n_steps + 1;
-    memset(delta, 0, (size_t) (n + 1) * sizeof(uint64_t));
-    for (int32_t t = 0; t < ex->n_tensors; t++) {
-        if (ex->hold_buffer[t] == a && ex->hold_first[t] <= ex->hold_last[t]) {
-            delta[ex->hold_first[t] + 1] += ex->hold_bytes[t];
-            delta[ex->hold_last[t] + 2]  -= ex->hold_bytes[t]; // unsigned: wraps back exactly
+uint64_t galloc_explain_series_at(const struct galloc_explain_series * s, int32_t i) {
+    if (s->n == 0 || i < 0) {
+        return 0;
+    }
+    int32_t lo = 0, hi = s->n - 1; // the last point at or before i
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo + 1) / 2;
+        if (s->at[mid] <= i) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
         }
     }
-    uint64_t sum = 0;
+    return s->bytes[lo];
+}
+
+void galloc_explain_series_expand(const struct galloc_explain_series * s, int32_t n, uint64_t * out) {
+    int32_t k = 0;
     for (int32_t i = 0; i < n; i++) {
-        sum += delta[i];
-        live[i] = sum;
+        while (k + 1 < s->n && s->at[k + 1] <= i) {
+            k++;
+        }
+        out[i] = s->n > 0 ? s->bytes[k] : 0;
     }
+}
+
+// a series' arrays for up to max points, starting at 0 from index 0
+static bool series_init(struct galloc_explain_series * s, int32_t max) {
+    s->at    = malloc((size_t) max * sizeof(int32_t));
+    s->bytes = malloc((size_t) max * sizeof(uint64_t));
+    if (!s->at || !s->bytes) {
+        return false;
+    }
+    s->n        = 1;
+    s->at[0]    = 0;
+    s->bytes[0] = 0;
+    return true;
+}
+
+// the series takes value bytes from index i on (i at or after its last point)
+static void series_set(struct galloc_explain_series * s, int32_t i, uint64_t bytes) {
+    if (s->at[s->n - 1] == i) {
+        s->bytes[s->n - 1] = bytes;
+        if (s->n > 1 && s->bytes[s->n - 2] == bytes) {
+            s->n--; // back to the value before: no change at i
+        }
+    } else if (s->bytes[s->n - 1] != bytes) {
+        s->at[s->n]    = i;
+        s->bytes[s->n] = bytes;
+        s->n++;
+    }
+}
+
+// a start or end of a holding interval: bytes added at series index at (an end adds the wrapped negative)
+struct live_event {
+    int32_t  at;
+    uint64_t delta;
+};
+
+static int compare_events(const void * x, const void * y) {
+    const struct live_event * a = x, * b = y;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+// live bytes per step of allocator a: its intervals' starts and ends, sorted, summed (events:
+// scratch for two per tensor it holds)
+static bool live_series(const struct galloc_explain * ex, int32_t a, struct live_event * events, struct galloc_explain_series * out) {
+    int32_t n = ex->n_steps + 1, n_events = 0;
+    for (int32_t k = ex->held_start[a]; k < ex->held_start[a + 1]; k++) {
+        int32_t t = ex->held[k];
+        if (ex->hold_first[t] <= ex->hold_last[t]) {
+            events[n_events++] = (struct live_event) { ex->hold_first[t] + 1, ex->hold_bytes[t] };
+            if (ex->hold_last[t] + 2 < n) {
+                events[n_events++] = (struct live_event) { ex->hold_last[t] + 2, (uint64_t) 0 - ex->hold_bytes[t] }; // wraps back exactly
+            }
+        }
+    }
+    qsort(events, (size_t) n_events, sizeof(*events), compare_events);
+    if (!series_init(out, n_events + 1)) {
+        return false;
+    }
+    uint64_t sum = 0;
+    for (int32_t e = 0; e < n_events; e++) {
+        sum += events[e].delta;
+        if (e + 1 == n_events || events[e + 1].at != events[e].at) {
+            series_set(out, events[e].at, sum);
+        }
+    }
+    return true;
 }
 
 // the order the planner placed tensors in: leafs; graph inputs (counting pass); per node its
@@ -140,16 +229,19 @@ static int32_t placement_order(const struct galloc_document * doc, bool * seen, 
 
 // high-water mark per step of every allocator, and per chunk the tensor that last raised it.
 // The placements in order (stably bucketed by their step, so a plan made elsewhere whose steps
-// disagree with the visiting order still counts each placement at its own step) are swept once.
-static void high_water_series(const struct galloc_document * doc, const struct galloc_plan * plan, const int32_t * order,
+// disagree with the visiting order still counts each placement at its own step) are swept once;
+// each raise is a point of its allocator's series. counts, running: scratch per allocator.
+static bool high_water_series(const struct galloc_document * doc, const struct galloc_plan * plan, const int32_t * order,
                               int32_t n_order, int32_t * bucket_start, int32_t * sorted, uint64_t * ex_scratch_chunk_end,
-                              struct galloc_explain * ex) {
+                              int32_t * counts, uint64_t * running, struct galloc_explain * ex) {
     int32_t n = ex->n_steps + 1;
     memset(bucket_start, 0, (size_t) (n + 1) * sizeof(int32_t));
+    memset(counts, 0, (size_t) ex->n_buffers * sizeof(int32_t));
     for (int32_t j = 0; j < n_order; j++) {
         const struct galloc_place * p = &plan->places[order[j]];
         if (galloc_how_allocates(p->how)) {
             bucket_start[p->first_step + 2]++;
+            counts[doc->buffer_types[p->buffer].allocator]++;
         }
     }
     for (int32_t i = 1; i <= n; i++) {
@@ -168,17 +260,15 @@ static void high_water_series(const struct galloc_document * doc, const struct g
             eb->chunk_raiser[c]      = -1;
             eb->chunk_raiser_step[c] = -1;
         }
+        if (eb->shared_with < 0 && !series_init(&eb->high_water, counts[b] + 1)) {
+            return false;
+        }
+        running[b] = 0;
     }
     uint64_t * chunk_end = ex_scratch_chunk_end; // per allocator and chunk: highest end placed so far
     memset(chunk_end, 0, (size_t) ex->n_buffers * GALLOC_MAX_CHUNKS * sizeof(uint64_t));
     int32_t j = 0;
     for (int32_t i = 0; i < n; i++) {
-        for (int32_t b = 0; b < ex->n_buffers; b++) {
-            struct galloc_explain_buffer * eb = &ex->buffers[b];
-            if (eb->shared_with < 0) {
-                eb->high_water[i] = i > 0 ? eb->high_water[i - 1] : 0;
-            }
-        }
         for (; j < bucket_start[i]; j++) {
             int32_t                        t  = sorted[j];
             const struct galloc_place    * p  = &plan->places[t];
@@ -187,7 +277,8 @@ static void high_water_series(const struct galloc_document * doc, const struct g
             uint64_t *                     ce = &chunk_end[(size_t) a * GALLOC_MAX_CHUNKS + (size_t) p->chunk];
             uint64_t end = p->offset + GGML_PAD(p->size, eb->alignment);
             if (end > *ce) {
-                eb->high_water[i] += end - *ce;
+                running[a] += end - *ce;
+                series_set(&eb->high_water, i, running[a]);
                 *ce = end;
                 eb->chunk_raiser[p->chunk]      = t;
                 eb->chunk_raiser_step[p->chunk]   = i - 1;
@@ -196,18 +287,20 @@ static void high_water_series(const struct galloc_document * doc, const struct g
             }
         }
     }
+    return true;
 }
 
 // the peak of allocator b's series and the tensors live there
 static bool find_peak(struct galloc_explain * ex, struct galloc_explain_buffer * eb) {
-    int32_t n = ex->n_steps + 1, at = 0;
-    for (int32_t i = 1; i < n; i++) {
-        if (eb->live_bytes[i] > eb->live_bytes[at]) {
-            at = i;
+    const struct galloc_explain_series * s = &eb->live_bytes;
+    int32_t at = 0; // the first point of the highest value: the first index reaching it
+    for (int32_t k = 1; k < s->n; k++) {
+        if (s->bytes[k] > s->bytes[at]) {
+            at = k;
         }
     }
-    eb->peak_live = eb->live_bytes[at];
-    eb->peak_step = at - 1;
+    eb->peak_live = s->bytes[at];
+    eb->peak_step = s->at[at] - 1;
     eb->overhead  = galloc_overhead_bytes(eb->size, eb->peak_live);
     int32_t count = galloc_explain_live_at(ex, eb->buffer_type, eb->peak_step, NULL, 0);
     eb->live      = malloc((size_t) (count > 0 ? count : 1) * sizeof(*eb->live));
@@ -308,12 +401,17 @@ bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc
     out->hold_bytes  = alloc_array(nt, sizeof(uint64_t), &ok);
     out->hold_chunk  = alloc_array(nt, sizeof(int32_t), &ok);
     out->hold_offset = alloc_array(nt, sizeof(uint64_t), &ok);
+    out->held        = alloc_array(nt, sizeof(int32_t), &ok);
+    out->held_start  = alloc_array(nb + 1, sizeof(int32_t), &ok);
+    // scratch: nothing here is per step and per buffer type (1,000 types of a 200,000-step graph)
     bool     * seen      = alloc_array(nt, sizeof(bool), &ok);
     int32_t  * order     = alloc_array(nt, sizeof(int32_t), &ok);
     int32_t  * sorted    = alloc_array(nt, sizeof(int32_t), &ok);
     int32_t  * buckets   = alloc_array(ns + 1, sizeof(int32_t), &ok);
-    uint64_t * delta     = alloc_array(ns + 1, sizeof(uint64_t), &ok);
+    struct live_event * events = alloc_array(2 * nt, sizeof(struct live_event), &ok);
     uint64_t * chunk_end = alloc_array(nb * GALLOC_MAX_CHUNKS, sizeof(uint64_t), &ok);
+    int32_t  * per_type  = alloc_array(nb, sizeof(int32_t), &ok);
+    uint64_t * running   = alloc_array(nb, sizeof(uint64_t), &ok);
     for (size_t b = 0; ok && b < nb; b++) {
         struct galloc_explain_buffer    * eb = &out->buffers[b];
         const struct galloc_buffer_plan * bp = &plan->buffers[b];
@@ -326,10 +424,6 @@ bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc
             eb->size += bp->chunk_sizes[c];
         }
         eb->peak_step = -1;
-        if (eb->shared_with < 0) {
-            eb->live_bytes = alloc_array(ns, sizeof(uint64_t), &ok);
-            eb->high_water = alloc_array(ns, sizeof(uint64_t), &ok);
-        }
     }
     if (ok) {
         int32_t max_layer = -1;
@@ -338,14 +432,13 @@ bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc
             max_layer     = out->layer[t] > max_layer ? out->layer[t] : max_layer;
         }
         out->n_layers = max_layer + 1;
-        find_holdings(doc, plan, out);
+        find_holdings(doc, plan, out, per_type);
         int32_t n_order = placement_order(doc, seen, order);
-        high_water_series(doc, plan, order, n_order, buckets, sorted, chunk_end, out);
+        ok = high_water_series(doc, plan, order, n_order, buckets, sorted, chunk_end, per_type, running, out);
         for (size_t b = 0; ok && b < nb; b++) {
             struct galloc_explain_buffer * eb = &out->buffers[b];
             if (eb->shared_with < 0) {
-                live_series(out, (int32_t) b, delta, eb->live_bytes);
-                ok = find_peak(out, eb) && fold_live(doc, out, eb);
+                ok = live_series(out, (int32_t) b, events, &eb->live_bytes) && find_peak(out, eb) && fold_live(doc, out, eb);
             }
         }
     }
@@ -353,8 +446,10 @@ bool galloc_explain_plan(const struct galloc_document * doc, const struct galloc
     free(order);
     free(sorted);
     free(buckets);
-    free(delta);
+    free(events);
     free(chunk_end);
+    free(per_type);
+    free(running);
     if (!ok) {
         galloc_explain_free(out);
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory explaining %d tensors", doc->n_tensors);
@@ -369,8 +464,10 @@ void galloc_explain_free(struct galloc_explain * ex) {
     for (int32_t b = 0; ex->buffers && b < ex->n_buffers; b++) {
         free(ex->buffers[b].live);
         free(ex->buffers[b].groups);
-        free(ex->buffers[b].live_bytes);
-        free(ex->buffers[b].high_water);
+        free(ex->buffers[b].live_bytes.at);
+        free(ex->buffers[b].live_bytes.bytes);
+        free(ex->buffers[b].high_water.at);
+        free(ex->buffers[b].high_water.bytes);
     }
     free(ex->buffers);
     free(ex->layer);
@@ -380,5 +477,7 @@ void galloc_explain_free(struct galloc_explain * ex) {
     free(ex->hold_bytes);
     free(ex->hold_chunk);
     free(ex->hold_offset);
+    free(ex->held);
+    free(ex->held_start);
     memset(ex, 0, sizeof(*ex));
 }

@@ -13,6 +13,7 @@
 // width; within a width the windows with the most live bytes first. Each window asks the
 // exact search "is there a plan of total below the target?" (the target: the best plan
 // known) with a share of the time; a window that answers no proves the target optimal.
+// Bounds round up to the grain (galloc-whatif-grain.c): the optimum is a multiple of it.
 // Only for one chunk (with a binding max size, dropping the item that stretches a chunk
 // could make the kept placement break the chunk rule).
 
@@ -116,7 +117,8 @@ bool galloc_whatif_window_bound(const struct galloc_whatif_problem * p, const st
     for (int32_t width = 2; width < x->n_sections; width *= 2) {
         n_levels++;
     }
-    bool ok = true;
+    bool     ok    = true;
+    uint64_t grain = galloc_whatif_grain(p); // the optimum is a multiple of it (galloc-whatif-grain.c)
     for (int32_t width = 2; ok && width < x->n_sections && out->bound < target; width *= 2, n_levels--) {
         int32_t n_win = 0;
         for (int32_t lo = 0; lo + width / 2 < x->n_sections; lo += width / 2) {
@@ -138,11 +140,11 @@ bool galloc_whatif_window_bound(const struct galloc_whatif_problem * p, const st
             uint32_t ms    = share > MIN_WINDOW_MS ? (uint32_t) share : MIN_WINDOW_MS;
             struct galloc_whatif_problem w;
             uint64_t spanning = 0, rest = 0;
-            // asked first: is there a plan one alignment step below the target?
+            // asked first: is there a plan one grain below the target?
             ok = window_problem(p, x, windows[k].lo, windows[k].hi, &w, &spanning);
-            uint64_t below = target - p->alignment;
+            uint64_t below = target > grain ? target - grain : 0;
             ok = ok && window_bound(&w, below > spanning ? below - spanning : 0, ms, &rest, &out->nodes);
-            uint64_t bound = spanning + rest;
+            uint64_t bound = galloc_whatif_grain_up(spanning + rest, grain);
             free(w.items);
             out->n_windows++;
             if (ok && bound > out->bound) {
@@ -167,7 +169,7 @@ bool galloc_whatif_bound_plan(const struct galloc_whatif_problem * p, const stru
         return false;
     }
     plan->time_ms += b.time_ms;
-    plan->bound = b.bound > plan->bound ? b.bound : plan->bound;
+    plan->bound = galloc_whatif_grain_up(b.bound > plan->bound ? b.bound : plan->bound, galloc_whatif_grain(p));
     if (plan->bound >= plan->total) {
         plan->proved_optimal = true;
         plan->bound          = plan->total;

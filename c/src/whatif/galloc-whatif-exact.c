@@ -126,7 +126,7 @@ static bool exact_init(struct exact * e, const struct galloc_whatif_problem * p,
     e->x         = x;
     e->n         = p->n_items;
     e->n_sec     = x->n_sections;
-    e->align     = p->alignment;
+    e->align     = galloc_whatif_grain(p); // the step of the decisions: optimal totals are its multiples
     e->unlimited = galloc_whatif_unlimited(p, x);
     e->decompose = e->unlimited;
     e->max_size  = p->max_size;
@@ -250,7 +250,7 @@ static enum search_end decide_and_learn(struct exact * e, uint64_t T, double dea
     } else if (r == SEARCH_EXHAUSTED && e->strict) {
         r = SEARCH_TIMEOUT;
     } else if (r == SEARCH_EXHAUSTED) {
-        *lower = T + e->align;
+        *lower = galloc_whatif_grain_up(T + 1, e->align); // optimal totals are multiples of the grain
     }
     return r;
 }

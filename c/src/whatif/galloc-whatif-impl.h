@@ -75,6 +75,12 @@ bool galloc_whatif_problem_from_plan(const struct galloc_graph * graph, const st
 // MiniMalloc CSV text: alignment 1, no max size, capacity 0 (the caller sets it)
 bool galloc_whatif_problem_from_csv(const char * csv, size_t len, struct galloc_whatif_problem * prob, struct galloc_error * err);
 
+// galloc-whatif-grain.c: the gcd of the item sizes (the alignment when no item has bytes); some
+// optimal plan has every offset and its total a multiple of it, so bounds round up to it
+uint64_t galloc_whatif_grain(const struct galloc_whatif_problem * problem);
+// bytes rounded up to a multiple of grain (bytes itself when that would overflow)
+uint64_t galloc_whatif_grain_up(uint64_t bytes, uint64_t grain);
+
 // galloc-whatif-bound.c: a lower bound from windows of time solved exactly (one chunk only)
 struct galloc_whatif_bound {
     uint64_t bound;     // bytes: no plan is smaller (>= index->lower_bound)

@@ -1,0 +1,280 @@
+// test-document-modes.c: the fast graph document reader against the whole-tree reader.
+//
+// galloc_document_read checks the "tensors" entries while it parses and reads them again from
+// the text, plain ones by the fast entry reader (galloc-document-fast.c). Here every golden,
+// golden-real and models-real graph and a table of entries, each member varied one way at a time
+// (valid, invalid, and shapes only the checked reader takes), are read all three ways
+// (document_modes_agree: same verdict, status, message and document). The fast reader must take
+// the plain entries (the golden graphs' shapes) itself, and the 8 MB array of zeros is refused at
+// tensors[0] having allocated little (the reader's allocations counted through a malloc wrapper
+// is not portable; the tree it no longer builds is: see wasm-hostile's heap bound).
+
+#include "check.h"
+#include "document-modes.h"
+#include "files.h"
+#include "galloc-document-impl.h"
+#include "json.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void agree(const char * what, const char * text, size_t len) {
+    char why[512];
+    bool ok = document_modes_agree(text, len, why, sizeof(why));
+    if (!ok) {
+        fprintf(stderr, "%s: %s\n", what, why);
+    }
+    CHECK(ok);
+}
+
+// every *.graph.json of dir read the three ways; the number of graphs
+static int agree_dir(const char * dir) {
+    DIR * d = opendir(dir);
+    if (d == NULL) {
+        return 0;
+    }
+    int n = 0;
+    for (struct dirent * e; (e = readdir(d)) != NULL;) {
+        size_t nl = strlen(e->d_name);
+        if (nl < 11 || strcmp(e->d_name + nl - 11, ".graph.json") != 0) {
+            continue;
+        }
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        size_t len  = 0;
+        char * text = read_whole_file(path, &len);
+        CHECK(text != NULL);
+        if (text != NULL) {
+            agree(path, text, len);
+            n++;
+        }
+        free(text);
+    }
+    closedir(d);
+    return n;
+}
+
+static void test_graph_files(void) {
+    int n = agree_dir("tests/golden") + agree_dir("tests/golden-real") + agree_dir("tests/models-real/graphs");
+    printf("test-document-modes: %d graph documents read alike three ways\n", n);
+    CHECK(n > 250);
+}
+
+// entries, each one member varied; tensors 0 and 1 come first, the entry is tensors[2] (3 tensors)
+static const char * const ENTRIES[] = {
+    // plain (the fast reader takes these)
+    "{\"name\": \"x\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 1]}",
+    "{\"op\": \"MUL_MAT\", \"type\": \"f32\", \"ne\": [4, 1, 1, 1], \"src\": [0, 1, null]}",
+    "{\"op\": \"NONE\", \"type\": \"f16\", \"ne\": [4096, 4096], \"buffer_type\": 0}",
+    "{\"op\": \"NONE\", \"type\": \"i32\", \"ne\": [512], \"flags\": [\"input\", \"output\", \"param\", \"loss\", \"compute\"]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": []}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [ ]}",
+    "{\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [2], \"view_src\": 0, \"view_offs\": 8, \"src\": [0]}",
+    "{\"op\": \"TRANSPOSE\", \"type\": \"f32\", \"ne\": [1, 4], \"nb\": [4, 4, 16, 16], \"view_src\": 0}",
+    "{\"op\": \"UNARY\", \"unary_op\": \"SILU\", \"type\": \"f32\", \"ne\": [4], \"src\": [0]}",
+    "{\"op\": \"GLU\", \"glu_op\": \"SWIGLU\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 1]}",
+    "{\"op\": \"CPY\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 2]}",
+    "{\"op\": \"NONE\", \"type\": \"q4_0\", \"ne\": [64, 2], \"alloc_size\": 200}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"external\": true}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"external\": false, \"name\": null, \"nb\": null, \"src\": null}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [0], \"view_src\": null, \"view_offs\": null, \"alloc_size\": null}",
+    "{ \"op\" : \"NONE\" ,\n\t\"type\":\"f32\",\r\n\"ne\":[ 4 , 2 ] , \"flags\" : null , \"buffer_type\" : null , \"external\" : null }",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [-0]}",
+    "{\"name\": \"\\u00e9t\\u00e9\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"name\": \"\xc3\xa9t\xc3\xa9\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"name\": \"123456789012345678901234567890123456789012345678901234567890123\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}",
+    // shapes only the checked reader takes (still valid)
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [\"4\"], \"alloc_size\": \"100\"}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"future\": {\"a\": [1, 2.5]}}",
+    "{\"op\": \"N\\u004fNE\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": \"MY_OP\", \"type\": \"f32\", \"ne\": [4], \"src\": [0]}",
+    "{\"op\": \"UNARY\", \"unary_op\": \"MY_UNARY\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_sizes\": [null]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_sizes\": [64]}",
+    // invalid: each refused with the checked reader's message
+    "0", "null", "[]", "{}", "\"x\"",
+    "{\"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": null, \"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": \"NONE\", \"ne\": [4]}",
+    "{\"op\": \"NONE\", \"type\": \"f99\", \"ne\": [4]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\"}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": null}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": []}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1, 1, 1, 1, 1]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [-1]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4.0]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1e2]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [18446744073709551616]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [9223372036854775808]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4294967296, 4294967296]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1099511627776]}",
+    "{\"op\": \"NONE\", \"type\": \"q4_0\", \"ne\": [33]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"nb\": [4, 16, 16]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"nb\": [4, 16, 16, 16, 16]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"nb\": [4, 16, 16, -16]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4, 4], \"nb\": [4, 18446744073709551615, 16, 16]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_size\": 15}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_size\": 1099511627777}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"alloc_size\": 64, \"alloc_sizes\": [64]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"src\": [3]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"src\": [-1]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"src\": [2]}",
+    "{\"op\": \"CPY\", \"type\": \"f32\", \"ne\": [4], \"src\": [2]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"src\": 0}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"src\": [\"a\"]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"view_src\": 2}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"view_src\": 9}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"view_offs\": 4}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"view_src\": 0, \"view_offs\": -4}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"inputs\"]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"inpu\"]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": \"input\"}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [1]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"buffer_type\": 1}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"buffer_type\": -1}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"external\": 1}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"view_src\": 0, \"external\": true}",
+    "{\"op\": \"NONE\", \"unary_op\": \"SILU\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": \"UNARY\", \"unary_op\": \"SILU\", \"glu_op\": \"SWIGLU\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": \"GLU\", \"glu_op\": \"SILU\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": \"UNARY\", \"unary_op\": 5, \"type\": \"f32\", \"ne\": [4]}",
+    "{\"name\": 5, \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"name\": \"a\\u0000b\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"name\": \"1234567890123456789012345678901234567890123456789012345678901234\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": \"ADD\\u0000XYZ\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": \"NONE\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"name\": \"\\ud800\"}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"name\": \"\xff\"}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"name\": \"a\tb\"}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [01]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4],}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4] \"src\": [0]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"src\": [0 1]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"external\": tru}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"x\": [[[[[[1]]]]]]}",
+    "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]",
+};
+
+static const char * const FIRST = "{\"name\": \"a\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"input\"]}";
+static const char * const SECOND = "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"input\"]}";
+
+static void test_entries(void) {
+    const size_t n = sizeof(ENTRIES) / sizeof(ENTRIES[0]);
+    for (size_t k = 0; k < n; k++) {
+        char text[2048];
+        snprintf(text, sizeof(text), "{\"format\": \"galloc-graph\", \"tensors\": [%s, %s, %s], \"outputs\": [2]}", FIRST, SECOND, ENTRIES[k]);
+        agree(ENTRIES[k], text, strlen(text));
+        // the same entry first (forward sources), and in a document with two buffer types and nodes/leafs
+        snprintf(text, sizeof(text),
+                 "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": 32}, {\"name\": \"b\", \"alignment\": 64}], \"tensors\": [%s, %s, %s],"
+                 " \"nodes\": [0], \"leafs\": [1, 2]}", ENTRIES[k], FIRST, SECOND);
+        agree(ENTRIES[k], text, strlen(text));
+    }
+}
+
+// the fast reader takes plain entries itself (were it to decline everything, the documents would
+// still agree, and only the benchmark would show it)
+static void test_fast_takes_plain(void) {
+    struct galloc_fast_names names;
+    galloc_fast_names_build(&names);
+    struct galloc_document doc;
+    memset(&doc, 0, sizeof(doc));
+    struct galloc_tensor tensors[3];
+    char                 tnames[3][GGML_MAX_NAME];
+    int32_t              bt[3], sub[3], as[3];
+    memset(tensors, 0, sizeof(tensors));
+    memset(tnames, 0, sizeof(tnames));
+    doc.n_tensors = 3;
+    doc.n_buffer_types = 1;
+    doc.tensors = tensors;
+    doc.tensor_names = tnames;
+    doc.tensor_buffer_type = bt;
+    doc.tensor_sub_op = sub;
+    doc.tensor_alloc_sizes = as;
+    int taken = 0;
+    for (size_t k = 0; k < 20; k++) { // the plain ones, first in the table
+        const char * e   = ENTRIES[k];
+        size_t       len = strlen(e);
+        size_t       end = galloc_document_fast_tensor(&names, &doc, e, len, 0, 2);
+        bool         expect = strstr(e, "\\u") == NULL; // an escape is the checked reader's
+        if ((end != 0) != expect) {
+            fprintf(stderr, "fast reader %s %s\n", end ? "took" : "declined", e);
+        }
+        CHECK((end != 0) == expect);
+        CHECK(end == 0 || end == len);
+        taken += end != 0;
+    }
+    CHECK(taken == 19);
+    // and a golden graph's entries, all of them
+    size_t len  = 0;
+    char * text = golden_read("llama-7b-like", "graph", &len);
+    CHECK(text != NULL);
+    struct galloc_error        err;
+    struct galloc_json_skipped skipped;
+    struct galloc_document     real;
+    if (text != NULL && galloc_document_read(text, len, &real, &err)) {
+        struct galloc_json_doc * parsed = galloc_json_parse_skipping(text, len, "tensors", &skipped, &err);
+        CHECK(parsed != NULL && skipped.found && skipped.count == (size_t) real.n_tensors);
+        size_t pos = skipped.start + 1, declined = 0;
+        for (size_t i = 0; parsed != NULL && i < skipped.count; i++) {
+            while (text[pos] == ' ' || text[pos] == '\n' || text[pos] == ',') {
+                pos++;
+            }
+            size_t end = galloc_document_fast_tensor(&names, &real, text, len, pos, (int32_t) i);
+            declined += end == 0;
+            pos = end ? end : galloc_json_skip_valid(text, len, pos);
+        }
+        CHECK(declined == 0);
+        galloc_json_doc_free(parsed);
+        galloc_document_free(&real);
+    }
+    free(text);
+}
+
+static char * repeat_zeros(size_t n) {
+    char * s = malloc(2 * n + 32);
+    if (s == NULL) {
+        return NULL;
+    }
+    size_t at = (size_t) sprintf(s, "{\"tensors\":[");
+    for (size_t k = 0; k < n; k++) {
+        s[at++] = '0';
+        s[at++] = k + 1 < n ? ',' : ']';
+    }
+    s[at++] = '}';
+    s[at]   = '\0';
+    return s;
+}
+
+// the skipped array: the same errors at the same places as the tree reader
+static void test_hostile_arrays(void) {
+    char * text = repeat_zeros(4194304);
+    CHECK(text != NULL);
+    if (text != NULL) {
+        agree("4,194,304 zeros", text, strlen(text));
+        struct galloc_document doc;
+        struct galloc_error    err;
+        CHECK(!galloc_document_read(text, strlen(text), &doc, &err));
+        CHECK(strcmp(err.message, "tensors[0]: expected an object, got a number") == 0);
+        text[strlen(text) - 2] = ','; // "0,}": now a syntax error at the end wins over tensors[0]
+        CHECK(!galloc_document_read(text, strlen(text), &doc, &err));
+        CHECK(strncmp(err.message, "line 1, column ", 15) == 0);
+        agree("4,194,304 zeros, then a syntax error", text, strlen(text));
+    }
+    free(text);
+    text = repeat_zeros(4194305);
+    if (text != NULL) {
+        agree("4,194,305 zeros", text, strlen(text));
+    }
+    free(text);
+}
+
+int main(void) {
+    RUN(test_graph_files);
+    RUN(test_entries);
+    RUN(test_fast_takes_plain);
+    RUN(test_hostile_arrays);
+    return check_report("test-document-modes");
+}
