@@ -112,7 +112,12 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_model_info        (int32_t handle); 
 GALLOC_WASM_EXPORT char *       galloc_wasm_model_defaults    (void);                            // llama.cpp's settings
 GALLOC_WASM_EXPORT char *       galloc_wasm_model_document    (int32_t handle, const char * settings, size_t len);
 GALLOC_WASM_EXPORT char *       galloc_wasm_model_sizes       (int32_t handle, const char * settings, size_t len);
-GALLOC_WASM_EXPORT char *       galloc_wasm_model_build       (int32_t handle, const char * settings, size_t len); // {sizes, graph}
+// what a settings change shows, from one build of the graph: the graph document read and planned
+// and kept as galloc_wasm_doc_open keeps a document (its handle; 0 on failure), with the sizes
+// (galloc_wasm_doc_model_sizes). Close it with galloc_wasm_doc_close.
+GALLOC_WASM_EXPORT int32_t      galloc_wasm_model_build_document(int32_t handle, const char * settings, size_t len);
+// the sizes of a document galloc_wasm_model_build_document made, as galloc_wasm_model_sizes writes them
+GALLOC_WASM_EXPORT char *       galloc_wasm_doc_model_sizes   (int32_t handle);
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_model_card_count  (void);
 GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_name   (int32_t i);                       // static; NULL out of range
 GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_description(int32_t i);
@@ -297,6 +302,8 @@ struct galloc_wasm_document {
 };
 
 static struct galloc_wasm_document * galloc_wasm_documents[GALLOC_WASM_MAX_DOCUMENTS + 1]; // by handle; 0 unused
+// the sizes of a document galloc_wasm_model_build_document made, by handle; NULL for the others
+static struct galloc_model_sizes *   galloc_wasm_document_sizes[GALLOC_WASM_MAX_DOCUMENTS + 1];
 
 // the document of a handle, or NULL with status ARGUMENT
 static struct galloc_wasm_document * galloc_wasm_document_at(int32_t handle) {
@@ -309,7 +316,7 @@ static struct galloc_wasm_document * galloc_wasm_document_at(int32_t handle) {
 
 // read and plan len bytes of a graph document and keep both: its handle, or 0 with the reader's or
 // the planner's status and message (as galloc_wasm_plan fails) or ARGUMENT when every handle is taken
-GALLOC_WASM_EXPORT int32_t galloc_wasm_doc_open(const char * json, size_t len) {
+static int32_t galloc_wasm_doc_keep(const char * json, size_t len) {
     int32_t h = 1;
     while (h <= GALLOC_WASM_MAX_DOCUMENTS && galloc_wasm_documents[h] != NULL) {
         h++;
@@ -333,12 +340,18 @@ GALLOC_WASM_EXPORT int32_t galloc_wasm_doc_open(const char * json, size_t len) {
     return h;
 }
 
+GALLOC_WASM_EXPORT int32_t galloc_wasm_doc_open(const char * json, size_t len) {
+    return galloc_wasm_doc_keep(json, len);
+}
+
 // forget a kept document (an unknown handle is ignored)
 GALLOC_WASM_EXPORT void galloc_wasm_doc_close(int32_t handle) {
     if (handle >= 1 && handle <= GALLOC_WASM_MAX_DOCUMENTS && galloc_wasm_documents[handle] != NULL) {
         galloc_planned_free(&galloc_wasm_documents[handle]->planned);
         free(galloc_wasm_documents[handle]);
-        galloc_wasm_documents[handle] = NULL;
+        free(galloc_wasm_document_sizes[handle]);
+        galloc_wasm_documents[handle]      = NULL;
+        galloc_wasm_document_sizes[handle] = NULL;
     }
 }
 
@@ -962,38 +975,53 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_sizes(int32_t handle, const char * s
     return out ? galloc_wasm_result(out, out_len) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the sizes");
 }
 
-// what a settings change shows, from one build of the graph: {"sizes": galloc_wasm_model_sizes's
-// object, "graph": galloc_wasm_model_document's document}, in that order (the graph's text is
-// everything after the first ',"graph":', less the closing brace)
-GALLOC_WASM_EXPORT char * galloc_wasm_model_build(int32_t handle, const char * settings, size_t len) {
+// what a settings change shows, from one build of the graph: its document read, planned and kept
+// (galloc_wasm_doc_keep) with the sizes; the handle of the document, 0 on failure
+GALLOC_WASM_EXPORT int32_t galloc_wasm_model_build_document(int32_t handle, const char * settings, size_t len) {
     const struct galloc_model * m = galloc_wasm_model_at(handle);
     struct galloc_model_settings s;
     if (m == NULL || settings == NULL || !galloc_wasm_settings(settings, len, &s)) {
-        return m == NULL || settings != NULL ? NULL : galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no settings (NULL pointer)");
+        if (m != NULL && settings == NULL) {
+            galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no settings (NULL pointer)");
+        }
+        return 0;
     }
     struct galloc_error err;
-    struct galloc_model_sizes z;
-    size_t doc_len = 0, sizes_len = 0;
-    char * doc = galloc_model_document_sizes(m, &s, &z, &doc_len, &err);
+    struct galloc_model_sizes * z = malloc(sizeof(*z));
+    if (z == NULL) {
+        galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory");
+        return 0;
+    }
+    size_t doc_len = 0;
+    char * doc = galloc_model_document_sizes(m, &s, z, &doc_len, &err);
     if (doc == NULL) {
-        return galloc_wasm_fail(err.status, "%s", err.message);
+        free(z);
+        galloc_wasm_fail(err.status, "%s", err.message);
+        return 0;
     }
-    char * sizes = galloc_wasm_sizes_json(&z, &sizes_len);
-    static const char head[] = "{\"sizes\":", mid[] = ",\"graph\":";
-    const size_t out_len = sizeof(head) - 1 + sizes_len + sizeof(mid) - 1 + doc_len + 1;
-    char * out = sizes ? malloc(out_len + 1) : NULL;
-    if (out != NULL) {
-        char * p = out;
-        memcpy(p, head, sizeof(head) - 1);  p += sizeof(head) - 1;
-        memcpy(p, sizes, sizes_len);        p += sizes_len;
-        memcpy(p, mid, sizeof(mid) - 1);    p += sizeof(mid) - 1;
-        memcpy(p, doc, doc_len);            p += doc_len;
-        *p++ = '}';
-        *p   = '\0';
-    }
-    free(sizes);
+    const int32_t h = galloc_wasm_doc_keep(doc, doc_len);
     free(doc);
-    return out ? galloc_wasm_result(out, out_len) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the graph and sizes");
+    if (h > 0) {
+        galloc_wasm_document_sizes[h] = z;
+    } else {
+        free(z);
+    }
+    return h;
+}
+
+// the sizes kept with a document galloc_wasm_model_build_document made (JSON: galloc_wasm_sizes_json);
+// NULL with status ARGUMENT for another document
+GALLOC_WASM_EXPORT char * galloc_wasm_doc_model_sizes(int32_t handle) {
+    struct galloc_wasm_document * d = galloc_wasm_document_at(handle);
+    if (d == NULL) {
+        return NULL;
+    }
+    if (galloc_wasm_document_sizes[handle] == NULL) {
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "document %d was not built from a model", (int) handle);
+    }
+    size_t out_len = 0;
+    char * out = galloc_wasm_sizes_json(galloc_wasm_document_sizes[handle], &out_len);
+    return out ? galloc_wasm_result(out, out_len) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the sizes");
 }
 
 GALLOC_WASM_EXPORT int32_t galloc_wasm_model_card_count(void) {

@@ -45,7 +45,11 @@ char *       galloc_wasm_gguf_summary(const uint8_t * data, size_t len, double f
 int32_t      galloc_wasm_model_open_gguf(const uint8_t * data, size_t len);
 int32_t      galloc_wasm_model_open_card(const char * name);
 void         galloc_wasm_model_close(int32_t handle);
-char *       galloc_wasm_model_build(int32_t handle, const char * settings, size_t len);
+int32_t      galloc_wasm_model_build_document(int32_t handle, const char * settings, size_t len);
+char *       galloc_wasm_doc_model_sizes(int32_t handle);
+uint8_t *    galloc_wasm_doc_graph_binary(int32_t handle);
+uint8_t *    galloc_wasm_doc_plan_binary(int32_t handle);
+size_t       galloc_wasm_result_length(void);
 char *       galloc_wasm_model_sizes(int32_t handle, const char * settings, size_t len);
 
 //
@@ -269,6 +273,36 @@ static char * case_kept_document(void) {
     return both;
 }
 
+// open, the binary graph and plan (galloc-binary.h), close: the two in hex, joined
+static char * case_kept_binary(void) {
+    int32_t h = galloc_wasm_doc_open(doc_b, doc_b_len);
+    if (h == 0) {
+        return NULL;
+    }
+    uint8_t * parts[2] = { galloc_wasm_doc_graph_binary(h), NULL };
+    size_t    lens[2]  = { galloc_wasm_result_length(), 0 };
+    if (parts[0] != NULL) {
+        parts[1] = galloc_wasm_doc_plan_binary(h);
+        lens[1]  = galloc_wasm_result_length();
+    }
+    char * both = NULL;
+    if (parts[1] != NULL) {
+        both = __real_malloc(2 * (lens[0] + lens[1]) + 1); // not counted: the module's failures only
+        char * at = both;
+        for (int k = 0; k < 2; k++) {
+            for (size_t i = 0; i < lens[k]; i++, at += 2) {
+                snprintf(at, 3, "%02x", parts[k][i]);
+            }
+        }
+        *at = '\0';
+        live++; // freed by galloc_wasm_free
+    }
+    galloc_wasm_free(parts[0]);
+    galloc_wasm_free(parts[1]);
+    galloc_wasm_doc_close(h);
+    return both;
+}
+
 static char * case_explain(void) {
     return galloc_wasm_explain(doc_b, doc_b_len);
 }
@@ -303,8 +337,14 @@ static char * model_case(int32_t h, bool sizes_only) {
     if (h == 0) {
         return NULL;
     }
-    char * out = sizes_only ? galloc_wasm_model_sizes(h, settings, sizeof(settings) - 1)
-                            : galloc_wasm_model_build(h, settings, sizeof(settings) - 1);
+    char * out = NULL;
+    if (sizes_only) {
+        out = galloc_wasm_model_sizes(h, settings, sizeof(settings) - 1);
+    } else { // the document built, read, planned and kept; its sizes
+        int32_t d = galloc_wasm_model_build_document(h, settings, sizeof(settings) - 1);
+        out = d != 0 ? galloc_wasm_doc_model_sizes(d) : NULL;
+        galloc_wasm_doc_close(d);
+    }
     galloc_wasm_model_close(h);
     return out;
 }
@@ -356,6 +396,7 @@ int main(void) {
     run_failing("plan", case_plan, true);
     run_failing("graph", case_graph, true);
     run_failing("kept document", case_kept_document, true);
+    run_failing("kept document binary", case_kept_binary, true);
     run_failing("explain", case_explain, true);
     run_failing("explain compare", case_explain_compare, true);
     run_failing("whatif", case_whatif, true);
@@ -366,7 +407,7 @@ int main(void) {
     run_failing("model card build", case_model_card, true);
     run_failing("model gguf sizes", case_model_gguf, true);
     run_failing("ggml_gallocr", case_gallocr, false);
-    check_cases = 13;
+    check_cases = 14;
     free(doc_a);
     free(doc_b);
     free(csv);

@@ -2,7 +2,10 @@
 // from e2e.mjs: damaged share links show an error and the default graph; an empty paste
 // replaces nothing and Ctrl+Z brings back a replaced graph; a ggml_cast tensor imports and plans
 // as the CLI plans it; huge links and imports (300,000 lines, 300,000 tensors) leave the page
-// answering (times reported, not asserted: tests do not time things).
+// answering: the link's text is parsed while the page draws frames (in the worker), the import's
+// editor text is written while it draws (in slices), both plan as the CLI plans, the text exported
+// is the chain's (times and the longest main-thread task reported, not asserted: tests do not time
+// things).
 import lzString from 'lz-string';
 import { readFileSync } from 'node:fs';
 

@@ -318,3 +318,43 @@ describe('the editor text of an import, written in slices', () => {
     expect(ui.text.value).toBe(graphToTextLines(chainDoc(5000)).text);
   });
 });
+
+describe('edits made on a big document (rename, remove): its text written in slices, then planned', () => {
+  it('renaming a buffer type and removing tensors give the one-task edit\'s text and plan; a newer text drops them', async () => {
+    for (const sliced of [false, true]) {
+      ui.useSteps(null);
+      ui.useTextParser(null);
+      expect(ui.replaceText(chainText(6000))).toBe(true);
+      const want = {};
+      expect(ui.renameBuffer(0, 'cpu')).toBe(true);
+      want.renamed = { text: ui.text.value, plan: ui.plan.value };
+      ui.select(6000);
+      expect(ui.removeTensor(6000)).toBe(true);
+      want.removed = { text: ui.text.value, plan: ui.plan.value, selected: ui.selected.value };
+      if (!sliced) continue;
+      const { make } = fakeWorkers();
+      ui.useSteps(0);
+      ui.useTextParser(createTextParser(make), 1000);
+      expect(await ui.replaceText(chainText(6000))).toBe(true);
+      const renamed = ui.renameBuffer(0, 'cpu');
+      expect(renamed).toBeInstanceOf(Promise);
+      expect(await renamed).toBe(true);
+      expect(ui.text.value).toBe(want.renamed.text);
+      expect(ui.plan.value).toEqual(want.renamed.plan);
+      ui.select(6000);
+      const removed = ui.removeTensor(6000);
+      expect(ui.selected.value).toBe(6000); // until the new graph is there
+      expect(await removed).toBe(true);
+      expect(ui.text.value).toBe(want.removed.text);
+      expect(ui.plan.value).toEqual(want.removed.plan);
+      expect(ui.selected.value).toBe(want.removed.selected);
+      // an edit still being written is dropped by a newer text
+      const stale = ui.renameBuffer(0, 'gpu');
+      expect(ui.replaceText(chainText(5))).toBe(true);
+      expect(await stale).toBe(false);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(ui.model.value.steps).toBe(5);
+      expect(ui.graph.value.buffer_types[0].name).toBe('host');
+    }
+  });
+});

@@ -61,7 +61,7 @@ const CASES = {
   'kept document': () => {
     const doc = galloc.open(graph);
     try {
-      return [doc.plan(), doc.explain()];
+      return [doc.graph(), doc.plan(), doc.explain()];
     } finally {
       doc.close();
     }
@@ -75,7 +75,12 @@ const CASES = {
   'model card build': () => {
     const model = galloc.openModel({ card: 'llama-3-8b' });
     try {
-      return model.build(SETTINGS);
+      const { sizes, document } = model.build(SETTINGS); // the document kept in the module
+      try {
+        return [sizes, document.graph(), document.plan()];
+      } finally {
+        document.close();
+      }
     } finally {
       model.close();
     }

@@ -85,6 +85,30 @@ describe('the decoded graph and plan are the JSON documents', () => {
   });
 });
 
+describe('names as the JSON path gives them', () => {
+  it('two-, three- and four-byte UTF-8, control characters, quotes, an unnamed tensor, unknown ops and types, a unary op', () => {
+    const doc = {
+      name: 'caf\u00e9 \u{1F600}',
+      buffer_types: [{ name: 'dev\u20ac', alignment: 32, max_size: null }, { name: '', alignment: 64, max_size: 4096 }],
+      type_traits: [{ name: 'q9_k', blck_size: 256, type_size: 200 }],
+      tensors: [
+        { name: 'caf\u00e9', op: 'NONE', type: 'f32', ne: [4, 8], flags: ['input'] },
+        { name: '\u20ac\u{1F600}x\u0001\u001b"\\', op: 'NONE', type: 'q9_k', ne: [256], buffer_type: 1 },
+        { name: '', op: 'LIGHTNING_INDEXER', type: 'f32', ne: [4, 8], src: [0, null, 1], flags: ['output'] },
+        { name: 'u', op: 'UNARY', unary_op: 'SILU', type: 'f32', ne: [4, 8], src: [2], flags: ['output'] },
+      ],
+      outputs: [2, 3],
+    };
+    const d = galloc.open(JSON.stringify(doc));
+    try {
+      expect(differences('names', d)).toEqual([]);
+      const names = d.graph().tensors.map((t) => t.name);
+      expect([names[0], names[1], names[3]]).toEqual([doc.tensors[0].name, doc.tensors[1].name, 'u']); // (the reader names the unnamed one)
+      expect(d.graph().buffer_types.map((b) => b.name)).toEqual(['dev\u20ac', '']);
+    } finally { d.close(); }
+  });
+});
+
 describe('numbers past 2^53 stay exact', () => {
   const TWO53 = 2n ** 53n;
   const TIB = 2n ** 40n; // the largest tensor a document may have

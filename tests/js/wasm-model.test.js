@@ -41,11 +41,19 @@ describe('models from GGUF headers, against llama.cpp', () => {
           }
           expect(`${r.file}: ${mib(z)}`).toBe(`${r.file}: ${r.llamacpp_compute_mib}`);
           expect(z.n_nodes).toBe(Number(r.nodes));
-          // both from one build (the model page's call): these sizes, and the document's very text
+          // both from one build (the model page's call): these sizes, and the document kept in the
+          // module, whose graph and plan (crossed as binary) are those of document()'s text
           const both = m.build(settingsOf(r));
-          expect(both.sizes).toEqual(z);
-          expect(both.graphText === m.documentText(settingsOf(r))).toBe(true);
-          expect(both.graph.nodes.length).toBe(Number(r.nodes));
+          try {
+            expect(both.sizes).toEqual(z);
+            const text = m.documentText(settingsOf(r));
+            const graph = both.document.graph();
+            expect(JSON.stringify(graph) === JSON.stringify(galloc.normalize(text))).toBe(true);
+            expect(JSON.stringify(both.document.plan()) === JSON.stringify(galloc.plan(text))).toBe(true);
+            expect(graph.nodes.length).toBe(Number(r.nodes));
+          } finally {
+            both.document.close();
+          }
         }
         const r0 = rows.find((x) => x.model === name);
         const doc = m.document(settingsOf(r0));
@@ -135,9 +143,30 @@ describe('bad input to the model exports', () => {
     const m = galloc.openModel({ gguf: gguf('gemma3-tiny') });
     const before = galloc.heapUsed();
     for (let i = 0; i < 10; i++) {
-      m.build({ n_ctx: 512 * (i + 1) });
+      const { document } = m.build({ n_ctx: 512 * (i + 1) });
+      document.graph();
+      document.plan();
+      document.close();
       expect(() => m.build({ n_seq: 0 })).toThrow();
     }
+    expect(galloc.heapUsed()).toBe(before);
+    m.close();
+  });
+  it('a build takes a document handle: when all 16 are taken it fails, and a document not built from a model has no sizes', () => {
+    const m = galloc.openModel({ gguf: gguf('gemma3-tiny') });
+    const before = galloc.heapUsed();
+    const open = [];
+    try {
+      for (let i = 0; i < 16; i++) open.push(m.build({ n_ctx: 512 }).document);
+      expectError(() => m.build({ n_ctx: 512 }), 'bad-argument', /16 documents are open already/);
+      expect(open[3].modelSizes()).toEqual(m.sizes({ n_ctx: 512 }));
+    } finally {
+      for (const d of open) d.close();
+    }
+    const d = galloc.open(m.documentText({ n_ctx: 512 }));
+    try {
+      expectError(() => d.modelSizes(), 'bad-argument', /was not built from a model/);
+    } finally { d.close(); }
     expect(galloc.heapUsed()).toBe(before);
     m.close();
   });

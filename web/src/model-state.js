@@ -126,12 +126,14 @@ function rebuild(newSource) {
   try {
     const s = settings.value;
     const t0 = performance.now();
-    const r = model.build(s);
+    const r = model.build(s); // the graph read and planned in the module, kept there (a GallocDocument)
+    let doc;
+    try { doc = r.document.graph(); } catch (e) { r.document.close(); throw e; }
     const t1 = performance.now();
     batch(() => {
       sizes.value = r.sizes;
       modelError.value = '';
-      loadGeneratedGraph(r.graph, { newSource, json: r.graphText });
+      loadGeneratedGraph(doc, { newSource, document: r.document });
     });
     const t2 = performance.now();
     buildTimes.value = { build: t1 - t0, plan: t2 - t1, total: t2 - t0 };

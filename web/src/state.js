@@ -358,17 +358,19 @@ function showPlanned(d, norm, m, p, t0) {
  * Show a graph document made elsewhere (a model's graph, model-state.js): read and planned once by
  * the module, like an import; its editor text is written after its plan is on screen (deferText).
  * @param {object} doc a "galloc-graph" document
- * @param {{newSource?: boolean, json?: string}} [options] newSource: another model (the views start
- *   over), else the same model at other settings; json: the document's JSON text, if at hand
+ * @param {{newSource?: boolean, json?: string, document?: import('./core/galloc.js').GallocDocument}} [options]
+ *   newSource: another model (the views start over), else the same model at other settings; json: the
+ *   document's JSON text, if at hand; document: doc already read and planned in the module (GallocModel.build),
+ *   which this takes over (closed when it fails, or when another graph replaces it)
  * @returns {boolean} whether it planned
  */
-export function loadGeneratedGraph(doc, { newSource = false, json = doc } = {}) {
-  if (!galloc.value) return false;
+export function loadGeneratedGraph(doc, { newSource = false, json = doc, document = null } = {}) {
+  if (!galloc.value) { document?.close(); return false; }
   const t0 = performance.now();
-  let d = null;
+  let d = document;
   let p;
   try {
-    d = withModule((mod) => mod.open(json));
+    d ??= withModule((mod) => mod.open(json));
     p = d.plan();
   } catch (e) {
     d?.close();
@@ -676,6 +678,44 @@ export function shareFragment() {
   return encodeShare(sharePayload({ text: text.value, preset: presetName.value, presetText: presetText.value }));
 }
 
+/** fn(answer) now, or when the answer of a big text comes (replaceText) */
+function whenAnswered(answer, fn) {
+  if (!(answer instanceof Promise)) { fn(answer); return answer; }
+  return answer.then((ok) => { fn(ok); return ok; });
+}
+
+/** documents of this many tensors and more are written as text in slices (graphTextWriter) when edited, in a page */
+const SLICED_EDIT_TENSORS = 5000;
+
+/**
+ * Replace the text with a document's (an edit made on the document: a buffer type renamed or
+ * removed, tensors removed). A big document's text is written in slices, then planned as any big
+ * text; a newer text or graph meanwhile drops it.
+ * @param {object} doc
+ * @returns {boolean|Promise<boolean>}
+ */
+function replaceWithDocument(doc) {
+  if (stepsMinBytes === Infinity || doc.tensors.length < Math.min(SLICED_EDIT_TENSORS, stepsMinBytes)) return replaceText(graphToText(doc));
+  const seq = supersede();
+  const writer = graphTextWriter(doc);
+  return new Promise((done) => {
+    const slice = () => {
+      if (seq !== textSeq) { done(false); return; }
+      let r;
+      try {
+        r = writer.write(TEXT_SLICE_MS);
+      } catch (e) {
+        setNotice(e.message, 'error');
+        done(false);
+        return;
+      }
+      if (r) done(replaceText(r.text));
+      else nextTask(slice);
+    };
+    nextTask(slice);
+  });
+}
+
 /** @param {string|null} message */
 export function setNotice(message, kind = 'info') {
   notice.value = message ? { kind, message } : null;
@@ -714,7 +754,7 @@ export function renameBuffer(b, name) {
   if (!name.trim()) return false;
   const d = graph.value;
   const types = d.buffer_types.map((t, k) => (k === b ? { ...t, name: name.trim() } : t));
-  return replaceText(graphToText({ ...d, buffer_types: types }));
+  return replaceWithDocument({ ...d, buffer_types: types });
 }
 
 /** add a buffer type (host-like: alignment 32, no max size) */
@@ -732,7 +772,7 @@ export function addBufferType() {
 /** remove buffer type b; what was assigned to it moves to the previous type */
 export function removeBufferType(b) {
   try {
-    return replaceText(graphToText(docRemoveBufferType(graph.value, b)));
+    return replaceWithDocument(docRemoveBufferType(graph.value, b));
   } catch (e) {
     setNotice(e.message, 'error');
     return false;
@@ -821,9 +861,7 @@ export function addTensor(fn, sources, extra = '') {
   const name = `t${k}`;
   const args = [...sources.map((s) => refTo(s, after + 1)), ...(extra ? [extra] : [])].join(', ');
   const { text: t, index } = insertTensor(text.value, meta.value, after, `${name} = ${fn}(${args})`);
-  const ok = replaceText(t);
-  if (ok) selected.value = index;
-  return ok;
+  return whenAnswered(replaceText(t), (ok) => { if (ok) selected.value = index; });
 }
 
 /**
@@ -838,9 +876,7 @@ export function removeTensor(i, cascade = false) {
     setNotice(`${d.tensors[i].name} is used by ${deps.length - 1} other tensor(s); remove them too, or rewire them first`, 'error');
     return false;
   }
-  const ok = replaceText(graphToText(docRemoveTensors(d, deps)));
-  if (ok) selected.value = -1;
-  return ok;
+  return whenAnswered(replaceWithDocument(docRemoveTensors(d, deps)), (ok) => { if (ok) selected.value = -1; });
 }
 
 /**

@@ -125,8 +125,10 @@ static uint32_t strings_add(struct strings * s, const char * text, size_t len) {
         s->bytes     = grown;
         s->cap_bytes = cap;
     }
-    memcpy(s->bytes + s->n_bytes, text, len);
-    s->n_bytes += len;
+    if (len > 0) { // (an empty first string: no bytes yet, and memcpy takes no NULL)
+        memcpy(s->bytes + s->n_bytes, text, len);
+        s->n_bytes += len;
+    }
     s->utf16 += utf16_units((const unsigned char *) text, len);
     s->ends.w[s->ends.n] = s->utf16;
     return (uint32_t) s->ends.n++;

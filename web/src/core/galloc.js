@@ -861,6 +861,13 @@ export class GallocDocument {
   /** @returns {string} the plan document's text, as Galloc.planText gives it (the CLI's bytes): for files */
   planText() { return this.text((h) => this.g.m._galloc_wasm_doc_plan(h)); }
 
+  /**
+   * The sizes llama.cpp logs for the settings this document was built with (GallocModel.build).
+   * @returns {ModelSizes}
+   * @throws {GallocError} 'bad-argument' for a document not built from a model
+   */
+  modelSizes() { return JSON.parse(this.text((h) => this.g.m._galloc_wasm_doc_model_sizes(h))); }
+
   /** @returns {ExplainResult} as Galloc.explain gives it */
   explain() { return JSON.parse(this.text((h) => this.g.m._galloc_wasm_doc_explain(h))); }
 
@@ -954,20 +961,23 @@ export class GallocModel {
 
   /**
    * What a settings change shows, from one build of the graph: the sizes (as sizes()) and the
-   * graph document they were planned from (as document()), with its JSON text (for plan(): no
-   * second serialisation).
+   * graph document they were planned from, read and planned in the module and kept there as
+   * Galloc.open keeps a document (its graph() is document()'s, its plan() the CLI's plan of it).
+   * The caller owns the document: close it when done (the module keeps at most 16 open).
    * @param {Partial<ModelSettings>} settings
-   * @returns {{sizes: ModelSizes, graph: object, graphText: string}}
-   * @throws {GallocError} as document()
+   * @returns {{sizes: ModelSizes, document: GallocDocument}}
+   * @throws {GallocError} as document(); 'bad-argument' when 16 documents are open
    */
   build(settings) {
     const h = this.open();
-    const text = this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_build(h, ptr, len));
-    const r = JSON.parse(text);
-    // {"sizes":{...},"graph":DOC}: the first ',"graph":' closes the sizes (a quote inside a JSON
-    // string is escaped, so the sequence cannot start inside one)
-    const at = text.indexOf(',"graph":');
-    return { sizes: r.sizes, graph: r.graph, graphText: text.slice(at + 9, -1) };
+    const handle = this.g.withInputNumber(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_build_document(h, ptr, len));
+    const document = new GallocDocument(this.g, handle);
+    try {
+      return { sizes: document.modelSizes(), document };
+    } catch (e) {
+      document.close();
+      throw e;
+    }
   }
 
   /** Free the model in the module; later calls throw. */
