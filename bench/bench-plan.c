@@ -27,15 +27,6 @@
 #include <string.h>
 #include <time.h>
 
-#if defined(__has_include)
-#    if __has_include(<valgrind/callgrind.h>)
-#        include <valgrind/callgrind.h>
-#    endif
-#endif
-#ifndef CALLGRIND_TOGGLE_COLLECT
-#    define CALLGRIND_TOGGLE_COLLECT
-#endif
-
 static int runs_override; // --runs N: every graph planned N times (0: each graph's default)
 
 struct result {

@@ -26,15 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__has_include)
-#    if __has_include(<valgrind/callgrind.h>)
-#        include <valgrind/callgrind.h>
-#    endif
-#endif
-#ifndef CALLGRIND_TOGGLE_COLLECT
-#    define CALLGRIND_TOGGLE_COLLECT
-#endif
-
 // what is counted: the whole path, or one of its phases (the others run outside the count)
 enum phase { PHASE_ALL, PHASE_READ, PHASE_PLAN, PHASE_WRITE };
 static const char * const phase_names[] = { "all", "read", "plan", "write" };

@@ -7,6 +7,17 @@
 
 #include <stddef.h>
 
+// CALLGRIND_TOGGLE_COLLECT around the measured calls: valgrind's macro when its header is there,
+// nothing otherwise (bench/instructions.mjs refuses a binary built without it)
+#if defined(__has_include)
+#    if __has_include(<valgrind/callgrind.h>)
+#        include <valgrind/callgrind.h>
+#    endif
+#endif
+#ifndef CALLGRIND_TOGGLE_COLLECT
+#    define CALLGRIND_TOGGLE_COLLECT
+#endif
+
 // tell glibc to keep freed memory (no trimming, no mmap for big blocks), so that each run measures
 // planning, not the kernel handing the same pages back zeroed; nothing elsewhere
 void bench_keep_freed_memory(void);

@@ -5,7 +5,6 @@
 // path must give what the one-task path gives: the same graph, plan (the CLI's), errors at the
 // same lines, the same text; a newer text drops an older parse, and cancels it.
 
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,18 +14,12 @@ import { graphTextWriter, graphToTextLines, parseGraphText } from '../../web/src
 import { packParse, unpackParse } from '../../web/src/core/text-parse-protocol.js';
 import { createTextParser } from '../../web/src/core/text-parse-client.js';
 import { cBadDocuments } from './c-bad-documents.js';
-import { CLI, GOLDEN_DIR, goldenNames, loadWasm, requireCli } from './wasm-helpers.js';
+import { cliVerdict, GOLDEN_DIR, goldenNames, loadWasm } from './wasm-helpers.js';
 
 const g = await loadWasm();
 ui.galloc.value = g;
 
-/** what the native CLI plans for document bytes (or its refusal) */
-function cli(bytes) {
-  requireCli();
-  const r = spawnSync(CLI, ['plan', '-'], { input: Buffer.from(bytes), encoding: 'utf8', maxBuffer: 256 << 20, timeout: 60000 });
-  if (r.error) throw r.error;
-  return { status: r.status, plan: r.status === 0 ? JSON.parse(r.stdout) : null };
-}
+const cli = cliVerdict; // the CLI's verdict on document bytes (wasm-helpers.js)
 
 /**
  * A worker stand-in: parses in this thread after `delay` ms, its answer structured-cloned with its

@@ -4,7 +4,6 @@
 // CLI accepts import and plan exactly as the CLI plans them (numbers past 2^53 included); the graph
 // on screen stays after a refusal.
 
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,18 +11,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as ui from '../../web/src/state.js';
 import { parseGraphText } from '../../web/src/core/graph-text.js';
 import { cBadDocuments } from './c-bad-documents.js';
-import { CLI, GOLDEN_DIR, loadWasm, planDifferences, requireCli } from './wasm-helpers.js';
+import { cliVerdict, GOLDEN_DIR, loadWasm, planDifferences } from './wasm-helpers.js';
 
 const g = await loadWasm();
 ui.galloc.value = g;
 
-/** the CLI's verdict on document bytes: exit status, message without the "galloc: -: " prefix, plan */
-function cli(bytes) {
-  requireCli();
-  const r = spawnSync(CLI, ['plan', '-'], { input: Buffer.from(bytes), encoding: 'utf8', maxBuffer: 256 << 20, timeout: 60000 });
-  if (r.error) throw r.error;
-  return { status: r.status, message: r.stderr.trim().replace(/^galloc: -: /, ''), plan: r.status === 0 ? JSON.parse(r.stdout) : null };
-}
+const cli = cliVerdict; // the CLI's verdict on document bytes (wasm-helpers.js)
 
 /** where a message says the problem is: its JSON path or "line L, column C" (all before the first ': ') */
 const place = (message) => message.slice(0, message.indexOf(': '));

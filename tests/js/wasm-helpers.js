@@ -53,6 +53,17 @@ export function runCli(args, input) {
 }
 
 /**
+ * The native CLI's verdict on document bytes (`galloc plan -`): exit status, message without the
+ * "galloc: -: " prefix, and the plan when it planned.
+ * @param {Uint8Array|string} bytes
+ * @returns {{ status: number, message: string, plan: object|null }}
+ */
+export function cliVerdict(bytes) {
+  const r = runCli(['plan', '-'], Buffer.from(bytes));
+  return { status: r.status, message: r.stderr.trim().replace(/^galloc: -: /, ''), plan: r.status === 0 ? JSON.parse(r.stdout) : null };
+}
+
+/**
  * The native CLI's plan of a graph document (JSON text), as text.
  * @param {string} graphText
  * @returns {string}

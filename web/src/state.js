@@ -485,13 +485,7 @@ export function importGraph(input, source = 'the input') {
   if (t !== null) {
     const keep = { text: text.value, errors: textErrors.value };
     if (!replaceText(t)) {
-      const why = textErrors.value[0]?.message ?? 'it could not be planned';
-      batch(() => {
-        text.value = keep.text;
-        textRevision.value++;
-        textErrors.value = keep.errors;
-        notice.value = { kind: 'error', message: `could not import ${source}: ${why}` };
-      });
+      refuseImport(keep, source, textErrors.value[0]?.message ?? 'it could not be planned');
       return false;
     }
   } else {
@@ -569,13 +563,18 @@ async function importBigText(t, source) {
   const first = textErrors.value[0];
   const why = how === 'empty' ? 'the graph text defines no tensors, nothing to import (the graph on screen stays)'
     : how === 'parse' ? `line ${first.line}: ${first.message}` : first?.message ?? 'it could not be planned';
+  refuseImport(keep, source, why);
+  return false;
+}
+
+/** an import that could not be planned: the text on screen before it comes back, the notice says why */
+function refuseImport(keep, source, why) {
   batch(() => {
     text.value = keep.text;
     textRevision.value++;
     textErrors.value = keep.errors;
     notice.value = { kind: 'error', message: `could not import ${source}: ${why}` };
   });
-  return false;
 }
 
 // ---- the editor's text of an imported document, written after its plan is on screen ----------
