@@ -79,30 +79,15 @@ static char * write_plan_head(const struct galloc_document * doc, const struct g
 // the tensors: integers and constant pieces straight into the text
 //
 
-#define PLAN_EXACT_LIMIT ((uint64_t) 1 << 53) // above it numbers are written as strings (see json.h)
-
-// "00" "01" ... "99"
-static const char plan_digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// 10^k for k = 0..19
-static const uint64_t plan_pow10[20] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
-    10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull, 1000000000000000ull,
-    10000000000000000ull, 100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
-};
-
 // the number of decimal digits of v >= 1: from its bit length (1233 / 4096 ~ log10 2), then one comparison
 static inline unsigned digit_count(uint64_t v) {
 #if defined(__GNUC__) || defined(__clang__)
     unsigned bits  = 64u - (unsigned) __builtin_clzll(v);
     unsigned guess = (bits * 1233u) >> 12; // digits - 1 or digits
-    return guess + (v >= plan_pow10[guess] ? 1u : 0u);
+    return guess + (v >= galloc_json_pow10[guess] ? 1u : 0u);
 #else
     unsigned n = 1;
-    while (n < 20 && v >= plan_pow10[n]) {
+    while (n < 20 && v >= galloc_json_pow10[n]) {
         n++;
     }
     return n;
@@ -118,14 +103,14 @@ static inline char * put_digits32(char * at, uint32_t v) {
     char * end = at + digit_count(v);
     char * d   = end;
     while (v >= 100) {
-        const char * pair = &plan_digit_pairs[2 * (v % 100)];
+        const char * pair = &galloc_json_digit_pairs[2 * (v % 100)];
         v /= 100;
         *--d = pair[1];
         *--d = pair[0];
     }
     if (v >= 10) {
-        *--d = plan_digit_pairs[2 * v + 1];
-        *--d = plan_digit_pairs[2 * v];
+        *--d = galloc_json_digit_pairs[2 * v + 1];
+        *--d = galloc_json_digit_pairs[2 * v];
     } else {
         *--d = (char) ('0' + v);
     }
@@ -139,7 +124,7 @@ static inline char * put_digits(char * at, uint64_t v) {
     char * end = at + digit_count(v);
     char * d   = end;
     while (v > UINT32_MAX) { // pairs in 64-bit arithmetic until the rest fits 32 bits
-        const char * pair = &plan_digit_pairs[2 * (v % 100)];
+        const char * pair = &galloc_json_digit_pairs[2 * (v % 100)];
         v /= 100;
         *--d = pair[1];
         *--d = pair[0];
@@ -150,7 +135,7 @@ static inline char * put_digits(char * at, uint64_t v) {
 }
 
 static inline char * put_u64(char * at, uint64_t v) {
-    if (v > PLAN_EXACT_LIMIT) {
+    if (v > GALLOC_JSON_EXACT_LIMIT) {
         return at + galloc_json_format_u64(at, v); // a quoted decimal string, rare
     }
     return put_digits(at, v);
