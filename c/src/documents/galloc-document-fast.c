@@ -394,8 +394,11 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
     }
     doc->tensors[i] = t;
     // all of the name's bytes (the one-pass reader's arrays are not zeroed)
-    size_t name_len = HAS(&e, M_NAME) ? e.name_len : 0;
-    memcpy(doc->tensor_names[i], e.name, name_len);
+    size_t name_len = 0;
+    if (HAS(&e, M_NAME)) {
+        name_len = e.name_len;
+        memcpy(doc->tensor_names[i], e.name, name_len);
+    }
     memset(doc->tensor_names[i] + name_len, 0, GGML_MAX_NAME - name_len);
     doc->tensor_buffer_type[i] = HAS(&e, M_BUFFER_TYPE) ? e.buffer_type : -1;
     doc->tensor_sub_op[i]      = HAS(&e, M_UNARY_OP) || HAS(&e, M_GLU_OP) ? e.sub_op : -1;

@@ -1195,35 +1195,6 @@ static uint64_t document_alloc_size(void * user, int32_t t, int32_t buffer_id) {
     return row < 0 ? doc->tensors[t].alloc_size : doc->alloc_sizes[(size_t) row * (size_t) doc->n_buffer_types + (size_t) buffer_id];
 }
 
-// the per-tensor arrays grow with the entries read, never sized from the count alone: 4,194,304
-// entries of `0` are refused at tensors[0] before ~1 GB is set aside for them
-bool galloc_document_grow_tensors(struct galloc_document * doc, size_t * cap, size_t want, bool zero) {
-    size_t old = *cap;
-    void * t  = realloc(doc->tensors, want * sizeof(*doc->tensors));
-    doc->tensors = t ? t : doc->tensors;
-    void * nm = t ? realloc(doc->tensor_names, want * sizeof(*doc->tensor_names)) : NULL;
-    doc->tensor_names = nm ? nm : doc->tensor_names;
-    void * bt = nm ? realloc(doc->tensor_buffer_type, want * sizeof(int32_t)) : NULL;
-    doc->tensor_buffer_type = bt ? bt : doc->tensor_buffer_type;
-    void * so = bt ? realloc(doc->tensor_sub_op, want * sizeof(int32_t)) : NULL;
-    doc->tensor_sub_op = so ? so : doc->tensor_sub_op;
-    void * as = so ? realloc(doc->tensor_alloc_sizes, want * sizeof(int32_t)) : NULL;
-    doc->tensor_alloc_sizes = as ? as : doc->tensor_alloc_sizes;
-    if (!as) {
-        return false;
-    }
-    *cap = want;
-    if (!zero) {
-        return true;
-    }
-    memset(doc->tensors + old, 0, (want - old) * sizeof(*doc->tensors));
-    memset(doc->tensor_names + old, 0, (want - old) * sizeof(*doc->tensor_names));
-    memset(doc->tensor_buffer_type + old, 0, (want - old) * sizeof(int32_t));
-    memset(doc->tensor_sub_op + old, 0, (want - old) * sizeof(int32_t));
-    memset(doc->tensor_alloc_sizes + old, 0, (want - old) * sizeof(int32_t));
-    return true;
-}
-
 // doubling from 1024, at most to the n entries the parse counted
 static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
     size_t want = *cap ? 2 * *cap : 1024;
@@ -1341,8 +1312,10 @@ static bool read_one_pass(struct reader * r, const char * json, size_t len) {
         for (int32_t k = 0; ok && k < walk.n_outputs; k++) {
             ok = walk.outputs[k] < doc->n_tensors;
         }
-        ok = ok && build_from_output_list(r, walk.outputs, walk.n_outputs);
-        walk.outputs = NULL; // freed by it
+        if (ok) {
+            ok           = build_from_output_list(r, walk.outputs, walk.n_outputs);
+            walk.outputs = NULL; // freed by it
+        }
     } else {
         ok = ok && walk.has_nodes && walk.has_leafs;
     }

@@ -171,6 +171,35 @@ static bool walk_type_traits(struct galloc_scan * s, const struct galloc_fast_na
     return more == 0;
 }
 
+// the per-tensor arrays grow with the entries read, never sized from the count alone: 4,194,304
+// entries of `0` are refused at tensors[0] before ~1 GB is set aside for them
+bool galloc_document_grow_tensors(struct galloc_document * doc, size_t * cap, size_t want, bool zero) {
+    size_t old = *cap;
+    void * t  = realloc(doc->tensors, want * sizeof(*doc->tensors));
+    doc->tensors = t ? t : doc->tensors;
+    void * nm = t ? realloc(doc->tensor_names, want * sizeof(*doc->tensor_names)) : NULL;
+    doc->tensor_names = nm ? nm : doc->tensor_names;
+    void * bt = nm ? realloc(doc->tensor_buffer_type, want * sizeof(int32_t)) : NULL;
+    doc->tensor_buffer_type = bt ? bt : doc->tensor_buffer_type;
+    void * so = bt ? realloc(doc->tensor_sub_op, want * sizeof(int32_t)) : NULL;
+    doc->tensor_sub_op = so ? so : doc->tensor_sub_op;
+    void * as = so ? realloc(doc->tensor_alloc_sizes, want * sizeof(int32_t)) : NULL;
+    doc->tensor_alloc_sizes = as ? as : doc->tensor_alloc_sizes;
+    if (!as) {
+        return false;
+    }
+    *cap = want;
+    if (!zero) {
+        return true;
+    }
+    memset(doc->tensors + old, 0, (want - old) * sizeof(*doc->tensors));
+    memset(doc->tensor_names + old, 0, (want - old) * sizeof(*doc->tensor_names));
+    memset(doc->tensor_buffer_type + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_sub_op + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_alloc_sizes + old, 0, (want - old) * sizeof(int32_t));
+    return true;
+}
+
 #define WALK_MIN_ENTRY_BYTES 32 // {"op":"ADD","type":"i8","ne":[0]}, the shortest entry taken, and its ','
 
 // room for the tensors of the array being read, grown to what the bytes read so far say the rest
