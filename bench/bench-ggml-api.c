@@ -3,12 +3,16 @@
 // One source (with bench-graphs.c) that compiles against this project's headers and library and,
 // unchanged, against upstream ggml. Per graph of bench-graphs.c a plan is ggml_gallocr_new_n +
 // reserve_n + alloc_graph + free on a fresh allocator (--hot: alloc_graph on one allocator reserved
-// once, the path llama.cpp runs per token); it prints median/min/max time, minor page faults per
-// plan and the buffer size, and under `valgrind --tool=callgrind --collect-atstart=no` callgrind
-// counts only the planning calls. glibc runs as the environment sets it (GLIBC_TUNABLES is
-// recorded in the JSON: none is glibc as a user's process has it).
+// once, the path llama.cpp runs per token; --build: the graph built through the API, then planned
+// fresh, then freed, the cost of getting the graph in and planned); it prints median/min/max time,
+// minor page faults per plan and the buffer size, and under `valgrind --tool=callgrind
+// --collect-atstart=no` callgrind counts only the calls measured. glibc runs as the environment
+// sets it (GLIBC_TUNABLES is recorded in the JSON: none is glibc as a user's process has it).
 //
-//   bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot] [--json FILE]
+//   bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot | --build] [--json FILE]
+//   --build: measured per run: bench_graph_build (ggml_init of the weight and graph contexts, every
+//            tensor and op call, ggml_build_forward_expand, the weights placed in a buffer without
+//            memory) + the fresh plan + bench_graph_free (ggml_free, the buffer freed)
 //   --warmup: plans before the measured ones (default runs / 3 + 3; instruction counts need 1)
 //   --json: one JSON line per graph appended to FILE
 //   BENCH_DUMP=FILE: write every node's op, offset and size after the last plan, to compare two builds
@@ -56,8 +60,14 @@ static int cmp_double(const void * a, const void * b) {
     return (x > y) - (x < y);
 }
 
-// measure and print one graph; its JSON line goes to json (when not NULL)
-static void measure(const char * name, struct bench_graph * g, int runs, int warmup, bool hot, FILE * json) {
+// what one measured run does: plan a graph built once (fresh or hot), or build, plan and free it
+enum mode { MODE_FRESH, MODE_HOT, MODE_BUILD };
+static const char * const mode_names[] = { "fresh", "hot", "build" };
+
+// measure and print one graph (c, built into g); its JSON line goes to json (when not NULL)
+static void measure(const struct bench_case * c, struct bench_graph * g, int runs, int warmup, enum mode mode, FILE * json) {
+    const char * name = c->name;
+    const bool   hot  = mode == MODE_HOT;
     ggml_backend_buffer_type_t buft = bench_nomem_buffer_type();
     double * t = malloc(sizeof(double) * (size_t) runs);
     size_t bytes = 0;
@@ -78,11 +88,19 @@ static void measure(const char * name, struct bench_graph * g, int runs, int war
         if (k >= 0) {
             CALLGRIND_TOGGLE_COLLECT;
         }
+        struct bench_graph built;
+        if (mode == MODE_BUILD) {
+            bench_graph_build(&built, c);
+        }
+        struct ggml_cgraph * gf = mode == MODE_BUILD ? built.gf : g->gf;
         ggml_gallocr_t galloc = hot ? kept : ggml_gallocr_new_n(&buft, 1);
-        bool ok = (hot || ggml_gallocr_reserve_n(galloc, g->gf, NULL, NULL)) && ggml_gallocr_alloc_graph(galloc, g->gf);
+        bool ok = (hot || ggml_gallocr_reserve_n(galloc, gf, NULL, NULL)) && ggml_gallocr_alloc_graph(galloc, gf);
         bytes = ggml_gallocr_get_buffer_size(galloc, 0);
-        if (!hot && !(getenv("BENCH_DUMP") && k == runs - 1)) {
+        if (!hot && !(getenv("BENCH_DUMP") && k == runs - 1 && mode == MODE_FRESH)) {
             ggml_gallocr_free(galloc);
+        }
+        if (mode == MODE_BUILD) {
+            bench_graph_free(&built);
         }
         if (k >= 0) {
             CALLGRIND_TOGGLE_COLLECT;
@@ -115,7 +133,7 @@ static void measure(const char * name, struct bench_graph * g, int runs, int war
         fprintf(json,
                 "{\"graph\": \"%s\", \"plan\": \"%s\", \"nodes\": %d, \"runs\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, "
                 "\"max_ms\": %.6f, \"faults_per_plan\": %.2f, \"bytes\": %zu, \"glibc_tunables\": \"%s\"}\n",
-                name, hot ? "hot" : "fresh", n_nodes, runs, t[runs / 2], t[0], t[runs - 1], (double) faults / runs, bytes,
+                name, mode_names[mode], n_nodes, runs, t[runs / 2], t[0], t[runs - 1], (double) faults / runs, bytes,
                 tunables ? tunables : "");
         fflush(json);
     }
@@ -127,7 +145,7 @@ int main(int argc, char ** argv) {
     const char * json_path = NULL;
     int runs_override = 0;
     int warmup = -1;
-    bool hot = false;
+    enum mode mode = MODE_FRESH;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
@@ -136,11 +154,13 @@ int main(int argc, char ** argv) {
         } else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc) {
             warmup = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--hot") == 0) {
-            hot = true;
+            mode = MODE_HOT;
+        } else if (strcmp(argv[i], "--build") == 0) {
+            mode = MODE_BUILD;
         } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
             json_path = argv[++i];
         } else {
-            fprintf(stderr, "usage: bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot] [--json FILE]\n");
+            fprintf(stderr, "usage: bench-ggml-api [--only NAME] [--runs N] [--warmup N] [--hot | --build] [--json FILE]\n");
             return 2;
         }
     }
@@ -150,8 +170,12 @@ int main(int argc, char ** argv) {
         return 1;
     }
     const char * tunables = getenv("GLIBC_TUNABLES");
-    printf("%s plan: %s; glibc: %s%s\n", hot ? "hot" : "fresh",
-           hot ? "ggml_gallocr_alloc_graph on an allocator reserved for the graph" : "ggml_gallocr_new_n + reserve_n + alloc_graph + free",
+    static const char * const mode_what[] = {
+        "ggml_gallocr_new_n + reserve_n + alloc_graph + free",
+        "ggml_gallocr_alloc_graph on an allocator reserved for the graph",
+        "the graph built (ggml_init, tensors, op calls, ggml_build_forward_expand) + new_n + reserve_n + alloc_graph + free + ggml_free",
+    };
+    printf("%s plan: %s; glibc: %s%s\n", mode_names[mode], mode_what[mode],
            tunables ? "GLIBC_TUNABLES=" : "stock (no GLIBC_TUNABLES)", tunables ? tunables : "");
     printf("%-18s %8s %6s %11s %10s %10s %9s %12s %14s\n", "graph", "nodes", "runs", "median (ms)", "min (ms)", "max (ms)", "ns/node",
            "faults/plan", "buffer bytes");
@@ -164,8 +188,8 @@ int main(int argc, char ** argv) {
         struct bench_graph g;
         bench_graph_build(&g, c);
         // a hot plan of a llama graph takes tens of microseconds: ten times the runs, for a stable median
-        int runs = runs_override > 0 ? runs_override : c->runs * (hot && c->n_layer > 0 ? 10 : 1);
-        measure(c->name, &g, runs, warmup, hot, json);
+        int runs = runs_override > 0 ? runs_override : c->runs * (mode == MODE_HOT && c->n_layer > 0 ? 10 : 1);
+        measure(c, &g, runs, warmup, mode, json);
         bench_graph_free(&g);
         n_run++;
     }

@@ -8,13 +8,15 @@
 // only) bench/instructions.mjs reports instructions per tensor beside upstream's ggml_gallocr plan
 // of the same graph. The plan's buffer size is printed to compare with bench-ggml-api's.
 //
-//   bench-planner-path [--only NAME] [--runs N] [--warmup N] [--phase all|read|plan|write] [--json FILE]
+//   bench-planner-path [--only NAME] [--runs N] [--warmup N] [--phase all|read|plan|write|binary] [--json FILE]
 //   --phase: what callgrind counts: the whole path (all), or galloc_document_read + free (read),
-//            galloc_plan_graph + free (plan), galloc_document_write_plan (write); timed: always all
+//            galloc_plan_graph + free (plan), galloc_document_write_plan (write), or the WASM module's
+//            binary plan instead, galloc_binary_write_plan (binary, written in that phase only); timed: always all
 
 #include "bench-graphs.h"
 #include "bench-util.h"
 #include "galloc-clock.h"
+#include "galloc-binary.h"
 #include "galloc-document.h"
 #include "galloc-export.h"
 #include "galloc-planner.h"
@@ -27,8 +29,8 @@
 #include <string.h>
 
 // what is counted: the whole path, or one of its phases (the others run outside the count)
-enum phase { PHASE_ALL, PHASE_READ, PHASE_PLAN, PHASE_WRITE };
-static const char * const phase_names[] = { "all", "read", "plan", "write" };
+enum phase { PHASE_ALL, PHASE_READ, PHASE_PLAN, PHASE_WRITE, PHASE_BINARY };
+static const char * const phase_names[] = { "all", "read", "plan", "write", "binary" };
 
 // one pass of the path; under callgrind, collection is toggled around the phase counted (counted:
 // a measured pass). False (with a message) when the document is refused or memory runs out
@@ -61,6 +63,16 @@ static bool plan_document(const char * text, size_t len, enum phase phase, bool 
     char * json = galloc_document_write_plan(&p.doc, &p.plan, plan_len);
     free(json);
     COUNT_IF(PHASE_WRITE);
+    if (phase == PHASE_BINARY) {
+        size_t binary_len = 0;
+        COUNT_IF(PHASE_BINARY);
+        uint8_t * binary = galloc_binary_write_plan(&p.doc, &p.plan, &binary_len);
+        free(binary);
+        COUNT_IF(PHASE_BINARY);
+        if (!binary) {
+            json = NULL; // out of memory: the pass failed
+        }
+    }
     *n_tensors = p.doc.n_tensors;
     *bytes     = p.plan.n_buffer_types > 0 ? p.plan.buffers[0].size : 0;
     COUNT_IF(PHASE_PLAN);
@@ -143,15 +155,15 @@ int main(int argc, char ** argv) {
         } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
             json_path = argv[++i];
         } else if (strcmp(argv[i], "--phase") == 0 && i + 1 < argc) {
-            for (phase = PHASE_ALL; phase <= PHASE_WRITE && strcmp(argv[i + 1], phase_names[phase]) != 0; phase++) {
+            for (phase = PHASE_ALL; phase <= PHASE_BINARY && strcmp(argv[i + 1], phase_names[phase]) != 0; phase++) {
             }
-            if (phase > PHASE_WRITE) {
-                fprintf(stderr, "bench-planner-path: --phase %s: not all, read, plan or write\n", argv[i + 1]);
+            if (phase > PHASE_BINARY) {
+                fprintf(stderr, "bench-planner-path: --phase %s: not all, read, plan, write or binary\n", argv[i + 1]);
                 return 2;
             }
             i++;
         } else {
-            fprintf(stderr, "usage: bench-planner-path [--only NAME] [--runs N] [--warmup N] [--phase all|read|plan|write] [--json FILE]\n");
+            fprintf(stderr, "usage: bench-planner-path [--only NAME] [--runs N] [--warmup N] [--phase all|read|plan|write|binary] [--json FILE]\n");
             return 2;
         }
     }

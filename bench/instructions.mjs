@@ -2,7 +2,8 @@
 //
 // Runs the benchmark programs under `valgrind --tool=callgrind --collect-atstart=no`, so only
 // what each program toggles collection around is counted (bench-ggml-api, bench-plan: the
-// planning calls; bench-planner-path: the planner path or one phase of it), and divides
+// planning calls; bench-ggml-api --build: the graph built through ggml's API, planned and freed;
+// bench-planner-path: the planner path or one phase of it), and divides
 // callgrind's "Collected" total by the runs. Instruction counts repeat exactly for the same
 // binary and input, whatever else the machine does, so they compare builds where wall times on a
 // shared machine cannot. With UPSTREAM_API=BINARY (bench-ggml-api.c built against upstream ggml,
@@ -17,18 +18,21 @@ const API_FRESH = ['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llam
 const API_HOT = ['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode'];
 // 1M nodes: one plan after one warm-up (about 1.4G instructions, a few minutes under callgrind)
 const ONCE = { runs: 1, warmup: 1 };
+// the graphs the planner path is counted on: there, build + plan through the API is its reference
+const PATH_GRAPHS = ['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode', 'random-10k'];
 const apiCases = (program) => [
   ...API_FRESH.map((graph) => ({ program, graph })),
   { program, graph: 'random-1000k', ...ONCE },
   ...API_HOT.map((graph) => ({ program, graph, args: ['--hot'] })),
+  ...PATH_GRAPHS.map((graph) => ({ program, graph, args: ['--build'] })),
 ];
 const CASES = [
   ...apiCases('bench-ggml-api'),
   // the planner path (document in, plan out): whole, and each phase, on the same graphs
   // (random 100k: 1.6G instructions a plan, minutes under callgrind; 10k shows the same per tensor)
-  ...['llama-7b-pp512', 'llama-70b-pp512'].flatMap((graph) =>
-    ['all', 'read', 'plan', 'write'].map((phase) => ({ program: 'bench-planner-path', graph, phase, args: ['--phase', phase] }))),
-  ...['llama-7b-decode', 'llama-70b-decode', 'random-10k'].map((graph) => ({ program: 'bench-planner-path', graph, phase: 'all', args: ['--phase', 'all'] })),
+  ...['llama-7b-pp512', 'llama-70b-pp512', 'random-10k'].flatMap((graph) =>
+    ['all', 'read', 'plan', 'write', 'binary'].map((phase) => ({ program: 'bench-planner-path', graph, phase, args: ['--phase', phase] }))),
+  ...['llama-7b-decode', 'llama-70b-decode'].map((graph) => ({ program: 'bench-planner-path', graph, phase: 'all', args: ['--phase', 'all'] })),
   // graphs only bench-plan has: golden documents rebuilt as ggml graphs (two buffer types, chunked)
   ...['golden llama-7b-like', 'golden llama-7b-like-2buft', 'golden rand-n10000-lowleaf-s0-a8', 'golden rand-n10000-s0-a8-chunked']
     .map((graph) => ({ program: 'bench-plan', graph, args: ['/dev/null'] })),
@@ -62,7 +66,8 @@ if (!hasValgrind) {
       process.exit(1);
     }
     const hot = args.includes('--hot');
-    results.push({ program, graph, plan: hot ? 'hot' : 'fresh', ...(phase ? { phase } : {}), runs,
+    const plan = hot ? 'hot' : args.includes('--build') ? 'build' : 'fresh';
+    results.push({ program, graph, plan, ...(phase ? { phase } : {}), runs,
       instructions_per_plan: Math.round(Number(m[1]) / runs) });
     let perTensor = '';
     if (program === 'bench-planner-path') { // its table row: graph, nodes, tensors, ...
@@ -75,7 +80,7 @@ if (!hasValgrind) {
           (b ? ` (before, at ${BEFORE.commit}: ${Math.round(b.instructions_per_plan / b.tensors)})` : '');
       }
     }
-    console.log(`instructions: ${program} ${graph}${hot ? ' --hot' : ''}${phase ? ` (${phase})` : ''}: ${results.at(-1).instructions_per_plan}${perTensor}`);
+    console.log(`instructions: ${program} ${graph}${plan !== 'fresh' ? ` --${plan}` : ''}${phase ? ` (${phase})` : ''}: ${results.at(-1).instructions_per_plan}${perTensor}`);
   }
 }
 const version = hasValgrind ? execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim() : null;

@@ -127,22 +127,34 @@ say();
 // ---- the planner path --------------------------------------------------------------
 
 say('**The planner path, document in, plan out** (`bench-planner-path`: the same graphs written as documents; ' +
-  '`galloc_planned_read` + `galloc_document_write_plan` + free, JSON read and written counted; per tensor of the document; ' +
-  'upstream: its `ggml_gallocr` fresh plan of the same graph, without any JSON, per tensor)');
+  '`galloc_planned_read` + `galloc_document_write_plan` + free, JSON read and written counted; per tensor of the document). ' +
+  'Two references from upstream, per tensor of the same document: its `ggml_gallocr` fresh plan alone (the graph already built, ' +
+  'nothing to read), and the graph built through ggml\'s API and then planned (`bench-ggml-api --build`: `ggml_init`, every tensor ' +
+  'and op call, `ggml_build_forward_expand`, the fresh plan, `ggml_free`), the nearest upstream counterpart of getting a graph in and planned');
 say();
 const pathRows = [];
 for (const r of path) {
   const all = count('bench-planner-path', r.graph, 'fresh', 'all');
   const phases = ['read', 'plan', 'write'].map((p) => count('bench-planner-path', r.graph, 'fresh', p));
   const up = upstreamInstr(r.graph);
+  const upBuilt = upstreamInstr(r.graph, 'build');
+  const perTensor = (n) => int(n != null ? n / r.tensors : null);
   pathRows.push([label(r.graph), int(r.tensors), `${int(r.document_bytes / 1024)} / ${int(r.plan_bytes / 1024)}`, int(all),
-    int(all != null ? all / r.tensors : null), phases.every((p) => p != null) ? phases.map((p) => int(p / r.tensors)).join(' / ') : '–',
-    int(up != null ? up / r.tensors : null), ratio(all, up), faults(r.faults_per_plan), wall(r)]);
+    perTensor(all), phases.every((p) => p != null) ? phases.map(perTensor).join(' / ') : '–',
+    perTensor(up), ratio(all, up), perTensor(upBuilt), ratio(all, upBuilt), faults(r.faults_per_plan), wall(r)]);
 }
-say(table(['graph', 'tensors', 'KiB in / out', 'instructions', 'per tensor', 'read / plan / write per tensor', 'upstream per tensor',
-  'ratio', 'faults', 'ms, stock glibc'], pathRows));
+say(table(['graph', 'tensors', 'KiB in / out', 'instructions', 'per tensor', 'read / plan / write per tensor',
+  'upstream: plan per tensor', 'ratio', 'upstream: build + plan per tensor', 'ratio', 'faults', 'ms, stock glibc'], pathRows));
 say();
-say('(Graphs whose document passes the reader\'s 32 MiB limit, 1M nodes, are not documents.)');
+const binaryRows = path.map((r) => [r, count('bench-planner-path', r.graph, 'fresh', 'binary')]).filter(([, n]) => n != null);
+if (binaryRows.length) {
+  say('The WebAssembly module hands the plan to the page as binary instead (`galloc_binary_write_plan`, `--phase binary`): ' +
+    binaryRows.map(([r, n]) => `${label(r.graph)} ${int(n / r.tensors)}`).join(', ') + ' instructions per tensor, in place of the JSON write.');
+  say();
+}
+say('(Graphs whose document passes the reader\'s 32 MiB limit, 1M nodes, are not documents. Neither upstream figure reads or ' +
+  'writes any text: the first has no graph to get in at all; the second builds it from C calls, as llama.cpp does, where the ' +
+  'planner path parses it from JSON and writes the plan out as JSON.)');
 say();
 
 // ---- graphs only bench-plan builds -------------------------------------------------

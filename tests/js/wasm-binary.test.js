@@ -3,7 +3,8 @@
 // objects JSON.parse makes of the JSON documents: the same keys in the same order, the same numbers
 // (decimal strings past 2^53). The oracle for plans is the native CLI's `galloc plan` (another
 // process, the JSON writer); for graphs the module's JSON writer (graphText, what a user saves) and
-// Galloc.normalize. Every golden, golden-real and models-real graph; values past 2^53; a damaged
+// Galloc.normalize; the plan text also byte for byte, laid out from the binary plan by
+// plan-layout.js. Every golden, golden-real and models-real graph; values past 2^53; a damaged
 // binary refused; nothing left allocated after many opens.
 
 import { readFileSync, readdirSync } from 'node:fs';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { decodeGraph, decodePlan, i64Value, u64Value } from '../../web/src/core/galloc-binary.js';
+import { planLayout } from './plan-layout.js';
 import { ROOT, cliPlanText, goldenText, loadWasm, requireCli } from './wasm-helpers.js';
 
 const galloc = await loadWasm();
@@ -40,6 +42,9 @@ function differences(label, d, planText = d.planText()) {
   const planJson = JSON.parse(planText);
   if (JSON.stringify(graph) !== JSON.stringify(graphJson)) out.push(`${label}: graph ${firstDifference(JSON.stringify(graph), JSON.stringify(graphJson))}`);
   if (JSON.stringify(plan) !== JSON.stringify(planJson)) out.push(`${label}: plan ${firstDifference(JSON.stringify(plan), JSON.stringify(planJson))}`);
+  // and the JSON text byte for byte: the binary plan's values in the format's layout (plan-layout.js)
+  const laidOut = planLayout(plan);
+  if (laidOut !== planText) out.push(`${label}: plan text ${firstDifference(laidOut, planText)}`);
   return out;
 }
 

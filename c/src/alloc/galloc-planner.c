@@ -122,6 +122,24 @@ static bool check_counts(const struct galloc_graph * g, struct galloc_error * er
     return true;
 }
 
+// the source slots up to the last one that is not -1 (slots after it are all -1): from the end,
+// two slots at a time while both are -1 (all 64 bits set)
+static int used_slots(const int32_t * src) {
+    int n = GGML_MAX_SRC;
+    while (n >= 2) {
+        uint64_t pair;
+        memcpy(&pair, &src[n - 2], sizeof(pair));
+        if (pair != UINT64_MAX) {
+            break;
+        }
+        n -= 2;
+    }
+    if (n > 0 && src[n - 1] == -1) { // then src[n - 2] is not
+        n--;
+    }
+    return n;
+}
+
 // every index in range; records each tensor's used source slots in state
 static bool check_graph(const struct galloc_graph * g, struct tensor_state * state, struct galloc_error * err) {
     for (int32_t b = 0; b < g->n_buffer_types; b++) {
@@ -133,38 +151,40 @@ static bool check_graph(const struct galloc_graph * g, struct tensor_state * sta
             return galloc_fail(err, GALLOC_STATUS_INVALID, "buffer_types[%d]: shares an allocator with an invalid entry %d", b, bt->allocator);
         }
     }
+    // the used slots end at the last one that is not -1; each of them is -1 or an index, which in
+    // unsigned arithmetic is slot + 1 in [0, n_tensors]
+    const uint32_t n_tensors_u = (uint32_t) g->n_tensors;
     for (int32_t i = 0; i < g->n_tensors; i++) {
         const struct galloc_tensor * t = &g->tensors[i];
-        uint8_t n_src = 0;
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (t->src[s] < -1 || t->src[s] >= g->n_tensors) {
+        int n_src = used_slots(t->src);
+        for (int s = 0; s < n_src; s++) {
+            if ((uint32_t) t->src[s] + 1u > n_tensors_u) {
                 return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
             }
-            if (t->src[s] >= 0) {
-                n_src = (uint8_t) (s + 1);
-            }
         }
-        state[i] = (struct tensor_state) { .n_src = n_src };
-        if (t->view_src < -1 || t->view_src >= g->n_tensors || t->view_src == i) {
+        state[i] = (struct tensor_state) { .n_src = (uint8_t) n_src };
+        if ((uint32_t) t->view_src + 1u > n_tensors_u || t->view_src == i) { // as a slot: -1 or an index
             return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
         }
         if (t->view_src >= 0 && g->tensors[t->view_src].view_src >= 0) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
         }
     }
+    // indices and buffer ids in unsigned arithmetic: a negative one is above every count
+    const uint32_t n_buffer_types = (uint32_t) g->n_buffer_types;
     for (int32_t i = 0; i < g->n_nodes; i++) {
-        if (g->nodes[i] < 0 || g->nodes[i] >= g->n_tensors) {
+        if ((uint32_t) g->nodes[i] >= n_tensors_u) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "nodes[%d]: index %d out of range (%d tensors)", i, g->nodes[i], g->n_tensors);
         }
-        if (g->node_buffer_ids && (g->node_buffer_ids[i] < 0 || g->node_buffer_ids[i] >= g->n_buffer_types)) {
+        if (g->node_buffer_ids && (uint32_t) g->node_buffer_ids[i] >= n_buffer_types) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "node_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->node_buffer_ids[i], g->n_buffer_types);
         }
     }
     for (int32_t i = 0; i < g->n_leafs; i++) {
-        if (g->leafs[i] < 0 || g->leafs[i] >= g->n_tensors) {
+        if ((uint32_t) g->leafs[i] >= n_tensors_u) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "leafs[%d]: index %d out of range (%d tensors)", i, g->leafs[i], g->n_tensors);
         }
-        if (g->leaf_buffer_ids && (g->leaf_buffer_ids[i] < 0 || g->leaf_buffer_ids[i] >= g->n_buffer_types)) {
+        if (g->leaf_buffer_ids && (uint32_t) g->leaf_buffer_ids[i] >= n_buffer_types) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "leaf_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->leaf_buffer_ids[i], g->n_buffer_types);
         }
     }
@@ -407,10 +427,8 @@ static void finish_places(struct pass * p) {
     // in one walk over the nodes: what is in the graph, and the steps views are made and last used
     int32_t * view_first = p->view_first;
     int32_t * view_last  = p->view_last;
-    for (int32_t t = 0; t < g->n_tensors; t++) {
-        view_first[t] = -1;
-        view_last[t]  = -1;
-    }
+    memset(view_first, 0xff, (size_t) g->n_tensors * sizeof(*view_first)); // every int32_t -1
+    memset(view_last, 0xff, (size_t) g->n_tensors * sizeof(*view_last));
     for (int32_t i = 0; i < g->n_nodes; i++) {
         int32_t                      n    = g->nodes[i];
         const struct galloc_tensor * node  = &g->tensors[n];

@@ -402,24 +402,42 @@ uint8_t * galloc_binary_write_plan(const struct galloc_document * doc, const str
         put_index(&b, bp->shared_with);
     }
     put(&b, (uint32_t) plan->n_tensors);
+    // the tensors, most of the body: their words reserved at once (PLAN_TENSOR_WORDS at most each)
+    // and written in place; each how name interned when first used, as put_interned would
+    enum { PLAN_TENSOR_WORDS = 11, HOW_COUNT = GALLOC_HOW_VIEW + 1 };
+    uint32_t how_id[HOW_COUNT];
+    bool     how_known[HOW_COUNT] = { false };
+    if (!words_reserve(&b.body, (size_t) plan->n_tensors * PLAN_TENSOR_WORDS)) {
+        binary_free(&b);
+        return NULL;
+    }
+    uint32_t * w = b.body.w + b.body.n;
     for (int32_t i = 0; i < plan->n_tensors; i++) {
         const struct galloc_place * p = &plan->places[i];
         if (p->buffer < 0) {
-            put(&b, 0);
+            *w++ = 0;
             continue;
         }
         const bool parent = p->how == GALLOC_HOW_INPLACE || p->how == GALLOC_HOW_VIEW;
-        put(&b, 1u | (doc->tensors[i].view_src >= 0 ? 2u : 0u) | (parent ? 4u : 0u));
-        put(&b, (uint32_t) p->buffer);
-        put(&b, (uint32_t) p->chunk);
-        put_u64(&b, p->offset);
-        put_u64(&b, p->size);
-        put_interned(&b, galloc_how_name((enum galloc_how) p->how));
-        if (parent) {
-            put(&b, (uint32_t) p->parent);
+        const int  how    = p->how >= 0 && p->how < HOW_COUNT ? p->how : GALLOC_HOW_NONE; // as galloc_how_name names others
+        if (!how_known[how]) {
+            how_id[how]    = strings_intern(&b.str, galloc_how_name((enum galloc_how) how));
+            how_known[how] = true;
         }
-        put(&b, (uint32_t) p->first_step);
-        put(&b, (uint32_t) p->last_step);
+        *w++ = 1u | (doc->tensors[i].view_src >= 0 ? 2u : 0u) | (parent ? 4u : 0u);
+        *w++ = (uint32_t) p->buffer;
+        *w++ = (uint32_t) p->chunk;
+        *w++ = (uint32_t) p->offset;
+        *w++ = (uint32_t) (p->offset >> 32);
+        *w++ = (uint32_t) p->size;
+        *w++ = (uint32_t) (p->size >> 32);
+        *w++ = how_id[how];
+        if (parent) {
+            *w++ = (uint32_t) p->parent;
+        }
+        *w++ = (uint32_t) p->first_step;
+        *w++ = (uint32_t) p->last_step;
     }
+    b.body.n = (size_t) (w - b.body.w);
     return binary_finish(&b, GALLOC_BINARY_PLAN, len);
 }

@@ -1,7 +1,8 @@
-// galloc-document-write.c: graph and plan documents out (galloc_document_write_graph / _plan).
+// galloc-document-write.c: the graph document out (galloc_document_write_graph; the plan's
+// writer is galloc-document-write-plan.c).
 //
-// Both writers lay documents out like the golden files: top-level members one
-// per line, one tensor per line, short arrays inline. Numbers above 2^53 come
+// Laid out like the golden files: top-level members one per line, one tensor
+// per line, short arrays inline. Numbers above 2^53 come
 // out as decimal strings (JavaScript readers would round them). Out of memory
 // gives NULL, never an abort.
 
@@ -201,136 +202,5 @@ char * galloc_document_write_graph(const struct galloc_document * doc, size_t * 
     if (doc->leaf_buffer_ids != NULL) {
         write_index_array(&w, "leaf_buffer_ids", doc->leaf_buffer_ids, doc->n_leafs);
     }
-    return write_finish(&w, len);
-}
-
-//
-// plan document
-//
-
-static void write_plan_buffer(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_plan * plan, int32_t b) {
-    const struct galloc_buffer_plan * bp = &plan->buffers[b];
-    const struct galloc_buffer_type * bt = &doc->buffer_types[b];
-    galloc_json_write_newline(w, 4);
-    galloc_json_write_begin_object(w);
-    galloc_json_write_key_i64(w, "buffer_type", b);
-    galloc_json_write_key_cstr(w, "name", doc->buffer_type_names != NULL ? doc->buffer_type_names[b] : "");
-    galloc_json_write_key_u64(w, "alignment", bt->alignment);
-    galloc_json_write_key(w, "max_size");
-    if (bt->max_size == GALLOC_NO_MAX_SIZE) {
-        galloc_json_write_null(w);
-    } else {
-        galloc_json_write_u64(w, bt->max_size);
-    }
-    galloc_json_write_key(w, "chunk_sizes");
-    galloc_json_write_u64_array(w, bp->chunk_sizes, (size_t) (bp->n_chunks < GALLOC_MAX_CHUNKS ? bp->n_chunks : GALLOC_MAX_CHUNKS));
-    galloc_json_write_key_u64(w, "size", bp->size);
-    galloc_json_write_key_u64(w, "peak_live", bp->peak_live);
-    galloc_json_write_key_u64(w, "overhead", galloc_overhead_bytes(bp->size, bp->peak_live));
-    galloc_json_write_key(w, "shared_with");
-    if (bp->shared_with < 0) {
-        galloc_json_write_null(w);
-    } else {
-        galloc_json_write_i64(w, bp->shared_with);
-    }
-    galloc_json_write_end_object(w);
-}
-
-// text of the plan's tensor entries, built in a local buffer and placed in one call (the members
-// and their order as galloc_json_write_key_* would write them; keys need no escaping)
-struct entry_text {
-    char   buf[384]; // 10 members of at most 12 + GALLOC_JSON_INTEGER_MAX bytes, the "how" name
-    size_t len;
-};
-
-static void entry_put(struct entry_text * e, const char * s, size_t n) {
-    memcpy(e->buf + e->len, s, n);
-    e->len += n;
-}
-
-#define ENTRY_LITERAL(e, lit) entry_put((e), (lit), sizeof(lit) - 1)
-
-static void entry_i64(struct entry_text * e, int64_t v) {
-    e->len += galloc_json_format_i64(e->buf + e->len, v);
-}
-
-static void entry_u64(struct entry_text * e, uint64_t v) {
-    e->len += galloc_json_format_u64(e->buf + e->len, v);
-}
-
-static void write_plan_tensor(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_plan * plan, int32_t i) {
-    const struct galloc_place * p = &plan->places[i];
-    galloc_json_write_newline(w, 4);
-    if (p->buffer < 0) {
-        galloc_json_write_null(w);
-        return;
-    }
-    struct entry_text e;
-    e.len = 0;
-    ENTRY_LITERAL(&e, "{ \"buffer\": ");
-    entry_i64(&e, p->buffer);
-    ENTRY_LITERAL(&e, ", \"chunk\": ");
-    entry_i64(&e, p->chunk);
-    ENTRY_LITERAL(&e, ", \"offset\": ");
-    entry_u64(&e, p->offset);
-    ENTRY_LITERAL(&e, ", \"size\": ");
-    entry_u64(&e, p->size);
-    if (doc->tensors[i].view_src >= 0) {
-        ENTRY_LITERAL(&e, ", \"view\": true");
-    }
-    ENTRY_LITERAL(&e, ", \"how\": \"");
-    const char * how = galloc_how_name((enum galloc_how) p->how); // a short lower-case word
-    entry_put(&e, how, strlen(how));
-    ENTRY_LITERAL(&e, "\"");
-    if (p->how == GALLOC_HOW_INPLACE || p->how == GALLOC_HOW_VIEW) {
-        ENTRY_LITERAL(&e, ", \"parent\": ");
-        entry_i64(&e, p->parent);
-    }
-    ENTRY_LITERAL(&e, ", \"first\": ");
-    entry_i64(&e, p->first_step);
-    ENTRY_LITERAL(&e, ", \"last\": ");
-    entry_i64(&e, p->last_step);
-    ENTRY_LITERAL(&e, " }");
-    galloc_json_write_raw(w, e.buf, e.len, true);
-}
-
-char * galloc_document_write_plan(const struct galloc_document * doc, const struct galloc_plan * plan, size_t * len) {
-    if (len != NULL) {
-        *len = 0;
-    }
-    if (plan->n_tensors != doc->n_tensors || plan->n_buffer_types != doc->n_buffer_types) {
-        return NULL; // not a plan of this document
-    }
-    struct galloc_json_writer w;
-    galloc_json_writer_init(&w);
-    write_header(&w, "galloc-plan", doc->name);
-    galloc_json_write_newline(&w, 2);
-    galloc_json_write_key(&w, "n_steps");
-    galloc_json_write_i64(&w, plan->n_steps);
-    galloc_json_write_newline(&w, 2);
-    galloc_json_write_key(&w, "n_inplace");
-    galloc_json_write_i64(&w, plan->n_inplace);
-
-    galloc_json_write_newline(&w, 2);
-    galloc_json_write_key(&w, "buffers");
-    galloc_json_write_begin_array(&w);
-    for (int32_t b = 0; b < plan->n_buffer_types; b++) {
-        write_plan_buffer(&w, doc, plan, b);
-    }
-    if (plan->n_buffer_types > 0) {
-        galloc_json_write_newline(&w, 2);
-    }
-    galloc_json_write_end_array(&w);
-
-    galloc_json_write_newline(&w, 2);
-    galloc_json_write_key(&w, "tensors");
-    galloc_json_write_begin_array(&w);
-    for (int32_t i = 0; i < plan->n_tensors; i++) {
-        write_plan_tensor(&w, doc, plan, i);
-    }
-    if (plan->n_tensors > 0) {
-        galloc_json_write_newline(&w, 2);
-    }
-    galloc_json_write_end_array(&w);
     return write_finish(&w, len);
 }

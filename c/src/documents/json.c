@@ -138,7 +138,7 @@ struct galloc_json_doc {
 //
 
 // bytes of the valid UTF-8 sequence starting at s[0] (n bytes available), 0 when invalid
-static size_t utf8_sequence_length(const unsigned char * s, size_t n) {
+size_t galloc_json_utf8_length(const unsigned char * s, size_t n) {
     unsigned char c = s[0];
     if (c < 0x80) {
         return 1;
@@ -439,7 +439,7 @@ static bool parser_string(struct parser * p, struct galloc_json_value * out) {
             i++;
             continue;
         }
-        size_t seq = utf8_sequence_length((const unsigned char *) p->text + i, end - i);
+        size_t seq = galloc_json_utf8_length((const unsigned char *) p->text + i, end - i);
         if (seq == 0) {
             parser_fail(p, i, "invalid UTF-8 in a string (byte 0x%02X)", c);
             return false;
@@ -755,7 +755,7 @@ static bool parser_open(struct parser * p, bool is_object) {
 #define FAST_MAX_KEYS  16
 
 // 1 for the bytes a string holds as they are: printable ASCII but '"' and '\\'
-static const uint8_t json_plain[256] = {
+const uint8_t galloc_json_plain[256] = {
     ['\x20'] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                               // 0x20-0x2F, '"' is 0x22
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x30-0x3F
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x40-0x4F
@@ -776,7 +776,7 @@ static size_t fast_string(const char * t, size_t len, size_t i) {
     const unsigned char * u = (const unsigned char *) t;
     i++;
     for (;;) {
-        while (i < len && json_plain[u[i]]) {
+        while (i < len && galloc_json_plain[u[i]]) {
             i++;
         }
         if (i >= len) {
@@ -788,7 +788,7 @@ static size_t fast_string(const char * t, size_t len, size_t i) {
         if (u[i] < 0x80) {
             return 0; // a backslash or a control byte
         }
-        size_t seq = utf8_sequence_length(u + i, len - i); // a valid sequence never holds the closing '"'
+        size_t seq = galloc_json_utf8_length(u + i, len - i); // a valid sequence never holds the closing '"'
         if (seq == 0) {
             return 0;
         }
@@ -1563,7 +1563,7 @@ static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t 
         char *                out = w->buf + w->len;
         size_t                i   = 0;
         *out++ = '"';
-        while (i < len && json_plain[u[i]]) {
+        while (i < len && galloc_json_plain[u[i]]) {
             *out++ = (char) u[i++];
         }
         if (i == len) {
@@ -1610,7 +1610,7 @@ static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t 
                     snprintf(esc, sizeof(esc), "\\u%04X", c);
                     n = 6;
                 } else {
-                    size_t seq = utf8_sequence_length(u + i, len - i);
+                    size_t seq = galloc_json_utf8_length(u + i, len - i);
                     if (seq == 0) {
                         out = "\xEF\xBF\xBD"; // U+FFFD for a byte that is not UTF-8
                         n   = 3;
@@ -1655,16 +1655,16 @@ bool galloc_json_write_cstr(struct galloc_json_writer * w, const char * s) {
     return galloc_json_write_string(w, s, s != NULL ? strlen(s) : 0);
 }
 
-#define JSON_EXACT_LIMIT ((uint64_t) 1 << 53) // JavaScript numbers hold integers exactly up to here
+#define JSON_EXACT_LIMIT GALLOC_JSON_EXACT_LIMIT
 
 // "00" "01" ... "99": two digits per division
-static const char writer_digit_pairs[201] =
+const char galloc_json_digit_pairs[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
 // 10^k for k = 0..19: the digit count of a magnitude by comparison
-static const uint64_t writer_pow10[20] = {
+const uint64_t galloc_json_pow10[20] = {
     1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
     10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull, 1000000000000000ull,
     10000000000000000ull, 100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
@@ -1673,7 +1673,7 @@ static const uint64_t writer_pow10[20] = {
 // digits of a magnitude, optionally negative and/or quoted, into out (at most 24 bytes); the byte count
 static size_t format_integer(char * out, bool neg, uint64_t mag, bool quoted) {
     size_t digits = 1;
-    while (digits < 20 && mag >= writer_pow10[digits]) {
+    while (digits < 20 && mag >= galloc_json_pow10[digits]) {
         digits++;
     }
     size_t n  = digits + (neg ? 1 : 0) + (quoted ? 2 : 0);
@@ -1682,14 +1682,14 @@ static size_t format_integer(char * out, bool neg, uint64_t mag, bool quoted) {
         *--at = '"';
     }
     while (mag >= 100) {
-        const char * pair = &writer_digit_pairs[2 * (mag % 100)];
+        const char * pair = &galloc_json_digit_pairs[2 * (mag % 100)];
         mag /= 100;
         *--at = pair[1];
         *--at = pair[0];
     }
     if (mag >= 10) {
-        *--at = writer_digit_pairs[2 * mag + 1];
-        *--at = writer_digit_pairs[2 * mag];
+        *--at = galloc_json_digit_pairs[2 * mag + 1];
+        *--at = galloc_json_digit_pairs[2 * mag];
     } else {
         *--at = (char) ('0' + mag);
     }

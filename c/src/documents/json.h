@@ -91,6 +91,12 @@ struct galloc_json_doc * galloc_json_parse_skipping(const char * text, size_t le
 // in text that parsed (valid JSON), the value starting at pos: the offset just after it
 size_t galloc_json_skip_valid(const char * text, size_t len, size_t pos);
 
+// for readers that take plain JSON straight from the text (the one-pass document reader): 1 for the
+// bytes a string holds as they are (printable ASCII but '"' and '\\'), and the bytes of the valid
+// UTF-8 sequence at s[0] (n bytes available, n >= 1), 0 when invalid: the parser's own rules
+extern const uint8_t galloc_json_plain[256];
+size_t galloc_json_utf8_length(const unsigned char * s, size_t n);
+
 const struct galloc_json_value * galloc_json_doc_root(const struct galloc_json_doc * doc);
 
 enum galloc_json_type galloc_json_type_of  (const struct galloc_json_value * v);
@@ -165,6 +171,10 @@ bool galloc_json_write_cstr  (struct galloc_json_writer * w, const char * s);
 // integers; above 2^53 in magnitude they are written as decimal strings ("18446744073709551615")
 bool galloc_json_write_u64   (struct galloc_json_writer * w, uint64_t v);
 bool galloc_json_write_i64   (struct galloc_json_writer * w, int64_t  v);
+#define GALLOC_JSON_EXACT_LIMIT ((uint64_t) 1 << 53) // JavaScript numbers hold integers exactly up to here
+// the integer writer's tables, for writers of their own (galloc-document-write-plan.c): "00" "01" ... "99", 10^k for k = 0..19
+extern const char     galloc_json_digit_pairs[201];
+extern const uint64_t galloc_json_pow10[20];
 // the same integer text into out (room for GALLOC_JSON_INTEGER_MAX bytes, no NUL); its byte count
 #define GALLOC_JSON_INTEGER_MAX 24
 size_t galloc_json_format_u64(char * out, uint64_t v);

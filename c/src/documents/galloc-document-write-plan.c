@@ -1,0 +1,288 @@
+// galloc-document-write-plan.c: the plan document out (galloc_document_write_plan).
+//
+// The head (format, name, counts, buffers) is written by the JSON writer as a whole object; the
+// tensors, one line each and most of the document, are then appended to that same text by hand:
+// one room check per entry, constant pieces copied whole, integers by digit pairs. The bytes are
+// the JSON writer's layout (the format page's): `null` or `{ "buffer": B, ... }` per line.
+
+#include "galloc-document.h"
+#include "galloc-document-impl.h"
+#include "json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+//
+// the head: everything but the tensors
+//
+
+static void write_plan_buffer(struct galloc_json_writer * w, const struct galloc_document * doc, const struct galloc_plan * plan, int32_t b) {
+    const struct galloc_buffer_plan * bp = &plan->buffers[b];
+    const struct galloc_buffer_type * bt = &doc->buffer_types[b];
+    galloc_json_write_newline(w, 4);
+    galloc_json_write_begin_object(w);
+    galloc_json_write_key_i64(w, "buffer_type", b);
+    galloc_json_write_key_cstr(w, "name", doc->buffer_type_names != NULL ? doc->buffer_type_names[b] : "");
+    galloc_json_write_key_u64(w, "alignment", bt->alignment);
+    galloc_json_write_key(w, "max_size");
+    if (bt->max_size == GALLOC_NO_MAX_SIZE) {
+        galloc_json_write_null(w);
+    } else {
+        galloc_json_write_u64(w, bt->max_size);
+    }
+    galloc_json_write_key(w, "chunk_sizes");
+    galloc_json_write_u64_array(w, bp->chunk_sizes, (size_t) (bp->n_chunks < GALLOC_MAX_CHUNKS ? bp->n_chunks : GALLOC_MAX_CHUNKS));
+    galloc_json_write_key_u64(w, "size", bp->size);
+    galloc_json_write_key_u64(w, "peak_live", bp->peak_live);
+    galloc_json_write_key_u64(w, "overhead", galloc_overhead_bytes(bp->size, bp->peak_live));
+    galloc_json_write_key(w, "shared_with");
+    if (bp->shared_with < 0) {
+        galloc_json_write_null(w);
+    } else {
+        galloc_json_write_i64(w, bp->shared_with);
+    }
+    galloc_json_write_end_object(w);
+}
+
+// the plan document without its "tensors" member, a whole JSON text ending in "\n}\n"; NULL when out of memory
+static char * write_plan_head(const struct galloc_document * doc, const struct galloc_plan * plan, size_t * len) {
+    struct galloc_json_writer w;
+    galloc_json_writer_init(&w);
+    galloc_json_write_begin_object(&w);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key_cstr(&w, "format", "galloc-plan");
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key_u64(&w, "version", 1);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key_cstr(&w, "name", doc->name != NULL ? doc->name : "");
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key_i64(&w, "n_steps", plan->n_steps);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key_i64(&w, "n_inplace", plan->n_inplace);
+    galloc_json_write_newline(&w, 2);
+    galloc_json_write_key(&w, "buffers");
+    galloc_json_write_begin_array(&w);
+    for (int32_t b = 0; b < plan->n_buffer_types; b++) {
+        write_plan_buffer(&w, doc, plan, b);
+    }
+    if (plan->n_buffer_types > 0) {
+        galloc_json_write_newline(&w, 2);
+    }
+    galloc_json_write_end_array(&w);
+    galloc_json_write_newline(&w, 0);
+    galloc_json_write_end_object(&w);
+    galloc_json_write_newline(&w, 0);
+    return galloc_json_writer_finish(&w, len);
+}
+
+//
+// the tensors: integers and constant pieces straight into the text
+//
+
+// the number of decimal digits of v >= 1: from its bit length (1233 / 4096 ~ log10 2), then one comparison
+static inline unsigned digit_count(uint64_t v) {
+#if defined(__GNUC__) || defined(__clang__)
+    unsigned bits  = 64u - (unsigned) __builtin_clzll(v);
+    unsigned guess = (bits * 1233u) >> 12; // digits - 1 or digits
+    return guess + (v >= galloc_json_pow10[guess] ? 1u : 0u);
+#else
+    unsigned n = 1;
+    while (n < 20 && v >= galloc_json_pow10[n]) {
+        n++;
+    }
+    return n;
+#endif
+}
+
+// the decimal digits of v (below 2^32: 32-bit arithmetic) at `at`; past them
+static inline char * put_digits32(char * at, uint32_t v) {
+    if (v < 10) {
+        *at = (char) ('0' + v);
+        return at + 1;
+    }
+    char * end = at + digit_count(v);
+    char * d   = end;
+    while (v >= 100) {
+        const char * pair = &galloc_json_digit_pairs[2 * (v % 100)];
+        v /= 100;
+        *--d = pair[1];
+        *--d = pair[0];
+    }
+    if (v >= 10) {
+        *--d = galloc_json_digit_pairs[2 * v + 1];
+        *--d = galloc_json_digit_pairs[2 * v];
+    } else {
+        *--d = (char) ('0' + v);
+    }
+    return end;
+}
+
+static inline char * put_digits(char * at, uint64_t v) {
+    if (v <= UINT32_MAX) {
+        return put_digits32(at, (uint32_t) v);
+    }
+    char * end = at + digit_count(v);
+    char * d   = end;
+    while (v > UINT32_MAX) { // pairs in 64-bit arithmetic until the rest fits 32 bits
+        const char * pair = &galloc_json_digit_pairs[2 * (v % 100)];
+        v /= 100;
+        *--d = pair[1];
+        *--d = pair[0];
+    }
+    char * lead = d - digit_count(v); // the rest's digits end where the pairs begin
+    put_digits32(lead, (uint32_t) v);
+    return end;
+}
+
+static inline char * put_u64(char * at, uint64_t v) {
+    if (v > GALLOC_JSON_EXACT_LIMIT) {
+        return at + galloc_json_format_u64(at, v); // a quoted decimal string, rare
+    }
+    return put_digits(at, v);
+}
+
+static inline char * put_i32(char * at, int32_t v) {
+    if (v < 0) {
+        *at++ = '-';
+        return put_digits32(at, (uint32_t) 0 - (uint32_t) v);
+    }
+    return put_digits32(at, (uint32_t) v);
+}
+
+// a constant piece (a string literal) at `at`; past it
+#define PUT_PIECE(at, lit) (memcpy((at), (lit), sizeof(lit) - 1), (at) + sizeof(lit) - 1)
+
+// `, "how": "NAME"` for each enum galloc_how, built from galloc_how_name once per document
+#define HOW_COUNT      (GALLOC_HOW_VIEW + 1)
+#define HOW_PIECE_ROOM 32
+struct how_pieces {
+    char   text[HOW_COUNT][HOW_PIECE_ROOM];
+    size_t len[HOW_COUNT];
+};
+
+static void how_pieces_init(struct how_pieces * h) {
+    for (int k = 0; k < HOW_COUNT; k++) {
+        const char * name = galloc_how_name((enum galloc_how) k); // a short lower-case word
+        size_t       n    = strlen(name);
+        char *       at   = h->text[k];
+        at                = PUT_PIECE(at, ", \"how\": \"");
+        memcpy(at, name, n); // the names are at most 10 bytes: 11 + 10 <= HOW_PIECE_ROOM
+        at += n;
+        *at++     = '"';
+        h->len[k] = (size_t) (at - h->text[k]);
+    }
+}
+
+// the most bytes one entry takes: its separator ",\n    ", the longest object (every member, each
+// integer GALLOC_JSON_INTEGER_MAX bytes) and the how piece
+#define ENTRY_MAX (6 + 96 + 7 * GALLOC_JSON_INTEGER_MAX + HOW_PIECE_ROOM)
+
+// one tensor's line (after its separator) at `at`; past it
+static inline char * put_entry(char * at, const struct galloc_place * p, bool view, const struct how_pieces * how) {
+    if (p->buffer < 0) {
+        return PUT_PIECE(at, "null");
+    }
+    at = PUT_PIECE(at, "{ \"buffer\": ");
+    at = put_i32(at, p->buffer);
+    at = PUT_PIECE(at, ", \"chunk\": ");
+    at = put_i32(at, p->chunk);
+    at = PUT_PIECE(at, ", \"offset\": ");
+    at = put_u64(at, p->offset);
+    at = PUT_PIECE(at, ", \"size\": ");
+    at = put_u64(at, p->size);
+    if (view) {
+        at = PUT_PIECE(at, ", \"view\": true");
+    }
+    int k = p->how >= 0 && p->how < HOW_COUNT ? p->how : GALLOC_HOW_NONE; // as galloc_how_name names others
+    memcpy(at, how->text[k], HOW_PIECE_ROOM); // the whole padded piece; only its length counts
+    at += how->len[k];
+    if (p->how == GALLOC_HOW_INPLACE || p->how == GALLOC_HOW_VIEW) {
+        at = PUT_PIECE(at, ", \"parent\": ");
+        at = put_i32(at, p->parent);
+    }
+    at = PUT_PIECE(at, ", \"first\": ");
+    at = put_i32(at, p->first_step);
+    at = PUT_PIECE(at, ", \"last\": ");
+    at = put_i32(at, p->last_step);
+    return PUT_PIECE(at, " }");
+}
+
+// room for `extra` more bytes after len in *buf (capacity *cap), doubling; false when out of memory
+static bool text_room(char ** buf, size_t * cap, size_t len, size_t extra) {
+    if (*cap - len >= extra) {
+        return true;
+    }
+    size_t want = *cap;
+    while (want - len < extra) {
+        if (want > SIZE_MAX / 2) {
+            return false;
+        }
+        want *= 2;
+    }
+    char * grown = realloc(*buf, want);
+    if (grown == NULL) {
+        return false;
+    }
+    *buf = grown;
+    *cap = want;
+    return true;
+}
+
+char * galloc_document_write_plan(const struct galloc_document * doc, const struct galloc_plan * plan, size_t * len) {
+    if (len != NULL) {
+        *len = 0;
+    }
+    if (plan->n_tensors != doc->n_tensors || plan->n_buffer_types != doc->n_buffer_types) {
+        return NULL; // not a plan of this document
+    }
+    size_t n    = 0;
+    char * text = write_plan_head(doc, plan, &n);
+    static const char head_end[] = "\n}\n";
+    if (text == NULL || n < sizeof(head_end) - 1 || memcmp(text + n - (sizeof(head_end) - 1), head_end, sizeof(head_end) - 1) != 0) {
+        free(text);
+        return NULL;
+    }
+    n -= sizeof(head_end) - 1; // reopened after the buffers
+
+    // a first guess of the size (about 80 bytes a tensor on llama graphs), grown when an entry might not fit
+    size_t cap   = n + (size_t) plan->n_tensors * 96 + ENTRY_MAX;
+    char * grown = realloc(text, cap);
+    if (grown == NULL) {
+        free(text);
+        return NULL;
+    }
+    text = grown;
+    n    = (size_t) (PUT_PIECE(text + n, ",\n  \"tensors\": [") - text);
+
+    struct how_pieces how;
+    how_pieces_init(&how);
+    const struct galloc_tensor * tensors = doc->tensors;
+    for (int32_t i = 0; i < plan->n_tensors; i++) {
+        if (!text_room(&text, &cap, n, ENTRY_MAX)) {
+            free(text);
+            return NULL;
+        }
+        char * at = text + n;
+        if (i > 0) {
+            *at++ = ',';
+        }
+        at = PUT_PIECE(at, "\n    ");
+        at = put_entry(at, &plan->places[i], tensors[i].view_src >= 0, &how);
+        n  = (size_t) (at - text);
+    }
+    // the end ("\n  ]" after entries, then the root's "\n}\n") and the NUL: ENTRY_MAX is room enough
+    if (!text_room(&text, &cap, n, ENTRY_MAX)) {
+        free(text);
+        return NULL;
+    }
+    char * at = text + n;
+    if (plan->n_tensors > 0) {
+        at = PUT_PIECE(at, "\n  ");
+    }
+    at  = PUT_PIECE(at, "]\n}\n");
+    *at = '\0';
+    if (len != NULL) {
+        *len = (size_t) (at - text);
+    }
+    return text;
+}
