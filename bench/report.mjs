@@ -144,12 +144,12 @@ for (const r of path) {
     perTensor(up), ratio(all, up), perTensor(upBuilt), ratio(all, upBuilt), faults(r.faults_per_plan), wall(r)]);
 }
 say(table(['graph', 'tensors', 'KiB in / out', 'instructions', 'per tensor', 'read / plan / write per tensor',
-  'upstream: plan per tensor', 'ratio', 'upstream: build + plan per tensor', 'ratio', 'faults', 'ms, stock glibc'], pathRows));
+  'upstream: plan per tensor', 'ratio to it', 'upstream: build + plan per tensor', 'ratio to it', 'faults', 'ms, stock glibc'], pathRows));
 say();
 const binaryRows = path.map((r) => [r, count('bench-planner-path', r.graph, 'fresh', 'binary')]).filter(([, n]) => n != null);
 if (binaryRows.length) {
   say('The WebAssembly module hands the plan to the page as binary instead (`galloc_binary_write_plan`, `--phase binary`): ' +
-    binaryRows.map(([r, n]) => `${label(r.graph)} ${int(n / r.tensors)}`).join(', ') + ' instructions per tensor, in place of the JSON write.');
+    binaryRows.map(([r, n]) => `${int(n / r.tensors)} (${label(r.graph)})`).join(', ') + ' instructions per tensor, in place of the JSON write.');
   say();
 }
 say('(Graphs whose document passes the reader\'s 32 MiB limit, 1M nodes, are not documents. Neither upstream figure reads or ' +
