@@ -1,13 +1,16 @@
 // galloc-document-fast.c: one "tensors" entry read straight from the document's text into the tensor.
 //
-// The text has already parsed as JSON (galloc_json_parse_skipping checked every entry), so this
-// reader only interprets it: member names by length and bytes, numbers into 64 bits at once, no
-// value tree. It takes only the common shape: known members, plain strings, integers, names in
-// ggml's tables, and every check of the checked reader (galloc-document-read.c, read_tensor)
-// passing. For anything else it answers 0 and changes nothing, and the checked reader builds the
-// entry and reads it, so every verdict and message stays that reader's.
+// Member names by length and bytes, numbers into 64 bits at once, op and type names by hash (built
+// from ggml's tables), no value tree. The text is read strictly (galloc-document-scan.h), so this
+// reader serves both the one-pass reader (galloc-document-walk.c, text never parsed) and the
+// second pass over text that parsed. It takes only the common shape: known members once each,
+// plain strings, integers, names in ggml's tables, and every check of the checked reader
+// (galloc-document-read.c, read_tensor) passing. For anything else it answers false and changes
+// nothing, and the entry (or the whole document) is left to the checked reader, so every verdict
+// and message stays that reader's.
 
 #include "galloc-document-impl.h"
+#include "galloc-document-scan.h"
 
 #include <string.h>
 
@@ -15,12 +18,21 @@
 // names: small open-addressing tables of ids (+1, 0 empty), per kind
 //
 
+// over the bytes, then the length (so that a scan can hash while it looks for the closing quote)
+static uint32_t name_hash_step(uint32_t h, unsigned char c) {
+    return h * 31u + c;
+}
+
+static uint32_t name_hash_end(uint32_t h, size_t n) {
+    return h * 31u + (uint32_t) n;
+}
+
 static uint32_t name_hash(const char * s, size_t n) {
-    uint32_t h = (uint32_t) n;
+    uint32_t h = 0;
     for (size_t k = 0; k < n; k++) {
-        h = h * 31u + (unsigned char) s[k];
+        h = name_hash_step(h, (unsigned char) s[k]);
     }
-    return h;
+    return name_hash_end(h, n);
 }
 
 static const char * kind_name(int kind, int32_t id) {
@@ -69,11 +81,13 @@ void galloc_fast_names_build(struct galloc_fast_names * names) {
     for (int32_t g = 0; g < GGML_GLU_OP_COUNT; g++) {
         names_insert(names, GALLOC_NAME_GLU_OP, g);
     }
+    for (int b = 0; b < GALLOC_DOCUMENT_N_FLAGS; b++) { // the flag names start with distinct letters
+        names->flag_of[(unsigned char) galloc_document_flag_names[b][0]] = (int8_t) (b + 1);
+    }
 }
 
-// the id of a name in ggml's table of that kind, -1 when it has none
-static int32_t names_find(const struct galloc_fast_names * names, int kind, const char * s, size_t n) {
-    uint32_t h = name_hash(s, n);
+// the id of a name (hash h) in ggml's table of that kind, -1 when it has none
+static int32_t names_find(const struct galloc_fast_names * names, int kind, const char * s, size_t n, uint32_t h) {
     for (uint32_t k = 0; k < GALLOC_FAST_NAME_SLOTS; k++) {
         int16_t slot = names->ids[kind][(h + k) % GALLOC_FAST_NAME_SLOTS];
         if (slot == 0) {
@@ -85,171 +99,6 @@ static int32_t names_find(const struct galloc_fast_names * names, int kind, cons
         }
     }
     return -1;
-}
-
-//
-// scanning text known to be valid JSON
-//
-
-struct scan {
-    const char * t;
-    size_t       len;
-    size_t       i;
-};
-
-static void scan_ws(struct scan * s) {
-    while (s->i < s->len && (s->t[s->i] == ' ' || s->t[s->i] == '\n' || s->t[s->i] == '\r' || s->t[s->i] == '\t')) {
-        s->i++;
-    }
-}
-
-// a string without escapes (its bytes are then its value): false for anything else
-static bool scan_string(struct scan * s, const char ** out, size_t * n) {
-    if (s->i >= s->len || s->t[s->i] != '"') {
-        return false;
-    }
-    size_t start = ++s->i;
-    while (s->i < s->len && s->t[s->i] != '"') {
-        if (s->t[s->i] == '\\') {
-            return false;
-        }
-        s->i++;
-    }
-    if (s->i >= s->len) {
-        return false;
-    }
-    *out = s->t + start;
-    *n   = s->i - start;
-    s->i++;
-    return true;
-}
-
-// `null`: consumed, true
-static bool scan_null(struct scan * s) {
-    if (s->i < s->len && s->t[s->i] == 'n') {
-        s->i += 4;
-        return true;
-    }
-    return false;
-}
-
-// an integer written as one (no fraction, exponent or quotes) whose magnitude fits 64 bits
-static bool scan_integer(struct scan * s, bool * neg, uint64_t * mag) {
-    *neg = false;
-    *mag = 0;
-    if (s->i < s->len && s->t[s->i] == '-') {
-        *neg = true;
-        s->i++;
-    }
-    size_t start = s->i;
-    while (s->i < s->len && s->t[s->i] >= '0' && s->t[s->i] <= '9') {
-        unsigned d = (unsigned) (s->t[s->i] - '0');
-        if (*mag > (UINT64_MAX - d) / 10) {
-            return false;
-        }
-        *mag = *mag * 10 + d;
-        s->i++;
-    }
-    if (s->i == start || (s->i < s->len && (s->t[s->i] == '.' || s->t[s->i] == 'e' || s->t[s->i] == 'E'))) {
-        return false;
-    }
-    if (*mag == 0) {
-        *neg = false; // -0
-    }
-    return true;
-}
-
-static bool scan_u64(struct scan * s, uint64_t * out) {
-    bool neg;
-    return scan_integer(s, &neg, out) && !neg;
-}
-
-static bool scan_i64(struct scan * s, int64_t * out) {
-    bool     neg;
-    uint64_t mag;
-    if (!scan_integer(s, &neg, &mag)) {
-        return false;
-    }
-    if (!neg) {
-        if (mag > (uint64_t) INT64_MAX) {
-            return false;
-        }
-        *out = (int64_t) mag;
-    } else {
-        if (mag > (uint64_t) INT64_MAX + 1) {
-            return false;
-        }
-        *out = mag == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) mag;
-    }
-    return true;
-}
-
-// an index in [0, n)
-static bool scan_index(struct scan * s, int32_t n, int32_t * out) {
-    int64_t v;
-    if (!scan_i64(s, &v) || v < 0 || v >= n) {
-        return false;
-    }
-    *out = (int32_t) v;
-    return true;
-}
-
-// before an array item: '[' for the first (then true unless the array is empty), ',' for the next
-static bool scan_next_item(struct scan * s, bool first) {
-    scan_ws(s);
-    if (s->i >= s->len) {
-        return false;
-    }
-    char c = s->t[s->i];
-    if (c == ']' || c != (first ? '[' : ',')) {
-        return false;
-    }
-    s->i++;
-    scan_ws(s);
-    return s->i < s->len && s->t[s->i] != ']';
-}
-
-// an array of integers or nulls (null: -1 in kind 'i' arrays); up to max items; *n items read
-enum item_kind { ITEM_I64, ITEM_U64, ITEM_INDEX_OR_NULL };
-
-static bool scan_int_array(struct scan * s, enum item_kind kind, int32_t index_n, void * out, int max, int * n) {
-    *n = 0;
-    scan_ws(s);
-    if (s->i < s->len && s->t[s->i] == '[') {
-        size_t at = s->i + 1;
-        while (at < s->len && (s->t[at] == ' ' || s->t[at] == '\n' || s->t[at] == '\r' || s->t[at] == '\t')) {
-            at++;
-        }
-        if (at < s->len && s->t[at] == ']') {
-            s->i = at + 1; // []
-            return true;
-        }
-    }
-    for (bool first = true;; first = false) {
-        if (!scan_next_item(s, first)) {
-            return false;
-        }
-        if (*n == max) {
-            return false;
-        }
-        bool ok;
-        switch (kind) {
-            case ITEM_I64: ok = scan_i64(s, &((int64_t *) out)[*n]); break;
-            case ITEM_U64: ok = scan_u64(s, &((uint64_t *) out)[*n]); break;
-            default:
-                ok = scan_null(s) ? (((int32_t *) out)[*n] = -1, true) : scan_index(s, index_n, &((int32_t *) out)[*n]);
-                break;
-        }
-        if (!ok) {
-            return false;
-        }
-        (*n)++;
-        scan_ws(s);
-        if (s->i < s->len && s->t[s->i] == ']') {
-            s->i++;
-            return true;
-        }
-    }
 }
 
 //
@@ -295,85 +144,105 @@ struct entry {
     bool         external;
 };
 
-// a string member naming an entry of one of ggml's tables
-static bool scan_table_name(struct scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
-    const char * v;
-    size_t       n;
-    return scan_string(s, &v, &n) && (*out = names_find(names, kind, v, n)) >= 0;
+// a string naming an entry of one of ggml's tables, hashed as it is scanned (a name with other
+// than plain bytes is in no table)
+bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
+    const unsigned char * p   = s->p;
+    const unsigned char * end = s->end;
+    if (p >= end || *p != '"') {
+        return false;
+    }
+    const unsigned char * start = ++p;
+    uint32_t              h     = 0;
+    while (p < end && galloc_json_plain[*p]) {
+        h = name_hash_step(h, *p);
+        p++;
+    }
+    if (p >= end || *p != '"') {
+        return false;
+    }
+    size_t n = (size_t) (p - start);
+    s->p     = p + 1;
+    return (*out = names_find(names, kind, (const char *) start, n, name_hash_end(h, n))) >= 0;
 }
 
-static bool scan_flags(struct scan * s, int32_t * flags) {
+static bool scan_flags(struct galloc_scan * s, const struct galloc_fast_names * names, int32_t * flags) {
     *flags = 0;
-    scan_ws(s);
-    for (bool first = true;; first = false) {
-        if (first && s->i + 1 < s->len && s->t[s->i] == '[') { // [] ?
-            size_t at = s->i + 1;
-            while (at < s->len && (s->t[at] == ' ' || s->t[at] == '\n' || s->t[at] == '\r' || s->t[at] == '\t')) {
-                at++;
-            }
-            if (at < s->len && s->t[at] == ']') {
-                s->i = at + 1;
-                return true;
-            }
-        }
-        if (!scan_next_item(s, first)) {
-            return false;
-        }
+    int more = galloc_scan_open(s, '[', ']');
+    for (; more == 1; more = galloc_scan_next(s, ']')) {
         const char * v;
         size_t       n;
-        if (!scan_string(s, &v, &n)) {
+        if (!galloc_scan_string(s, &v, &n) || n == 0) {
             return false;
         }
-        int bit = -1;
-        for (int b = 0; b < GALLOC_DOCUMENT_N_FLAGS; b++) {
-            if (strncmp(galloc_document_flag_names[b], v, n) == 0 && galloc_document_flag_names[b][n] == '\0') {
-                bit = b;
-            }
-        }
-        if (bit < 0) {
+        int bit = names->flag_of[(unsigned char) v[0] & 0x7f] - 1;
+        if (bit < 0 || strlen(galloc_document_flag_names[bit]) != n || memcmp(galloc_document_flag_names[bit], v, n) != 0) {
             return false;
         }
         *flags |= 1 << bit;
-        scan_ws(s);
-        if (s->i < s->len && s->t[s->i] == ']') {
-            s->i++;
-            return true;
-        }
     }
+    return more == 0;
+}
+
+// an array of integers or nulls (null: -1 in ITEM_INDEX_OR_NULL arrays); up to max items; *n items read
+enum item_kind { ITEM_I64, ITEM_U64, ITEM_INDEX_OR_NULL };
+
+static bool scan_int_array(struct galloc_scan * s, enum item_kind kind, int32_t index_n, void * out, int max, int * n) {
+    *n       = 0;
+    int more = galloc_scan_open(s, '[', ']');
+    for (; more == 1; more = galloc_scan_next(s, ']')) {
+        if (*n == max) {
+            return false;
+        }
+        bool ok;
+        switch (kind) {
+            case ITEM_I64: ok = galloc_scan_i64(s, &((int64_t *) out)[*n]); break;
+            case ITEM_U64: ok = galloc_scan_u64(s, &((uint64_t *) out)[*n]); break;
+            default:
+                ok = galloc_scan_literal(s, "null", 4) ? (((int32_t *) out)[*n] = -1, true)
+                                                       : galloc_scan_index(s, index_n, &((int32_t *) out)[*n]);
+                break;
+        }
+        if (!ok) {
+            return false;
+        }
+        (*n)++;
+    }
+    return more == 0;
 }
 
 // one member's value into e; false to leave the entry to the checked reader
-static bool scan_member(struct scan * s, const struct galloc_fast_names * names, const struct galloc_document * doc, int m,
+static bool scan_member(struct galloc_scan * s, const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, int m,
                         struct entry * e) {
-    if (s->t[s->i] == 'n' && scan_null(s)) {
+    if (galloc_scan_at(s, 'n')) {
         // null: absent for every member but these three, which the checked reader refuses
-        return m != M_OP && m != M_TYPE && m != M_NE;
+        return galloc_scan_literal(s, "null", 4) && m != M_OP && m != M_TYPE && m != M_NE;
     }
     e->present |= 1u << m;
     switch (m) {
-        case M_NAME:        return scan_string(s, &e->name, &e->name_len);
-        case M_OP:          return scan_table_name(s, names, GALLOC_NAME_OP, &e->op);
-        case M_TYPE:        return scan_table_name(s, names, GALLOC_NAME_TYPE, &e->type);
-        case M_UNARY_OP:    return scan_table_name(s, names, GALLOC_NAME_UNARY_OP, &e->sub_op);
-        case M_GLU_OP:      return scan_table_name(s, names, GALLOC_NAME_GLU_OP, &e->sub_op);
+        case M_NAME:        return galloc_scan_string(s, &e->name, &e->name_len);
+        case M_OP:          return galloc_fast_scan_table_name(s, names, GALLOC_NAME_OP, &e->op);
+        case M_TYPE:        return galloc_fast_scan_table_name(s, names, GALLOC_NAME_TYPE, &e->type);
+        case M_UNARY_OP:    return galloc_fast_scan_table_name(s, names, GALLOC_NAME_UNARY_OP, &e->sub_op);
+        case M_GLU_OP:      return galloc_fast_scan_table_name(s, names, GALLOC_NAME_GLU_OP, &e->sub_op);
         case M_NE:          return scan_int_array(s, ITEM_I64, 0, e->ne, GGML_MAX_DIMS, &e->n_ne);
         case M_NB: {
             int n = 0;
             return scan_int_array(s, ITEM_U64, 0, e->nb, GGML_MAX_DIMS, &n) && n == GGML_MAX_DIMS;
         }
-        case M_SRC:         return scan_int_array(s, ITEM_INDEX_OR_NULL, doc->n_tensors, e->src, GGML_MAX_SRC, &e->n_src);
-        case M_ALLOC_SIZE:  return scan_u64(s, &e->alloc_size);
-        case M_VIEW_OFFS:   return scan_u64(s, &e->view_offs);
-        case M_VIEW_SRC:    return scan_index(s, doc->n_tensors, &e->view_src);
-        case M_BUFFER_TYPE: return scan_index(s, doc->n_buffer_types, &e->buffer_type);
-        case M_FLAGS:       return scan_flags(s, &e->flags);
+        case M_SRC:         return scan_int_array(s, ITEM_INDEX_OR_NULL, bounds->n_tensors, e->src, GGML_MAX_SRC, &e->n_src);
+        case M_ALLOC_SIZE:  return galloc_scan_u64(s, &e->alloc_size);
+        case M_VIEW_OFFS:   return galloc_scan_u64(s, &e->view_offs);
+        case M_VIEW_SRC:    return galloc_scan_index(s, bounds->n_tensors, &e->view_src);
+        case M_BUFFER_TYPE: return galloc_scan_index(s, bounds->n_buffer_types, &e->buffer_type);
+        case M_FLAGS:       return scan_flags(s, names, &e->flags);
         case M_EXTERNAL:
-            if (s->t[s->i] == 't' || s->t[s->i] == 'f') {
-                e->external = s->t[s->i] == 't';
-                s->i += e->external ? 4 : 5;
+            if (galloc_scan_literal(s, "true", 4)) {
+                e->external = true;
                 return true;
             }
-            return false;
+            e->external = false;
+            return galloc_scan_literal(s, "false", 5);
         default:            return false; // alloc_sizes: the checked reader's
     }
 }
@@ -385,8 +254,8 @@ static bool entry_check(const struct entry * e, const struct galloc_document * d
     if (!HAS(e, M_OP) || !HAS(e, M_TYPE) || !HAS(e, M_NE)) {
         return false;
     }
-    if (HAS(e, M_NAME) && (e->name_len > GGML_MAX_NAME - 1 || memchr(e->name, '\0', e->name_len) != NULL)) {
-        return false;
+    if (HAS(e, M_NAME) && e->name_len > GGML_MAX_NAME - 1) {
+        return false; // (a plain string holds no NUL)
     }
     t->op   = e->op;
     t->type = e->type;
@@ -462,59 +331,86 @@ static bool entry_check(const struct entry * e, const struct galloc_document * d
     return true;
 }
 
-size_t galloc_document_fast_tensor(const struct galloc_fast_names * names, struct galloc_document * doc, const char * text, size_t len,
-                                   size_t pos, int32_t i) {
-    struct scan  s = { text, len, pos };
-    struct entry e;
-    memset(&e, 0, sizeof(e));
-    scan_ws(&s);
-    if (s.i >= len || text[s.i] != '{') {
-        return 0;
+// at a key: the member it names, the key, ':' and the whitespace after them consumed; -1 when the key
+// names no member this reader takes (or is no plain string). The keys of the common entries by
+// their first bytes, compared with their quotes; any other text by galloc_scan_key and member_of
+static int scan_member_key(struct galloc_scan * s) {
+    const unsigned char * p = s->p;
+    int                   m = -1;
+    size_t                n = 0; // the key's bytes with its quotes
+    if (s->end - p >= 16) {    // the longest key, its quotes and ": " fit
+#define KEY(lit, member) (memcmp(p, "\"" lit "\"", sizeof(lit) + 1) == 0 ? (n = sizeof(lit) + 1, m = (member), true) : false)
+        switch (p[1]) {
+            case 'n': (void) (KEY("name", M_NAME) || KEY("ne", M_NE) || KEY("nb", M_NB)); break;
+            case 'o': (void) KEY("op", M_OP); break;
+            case 't': (void) KEY("type", M_TYPE); break;
+            case 's': (void) KEY("src", M_SRC); break;
+            case 'f': (void) KEY("flags", M_FLAGS); break;
+            case 'v': (void) (KEY("view_src", M_VIEW_SRC) || KEY("view_offs", M_VIEW_OFFS)); break;
+            case 'b': (void) KEY("buffer_type", M_BUFFER_TYPE); break;
+            case 'u': (void) KEY("unary_op", M_UNARY_OP); break;
+            default: break;
+        }
+#undef KEY
+        if (m >= 0 && p[n] == ':' && p[n + 1] == ' ' && p[n + 2] > ' ') {
+            s->p = p + n + 2;
+            return m;
+        }
     }
-    s.i++;
-    scan_ws(&s);
-    if (s.i < len && text[s.i] == '}') {
-        return 0; // {}: "op" is missing
+    const char * key;
+    size_t       key_len;
+    return galloc_scan_key(s, &key, &key_len) ? member_of(key, key_len) : -1;
+}
+
+bool galloc_document_fast_entry(const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, struct galloc_document * doc,
+                               struct galloc_scan * at, int32_t i) {
+    struct galloc_scan  local = *at; // kept in registers: the stores into doc cannot move it
+    struct galloc_scan * s    = &local;
+    struct entry         e;
+    e.present = 0;
+    e.n_ne    = 0;
+    e.n_src   = 0;
+    if (galloc_scan_open(s, '{', '}') != 1) {
+        return false; // no object, or {}: "op" is missing
     }
-    for (;;) {
-        const char * key;
-        size_t       key_len;
-        if (!scan_string(&s, &key, &key_len)) {
-            return 0;
+    unsigned seen = 0; // members given, null or not: one given twice is the parser's error
+    int      more = 1;
+    for (; more == 1; more = galloc_scan_next(s, '}')) {
+        int m = scan_member_key(s);
+        if (m < 0 || (seen >> m) & 1u) {
+            return false;
         }
-        int m = member_of(key, key_len);
-        if (m < 0) {
-            return 0;
+        seen |= 1u << m;
+        if (!scan_member(s, names, bounds, m, &e)) {
+            return false;
         }
-        scan_ws(&s);
-        s.i++; // ':'
-        scan_ws(&s);
-        if (s.i >= len || !scan_member(&s, names, doc, m, &e)) {
-            return 0;
-        }
-        scan_ws(&s);
-        if (s.i >= len) {
-            return 0;
-        }
-        if (text[s.i] == '}') {
-            s.i++;
-            break;
-        }
-        s.i++; // ','
-        scan_ws(&s);
     }
-    struct galloc_tensor t;
-    memcpy(&t, &doc->tensors[i], sizeof(t));
+    if (more != 0) {
+        return false;
+    }
+    struct galloc_tensor t; // entry_check sets every field
     if (!entry_check(&e, doc, i, &t)) {
-        return 0;
+        return false;
     }
-    memcpy(&doc->tensors[i], &t, sizeof(t));
+    doc->tensors[i] = t;
+    // all of the name's bytes (the one-pass reader's arrays are not zeroed)
+    size_t name_len = 0;
     if (HAS(&e, M_NAME)) {
-        memcpy(doc->tensor_names[i], e.name, e.name_len);
-        doc->tensor_names[i][e.name_len] = '\0';
+        name_len = e.name_len;
+        memcpy(doc->tensor_names[i], e.name, name_len);
     }
+    memset(doc->tensor_names[i] + name_len, 0, GGML_MAX_NAME - name_len);
     doc->tensor_buffer_type[i] = HAS(&e, M_BUFFER_TYPE) ? e.buffer_type : -1;
     doc->tensor_sub_op[i]      = HAS(&e, M_UNARY_OP) || HAS(&e, M_GLU_OP) ? e.sub_op : -1;
     doc->tensor_alloc_sizes[i] = -1;
-    return s.i;
+    *at                        = local;
+    return true;
+}
+
+size_t galloc_document_fast_tensor(const struct galloc_fast_names * names, struct galloc_document * doc, const char * text, size_t len,
+                                   size_t pos, int32_t i) {
+    struct galloc_scan        s      = { (const unsigned char *) text + pos, (const unsigned char *) text + len };
+    struct galloc_fast_bounds bounds = { doc->n_tensors, doc->n_buffer_types };
+    galloc_scan_ws(&s);
+    return galloc_document_fast_entry(names, &bounds, doc, &s, i) ? (size_t) (s.p - (const unsigned char *) text) : 0;
 }

@@ -53,6 +53,7 @@ bool galloc_document_is_table_name(const char * s, size_t len);
 #define GALLOC_FAST_NAME_SLOTS 256
 struct galloc_fast_names {
     int16_t ids[4][GALLOC_FAST_NAME_SLOTS]; // per enum galloc_name_kind: id + 1, 0 for an empty slot
+    int8_t  flag_of[128];                   // a flag name's first byte: its bit + 1, 0 for none
 };
 void galloc_fast_names_build(struct galloc_fast_names * names);
 
@@ -62,8 +63,44 @@ void galloc_fast_names_build(struct galloc_fast_names * names);
 size_t galloc_document_fast_tensor(const struct galloc_fast_names * names, struct galloc_document * doc, const char * text, size_t len,
                                    size_t pos, int32_t i);
 
+// the same at s (galloc-document-scan.h; text never parsed is fine: it is read strictly), s then just
+// after the entry; false otherwise (s anywhere). Indices are checked against bounds, which the
+// one-pass reader sets to INT32_MAX and checks after the walk, when the counts are known
+struct galloc_scan;
+struct galloc_fast_bounds {
+    int32_t n_tensors;      // src and view_src in [0, n_tensors)
+    int32_t n_buffer_types; // buffer_type in [0, n_buffer_types)
+};
+// a string naming an entry of ggml's table of that kind (enum galloc_name_kind): its id; false for any other value
+bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out);
+bool galloc_document_fast_entry(const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, struct galloc_document * doc,
+                               struct galloc_scan * s, int32_t i);
+
+// the per-tensor arrays of doc grown to want > *cap entries (the new ones zero-filled when zero),
+// *cap updated; false when out of memory (the arrays are then as they were, still doc's)
+bool galloc_document_grow_tensors(struct galloc_document * doc, size_t * cap, size_t want, bool zero);
+
+// the whole document in one pass over its text (galloc-document-walk.c): header, buffer types, type
+// traits, the tensors straight into doc's arrays, nodes and leafs (or outputs) and the buffer ids
+// straight into int32 arrays; every index checked once the counts are known. True when the text is
+// of the shape it takes (plain JSON, known members, names in ggml's tables) and every check of the
+// checked reader on it passes but those across tensors and of the graph, which the caller runs
+// (check_views, check_cycles, the graph from outputs, check_graph). False otherwise: the caller
+// frees doc and reads the text the checked way. Never allocates more than the bytes read justify.
+struct galloc_walk {
+    bool      has_nodes, has_leafs;                 // given and not null
+    int32_t * outputs;                              // "outputs" (caller frees), NULL when absent or null
+    int32_t   n_outputs;
+    int32_t   n_node_buffer_ids, n_leaf_buffer_ids; // entries of doc->node_buffer_ids / leaf_buffer_ids, when given
+    bool      edges_backward;                       // every src and view_src names an earlier tensor (or itself): no cycle
+};
+bool galloc_document_walk(const struct galloc_fast_names * names, const char * text, size_t len, struct galloc_document * doc,
+                          struct galloc_walk * walk);
+
 // how galloc_document_read takes the "tensors" entries (the others are for tests that compare them)
 enum galloc_document_read_mode {
+    GALLOC_READ_ONE_PASS,      // galloc_document_walk; a document it declines is read GALLOC_READ_FAST
+    GALLOC_READ_ONE_PASS_ONLY, // galloc_document_walk alone: a document it declines is refused, GALLOC_STATUS_DECLINED
     GALLOC_READ_FAST,    // checked while parsing and not kept, then read again from the text, plain entries by the fast reader
     GALLOC_READ_CHECKED, // the same, every entry built and read by the checked reader
     GALLOC_READ_TREE,    // the whole document parsed into one tree first

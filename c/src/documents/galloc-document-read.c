@@ -1011,15 +1011,9 @@ static bool read_index_list(struct reader * r, const struct galloc_json_value * 
     return true;
 }
 
-// nodes and leafs as ggml_build_forward_expand makes them from the outputs, in order
-static bool build_from_outputs(struct reader * r, const struct galloc_json_value * arr) {
-    struct galloc_document * doc     = r->doc;
-    int32_t *                outputs = NULL;
-    int32_t                  n_out   = 0;
-    if (!read_index_list(r, arr, "outputs", doc->n_tensors, "tensors", &outputs, &n_out)) {
-        free(outputs);
-        return false;
-    }
+// nodes and leafs as ggml_build_forward_expand makes them from the outputs (indices in range), in order; frees outputs
+static bool build_from_output_list(struct reader * r, int32_t * outputs, int32_t n_out) {
+    struct galloc_document * doc = r->doc;
     const int32_t n       = doc->n_tensors;
     uint8_t *     visited = reader_alloc(r, (size_t) n, 1);
     int32_t *     stack   = reader_alloc(r, (size_t) n, sizeof(int32_t));
@@ -1071,6 +1065,16 @@ static bool build_from_outputs(struct reader * r, const struct galloc_json_value
     free(stack);
     free(slot);
     return ok;
+}
+
+static bool build_from_outputs(struct reader * r, const struct galloc_json_value * arr) {
+    int32_t * outputs = NULL;
+    int32_t   n_out   = 0;
+    if (!read_index_list(r, arr, "outputs", r->doc->n_tensors, "tensors", &outputs, &n_out)) {
+        free(outputs);
+        return false;
+    }
+    return build_from_output_list(r, outputs, n_out);
 }
 
 // no tensor twice, none in both lists, and every node's sources available when it runs
@@ -1191,35 +1195,10 @@ static uint64_t document_alloc_size(void * user, int32_t t, int32_t buffer_id) {
     return row < 0 ? doc->tensors[t].alloc_size : doc->alloc_sizes[(size_t) row * (size_t) doc->n_buffer_types + (size_t) buffer_id];
 }
 
-// the per-tensor arrays grow with the entries read (doubling, zeroed), never sized from the count
-// alone: 4,194,304 entries of `0` are refused at tensors[0] before ~1 GB is set aside for them
+// doubling from 1024, at most to the n entries the parse counted
 static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
-    struct galloc_document * doc = r->doc;
-    size_t old = *cap, want = old ? 2 * old : 1024;
-    if (want > n) {
-        want = n;
-    }
-    void * t  = realloc(doc->tensors, want * sizeof(*doc->tensors));
-    doc->tensors = t ? t : doc->tensors;
-    void * nm = t ? realloc(doc->tensor_names, want * sizeof(*doc->tensor_names)) : NULL;
-    doc->tensor_names = nm ? nm : doc->tensor_names;
-    void * bt = nm ? realloc(doc->tensor_buffer_type, want * sizeof(int32_t)) : NULL;
-    doc->tensor_buffer_type = bt ? bt : doc->tensor_buffer_type;
-    void * so = bt ? realloc(doc->tensor_sub_op, want * sizeof(int32_t)) : NULL;
-    doc->tensor_sub_op = so ? so : doc->tensor_sub_op;
-    void * as = so ? realloc(doc->tensor_alloc_sizes, want * sizeof(int32_t)) : NULL;
-    doc->tensor_alloc_sizes = as ? as : doc->tensor_alloc_sizes;
-    if (!as) {
-        reader_oom(r);
-        return false;
-    }
-    memset(doc->tensors + old, 0, (want - old) * sizeof(*doc->tensors));
-    memset(doc->tensor_names + old, 0, (want - old) * sizeof(*doc->tensor_names));
-    memset(doc->tensor_buffer_type + old, 0, (want - old) * sizeof(int32_t));
-    memset(doc->tensor_sub_op + old, 0, (want - old) * sizeof(int32_t));
-    memset(doc->tensor_alloc_sizes + old, 0, (want - old) * sizeof(int32_t));
-    *cap = want;
-    return true;
+    size_t want = *cap ? 2 * *cap : 1024;
+    return galloc_document_grow_tensors(r->doc, cap, want < n ? want : n, true) || reader_oom(r);
 }
 
 // tensors[i] from the text at *pos (then just after it): the fast reader, or the entry parsed alone
@@ -1251,6 +1230,8 @@ static bool read_tensor_text(struct reader * r, const struct tensor_source * src
     *pos = end;
     return true;
 }
+
+static void finish_graph(struct reader * r);
 
 static bool read_document(struct reader * r, const struct galloc_json_value * root, const struct tensor_source * src) {
     struct galloc_document * doc  = r->doc;
@@ -1297,8 +1278,14 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
     if (!check_views(r) || !check_cycles(r) || !read_graph(r, root)) {
         return false;
     }
+    finish_graph(r);
+    return true;
+}
 
-    struct galloc_graph * g = &doc->graph;
+// the planner's view of the document read
+static void finish_graph(struct reader * r) {
+    struct galloc_document * doc = r->doc;
+    struct galloc_graph *    g   = &doc->graph;
     g->n_tensors       = doc->n_tensors;
     g->tensors         = doc->tensors;
     g->n_nodes         = doc->n_nodes;
@@ -1311,11 +1298,38 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
     g->buffer_types    = doc->buffer_types;
     g->alloc_size      = r->n_alloc_sizes > 0 ? document_alloc_size : NULL;
     g->user            = r->n_alloc_sizes > 0 ? doc : NULL;
-    return true;
+}
+
+// the whole document in one pass (galloc_document_walk), then the checks across tensors and of the
+// graph. Silent (r->err is NULL): false declines the document, which is then read the checked way
+static bool read_one_pass(struct reader * r, const char * json, size_t len) {
+    struct galloc_document * doc = r->doc;
+    struct galloc_walk       walk;
+    galloc_fast_names_build(&r->fast_names);
+    bool ok = galloc_document_walk(&r->fast_names, json, len, doc, &walk) && check_views(r) && (walk.edges_backward || check_cycles(r));
+    if (ok && !walk.has_nodes && !walk.has_leafs) { // the graph from the outputs, all in range
+        ok = walk.outputs != NULL;
+        for (int32_t k = 0; ok && k < walk.n_outputs; k++) {
+            ok = walk.outputs[k] < doc->n_tensors;
+        }
+        if (ok) {
+            ok           = build_from_output_list(r, walk.outputs, walk.n_outputs);
+            walk.outputs = NULL; // freed by it
+        }
+    } else {
+        ok = ok && walk.has_nodes && walk.has_leafs;
+    }
+    free(walk.outputs);
+    ok = ok && check_graph(r) && (doc->node_buffer_ids == NULL || walk.n_node_buffer_ids == doc->n_nodes) &&
+         (doc->leaf_buffer_ids == NULL || walk.n_leaf_buffer_ids == doc->n_leafs);
+    if (ok) {
+        finish_graph(r);
+    }
+    return ok;
 }
 
 bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err) {
-    return galloc_document_read_mode(json, len, doc, err, GALLOC_READ_FAST);
+    return galloc_document_read_mode(json, len, doc, err, GALLOC_READ_ONE_PASS);
 }
 
 bool galloc_document_read_mode(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err,
@@ -1329,6 +1343,23 @@ bool galloc_document_read_mode(const char * json, size_t len, struct galloc_docu
     if (len > GALLOC_DOCUMENT_MAX_BYTES) {
         reader_limit(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
         return false;
+    }
+    if (mode == GALLOC_READ_ONE_PASS || mode == GALLOC_READ_ONE_PASS_ONLY) {
+        r.err = NULL; // silent: a document it declines is read below, which says what is wrong with it
+        if (read_one_pass(&r, json, len)) {
+            return true;
+        }
+        galloc_document_free(doc); // everything it built goes before the checked way builds anything
+        if (mode == GALLOC_READ_ONE_PASS_ONLY) {
+            if (err != NULL) {
+                err->status = GALLOC_STATUS_DECLINED;
+                snprintf(err->message, sizeof(err->message), "declined by the one-pass reader");
+            }
+            return false;
+        }
+        memset(&r, 0, sizeof(r));
+        r.doc = doc;
+        r.err = err;
     }
     // the entries of "tensors" are checked as JSON while the rest is parsed, then read from the text
     // one at a time, so memory grows with the entries read, not with the array (an 8 MB array of 0s

@@ -138,7 +138,7 @@ struct galloc_json_doc {
 //
 
 // bytes of the valid UTF-8 sequence starting at s[0] (n bytes available), 0 when invalid
-static size_t utf8_sequence_length(const unsigned char * s, size_t n) {
+size_t galloc_json_utf8_length(const unsigned char * s, size_t n) {
     unsigned char c = s[0];
     if (c < 0x80) {
         return 1;
@@ -439,7 +439,7 @@ static bool parser_string(struct parser * p, struct galloc_json_value * out) {
             i++;
             continue;
         }
-        size_t seq = utf8_sequence_length((const unsigned char *) p->text + i, end - i);
+        size_t seq = galloc_json_utf8_length((const unsigned char *) p->text + i, end - i);
         if (seq == 0) {
             parser_fail(p, i, "invalid UTF-8 in a string (byte 0x%02X)", c);
             return false;
@@ -755,7 +755,7 @@ static bool parser_open(struct parser * p, bool is_object) {
 #define FAST_MAX_KEYS  16
 
 // 1 for the bytes a string holds as they are: printable ASCII but '"' and '\\'
-static const uint8_t json_plain[256] = {
+const uint8_t galloc_json_plain[256] = {
     ['\x20'] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                               // 0x20-0x2F, '"' is 0x22
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x30-0x3F
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x40-0x4F
@@ -776,7 +776,7 @@ static size_t fast_string(const char * t, size_t len, size_t i) {
     const unsigned char * u = (const unsigned char *) t;
     i++;
     for (;;) {
-        while (i < len && json_plain[u[i]]) {
+        while (i < len && galloc_json_plain[u[i]]) {
             i++;
         }
         if (i >= len) {
@@ -788,7 +788,7 @@ static size_t fast_string(const char * t, size_t len, size_t i) {
         if (u[i] < 0x80) {
             return 0; // a backslash or a control byte
         }
-        size_t seq = utf8_sequence_length(u + i, len - i); // a valid sequence never holds the closing '"'
+        size_t seq = galloc_json_utf8_length(u + i, len - i); // a valid sequence never holds the closing '"'
         if (seq == 0) {
             return 0;
         }
@@ -1563,7 +1563,7 @@ static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t 
         char *                out = w->buf + w->len;
         size_t                i   = 0;
         *out++ = '"';
-        while (i < len && json_plain[u[i]]) {
+        while (i < len && galloc_json_plain[u[i]]) {
             *out++ = (char) u[i++];
         }
         if (i == len) {
@@ -1610,7 +1610,7 @@ static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t 
                     snprintf(esc, sizeof(esc), "\\u%04X", c);
                     n = 6;
                 } else {
-                    size_t seq = utf8_sequence_length(u + i, len - i);
+                    size_t seq = galloc_json_utf8_length(u + i, len - i);
                     if (seq == 0) {
                         out = "\xEF\xBF\xBD"; // U+FFFD for a byte that is not UTF-8
                         n   = 3;

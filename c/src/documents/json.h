@@ -91,6 +91,12 @@ struct galloc_json_doc * galloc_json_parse_skipping(const char * text, size_t le
 // in text that parsed (valid JSON), the value starting at pos: the offset just after it
 size_t galloc_json_skip_valid(const char * text, size_t len, size_t pos);
 
+// for readers that take plain JSON straight from the text (the one-pass document reader): 1 for the
+// bytes a string holds as they are (printable ASCII but '"' and '\\'), and the bytes of the valid
+// UTF-8 sequence at s[0] (n bytes available, n >= 1), 0 when invalid: the parser's own rules
+extern const uint8_t galloc_json_plain[256];
+size_t galloc_json_utf8_length(const unsigned char * s, size_t n);
+
 const struct galloc_json_value * galloc_json_doc_root(const struct galloc_json_doc * doc);
 
 enum galloc_json_type galloc_json_type_of  (const struct galloc_json_value * v);

@@ -1,8 +1,11 @@
 // document-modes.c: a graph document read every way galloc_document_read_mode offers, compared.
 //
 // GALLOC_READ_TREE (the whole document as one JSON tree, then checked) is the reference; the
-// reader galloc_document_read uses (entries checked while parsing, then read from the text, plain
-// ones by the fast reader) and the same without the fast reader must agree with it exactly.
+// reader galloc_document_read uses (one pass over the text, galloc_document_walk, or for a document
+// it declines the next way), the two-pass reader (entries checked while parsing, then read from
+// the text, plain ones by the fast reader) and the same without the fast reader must agree with
+// it exactly. The one pass alone must either decline or agree: never refuse with a message of its
+// own, never take a document the reference refuses.
 
 #include "document-modes.h"
 
@@ -90,16 +93,42 @@ static const char * documents_differ(const struct galloc_document * a, const str
 }
 
 bool document_modes_agree(const char * text, size_t len, char * why, size_t size) {
-    static const enum galloc_document_read_mode modes[2] = { GALLOC_READ_FAST, GALLOC_READ_CHECKED };
-    static const char * const                   names[2] = { "fast", "checked" };
+    return document_modes_agree_taken(text, len, NULL, why, size);
+}
+
+bool document_modes_agree_taken(const char * text, size_t len, bool * one_pass_took, char * why, size_t size) {
+    enum { N_MODES = 4 };
+    static const enum galloc_document_read_mode modes[N_MODES] = { GALLOC_READ_ONE_PASS_ONLY, GALLOC_READ_ONE_PASS, GALLOC_READ_FAST,
+                                                                   GALLOC_READ_CHECKED };
+    static const char * const                   names[N_MODES] = { "one-pass alone", "one-pass", "fast", "checked" };
     struct galloc_document ref;
     struct galloc_error    ref_err;
     bool                   ref_ok = galloc_document_read_mode(text, len, &ref, &ref_err, GALLOC_READ_TREE);
     bool                   agree  = true;
-    for (int m = 0; m < 2 && agree; m++) {
+    if (one_pass_took != NULL) {
+        *one_pass_took = false;
+    }
+    for (int m = 0; m < N_MODES && agree; m++) {
         struct galloc_document doc;
         struct galloc_error    err;
         bool                   ok = galloc_document_read_mode(text, len, &doc, &err, modes[m]);
+        if (modes[m] == GALLOC_READ_ONE_PASS_ONLY) {
+            if (!ok && err.status != GALLOC_STATUS_DECLINED) {
+                snprintf(why, size, "one-pass reader alone refuses with its own message: %s \"%s\"", galloc_status_name(err.status), err.message);
+                agree = false;
+            } else if (ok && !ref_ok) {
+                snprintf(why, size, "one-pass reader alone takes what the tree reader refuses (%s)", ref_err.message);
+                agree = false;
+            } else if (ok && documents_differ(&doc, &ref)[0] != '\0') {
+                snprintf(why, size, "one-pass reader alone: the documents differ in %s", documents_differ(&doc, &ref));
+                agree = false;
+            }
+            if (ok && one_pass_took != NULL) {
+                *one_pass_took = true;
+            }
+            galloc_document_free(&doc);
+            continue;
+        }
         if (ok != ref_ok) {
             snprintf(why, size, "%s reader %s, tree reader %s (%s)", names[m], ok ? "accepts" : "refuses", ref_ok ? "accepts" : "refuses",
                      ok ? ref_err.message : err.message);
