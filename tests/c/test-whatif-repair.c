@@ -9,7 +9,8 @@
 // reach the optimum the test finds by enumeration, keeping no more moves than strict improvements
 // allow; on larger ones every plan it returns passes the
 // checker and is never above the plan it started from, and a longer run (the same seed, more
-// moves) is never above a shorter one.
+// moves) is never above a shorter one. The planner's entry lowers a one-chunk plan to the
+// optimum and leaves a plan over more chunks alone.
 
 #include "check.h"
 #include "galloc-whatif-repair.h"
@@ -276,9 +277,67 @@ static void test_repair_plans_checked(void) {
     }
 }
 
+// the planner's entry (galloc_whatif_repair_plan): a one-chunk plan lowered to the optimum, its
+// chunk sizes and total following; a plan over two chunks, or of a problem whose max size binds,
+// left alone
+static void test_repair_plan(void) {
+    rng_seed(4);
+    int bound_cases = 0;
+    for (int round = 0; round < 60; round++) {
+        struct galloc_whatif_item items[8];
+        int32_t                   n = 3 + rng_below(5);
+        random_items(items, n, 6, 4);
+        if (round == 59) {
+            n = (int32_t) (sizeof(above_load) / sizeof(above_load[0]));
+            memcpy(items, above_load, sizeof(above_load));
+        }
+        struct galloc_whatif_problem p = problem_of(items, n);
+        struct galloc_whatif_index   x;
+        struct galloc_whatif_plan    plan;
+        struct galloc_error          err;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK(galloc_whatif_plan_init(&plan, n, "exact"));
+        stacked(&p, plan.offsets);
+        galloc_whatif_plan_finish(&p, &plan);
+        uint64_t best = own_optimum(&p);
+        // the lower bound given is the optimum: the search ends there (no move limit here)
+        CHECK(galloc_whatif_repair_plan(&p, &x, best, FAR_AWAY, &plan));
+        CHECK(own_no_overlap(&p, plan.offsets));
+        CHECK_EQ_U64(plan.total, best);
+        CHECK_EQ_U64(own_peak(&p, plan.offsets), best);
+        CHECK(plan.n_chunks == 1 && plan.chunk_sizes[0] == best);
+        for (int32_t i = 0; i < n; i++) {
+            CHECK(plan.chunks[i] == 0);
+        }
+        // two chunks: not touched
+        plan.chunks[0] = 1;
+        stacked(&p, plan.offsets);
+        galloc_whatif_plan_finish(&p, &plan);
+        uint64_t before = plan.total;
+        CHECK(galloc_whatif_repair_plan(&p, &x, best, FAR_AWAY, &plan));
+        CHECK_EQ_U64(plan.total, before);
+        // a max size that binds (the stacked plan passes it): not touched either
+        uint64_t st[8];
+        plan.chunks[0] = 0;
+        stacked(&p, plan.offsets);
+        stacked(&p, st);
+        galloc_whatif_plan_finish(&p, &plan);
+        galloc_whatif_index_free(&x);
+        p.max_size = 4;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK(galloc_whatif_repair_plan(&p, &x, best, FAR_AWAY, &plan));
+        CHECK(galloc_whatif_unlimited(&p, &x) || memcmp(plan.offsets, st, (size_t) n * sizeof(uint64_t)) == 0);
+        bound_cases += !galloc_whatif_unlimited(&p, &x);
+        galloc_whatif_plan_release(&plan);
+        galloc_whatif_index_free(&x);
+    }
+    CHECK(bound_cases > 10);
+}
+
 int main(void) {
     RUN(test_fill_against_enumeration);
     RUN(test_repair_reaches_optimum);
     RUN(test_repair_plans_checked);
+    RUN(test_repair_plan);
     return check_report("test-whatif-repair");
 }

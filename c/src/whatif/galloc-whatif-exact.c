@@ -7,6 +7,7 @@
 // heuristics'.
 
 #include "galloc-whatif-exact.h"
+#include "galloc-whatif-repair.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -294,8 +295,14 @@ static bool exact_run(const struct galloc_whatif_problem * p, const struct gallo
         return true;
     }
     if (galloc_exact_trail_need(x) > MAX_TRAIL) {
-        plan->note    = "problem too large for the exact search";
-        plan->time_ms = galloc_whatif_now_ms() - t0;
+        // too large to search: the time goes to the repair search over the heuristics' plan
+        if (!galloc_whatif_repair_plan(p, x, lower, t0 + (double) budget_ms, plan)) {
+            return false;
+        }
+        plan->proved_optimal = plan->total <= lower;
+        plan->bound          = plan->proved_optimal ? plan->total : lower;
+        plan->note           = plan->proved_optimal ? "" : "problem too large for the exact search: the repair search's plan, not proved optimal";
+        plan->time_ms        = galloc_whatif_now_ms() - t0;
         return true;
     }
     struct exact e;

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SECTION_INTERVALS_MOST (1 << 20) // fixed intervals the sections of one neighbourhood may keep
+
 struct galloc_fill_level {
     int32_t  item;       // placed at this level, -1: none
     int32_t  trail_mark;
@@ -159,13 +161,10 @@ static bool setup(struct galloc_fill * f, const uint64_t * off, uint64_t T) {
                 f->nb[n_nb++] = f->local[q];
             } else if (p->items[q].size > 0 && off[q] < T) {
                 f->ob[n_ob++] = (struct galloc_fill_interval) { off[q], off[q] + p->items[q].size, 0 };
-                if (f->local[q] == -1) { // first seen: count it in its sections of the window
+                if (f->local[q] == -1) { // first seen: its intervals in the window's sections
                     f->local[q] = -2;
                     int32_t a0 = x->sec_first[q] > f->s0 ? x->sec_first[q] : f->s0;
                     int32_t a1 = x->sec_last[q] < f->s1 ? x->sec_last[q] : f->s1;
-                    for (int32_t s = a0; s <= a1; s++) {
-                        f->sec[s - f->s0 + 1].iv_start++;
-                    }
                     n_iv += a1 - a0 + 1;
                 }
             }
@@ -175,25 +174,37 @@ static bool setup(struct galloc_fill * f, const uint64_t * off, uint64_t T) {
     }
     f->ob_start[f->k] = n_ob;
     f->nb_start[f->k] = n_nb;
-    bool ok = grow((void **) &f->iv, &f->iv_cap, n_iv + 1, sizeof(struct galloc_fill_interval));
-    for (int32_t s = 0; s < n_sec; s++) {
-        f->sec[s + 1].iv_start += f->sec[s].iv_start;
-        f->sec[s].base = (uint64_t) f->sec[s].iv_start; // scratch: where the next one goes
-    }
-    // the intervals into their sections (and the fixed items unmarked)
-    for (int32_t j = 0; j < f->k; j++) {
-        int32_t i = f->id[j];
-        for (int32_t a = x->adj_start[i]; a < x->adj_start[i + 1]; a++) {
-            int32_t q = x->adj[a];
-            if (f->local[q] != -2) {
-                continue;
+    // past SECTION_INTERVALS_MOST (long-lived fixed items over many sections) the sections keep
+    // none: the per-section test then counts the free bytes against [base, T) alone, weaker but
+    // still a consequence of any completion
+    bool keep = n_iv <= SECTION_INTERVALS_MOST;
+    bool ok   = !keep || grow((void **) &f->iv, &f->iv_cap, n_iv + 1, sizeof(struct galloc_fill_interval));
+    keep      = keep && ok;
+    // the fixed neighbours (marked -2) counted per section (then marked -3), the counts summed
+    // into starts, the intervals put in place (and the marks cleared)
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t j = 0; j < f->k; j++) {
+            int32_t i = f->id[j];
+            for (int32_t a = x->adj_start[i]; a < x->adj_start[i + 1]; a++) {
+                int32_t q = x->adj[a];
+                if (f->local[q] != (pass == 0 ? -2 : -3)) {
+                    continue;
+                }
+                f->local[q] = pass == 0 ? -3 : -1;
+                int32_t a0 = x->sec_first[q] > f->s0 ? x->sec_first[q] : f->s0;
+                int32_t a1 = x->sec_last[q] < f->s1 ? x->sec_last[q] : f->s1;
+                for (int32_t s = a0; keep && s <= a1; s++) {
+                    if (pass == 0) {
+                        f->sec[s - f->s0 + 1].iv_start++;
+                    } else {
+                        f->iv[f->sec[s - f->s0].base++] = (struct galloc_fill_interval) { off[q], off[q] + p->items[q].size, 0 };
+                    }
+                }
             }
-            f->local[q] = -1;
-            int32_t a0 = x->sec_first[q] > f->s0 ? x->sec_first[q] : f->s0;
-            int32_t a1 = x->sec_last[q] < f->s1 ? x->sec_last[q] : f->s1;
-            for (int32_t s = a0; ok && s <= a1; s++) {
-                f->iv[f->sec[s - f->s0].base++] = (struct galloc_fill_interval) { off[q], off[q] + p->items[q].size, 0 };
-            }
+        }
+        for (int32_t s = 0; pass == 0 && s < n_sec; s++) {
+            f->sec[s + 1].iv_start += f->sec[s].iv_start;
+            f->sec[s].base = (uint64_t) f->sec[s].iv_start; // scratch: where the next one goes
         }
     }
     if (!ok) {
@@ -201,7 +212,7 @@ static bool setup(struct galloc_fill * f, const uint64_t * off, uint64_t T) {
     }
     // merged per section, capped at T, compacted, with the bytes before each
     int32_t w = 0;
-    for (int32_t s = 0; s < n_sec; s++) {
+    for (int32_t s = 0; keep && s < n_sec; s++) {
         int32_t b = f->sec[s].iv_start, m = f->sec[s + 1].iv_start - b;
         qsort(f->iv + b, (size_t) m, sizeof(struct galloc_fill_interval), cmp_interval);
         m = merge(f->iv + b, m);

@@ -19,6 +19,7 @@
 
 #define FIRST_SIZE  8    // items freed in a move at first
 #define GROW_AFTER  24   // failed moves in a row before the neighbourhoods grow
+#define MOST_SIZE   256  // items freed in a move at most (a move's setup is about its items' conflicts)
 #define NODES_PER_ITEM 400 // node limit of a move's search, per freed item
 
 struct repair {
@@ -180,7 +181,7 @@ bool galloc_whatif_repair(const struct galloc_whatif_problem * p, const struct g
     }
     bool     ok   = true;
     int32_t  k    = FIRST_SIZE, fails = 0;
-    int32_t  most = p->n_items;
+    int32_t  most = p->n_items < MOST_SIZE ? p->n_items : MOST_SIZE;
     uint64_t P    = peak(&r);
     while (ok && P > lower && (max_moves == 0 || stats->moves < max_moves) && galloc_whatif_now_ms() < deadline) {
         uint64_t T      = P - 1;
@@ -223,5 +224,36 @@ bool galloc_whatif_repair(const struct galloc_whatif_problem * p, const struct g
     }
     stats->nodes = r.fill.nodes;
     repair_free(&r);
+    return ok;
+}
+
+bool galloc_whatif_repair_plan(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, uint64_t lower, double deadline,
+                               struct galloc_whatif_plan * plan) {
+    if (!galloc_whatif_unlimited(p, x)) {
+        return true; // a max size that binds: not for the repair search (one chunk, no max size)
+    }
+    for (int32_t i = 0; i < p->n_items; i++) {
+        if (plan->chunks[i] != 0) {
+            return true;
+        }
+    }
+    double     t0  = galloc_whatif_now_ms();
+    uint64_t * off = malloc(((size_t) p->n_items + 1) * sizeof(uint64_t));
+    if (!off) {
+        return false;
+    }
+    memcpy(off, plan->offsets, (size_t) p->n_items * sizeof(uint64_t));
+    struct galloc_repair_stats stats;
+    bool ok = galloc_whatif_repair(p, x, off, lower, deadline, 0, 0x5eed, &stats);
+    struct repair r = { .p = p, .off = off };
+    if (ok && peak(&r) < plan->total) {
+        memcpy(plan->offsets, off, (size_t) p->n_items * sizeof(uint64_t));
+        galloc_whatif_plan_finish(p, plan);
+        plan->found_ms = galloc_whatif_now_ms() - t0;
+        if (p->capacity && plan->total <= p->capacity && plan->fit_ms < 0) {
+            plan->fit_ms = plan->found_ms;
+        }
+    }
+    free(off);
     return ok;
 }

@@ -101,3 +101,9 @@ struct galloc_repair_stats {
 // false only when out of memory (off then holds a plan no worse than before).
 bool galloc_whatif_repair(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, uint64_t * off, uint64_t lower,
                           double deadline, uint64_t max_moves, uint64_t seed, struct galloc_repair_stats * stats);
+
+// plan (a checked plan of p in one chunk, p without a binding max size; others are left alone)
+// lowered by the repair search
+// until the deadline; its chunk sizes, total, found_ms and fit_ms follow. false: out of memory
+bool galloc_whatif_repair_plan(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, uint64_t lower, double deadline,
+                               struct galloc_whatif_plan * plan);
