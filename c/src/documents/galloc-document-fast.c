@@ -68,6 +68,8 @@ void galloc_fast_names_build(struct galloc_fast_names * names) {
     for (int32_t type = 0; type < GGML_TYPE_COUNT; type++) {
         if (ggml_blck_size((enum ggml_type) type) > 0 && ggml_type_size((enum ggml_type) type) > 0) {
             names_insert(names, GALLOC_NAME_TYPE, type); // the types the checked reader knows
+            names->blck_size[type] = (uint32_t) ggml_blck_size((enum ggml_type) type);
+            names->type_size[type] = (uint32_t) ggml_type_size((enum ggml_type) type);
         }
     }
     for (int32_t u = 0; u < GGML_UNARY_OP_COUNT; u++) {
@@ -246,7 +248,7 @@ static inline bool scan_member(struct galloc_scan * s, const struct galloc_fast_
 #define HAS(e, m) (((e)->present >> (m)) & 1u)
 
 // the checks of read_tensor, in its order; all must pass. The tensor is filled as it would fill it
-static bool entry_check(const struct entry * e, const struct galloc_document * doc, int32_t i, struct galloc_tensor * t) {
+static bool entry_check(const struct entry * e, const struct galloc_fast_names * names, int32_t i, struct galloc_tensor * t) {
     if (!HAS(e, M_OP) || !HAS(e, M_TYPE) || !HAS(e, M_NE)) {
         return false;
     }
@@ -266,8 +268,9 @@ static bool entry_check(const struct entry * e, const struct galloc_document * d
             return false;
         }
     }
-    uint64_t blck, tsize;
-    if (!galloc_document_type_traits(doc, t->type, &blck, &tsize) || (uint64_t) t->ne[0] % blck != 0) {
+    // the type is one of ggml's table (galloc_fast_scan_table_name): its traits as galloc_document_type_traits gives them
+    uint64_t blck = names->blck_size[t->type], tsize = names->type_size[t->type];
+    if (blck == 0 || (uint64_t) t->ne[0] % blck != 0) {
         return false;
     }
     if (HAS(e, M_NB)) {
@@ -426,7 +429,7 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
         return false;
     }
     struct galloc_tensor t; // entry_check sets every field
-    if (!entry_check(&e, doc, i, &t)) {
+    if (!entry_check(&e, names, i, &t)) {
         return false;
     }
     doc->tensors[i] = t;
