@@ -7,7 +7,8 @@
 #                       the per-token path (--hot), stock glibc; fresh again with glibc tuned (labelled)
 #   bench-planner-path  the same graphs as documents: read, planned, plan written (the CLI's and WASM's path)
 #   bench-plan          golden documents rebuilt as ggml graphs (two buffer types, a maximum size)
-#   instructions.mjs    instructions per plan of all three under callgrind, where valgrind is present
+#   instructions.mjs    instructions per plan of all three under callgrind, where valgrind is present,
+#                       and of bench-ggml-api --build (the graph built through the API, then planned)
 #   bench-docs          the planner on the documents of bench/documents.txt, natively
 #   bench-wasm          the same documents in the WebAssembly module under Node
 #   bench-transfer      (make bench-transfer, not in `make bench`): a kept document's graph and plan

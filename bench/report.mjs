@@ -103,7 +103,8 @@ say();
 // ---- ggml_gallocr through ggml's public API ----------------------------------------
 
 say('**ggml_gallocr through ggml\'s public API** (`bench-ggml-api`; fresh: `ggml_gallocr_new_n` + `reserve_n` + `alloc_graph` + `free`; ' +
-  'hot: `alloc_graph` on an allocator reserved for the graph, the path llama.cpp runs per token)');
+  'hot: `alloc_graph` on an allocator reserved for the graph, the path llama.cpp runs per token; built + planned, counted only: ' +
+  '`--build`, the graph built through the API, planned fresh and freed)');
 say();
 const apiRows = [];
 for (const plan of ['fresh', 'hot']) {
@@ -117,6 +118,14 @@ for (const plan of ['fresh', 'hot']) {
       ...(upstreamRun.length ? [wall(upstreamRunOf.get(key(r.graph, plan)))] : []),
       plan === 'fresh' ? wall(tunedOf.get(key(r.graph, plan))) : '–']);
   }
+}
+// the graph built through the API and planned (--build): counted only, not timed
+for (const r of api.filter((x) => x.plan === 'fresh')) {
+  const mine = count('bench-ggml-api', r.graph, 'build');
+  const up = upstreamInstr(r.graph, 'build');
+  if (mine == null && up == null) continue;
+  apiRows.push([`built + planned: ${label(r.graph)}`, int(r.nodes), int(mine), int(up), ratio(mine, up), '–',
+    faults(upstreamFaults(r.graph, 'build')), '–', ...(upstreamRun.length ? ['–'] : []), '–']);
 }
 say(table(['graph', 'nodes', 'instructions', 'upstream', 'ratio', 'faults', 'upstream faults', 'ms, stock glibc',
   ...(upstreamRun.length ? ['upstream ms'] : []), 'ms, tuned glibc'], apiRows));
@@ -144,12 +153,12 @@ for (const r of path) {
     perTensor(up), ratio(all, up), perTensor(upBuilt), ratio(all, upBuilt), faults(r.faults_per_plan), wall(r)]);
 }
 say(table(['graph', 'tensors', 'KiB in / out', 'instructions', 'per tensor', 'read / plan / write per tensor',
-  'upstream: plan per tensor', 'ratio', 'upstream: build + plan per tensor', 'ratio', 'faults', 'ms, stock glibc'], pathRows));
+  'upstream: plan per tensor', 'ratio to it', 'upstream: build + plan per tensor', 'ratio to it', 'faults', 'ms, stock glibc'], pathRows));
 say();
 const binaryRows = path.map((r) => [r, count('bench-planner-path', r.graph, 'fresh', 'binary')]).filter(([, n]) => n != null);
 if (binaryRows.length) {
   say('The WebAssembly module hands the plan to the page as binary instead (`galloc_binary_write_plan`, `--phase binary`): ' +
-    binaryRows.map(([r, n]) => `${label(r.graph)} ${int(n / r.tensors)}`).join(', ') + ' instructions per tensor, in place of the JSON write.');
+    binaryRows.map(([r, n]) => `${int(n / r.tensors)} (${label(r.graph)})`).join(', ') + ' instructions per tensor, in place of the JSON write.');
   say();
 }
 say('(Graphs whose document passes the reader\'s 32 MiB limit, 1M nodes, are not documents. Neither upstream figure reads or ' +

@@ -102,17 +102,22 @@ static inline char * put_digits32(char * at, uint32_t v) {
     }
     char * end = at + digit_count(v);
     char * d   = end;
-    while (v >= 100) {
-        const char * pair = &galloc_json_digit_pairs[2 * (v % 100)];
+    while (v >= 10000) { // four digits a division, as two pairs (each a two-byte copy)
+        uint32_t four = v % 10000;
+        v /= 10000;
+        d -= 4;
+        memcpy(d, &galloc_json_digit_pairs[2 * (four / 100)], 2);
+        memcpy(d + 2, &galloc_json_digit_pairs[2 * (four % 100)], 2);
+    }
+    if (v >= 100) {
+        d -= 2;
+        memcpy(d, &galloc_json_digit_pairs[2 * (v % 100)], 2);
         v /= 100;
-        *--d = pair[1];
-        *--d = pair[0];
     }
     if (v >= 10) {
-        *--d = galloc_json_digit_pairs[2 * v + 1];
-        *--d = galloc_json_digit_pairs[2 * v];
+        memcpy(d - 2, &galloc_json_digit_pairs[2 * v], 2);
     } else {
-        *--d = (char) ('0' + v);
+        d[-1] = (char) ('0' + v);
     }
     return end;
 }
@@ -124,10 +129,9 @@ static inline char * put_digits(char * at, uint64_t v) {
     char * end = at + digit_count(v);
     char * d   = end;
     while (v > UINT32_MAX) { // pairs in 64-bit arithmetic until the rest fits 32 bits
-        const char * pair = &galloc_json_digit_pairs[2 * (v % 100)];
+        d -= 2;
+        memcpy(d, &galloc_json_digit_pairs[2 * (v % 100)], 2);
         v /= 100;
-        *--d = pair[1];
-        *--d = pair[0];
     }
     char * lead = d - digit_count(v); // the rest's digits end where the pairs begin
     put_digits32(lead, (uint32_t) v);
