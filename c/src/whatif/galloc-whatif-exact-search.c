@@ -99,6 +99,7 @@ static void after_decision(struct exact * e, int32_t d, int32_t j) {
             new_cut = s >= e->comp.lo && s < e->comp.hi && e->cut[s] == 0;
         }
         if (new_cut) {
+            e->rerank_chances++; // the first of a run: a component is pending only after a cut
             struct comp shrunk = e->comp;
             struct comp pieces = { 0, 0, e->L, e->last_rank, d, d + 1, e->comp.epoch };
             int32_t     mark   = e->arena_len, pending = e->pending;
@@ -170,6 +171,7 @@ static void level_init(struct exact * e, int32_t d) {
 enum search_end galloc_exact_search(struct exact * e, int32_t base, int32_t lo, int32_t hi) {
     e->depth     = base;
     e->run_nodes = 0;
+    e->rerank_chances = 0;
     e->pending   = -1;
     e->L         = slab_start(e, e->slab); // a piece owes nothing to the order of the others
     e->last_rank = -1;

@@ -28,8 +28,14 @@ static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, 
     galloc_exact_memo_clear(e);
     for (;;) {
         limit = limit < UINT64_MAX / 2 ? limit * 2 : limit;
+        // a static order's run that never came to where its dynamic twin would rank again is
+        // the twin's run too (the same ranks, the same tree): the twin skips this round
+        bool twin_same[N_ORDERS / 2] = { false };
         for (int kind = 0; kind < N_ORDERS; kind++) {
             if (e->only_order >= 0 && kind != e->only_order) {
+                continue;
+            }
+            if (e->only_order < 0 && galloc_exact_dynamic_kind(kind) && twin_same[kind - N_ORDERS / 2]) {
                 continue;
             }
             galloc_exact_set_ranks(e, kind);
@@ -38,6 +44,9 @@ static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, 
             enum search_end r = search_fn(e, base, lo, hi);
             if (r != SEARCH_LIMIT) {
                 return r;
+            }
+            if (!galloc_exact_dynamic_kind(kind)) {
+                twin_same[kind] = e->rerank_chances == 0;
             }
             if (galloc_whatif_now_ms() > e->deadline) {
                 return SEARCH_TIMEOUT;

@@ -50,6 +50,9 @@
 //     items only (MiniMalloc orders each sub-problem afresh in the same way). Re-ranking
 //     starts the component's canonical order afresh (any rank may follow at the floor L:
 //     the items left all lie at L or above), and its ranks are undone with the decision.
+//     Until its first cut a dynamic order's run is its static twin's (the same first ranks,
+//     the same tree), so a round skips the twin when the static run met no cut (always in
+//     chunked problems, which are not decomposed).
 //  8. Failed states: a state from which every alternative failed (the unplaced items with
 //     their lowest offsets, the floor, the components, the order and the states its ranks
 //     were set in, "epochs"; two 64-bit hashes) is
@@ -177,6 +180,7 @@ struct exact {
     // control
     uint64_t   T;
     uint64_t   nodes, run_nodes, node_limit;
+    uint64_t   rerank_chances; // in this run: the new cuts, where a dynamic order ranks again (step 7)
     uint64_t   clock_mask;  // the clock is read every clock_mask + 1 nodes (a node costs O(items))
     double     deadline, t0;
     // best plan found
@@ -272,9 +276,12 @@ void galloc_exact_free(struct exact * e);
 void galloc_exact_set_ranks(struct exact * e, int kind);
 // a dynamic order: ranks the unplaced items of the current component again (recorded to undo)
 void galloc_exact_rerank(struct exact * e);
-// is the current order dynamic?
+// is order kind / the current order dynamic?
+static inline bool galloc_exact_dynamic_kind(int kind) {
+    return kind >= N_ORDERS / 2;
+}
 static inline bool galloc_exact_dynamic(const struct exact * e) {
-    return e->kind >= N_ORDERS / 2;
+    return galloc_exact_dynamic_kind(e->kind);
 }
 
 // ---- galloc-whatif-exact-state.c: decisions, undo, failed states ----------------------
