@@ -5,10 +5,12 @@
 // the first one's optimized code. Per problem: the first run's time to fit the capacity (the
 // engine still compiling the search's code: what a user's first what-if costs), the median of
 // RUNS runs' (the first included), the exact search's median time, and whether it proved its
-// plan optimal.
+// plan optimal, and the machine's load (1-minute average) when its process started: the times are
+// wall-clock times, so a loaded machine stretches them.
 //   node bench/bench-whatif-wasm.mjs [MINIMALLOC_DIR] [BUDGET_MS] [RUNS]
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -41,11 +43,12 @@ if (args[0] === '--one') {
   console.log(`MiniMalloc problems in ${dir}, WebAssembly (Node ${process.version}), exact budget ${budgetArg} ms, ` +
               `a process per problem, median of ${runsArg} runs`);
   console.log(`${'problem'.padEnd(16)} ${'bound'.padStart(9)} ${'exact'.padStart(9)} ${'first fit'.padStart(9)} ${'fit ms'.padStart(9)} ` +
-              `${'exact ms'.padStart(9)}  proved`);
+              `${'exact ms'.padStart(9)}  ${'proved'.padEnd(10)}  load`);
   for (const name of readdirSync(dir).filter((f) => /\.\d+\.csv$/.test(f)).sort()) {
+    const load = loadavg()[0];
     const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', `${dir}/${name}`, budgetArg, runsArg], { encoding: 'utf8' });
     const r = JSON.parse(out.trim().split('\n').pop());
     console.log(`${name.padEnd(16)} ${r.bound.padStart(9)} ${r.total.padStart(9)} ${fitText(r.first)} ${fitText(r.fit)} ` +
-                `${r.time.toFixed(0).padStart(9)}  ${r.proved ? 'proved' : 'not proved'}`);
+                `${r.time.toFixed(0).padStart(9)}  ${(r.proved ? 'proved' : 'not proved').padEnd(10)}  ${load.toFixed(1)}`);
   }
 }

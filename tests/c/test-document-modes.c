@@ -174,7 +174,16 @@ static void test_entries(void) {
     for (size_t k = 0; k < n; k++) {
         char text[2048];
         snprintf(text, sizeof(text), "{\"format\": \"galloc-graph\", \"tensors\": [%s, %s, %s], \"outputs\": [2]}", FIRST, SECOND, ENTRIES[k]);
-        agree(ENTRIES[k], text, strlen(text));
+        bool took   = agree(ENTRIES[k], text, strlen(text));
+        struct galloc_document doc;
+        struct galloc_error    err;
+        bool valid = galloc_document_read_mode(text, strlen(text), &doc, &err, GALLOC_READ_TREE);
+        galloc_document_free(&doc);
+        bool expect = valid && k < 20 && strstr(ENTRIES[k], "\\u") == NULL; // the plain ones, first in the table, take no escape
+        if (took != expect) {
+            fprintf(stderr, "the one-pass reader %s %s\n", took ? "takes" : "declines", ENTRIES[k]);
+        }
+        CHECK(took == expect);
         // the same entry first (forward sources), and in a document with two buffer types and nodes/leafs
         snprintf(text, sizeof(text),
                  "{\"buffer_types\": [{\"name\": \"a\", \"alignment\": 32}, {\"name\": \"b\", \"alignment\": 64}], \"tensors\": [%s, %s, %s],"
@@ -242,6 +251,107 @@ static void test_fast_takes_plain(void) {
     free(text);
 }
 
+// whole documents, each varied one way from a plain one: read alike every way, and the one-pass
+// reader alone takes exactly the ones marked (the others it declines: errors, and shapes only the
+// checked reader takes). A and B are plain tensors, the third one varies
+#define T_A "{\"name\": \"a\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"input\"]}"
+#define T_B "{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"buffer_type\": 0}"
+#define T_ADD(srcs) "{\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": " srcs "}"
+static const struct {
+    const char * text;
+    bool         one_pass_takes;
+} DOCUMENTS[] = {
+    { "{\"format\": \"galloc-graph\", \"version\": 1, \"name\": \"d\", \"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"outputs\": [2]}", true },
+    // sources that name later tensors: checked after the walk
+    { "{\"tensors\": [" T_ADD("[1, 2]") ", " T_A ", " T_B "], \"outputs\": [0]}", true },
+    { "{\"tensors\": [" T_ADD("[1, 2]") ", " T_A ", " T_B "], \"nodes\": [0], \"leafs\": [1, 2]}", true },
+    { "{\"tensors\": [" T_ADD("[1, 3]") ", " T_A ", " T_B "], \"outputs\": [0]}", false },  // out of range after the walk
+    { "{\"tensors\": [" T_ADD("[1, 2147483647]") ", " T_A ", " T_B "], \"outputs\": [0]}", false },
+    { "{\"tensors\": [" T_ADD("[1, 2147483648]") ", " T_A ", " T_B "], \"outputs\": [0]}", false },
+    { "{\"tensors\": [{\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [2], \"view_src\": 1, \"src\": [1]}, " T_A ", " T_B "], \"outputs\": [0]}", true },
+    { "{\"tensors\": [{\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [2], \"view_src\": 3, \"src\": [1]}, " T_A ", " T_B "], \"outputs\": [0]}", false },
+    { "{\"tensors\": [" T_ADD("[1, 2]") ", " T_ADD("[0, 2]") ", " T_B "], \"outputs\": [0]}", false }, // a cycle through a later tensor
+    { "{\"tensors\": [" T_ADD("[1, 2]") ", " T_ADD("[0, 2]") ", " T_B "], \"outputs\": [2]}", false }, // the same, outside the graph
+    { "{\"tensors\": [" T_ADD("[1, 2]") ", " T_ADD("[0, 2]") ", " T_B "], \"nodes\": [], \"leafs\": [2]}", false },
+    { "{\"tensors\": [" T_ADD("[1]") ", " T_ADD("[0]") ", " T_B "], \"outputs\": [2]}", false }, // its one forward edge to the next tensor
+    { "{\"tensors\": [" T_B ", " T_ADD("[0, 2]") ", " T_ADD("[0]") ", " T_ADD("[2]") "], \"outputs\": [3]}", true },
+    { "{\"tensors\": [{\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"view_src\": 1}, " T_ADD("[0]") ", " T_B "], \"outputs\": [2]}", false }, // through a view
+    { "{\"tensors\": [" T_ADD("[2, 2]") ", " T_ADD("[0, 2]") ", " T_B "], \"outputs\": [1]}", true },  // forward and back, no cycle
+    // buffer types, before or after the tensors
+    { "{\"tensors\": [" T_A ", " T_B ", {\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"buffer_type\": 1}], \"outputs\": [2],"
+      " \"buffer_types\": [{\"name\": \"x\", \"alignment\": 64, \"max_size\": 4096}, {\"max_size\": null, \"alignment\": 32, \"name\": \"y\"}]}", true },
+    { "{\"tensors\": [" T_A ", " T_B ", {\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"buffer_type\": 1}], \"outputs\": [2]}", false },
+    { "{\"buffer_types\": [{\"name\": \"x\", \"alignment\": 64}, {\"name\": \"x\", \"alignment\": 64}], \"tensors\": [" T_A "], \"outputs\": [0]}", true },
+    { "{\"buffer_types\": [{\"name\": \"x\", \"alignment\": 64}, {\"name\": \"x\", \"alignment\": 32}], \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"buffer_types\": [{\"name\": \"x\", \"alignment\": 48}], \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"buffer_types\": [{\"name\": \"x\", \"alignment\": 2147483648}], \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"buffer_types\": [{\"name\": \"x\"}], \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"buffer_types\": [], \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"buffer_types\": [{\"name\": \"x\", \"alignment\": 64, \"colour\": 1}], \"tensors\": [" T_A "], \"outputs\": [0]}", false }, // taken by the checked reader
+    { "{\"buffer_types\": null, \"name\": null, \"tensors\": [" T_A "], \"outputs\": [0], \"nodes\": null, \"leafs\": null}", true },
+    // nodes, leafs, outputs and buffer ids
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"nodes\": [2], \"leafs\": [0, 1], \"node_buffer_ids\": [0], \"leaf_buffer_ids\": [0, 0]}", true },
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"nodes\": [2], \"leafs\": [0, 1], \"node_buffer_ids\": [0, 0]}", false },
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"nodes\": [2], \"leafs\": [0, 1], \"node_buffer_ids\": [1]}", false },
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"nodes\": [2], \"leafs\": [0, 1], \"outputs\": [7]}", true }, // outputs unused
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"nodes\": [2]}", false },
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"nodes\": [2, 2], \"leafs\": [0, 1]}", false },
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"nodes\": [2], \"leafs\": [0, 3]}", false },
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"outputs\": [2, 2, 2]}", true },
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "], \"outputs\": [2, 2, 2, 2]}", false }, // longer than the tensors: the checked reader's
+    { "{\"outputs\": [0], \"tensors\": [" T_A "]}", false }, // lists before the tensors: the checked reader's
+    { "{\"tensors\": [" T_A ", " T_B ", " T_ADD("[0, 1]") "]}", false },
+    { "{\"tensors\": [], \"outputs\": []}", true },
+    // type traits: those of ggml's table are taken, any other is the checked reader's
+    { "{\"type_traits\": [{\"name\": \"f32\", \"blck_size\": 1, \"type_size\": 4}, {\"type_size\": 18, \"blck_size\": 32, \"name\": \"q4_0\"}], \"tensors\": [" T_A "], \"outputs\": [0]}", true },
+    { "{\"type_traits\": [{\"name\": \"f32\", \"blck_size\": 1, \"type_size\": 2}], \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"type_traits\": [{\"name\": \"f33\", \"blck_size\": 1, \"type_size\": 4}], \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"type_traits\": [{\"name\": \"f32\", \"blck_size\": 1}], \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    // the header, duplicates, numbers, what only the checked reader takes
+    { "{\"format\": \"galloc-grapH\", \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"version\": 2, \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"version\": 01, \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"version\": 1.0, \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"version\": \"1\", \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"version\": 18446744073709551617, \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"name\": \"d\", \"name\": \"e\", \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"name\": null, \"name\": \"e\", \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"tensors\": [" T_A "], \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"tensors\": [" T_A "], \"outputs\": [0], \"outputs\": [0]}", false },
+    { "{\"tensors\": [{\"name\": null, \"name\": \"x\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}], \"outputs\": [0]}", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [12345678901234567890]}], \"outputs\": [0]}", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [1234567890123456789]}], \"outputs\": [0]}", false },
+    { "{\"tensors\": [{\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"view_offs\": 99999999999999999999}], \"outputs\": [0]}", false },
+    { "{\"name\": \"\\u0064\", \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"name\": \"\xc3\xa9\", \"tensors\": [" T_A "], \"outputs\": [0]}", true },
+    { "{\"name\": \"\xc3\", \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"future\": 1, \"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "\xef\xbb\xbf{\"tensors\": [" T_A "], \"outputs\": [0]}", false },
+    { "{\"tensors\": [" T_A "], \"outputs\": [0]} x", false },
+    { "{\"tensors\": [" T_A "], \"outputs\": [0]}\n\t \r\n", true },
+    { "{\"tensors\":[{\"op\":\"NONE\",\"type\":\"f32\",\"ne\":[4]},{\"name\":\"b\",\"op\":\"ADD\",\"type\":\"f32\",\"ne\":[4],\"src\":[0,0]}],\"outputs\":[1]}", true },
+    { "{ \"tensors\" :\t[\r\n" T_A " ,\n" T_ADD("[ 0 , null , 0 ]") " ] , \"outputs\" : [ 1 ] }", true },
+    { "{\"tensors\": [" T_A "], \"outputs\": [0],}", false },
+    { "{\"tensors\": [" T_A "], \"outputs\": [0]", false },
+    { "{\"tensors\": [" T_A ",], \"outputs\": [0]}", false },
+    { "{\"tensors\": null, \"outputs\": [0]}", false },
+    { "{\"tensors\": {}, \"outputs\": [0]}", false },
+    { "{}", false },
+    { "[]", false },
+    { "", false },
+};
+
+static void test_documents(void) {
+    const size_t n = sizeof(DOCUMENTS) / sizeof(DOCUMENTS[0]);
+    for (size_t k = 0; k < n; k++) {
+        bool took = agree(DOCUMENTS[k].text, DOCUMENTS[k].text, strlen(DOCUMENTS[k].text));
+        if (took != DOCUMENTS[k].one_pass_takes) {
+            fprintf(stderr, "the one-pass reader %s %s\n", took ? "takes" : "declines", DOCUMENTS[k].text);
+        }
+        CHECK(took == DOCUMENTS[k].one_pass_takes);
+    }
+}
+
 static char * repeat_zeros(size_t n) {
     char * s = malloc(2 * n + 32);
     if (s == NULL) {
@@ -283,6 +393,7 @@ static void test_hostile_arrays(void) {
 int main(void) {
     RUN(test_graph_files);
     RUN(test_entries);
+    RUN(test_documents);
     RUN(test_fast_takes_plain);
     RUN(test_hostile_arrays);
     return check_report("test-document-modes");

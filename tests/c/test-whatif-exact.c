@@ -4,7 +4,9 @@
 // computed here from the items (the most bytes live at any of its steps, lifetime, area, size),
 // and a dynamic order's re-ranking gives the unplaced items of a component the ranks they held,
 // in the order of those keys over the unplaced items only, leaves the others alone, lets any rank
-// follow at the floor, and is undone with the decision. The answers: small tight problems whose
+// follow at the floor, and is undone with the decision. A static order's run that met no cut
+// runs as its dynamic twin's (the driver skips the twin then).
+// The answers: small tight problems whose
 // packing at the height is unique up to the mirror image (counted by an enumerator of the test's
 // own), where each order alone must return one of those two placements and prove it; generated
 // tight problems where each order alone must meet the height. Every placement passes a checker

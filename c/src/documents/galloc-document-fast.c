@@ -18,21 +18,16 @@
 // names: small open-addressing tables of ids (+1, 0 empty), per kind
 //
 
-// over the bytes, then the length (so that a scan can hash while it looks for the closing quote)
-static uint32_t name_hash_step(uint32_t h, unsigned char c) {
-    return h * 31u + c;
-}
-
-static uint32_t name_hash_end(uint32_t h, size_t n) {
-    return h * 31u + (uint32_t) n;
-}
-
+// from the length and three of the bytes: cheap once the scan has found the name's end (collisions
+// only cost a probe: a hit is compared byte for byte)
 static uint32_t name_hash(const char * s, size_t n) {
-    uint32_t h = 0;
-    for (size_t k = 0; k < n; k++) {
-        h = name_hash_step(h, (unsigned char) s[k]);
+    uint32_t h = (uint32_t) n * 0x9E3779B1u;
+    if (n > 0) {
+        h ^= (uint32_t) (unsigned char) s[0] * 0x85EBCA77u;
+        h ^= (uint32_t) (unsigned char) s[n / 2] * 0xC2B2AE3Du;
+        h ^= (uint32_t) (unsigned char) s[n - 1] * 0x27D4EB2Fu;
     }
-    return name_hash_end(h, n);
+    return h ^ (h >> 15);
 }
 
 static const char * kind_name(int kind, int32_t id) {
@@ -73,6 +68,8 @@ void galloc_fast_names_build(struct galloc_fast_names * names) {
     for (int32_t type = 0; type < GGML_TYPE_COUNT; type++) {
         if (ggml_blck_size((enum ggml_type) type) > 0 && ggml_type_size((enum ggml_type) type) > 0) {
             names_insert(names, GALLOC_NAME_TYPE, type); // the types the checked reader knows
+            names->blck_size[type] = (uint32_t) ggml_blck_size((enum ggml_type) type);
+            names->type_size[type] = (uint32_t) ggml_type_size((enum ggml_type) type);
         }
     }
     for (int32_t u = 0; u < GGML_UNARY_OP_COUNT; u++) {
@@ -94,7 +91,11 @@ static int32_t names_find(const struct galloc_fast_names * names, int kind, cons
             return -1;
         }
         const char * name = kind_name(kind, slot - 1);
-        if (strncmp(name, s, n) == 0 && name[n] == '\0') {
+        size_t       same = 0;
+        while (same < n && name[same] == s[same]) { // a shorter name stops at its NUL, which s (plain bytes) lacks
+            same++;
+        }
+        if (same == n && name[n] == '\0') {
             return slot - 1;
         }
     }
@@ -144,8 +145,7 @@ struct entry {
     bool         external;
 };
 
-// a string naming an entry of one of ggml's tables, hashed as it is scanned (a name with other
-// than plain bytes is in no table)
+// a string naming an entry of one of ggml's tables (a name with other than plain bytes is in none)
 bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
     const unsigned char * p   = s->p;
     const unsigned char * end = s->end;
@@ -153,9 +153,7 @@ bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fas
         return false;
     }
     const unsigned char * start = ++p;
-    uint32_t              h     = 0;
     while (p < end && galloc_json_plain[*p]) {
-        h = name_hash_step(h, *p);
         p++;
     }
     if (p >= end || *p != '"') {
@@ -163,7 +161,7 @@ bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fas
     }
     size_t n = (size_t) (p - start);
     s->p     = p + 1;
-    return (*out = names_find(names, kind, (const char *) start, n, name_hash_end(h, n))) >= 0;
+    return (*out = names_find(names, kind, (const char *) start, n, name_hash((const char *) start, n))) >= 0;
 }
 
 static bool scan_flags(struct galloc_scan * s, const struct galloc_fast_names * names, int32_t * flags) {
@@ -187,7 +185,7 @@ static bool scan_flags(struct galloc_scan * s, const struct galloc_fast_names * 
 // an array of integers or nulls (null: -1 in ITEM_INDEX_OR_NULL arrays); up to max items; *n items read
 enum item_kind { ITEM_I64, ITEM_U64, ITEM_INDEX_OR_NULL };
 
-static bool scan_int_array(struct galloc_scan * s, enum item_kind kind, int32_t index_n, void * out, int max, int * n) {
+static inline bool scan_int_array(struct galloc_scan * s, enum item_kind kind, int32_t index_n, void * out, int max, int * n) {
     *n       = 0;
     int more = galloc_scan_open(s, '[', ']');
     for (; more == 1; more = galloc_scan_next(s, ']')) {
@@ -212,7 +210,7 @@ static bool scan_int_array(struct galloc_scan * s, enum item_kind kind, int32_t 
 }
 
 // one member's value into e; false to leave the entry to the checked reader
-static bool scan_member(struct galloc_scan * s, const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, int m,
+static inline bool scan_member(struct galloc_scan * s, const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, int m,
                         struct entry * e) {
     if (galloc_scan_at(s, 'n')) {
         // null: absent for every member but these three, which the checked reader refuses
@@ -250,7 +248,7 @@ static bool scan_member(struct galloc_scan * s, const struct galloc_fast_names *
 #define HAS(e, m) (((e)->present >> (m)) & 1u)
 
 // the checks of read_tensor, in its order; all must pass. The tensor is filled as it would fill it
-static bool entry_check(const struct entry * e, const struct galloc_document * doc, int32_t i, struct galloc_tensor * t) {
+static bool entry_check(const struct entry * e, const struct galloc_fast_names * names, int32_t i, struct galloc_tensor * t) {
     if (!HAS(e, M_OP) || !HAS(e, M_TYPE) || !HAS(e, M_NE)) {
         return false;
     }
@@ -270,8 +268,9 @@ static bool entry_check(const struct entry * e, const struct galloc_document * d
             return false;
         }
     }
-    uint64_t blck, tsize;
-    if (!galloc_document_type_traits(doc, t->type, &blck, &tsize) || (uint64_t) t->ne[0] % blck != 0) {
+    // the type is one of ggml's table (galloc_fast_scan_table_name): its traits as galloc_document_type_traits gives them
+    uint64_t blck = names->blck_size[t->type], tsize = names->type_size[t->type];
+    if (blck == 0 || (uint64_t) t->ne[0] % blck != 0) {
         return false;
     }
     if (HAS(e, M_NB)) {
@@ -296,8 +295,8 @@ static bool entry_check(const struct entry * e, const struct galloc_document * d
         return false;
     }
     // links
-    for (int s = 0; s < GGML_MAX_SRC; s++) {
-        t->src[s] = s < e->n_src ? e->src[s] : -1;
+    memcpy(t->src, e->src, sizeof(t->src)); // the slots not given are -1 already
+    for (int s = 0; s < e->n_src; s++) {
         if (t->src[s] == i && !(t->op == GGML_OP_CPY && s == 1)) {
             return false;
         }
@@ -329,6 +328,11 @@ static bool entry_check(const struct entry * e, const struct galloc_document * d
         return false;
     }
     return true;
+}
+
+// the text at s is the n bytes of t (n a constant: the compare is a few loads)
+static inline bool at_text(const struct galloc_scan * s, const char * t, size_t n) {
+    return (size_t) (s->end - s->p) >= n && memcmp(s->p, t, n) == 0;
 }
 
 // at a key: the member it names, the key, ':' and the whitespace after them consumed; -1 when the key
@@ -370,11 +374,47 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
     e.present = 0;
     e.n_ne    = 0;
     e.n_src   = 0;
+    for (int k = 0; k < GGML_MAX_SRC; k++) {
+        e.src[k] = -1;
+    }
     if (galloc_scan_open(s, '{', '}') != 1) {
         return false; // no object, or {}: "op" is missing
     }
     unsigned seen = 0; // members given, null or not: one given twice is the parser's error
     int      more = 1;
+    // the members in the order the writers give them (galloc-document-write.c), each tried in turn
+    // against its key text: none comes twice. From the first that does not follow, the loop below
+    // takes the rest in any order
+    if (at_text(s, "\"name\": ", 8)) {
+#define IN_ORDER(m, key)                                                  \
+        if (at_text(s, ", \"" key "\": ", sizeof(key) + 5)) {            \
+            s->p += sizeof(key) + 5;                                       \
+            if (!scan_member(s, names, bounds, (m), &e)) {                 \
+                return false;                                              \
+            }                                                              \
+            seen |= 1u << (m);                                             \
+        }
+        s->p += 8;
+        if (!scan_member(s, names, bounds, M_NAME, &e)) {
+            return false;
+        }
+        seen = 1u << M_NAME;
+        IN_ORDER(M_OP, "op")
+        IN_ORDER(M_UNARY_OP, "unary_op")
+        IN_ORDER(M_GLU_OP, "glu_op")
+        IN_ORDER(M_TYPE, "type")
+        IN_ORDER(M_NE, "ne")
+        IN_ORDER(M_NB, "nb")
+        IN_ORDER(M_SRC, "src")
+        IN_ORDER(M_VIEW_SRC, "view_src")
+        IN_ORDER(M_VIEW_OFFS, "view_offs")
+        IN_ORDER(M_FLAGS, "flags")
+        IN_ORDER(M_ALLOC_SIZE, "alloc_size")
+        IN_ORDER(M_BUFFER_TYPE, "buffer_type")
+        IN_ORDER(M_EXTERNAL, "external")
+#undef IN_ORDER
+        more = galloc_scan_next(s, '}');
+    }
     for (; more == 1; more = galloc_scan_next(s, '}')) {
         int m = scan_member_key(s);
         if (m < 0 || (seen >> m) & 1u) {
@@ -389,7 +429,7 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
         return false;
     }
     struct galloc_tensor t; // entry_check sets every field
-    if (!entry_check(&e, doc, i, &t)) {
+    if (!entry_check(&e, names, i, &t)) {
         return false;
     }
     doc->tensors[i] = t;

@@ -54,6 +54,8 @@ bool galloc_document_is_table_name(const char * s, size_t len);
 struct galloc_fast_names {
     int16_t ids[4][GALLOC_FAST_NAME_SLOTS]; // per enum galloc_name_kind: id + 1, 0 for an empty slot
     int8_t  flag_of[128];                   // a flag name's first byte: its bit + 1, 0 for none
+    uint32_t blck_size[GGML_TYPE_COUNT];    // ggml's block size and bytes per block of the types in ids (0: none)
+    uint32_t type_size[GGML_TYPE_COUNT];
 };
 void galloc_fast_names_build(struct galloc_fast_names * names);
 

@@ -76,10 +76,13 @@ static inline bool galloc_scan_string(struct galloc_scan * s, const char ** out,
 // an integer as the parser reads one exactly: '-'? then 0 or 1 to 19 digits without a leading zero,
 // no fraction or exponent after. *neg false for -0 (the parser's value is 0)
 static inline bool galloc_scan_integer(struct galloc_scan * s, bool * neg, uint64_t * mag) {
-    const unsigned char * p   = s->p;
-    const unsigned char * end = s->end;
-    bool                  minus = p < end && *p == '-';
-    p += minus;
+    const unsigned char * p     = s->p;
+    const unsigned char * end   = s->end;
+    bool                  minus = false;
+    if (p < end && *p == '-') {
+        minus = true;
+        p++;
+    }
     const unsigned char * first = p;
     uint64_t              v     = 0;
     while (p < end && (unsigned) (*p - '0') < 10u) {
@@ -87,10 +90,10 @@ static inline bool galloc_scan_integer(struct galloc_scan * s, bool * neg, uint6
         p++;
     }
     size_t digits = (size_t) (p - first);
-    if (digits == 0 || digits > 19 || (digits > 1 && *first == '0')) {
+    if (digits - 1 >= 19 || (*first == '0' && digits > 1)) { // none, more than 19, or a leading zero
         return false;
     }
-    if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) {
+    if (p < end && (*p == '.' || (*p | 0x20) == 'e')) {
         return false;
     }
     s->p = p;
@@ -154,6 +157,10 @@ static inline int galloc_scan_next(struct galloc_scan * s, unsigned char close) 
     if (s->end - s->p >= 3 && s->p[0] == ',' && s->p[1] == ' ' && s->p[2] > ' ') { // ", " then the item: the common case
         s->p += 2;
         return 1;
+    }
+    if (s->p < s->end && *s->p == close) { // the close right after the last item
+        s->p++;
+        return 0;
     }
     galloc_scan_ws(s);
     if (s->p < s->end) {

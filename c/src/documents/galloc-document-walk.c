@@ -241,20 +241,23 @@ static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names 
 }
 
 // an array of indices straight into *out (at most max entries, each below n); *n_out entries
-static bool walk_indices(struct galloc_scan * s, int32_t max, int32_t n, int32_t ** out, int32_t * n_out) {
-    *out = malloc((size_t) (max > 0 ? max : 1) * sizeof(int32_t));
-    if (*out == NULL) {
+static bool walk_indices(struct galloc_scan * at, int32_t max, int32_t n, int32_t ** out, int32_t * n_out) {
+    int32_t * list = malloc((size_t) (max > 0 ? max : 1) * sizeof(int32_t));
+    *out           = list;
+    if (list == NULL) {
         return false;
     }
-    int32_t k    = 0;
-    int     more = galloc_scan_open(s, '[', ']');
-    for (; more == 1; more = galloc_scan_next(s, ']')) {
-        if (k == max || !galloc_scan_index(s, n, &(*out)[k])) {
+    struct galloc_scan s    = *at; // in registers
+    int32_t            k    = 0;
+    int                more = galloc_scan_open(&s, '[', ']');
+    for (; more == 1; more = galloc_scan_next(&s, ']')) {
+        if (k == max || !galloc_scan_index(&s, n, &list[k])) {
             return false;
         }
         k++;
     }
     *n_out = k;
+    *at    = s;
     return more == 0;
 }
 
