@@ -48,6 +48,27 @@ static char * copy_name(const char * s, size_t n) {
     return out;
 }
 
+// the next member of an object whose members are keys[0..2], each at most once: its key read and
+// its bit (1, 2 or 4) added to *seen; 0 for a key not among them or seen before (declined)
+static unsigned walk_member_once(struct galloc_scan * s, const char * const keys[3], unsigned * seen) {
+    const char * key;
+    size_t       key_len;
+    if (!galloc_scan_key(s, &key, &key_len)) {
+        return 0;
+    }
+    for (unsigned i = 0; i < 3; i++) {
+        unsigned bit = 1u << i;
+        if (key_len == strlen(keys[i]) && memcmp(key, keys[i], key_len) == 0) {
+            if ((*seen & bit) != 0) {
+                return 0;
+            }
+            *seen |= bit;
+            return bit;
+        }
+    }
+    return 0;
+}
+
 // "buffer_types": [{ "name", "alignment", "max_size"? }, ...], at least one
 static bool walk_buffer_types(struct galloc_scan * s, struct galloc_document * doc) {
     struct galloc_buffer_type bts[WALK_MAX_BUFFER_TYPES];
@@ -64,19 +85,11 @@ static bool walk_buffer_types(struct galloc_scan * s, struct galloc_document * d
         bt->max_size                     = GALLOC_NO_MAX_SIZE;
         int member                       = galloc_scan_open(s, '{', '}');
         for (; member == 1; member = galloc_scan_next(s, '}')) {
-            const char * key;
-            size_t       key_len;
-            if (!galloc_scan_key(s, &key, &key_len)) {
+            static const char * const keys[3] = { "name", "alignment", "max_size" };
+            unsigned                  bit     = walk_member_once(s, keys, &seen);
+            if (bit == 0) {
                 return false;
             }
-            unsigned bit = key_len == 4 && memcmp(key, "name", 4) == 0          ? 1u
-                         : key_len == 9 && memcmp(key, "alignment", 9) == 0     ? 2u
-                         : key_len == 8 && memcmp(key, "max_size", 8) == 0      ? 4u
-                                                                                : 0u;
-            if (bit == 0 || (seen & bit) != 0) {
-                return false;
-            }
-            seen |= bit;
             bool ok = bit == 1u ? galloc_scan_string(s, &names[n], &lens[n]) && lens[n] <= GGML_MAX_NAME - 1
                     : bit == 2u ? galloc_scan_u64(s, &bt->alignment)
                                 : galloc_scan_literal(s, "null", 4) || galloc_scan_u64(s, &bt->max_size);
@@ -143,19 +156,11 @@ static bool walk_type_traits(struct galloc_scan * s, const struct galloc_fast_na
         uint64_t blck = 0, size = 0;
         int      member = galloc_scan_open(s, '{', '}');
         for (; member == 1; member = galloc_scan_next(s, '}')) {
-            const char * key;
-            size_t       key_len;
-            if (!galloc_scan_key(s, &key, &key_len)) {
+            static const char * const keys[3] = { "name", "blck_size", "type_size" };
+            unsigned                  bit     = walk_member_once(s, keys, &seen);
+            if (bit == 0) {
                 return false;
             }
-            unsigned bit = key_len == 4 && memcmp(key, "name", 4) == 0      ? 1u
-                         : key_len == 9 && memcmp(key, "blck_size", 9) == 0 ? 2u
-                         : key_len == 9 && memcmp(key, "type_size", 9) == 0 ? 4u
-                                                                            : 0u;
-            if (bit == 0 || (seen & bit) != 0) {
-                return false;
-            }
-            seen |= bit;
             bool ok = bit == 1u ? galloc_fast_scan_table_name(s, names, GALLOC_NAME_TYPE, &type)
                     : bit == 2u ? galloc_scan_u64(s, &blck)
                                 : galloc_scan_u64(s, &size);
