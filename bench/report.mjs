@@ -139,7 +139,7 @@ say('**The planner path, document in, plan out** (`bench-planner-path`: the same
   '`galloc_planned_read` + `galloc_document_write_plan` + free, JSON read and written counted; per tensor of the document). ' +
   'Two references from upstream, per tensor of the same document: its `ggml_gallocr` fresh plan alone (the graph already built, ' +
   'nothing to read), and the graph built through ggml\'s API and then planned (`bench-ggml-api --build`: `ggml_init`, every tensor ' +
-  'and op call, `ggml_build_forward_expand`, the fresh plan, `ggml_free`), the nearest upstream counterpart of getting a graph in and planned');
+  'and op call, `ggml_build_forward_expand`, the fresh plan, `ggml_free`), the nearest upstream counterpart of getting a graph in and planned.');
 say();
 const pathRows = [];
 for (const r of path) {
