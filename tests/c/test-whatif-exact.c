@@ -368,12 +368,7 @@ static void enumerate(struct packings * pk, int32_t i) {
 }
 
 static void stacked(const struct galloc_whatif_problem * p, struct galloc_whatif_plan * plan) {
-    uint64_t top = 0;
-    for (int32_t i = 0; i < p->n_items; i++) {
-        plan->chunks[i]  = 0;
-        plan->offsets[i] = top;
-        top += p->items[i].size;
-    }
+    tight_stacked(p, plan->chunks, plan->offsets);
     galloc_whatif_plan_finish(p, plan);
 }
 

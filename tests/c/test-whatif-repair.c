@@ -116,15 +116,6 @@ static void random_items(struct galloc_whatif_item * items, int32_t n, int steps
     }
 }
 
-// every item on the one before: a plan, however poor
-static void stacked(const struct galloc_whatif_problem * p, uint64_t * off) {
-    uint64_t at = 0;
-    for (int32_t i = 0; i < p->n_items; i++) {
-        off[i] = at;
-        at += p->items[i].size;
-    }
-}
-
 // each item at the lowest offset missing the items before it (first fit, in index order)
 static void first_fit(const struct galloc_whatif_problem * p, uint64_t * off) {
     for (int32_t i = 0; i < p->n_items; i++) {
@@ -230,7 +221,7 @@ static void test_repair_reaches_optimum(void) {
         struct galloc_error          err;
         CHECK(galloc_whatif_index_build(&p, &x, &err));
         uint64_t off[8];
-        stacked(&p, off);
+        tight_stacked(&p, NULL, off);
         uint64_t start = own_peak(&p, off), best = own_optimum(&p);
         CHECK(round < 300 || best > own_max_load(&p));
         struct galloc_repair_stats stats;
@@ -258,7 +249,7 @@ static void test_repair_plans_checked(void) {
         CHECK(galloc_whatif_index_build(&p, &x, &err));
         uint64_t start[160], shorter[160], longer[160];
         if (round % 2) {
-            stacked(&p, start);
+            tight_stacked(&p, NULL, start);
         } else {
             first_fit(&p, start);
         }
@@ -297,7 +288,7 @@ static void test_repair_plan(void) {
         struct galloc_error          err;
         CHECK(galloc_whatif_index_build(&p, &x, &err));
         CHECK(galloc_whatif_plan_init(&plan, n, "exact"));
-        stacked(&p, plan.offsets);
+        tight_stacked(&p, NULL, plan.offsets);
         galloc_whatif_plan_finish(&p, &plan);
         uint64_t best = own_optimum(&p);
         // the lower bound given is the optimum: the search ends there (no move limit here)
@@ -311,7 +302,7 @@ static void test_repair_plan(void) {
         }
         // two chunks: not touched
         plan.chunks[0] = 1;
-        stacked(&p, plan.offsets);
+        tight_stacked(&p, NULL, plan.offsets);
         galloc_whatif_plan_finish(&p, &plan);
         uint64_t before = plan.total;
         CHECK(galloc_whatif_repair_plan(&p, &x, best, FAR_AWAY, &plan));
@@ -319,8 +310,8 @@ static void test_repair_plan(void) {
         // a max size that binds (the stacked plan passes it): not touched either
         uint64_t st[8];
         plan.chunks[0] = 0;
-        stacked(&p, plan.offsets);
-        stacked(&p, st);
+        tight_stacked(&p, NULL, plan.offsets);
+        tight_stacked(&p, NULL, st);
         galloc_whatif_plan_finish(&p, &plan);
         galloc_whatif_index_free(&x);
         p.max_size = 4;

@@ -674,12 +674,7 @@ static void cut_rectangle(struct galloc_whatif_item * items, int32_t * n, int32_
 
 // a stacked start (every item above the previous ones): the exact search must do all the work
 static void stacked_plan(const struct galloc_whatif_problem * p, struct galloc_whatif_plan * plan) {
-    uint64_t top = 0;
-    for (int32_t i = 0; i < p->n_items; i++) {
-        plan->chunks[i]  = 0;
-        plan->offsets[i] = top;
-        top += p->items[i].size;
-    }
+    tight_stacked(p, plan->chunks, plan->offsets);
     galloc_whatif_plan_finish(p, plan);
 }
 

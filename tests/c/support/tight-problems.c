@@ -98,3 +98,14 @@ int32_t tight_problem(uint64_t seed, int32_t n, int32_t side, uint64_t unit, enu
     }
     return m;
 }
+
+void tight_stacked(const struct galloc_whatif_problem * p, int32_t * chunks, uint64_t * offsets) {
+    uint64_t at = 0;
+    for (int32_t i = 0; i < p->n_items; i++) {
+        if (chunks != NULL) {
+            chunks[i] = 0;
+        }
+        offsets[i] = at;
+        at += p->items[i].size;
+    }
+}

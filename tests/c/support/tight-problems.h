@@ -24,3 +24,7 @@ enum tight_style {
 // for all the pieces.
 int32_t tight_problem(uint64_t seed, int32_t n, int32_t side, uint64_t unit, enum tight_style style, int32_t holes_percent,
                       struct galloc_whatif_item * items, uint64_t * offsets);
+
+// every item on the ones before it (item i at the sum of the sizes of items 0 .. i - 1, chunk 0):
+// a valid plan of any one-chunk problem, however poor, for a search to start from; chunks may be NULL
+void tight_stacked(const struct galloc_whatif_problem * p, int32_t * chunks, uint64_t * offsets);
