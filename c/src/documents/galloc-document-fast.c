@@ -259,6 +259,7 @@ static inline bool scan_int_array(struct galloc_scan * s, enum item_kind kind, i
 // one member's value into e, in any form this reader takes; false to leave the entry to the checked reader
 static FAST_NOINLINE bool scan_member_any(struct galloc_scan * s, const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds,
                                           int m, struct entry * e) {
+    galloc_scan_ws(s); // after a key the writers' way, ": " and more space
     if (galloc_scan_at(s, 'n')) {
         // null: absent for every member but these three, which the checked reader refuses
         return galloc_scan_literal(s, "null", 4) && m != M_OP && m != M_TYPE && m != M_NE;
@@ -340,8 +341,8 @@ static inline int tight_next(const unsigned char ** at, const unsigned char * en
     return -1;
 }
 
-// "ne": [4096, 512]: 1 to GGML_MAX_DIMS numbers
-static inline bool tight_ne(const unsigned char ** at, const unsigned char * end, struct entry * e) {
+// "ne": [4096, 512], "nb": [...]: 1 to max numbers (each below 10^18, so an int64_t holds it)
+static inline bool tight_numbers(const unsigned char ** at, const unsigned char * end, int64_t * out, int max, int * n_out) {
     const unsigned char * p = *at;
     if (p >= end || *p != '[') {
         return false;
@@ -350,14 +351,14 @@ static inline bool tight_ne(const unsigned char ** at, const unsigned char * end
     int n = 0, more = 1;
     while (more == 1) {
         uint64_t v;
-        if (n == GGML_MAX_DIMS || !tight_u64(&p, end, &v)) {
+        if (n == max || !tight_u64(&p, end, &v)) {
             return false;
         }
-        e->ne[n++] = (int64_t) v;
-        more       = tight_next(&p, end);
+        out[n++] = (int64_t) v;
+        more     = tight_next(&p, end);
     }
-    e->n_ne = n;
-    *at     = p;
+    *n_out = n;
+    *at    = p;
     return more == 0;
 }
 
@@ -426,7 +427,16 @@ static inline bool scan_member(struct galloc_scan * s, const struct galloc_fast_
         case M_NAME:        ok = galloc_scan_string(s, &e->name, &e->name_len); p = s->p; break;
         case M_OP:          ok = galloc_fast_scan_table_name(s, names, GALLOC_NAME_OP, &e->op); p = s->p; break;
         case M_TYPE:        ok = galloc_fast_scan_table_name(s, names, GALLOC_NAME_TYPE, &e->type); p = s->p; break;
-        case M_NE:          ok = tight_ne(&p, s->end, e); break;
+        case M_NE:          ok = tight_numbers(&p, s->end, e->ne, GGML_MAX_DIMS, &e->n_ne); break;
+        case M_NB: {
+            int64_t nb[GGML_MAX_DIMS];
+            int     n = 0;
+            ok        = tight_numbers(&p, s->end, nb, GGML_MAX_DIMS, &n) && n == GGML_MAX_DIMS;
+            for (int d = 0; ok && d < GGML_MAX_DIMS; d++) {
+                e->nb[d] = (uint64_t) nb[d];
+            }
+            break;
+        }
         case M_SRC:         ok = tight_src(&p, s->end, bounds->n_tensors, e); break;
         case M_FLAGS:       ok = tight_flags(&p, s->end, names, &e->flags); break;
         case M_VIEW_SRC:
@@ -481,6 +491,14 @@ static bool entry_check(const struct entry * e, const struct galloc_fast_names *
         if (!galloc_document_nbytes(blck, tsize, t->ne, t->nb, &t->nbytes)) {
             return false;
         }
+    } else if (nelements <= GALLOC_DOCUMENT_MAX_TENSOR_BYTES && nelements > 0 && tsize <= UINT16_MAX) {
+        // contiguous, every ne at least 1 and tsize * nelements below 2^56: no product overflows, and
+        // ggml_nbytes' sum telescopes to the last stride times ne[3] (ne[0] is a multiple of blck)
+        t->nb[0]  = tsize;
+        t->nb[1]  = tsize * ((uint64_t) t->ne[0] / blck);
+        t->nb[2]  = t->nb[1] * (uint64_t) t->ne[1];
+        t->nb[3]  = t->nb[2] * (uint64_t) t->ne[2];
+        t->nbytes = t->nb[3] * (uint64_t) t->ne[3];
     } else if (!galloc_document_contiguous_nb(blck, tsize, t->ne, t->nb) || !galloc_document_nbytes(blck, tsize, t->ne, t->nb, &t->nbytes)) {
         return false;
     }
@@ -594,22 +612,54 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
     for (int k = 0; k < GGML_MAX_SRC; k++) {
         e.src[k] = -1;
     }
-    const unsigned char * end  = s->end;
-    int                   m    = -1;
-    unsigned              seen = 0; // members given, null or not: one given twice is the parser's error
-    // the members as the writers separate them ("{ ", ", " and " }"), any other way by the scanner's rules
-    if (end - s->p >= 2 + WRITER_KEY_BYTES && s->p[0] == '{' && s->p[1] == ' ' && s->p[2] == '"') {
-        s->p += 2;
-        m = writer_key(&s->p);
+    // the members in the order the writers give them (galloc-export.c, galloc-document-write.c),
+    // each tried in turn against its key as they write it: none comes twice. From the first text
+    // that does not follow, the loop below takes the rest in any order and spacing
+    unsigned seen = 0; // members given, null or not: one given twice is the parser's error
+    bool     done = false;
+    if (at_text(s, "{ \"name\": ", 10)) {
+#define IN_ORDER(m, key)                                                  \
+        if (at_text(s, ", \"" key "\": ", sizeof(key) + 5)) {            \
+            s->p += sizeof(key) + 5;                                       \
+            if (!scan_member(s, names, bounds, (m), &e)) {                 \
+                return false;                                              \
+            }                                                              \
+            seen |= 1u << (m);                                             \
+        }
+        s->p += 10;
+        if (!scan_member(s, names, bounds, M_NAME, &e)) {
+            return false;
+        }
+        seen = 1u << M_NAME;
+        IN_ORDER(M_OP, "op")
+        IN_ORDER(M_UNARY_OP, "unary_op")
+        IN_ORDER(M_GLU_OP, "glu_op")
+        IN_ORDER(M_TYPE, "type")
+        IN_ORDER(M_NE, "ne")
+        IN_ORDER(M_NB, "nb")
+        IN_ORDER(M_SRC, "src")
+        IN_ORDER(M_VIEW_SRC, "view_src")
+        IN_ORDER(M_VIEW_OFFS, "view_offs")
+        IN_ORDER(M_FLAGS, "flags")
+        IN_ORDER(M_BUFFER_TYPE, "buffer_type")
+        IN_ORDER(M_EXTERNAL, "external")
+        IN_ORDER(M_ALLOC_SIZE, "alloc_size")
+#undef IN_ORDER
+        if (at_text(s, " }", 2)) {
+            s->p += 2;
+            done = true;
+        }
     }
-    if (m < 0) {
-        s->p = at->p;
+    int more = 1;
+    if (seen == 0) { // not the writers' open: the open by the scanner's rules
         if (galloc_scan_open(s, '{', '}') != 1) {
             return false; // no object, or {}: "op" is missing
         }
-        m = scan_member_key(s);
+    } else if (!done) {
+        more = galloc_scan_next(s, '}');
     }
-    for (;;) {
+    for (; !done && more == 1; more = galloc_scan_next(s, '}')) {
+        int m = scan_member_key(s);
         if (m < 0 || (seen >> m) & 1u) {
             return false;
         }
@@ -617,25 +667,9 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
         if (!scan_member(s, names, bounds, m, &e)) {
             return false;
         }
-        const unsigned char * p = s->p;
-        if (end - p >= 2 + WRITER_KEY_BYTES && p[0] == ',' && p[1] == ' ') {
-            const unsigned char * key = p + 2;
-            if ((m = writer_key(&key)) >= 0) {
-                s->p = key;
-                continue;
-            }
-        } else if (end - p >= 2 && p[0] == ' ' && p[1] == '}') {
-            s->p = p + 2;
-            break;
-        }
-        int more = galloc_scan_next(s, '}');
-        if (more == 0) {
-            break;
-        }
-        if (more < 0) {
-            return false;
-        }
-        m = scan_member_key(s);
+    }
+    if (!done && more != 0) {
+        return false;
     }
     struct galloc_tensor t; // entry_check sets every field
     if (!entry_check(&e, names, i, &t)) {
