@@ -363,27 +363,18 @@ int64_t ggml_nrows(const struct ggml_tensor * tensor) {
 }
 
 size_t ggml_nbytes(const struct ggml_tensor * tensor) {
-    for (int i = 0; i < GGML_MAX_DIMS; i++) {
-        if (tensor->ne[i] <= 0) {
-            return 0;
-        }
+    _Static_assert(GGML_MAX_DIMS == 4, "the dimensions are written out below");
+    const int64_t * ne = tensor->ne;
+    const size_t  * nb = tensor->nb;
+    if (ne[0] <= 0 || ne[1] <= 0 || ne[2] <= 0 || ne[3] <= 0) {
+        return 0;
     }
-    const int64_t blck = ggml_blck_size(tensor->type);
-    size_t nbytes;
-    int first_strided_dim;
-    if (blck == 1) {
-        // the first element, then the farthest one along every dimension
-        nbytes = ggml_type_size(tensor->type);
-        first_strided_dim = 0;
-    } else {
-        // whole blocks of the first row, then the farthest row
-        nbytes = (size_t) tensor->ne[0] * tensor->nb[0] / (size_t) blck;
-        first_strided_dim = 1;
-    }
-    for (int i = first_strided_dim; i < GGML_MAX_DIMS; i++) {
-        nbytes += (size_t) (tensor->ne[i] - 1) * tensor->nb[i];
-    }
-    return nbytes;
+    const struct type_traits * traits = type_traits_get(tensor->type);
+    // blocks of one element: the first element, then the farthest one along every dimension;
+    // else whole blocks of the first row, then the farthest row
+    size_t nbytes = traits->blck_size == 1 ? traits->type_size + (size_t) (ne[0] - 1) * nb[0]
+                                           : (size_t) ne[0] * nb[0] / (size_t) traits->blck_size;
+    return nbytes + (size_t) (ne[1] - 1) * nb[1] + (size_t) (ne[2] - 1) * nb[2] + (size_t) (ne[3] - 1) * nb[3];
 }
 
 size_t ggml_nbytes_pad(const struct ggml_tensor * tensor) {
