@@ -4,11 +4,13 @@
 // computed here from the items (the most bytes live at any of its steps, lifetime, area, size),
 // and a dynamic order's re-ranking gives the unplaced items of a component the ranks they held,
 // in the order of those keys over the unplaced items only, leaves the others alone, lets any rank
-// follow at the floor, and is undone with the decision. A static order's run that met no cut
+// follow at the floor, and is undone with the decision; a perturbed order moves each rank of a
+// static order by less than its width. A static order's run that met no cut
 // runs as its dynamic twin's (the driver skips the twin then).
 // The answers: small tight problems whose
 // packing at the height is unique up to the mirror image (counted by an enumerator of the test's
-// own), where each order alone must return one of those two placements and prove it; generated
+// own), where each order alone (and the perturbed orders alone) must return one of those two
+// placements and prove it; generated
 // tight problems where each order alone must meet the height. Every placement passes a checker
 // of the test's own (no two items live at one step share a byte, aligned, within the total).
 
@@ -129,6 +131,54 @@ static void test_static_orders(void) {
         galloc_exact_free(&e);
         galloc_whatif_index_free(&x);
     }
+}
+
+// a perturbed order: a permutation of the ranks, each item moved from its rank in the static
+// order by less than the width (an item at least the width ahead stays ahead), the same for the
+// same draw; draws differ in the orders they give
+static void test_perturbed_orders(void) {
+    int n_moved = 0;
+    for (int seed = 0; seed < 60; seed++) {
+        rng_seed((uint64_t) seed * 6421 + 11);
+        struct galloc_whatif_item    items[64];
+        int32_t                      n = 2 + rng_below(62);
+        random_items(items, n, 2 + rng_below(20), 1 + rng_below(9));
+        struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
+        struct galloc_whatif_index   x;
+        struct galloc_error          err;
+        struct exact                 e;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK(galloc_exact_init(&e, &p, &x));
+        int32_t width = n / 8 + 1, base[64], first[64];
+        for (int kind = 0; kind < N_ORDERS / 2; kind++) {
+            galloc_exact_set_ranks(&e, kind);
+            memcpy(base, e.rank, (size_t) n * sizeof(int32_t));
+            for (uint64_t draw = 1; draw <= 4; draw++) {
+                galloc_exact_perturb_ranks(&e, kind, draw * 977 + (uint64_t) seed);
+                bool seen[64] = { false };
+                for (int32_t a = 0; a < n; a++) {
+                    CHECK(e.rank[a] >= 0 && e.rank[a] < n && !seen[e.rank[a]]);
+                    seen[e.rank[a]] = true;
+                    for (int32_t b = 0; b < n; b++) {
+                        if (base[b] + width <= base[a] && e.rank[b] > e.rank[a]) {
+                            fprintf(stderr, "perturbed order %d seed %d: item %d (rank %d) after %d (rank %d), width %d\n", kind, seed, b, base[b], a,
+                                    base[a], width);
+                            check_failures++;
+                        }
+                    }
+                    n_moved += e.rank[a] != base[a];
+                }
+                if (draw == 1) {
+                    memcpy(first, e.rank, (size_t) n * sizeof(int32_t));
+                }
+            }
+            galloc_exact_perturb_ranks(&e, kind, 977 + (uint64_t) seed);
+            CHECK(memcmp(first, e.rank, (size_t) n * sizeof(int32_t)) == 0);
+        }
+        galloc_exact_free(&e);
+        galloc_whatif_index_free(&x);
+    }
+    CHECK(n_moved > 1000);
 }
 
 // a dynamic order: after each placement the component's unplaced items are ranked again; undoing
@@ -458,6 +508,7 @@ static void test_generated_each_order(void) {
 int main(void) {
     RUN(test_static_orders);
     RUN(test_rerank);
+    RUN(test_perturbed_orders);
     RUN(test_fits_after);
     RUN(test_twin_runs);
     RUN(test_unique_packings);
