@@ -747,34 +747,38 @@ struct ggml_tensor * ggml_set_name(struct ggml_tensor * tensor, const char * nam
 // quarter of building one.
 static bool format_name_simple(char * name, const char * fmt, va_list args) {
     size_t n = 0;
-    for (const char * f = fmt; *f; f++) {
+    for (const char * f = fmt; *f;) {
         char digits[24];
         const char * piece = f;
-        size_t len = 1;
-        if (*f == '%') {
-            f++;
-            if (*f == 's') {
-                piece = va_arg(args, const char *);
-                if (piece == NULL) {
-                    return false;
-                }
-                len = strlen(piece);
-            } else if (*f == 'd') {
-                const int v = va_arg(args, int);
-                unsigned long long u = v < 0 ? 0ULL - (unsigned long long) v : (unsigned long long) v;
-                size_t i = sizeof(digits);
-                do {
-                    digits[--i] = (char) ('0' + u % 10);
-                    u /= 10;
-                } while (u != 0);
-                if (v < 0) {
-                    digits[--i] = '-';
-                }
-                piece = digits + i;
-                len   = sizeof(digits) - i;
-            } else {
+        size_t len = 0;
+        if (*f != '%') { // the characters up to the next conversion, copied at once
+            while (f[len] != '\0' && f[len] != '%') {
+                len++;
+            }
+            f += len;
+        } else if (f[1] == 's') {
+            piece = va_arg(args, const char *);
+            if (piece == NULL) {
                 return false;
             }
+            len = strlen(piece);
+            f += 2;
+        } else if (f[1] == 'd') {
+            const int v = va_arg(args, int);
+            unsigned long long u = v < 0 ? 0ULL - (unsigned long long) v : (unsigned long long) v;
+            size_t i = sizeof(digits);
+            do {
+                digits[--i] = (char) ('0' + u % 10);
+                u /= 10;
+            } while (u != 0);
+            if (v < 0) {
+                digits[--i] = '-';
+            }
+            piece = digits + i;
+            len   = sizeof(digits) - i;
+            f += 2;
+        } else {
+            return false;
         }
         const size_t room = GGML_MAX_NAME - 1 - n;
         len = len < room ? len : room;
