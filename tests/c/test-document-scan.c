@@ -200,12 +200,15 @@ static void test_strings(void) {
 // ggml's names
 //
 
+#define N_KINDS 4 // enum galloc_name_kind
+
 static const char * kind_name(int kind, int32_t id) {
     switch (kind) {
         case GALLOC_NAME_OP:       return ggml_op_name((enum ggml_op) id);
         case GALLOC_NAME_TYPE:     return ggml_blck_size((enum ggml_type) id) > 0 && ggml_type_size((enum ggml_type) id) > 0 ? ggml_type_name((enum ggml_type) id) : NULL;
         case GALLOC_NAME_UNARY_OP: return ggml_unary_op_name((enum ggml_unary_op) id);
-        default:                   return ggml_glu_op_name((enum ggml_glu_op) id);
+        case GALLOC_NAME_GLU_OP:   return ggml_glu_op_name((enum ggml_glu_op) id);
+        default:                   return NULL;
     }
 }
 
@@ -214,7 +217,8 @@ static int32_t kind_count(int kind) {
         case GALLOC_NAME_OP:       return GGML_OP_COUNT;
         case GALLOC_NAME_TYPE:     return GGML_TYPE_COUNT;
         case GALLOC_NAME_UNARY_OP: return GGML_UNARY_OP_COUNT;
-        default:                   return GGML_GLU_OP_COUNT;
+        case GALLOC_NAME_GLU_OP:   return GGML_GLU_OP_COUNT;
+        default:                   return 0;
     }
 }
 
@@ -231,7 +235,7 @@ static int32_t name_truth(int kind, const unsigned char * s, size_t n) {
 
 // "<value>" then tail, at the end of the text: found as the table search finds it
 static int check_table_name(const struct galloc_fast_names * names, int kind, const unsigned char * value, size_t n, const char * tail, bool closed) {
-    unsigned char text[128];
+    unsigned char text[512];
     size_t        tl  = strlen(tail);
     size_t        len = 0;
     text[len++]       = '"';
@@ -266,7 +270,7 @@ static void test_table_names(void) {
     static const char * const tails[]   = { "", "}", ", \"type\": \"f32\", \"ne\": [4] }", "\"" };
     static const unsigned char changes[] = { 'A', 'z', '_', '0', '"', '\\', 0x00, 0x1f, 0x7f, 0xc3, 0xff };
     int                        found    = 0;
-    for (int kind = GALLOC_NAME_OP; kind <= GALLOC_NAME_GLU_OP; kind++) {
+    for (int kind = 0; kind < N_KINDS; kind++) {
         for (int32_t id = 0; id < kind_count(kind); id++) {
             const char * name = kind_name(kind, id);
             if (name == NULL) {
@@ -293,14 +297,23 @@ static void test_table_names(void) {
                 }
             }
             // the name as another kind: found only where that kind has it too
-            check_table_name(&names, (kind + 1) % 4, v, n, "}", true);
+            check_table_name(&names, (kind + 1) % N_KINDS, v, n, "}", true);
         }
     }
-    CHECK(found > 4 * (GGML_OP_COUNT + GGML_UNARY_OP_COUNT)); // every name, found with every tail
+    CHECK(found > 4 * (GGML_OP_COUNT + GGML_UNARY_OP_COUNT + 30)); // every name, found with every tail
     static const char * const others[] = { "", "x", "f3", "f322", "ADD ", " ADD", "add", "MUL_MAT_ID_X", "CROSS_ENTROPY_LOSS_BACKX",
                                            "CROSS_ENTROPY_LOSS_BACK_", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" };
+    // a known name then NUL bytes: the same first words as the name, and a length past any tag
+    unsigned char nul_tail[300];
+    memset(nul_tail, 0, sizeof(nul_tail));
+    memcpy(nul_tail, "f32", 3);
+    for (size_t n = 4; n < sizeof(nul_tail) - 40; n += n >= 250 && n < 270 ? 1 : 1 + n / 8) { // 259 bytes: a tag of kind + 1 and length 3
+        for (int kind = 0; kind < N_KINDS; kind++) {
+            check_table_name(&names, kind, nul_tail, n, "}", true);
+        }
+    }
     for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++) {
-        for (int kind = GALLOC_NAME_OP; kind <= GALLOC_NAME_GLU_OP; kind++) {
+        for (int kind = 0; kind < N_KINDS; kind++) {
             check_table_name(&names, kind, (const unsigned char *) others[k], strlen(others[k]), "}", true);
         }
     }

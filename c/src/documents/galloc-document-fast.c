@@ -26,10 +26,14 @@
 
 #define NAME_SLOT_MASK (GALLOC_FAST_NAME_SLOTS - 1)
 
-// a name's slot to start probing at, from its first 16 bytes (two words, zero past its end), length and kind
-static inline uint32_t name_hash(uint64_t w0, uint64_t w1, size_t n, int kind) {
-    uint64_t h = (w0 ^ (w1 * 0x9E3779B97F4A7C15ull) ^ ((uint64_t) n << 56) ^ (uint64_t) kind) * 0xC2B2AE3D27D4EB4Full;
-    return (uint32_t) (h >> 32) & NAME_SLOT_MASK;
+// a name's tag: its kind and length (names are 1 to 255 bytes)
+static inline uint16_t name_tag(int kind, size_t n) {
+    return (uint16_t) ((unsigned) kind << 8 | (unsigned) n);
+}
+
+// a name's slot to start probing at, from its first 16 bytes (two words, zero past its end) and its tag
+static inline uint32_t name_hash(uint64_t w0, uint64_t w1, uint16_t tag) {
+    return (uint32_t) (((w0 ^ (w1 >> 3) ^ tag) * 0x9E3779B97F4A7C15ull) >> 32) & NAME_SLOT_MASK;
 }
 
 static const char * kind_name(int kind, int32_t id) {
@@ -56,24 +60,29 @@ static void names_insert(struct galloc_fast_names * names, int kind, int32_t id)
     }
     uint64_t w0, w1;
     name_words((const unsigned char *) name, n, &w0, &w1);
-    for (uint32_t k = 0, h = name_hash(w0, w1, n, kind); k < GALLOC_FAST_NAME_SLOTS; k++) {
+    uint16_t tag = name_tag(kind, n);
+    for (uint32_t k = 0, h = name_hash(w0, w1, tag); k < GALLOC_FAST_NAME_SLOTS; k++) {
         struct galloc_fast_name_slot * slot = &names->slots[(h + k) & NAME_SLOT_MASK];
         if (slot->id == 0) {
             slot->word[0] = w0;
             slot->word[1] = w1;
+            slot->tag     = tag;
             slot->id      = (int16_t) (id + 1);
-            slot->len     = (uint8_t) n;
-            slot->kind    = (uint8_t) kind;
             return;
         }
-        if (slot->kind == kind && slot->len == n && strcmp(kind_name(kind, slot->id - 1), name) == 0) {
+        if (slot->tag == tag && strcmp(kind_name(kind, slot->id - 1), name) == 0) {
             return; // the first id of a name stands, as in the checked reader's search
         }
     }
 }
 
 void galloc_fast_names_build(struct galloc_fast_names * names) {
-    memset(names, 0, sizeof(*names));
+    for (uint32_t k = 0; k < GALLOC_FAST_NAME_SLOTS; k++) {
+        names->slots[k].id = 0; // empty (the rest of a slot is set when it is filled)
+    }
+    memset(names->flag_of, 0, sizeof(names->flag_of));
+    memset(names->blck_size, 0, sizeof(names->blck_size));
+    memset(names->type_size, 0, sizeof(names->type_size));
     for (int32_t op = 0; op < GGML_OP_COUNT; op++) {
         names_insert(names, GALLOC_NAME_OP, op);
     }
@@ -107,14 +116,18 @@ void galloc_fast_names_build(struct galloc_fast_names * names) {
 // letters, digits and '_', so no other byte needs a look
 static inline int32_t names_find(const struct galloc_fast_names * names, int kind, const unsigned char * s, size_t n, uint64_t w0,
                                  uint64_t w1) {
-    for (uint32_t k = 0, h = name_hash(w0, w1, n, kind); k < GALLOC_FAST_NAME_SLOTS; k++) {
+    if (n > UINT8_MAX) {
+        return -1; // longer than any name of the table (and than a tag holds)
+    }
+    uint16_t tag = name_tag(kind, n);
+    for (uint32_t k = 0, h = name_hash(w0, w1, tag); k < GALLOC_FAST_NAME_SLOTS; k++) {
         const struct galloc_fast_name_slot * slot = &names->slots[(h + k) & NAME_SLOT_MASK];
-        if (slot->id == 0) {
-            return -1;
-        }
-        if (slot->word[0] == w0 && slot->word[1] == w1 && slot->len == n && slot->kind == kind &&
+        if (slot->word[0] == w0 && slot->word[1] == w1 && slot->tag == tag && slot->id != 0 &&
             (n <= 16 || memcmp(kind_name(kind, slot->id - 1) + 16, s + 16, n - 16) == 0)) {
             return slot->id - 1;
+        }
+        if (slot->id == 0) {
+            return -1;
         }
     }
     return -1;
@@ -122,7 +135,7 @@ static inline int32_t names_find(const struct galloc_fast_names * names, int kin
 
 // a string naming an entry of one of ggml's tables: the bytes up to the first '"' compared with the
 // table's names (which hold no '"', '\\', control or non-ASCII byte, so a string with one is in none)
-bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
+static inline bool scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
     const unsigned char * p   = s->p;
     const unsigned char * end = s->end;
     if (p >= end || *p != '"') {
@@ -166,6 +179,10 @@ bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fas
     *out = id;
     s->p = p + n + 1;
     return true;
+}
+
+bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
+    return scan_table_name(s, names, kind, out);
 }
 
 //
@@ -299,48 +316,6 @@ static FAST_NOINLINE bool scan_member_any(struct galloc_scan * s, const struct g
 // text scan_member_any reads to the same value, so which one reads it never changes the result
 //
 
-// 1 to 18 digits without a leading zero (or a lone 0), as galloc_scan_u64 reads them when the
-// byte after is none of '.', 'e', 'E': every caller then wants ',', ']' or '}' there, so such a
-// number still goes to scan_member_any. p after the digits; false (nothing consumed) otherwise
-static inline bool tight_u64(const unsigned char ** at, const unsigned char * end, uint64_t * out) {
-    const unsigned char * p = *at;
-    if (p >= end) {
-        return false;
-    }
-    uint64_t v = (uint64_t) *p - '0';
-    if (v >= 10) {
-        return false;
-    }
-    const unsigned char * first = p++;
-    if (v != 0) {
-        unsigned d;
-        while (p < end && (d = (unsigned) (*p - '0')) < 10u) {
-            v = v * 10 + d;
-            p++;
-        }
-        if (p - first > 18) {
-            return false;
-        }
-    }
-    *at  = p;
-    *out = v;
-    return true;
-}
-
-// after an array item: 1 at ", " and the next item (consumed), 0 at ']' (consumed), -1 otherwise
-static inline int tight_next(const unsigned char ** at, const unsigned char * end) {
-    const unsigned char * p = *at;
-    if (p < end && *p == ']') {
-        *at = p + 1;
-        return 0;
-    }
-    if (end - p >= 3 && p[0] == ',' && p[1] == ' ' && p[2] > ' ') {
-        *at = p + 2;
-        return 1;
-    }
-    return -1;
-}
-
 // "ne": [4096, 512], "nb": [...]: 1 to max numbers (each below 10^18, so an int64_t holds it)
 static inline bool tight_numbers(const unsigned char ** at, const unsigned char * end, int64_t * out, int max, int * n_out) {
     const unsigned char * p = *at;
@@ -351,11 +326,11 @@ static inline bool tight_numbers(const unsigned char ** at, const unsigned char 
     int n = 0, more = 1;
     while (more == 1) {
         uint64_t v;
-        if (n == max || !tight_u64(&p, end, &v)) {
+        if (n == max || !galloc_scan_tight_u64(&p, end, &v)) {
             return false;
         }
         out[n++] = (int64_t) v;
-        more     = tight_next(&p, end);
+        more     = galloc_scan_tight_next(&p, end);
     }
     *n_out = n;
     *at    = p;
@@ -378,12 +353,12 @@ static inline bool tight_src(const unsigned char ** at, const unsigned char * en
         if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
             e->src[n++] = -1;
             p += 4;
-        } else if (tight_u64(&p, end, &v) && v < (uint64_t) n_tensors) {
+        } else if (galloc_scan_tight_u64(&p, end, &v) && v < (uint64_t) n_tensors) {
             e->src[n++] = (int32_t) v;
         } else {
             return false;
         }
-        more = tight_next(&p, end);
+        more = galloc_scan_tight_next(&p, end);
     }
     e->n_src = n;
     *at      = p;
@@ -409,7 +384,7 @@ static inline bool tight_flags(const unsigned char ** at, const unsigned char * 
         }
         f |= 1 << bit;
         p += names->flag_len[bit] + 2u;
-        more = tight_next(&p, end);
+        more = galloc_scan_tight_next(&p, end);
     }
     *flags = f;
     *at    = p;
@@ -425,8 +400,8 @@ static inline bool scan_member(struct galloc_scan * s, const struct galloc_fast_
     bool                  ok;
     switch (m) {
         case M_NAME:        ok = galloc_scan_string(s, &e->name, &e->name_len); p = s->p; break;
-        case M_OP:          ok = galloc_fast_scan_table_name(s, names, GALLOC_NAME_OP, &e->op); p = s->p; break;
-        case M_TYPE:        ok = galloc_fast_scan_table_name(s, names, GALLOC_NAME_TYPE, &e->type); p = s->p; break;
+        case M_OP:          ok = scan_table_name(s, names, GALLOC_NAME_OP, &e->op); p = s->p; break;
+        case M_TYPE:        ok = scan_table_name(s, names, GALLOC_NAME_TYPE, &e->type); p = s->p; break;
         case M_NE:          ok = tight_numbers(&p, s->end, e->ne, GGML_MAX_DIMS, &e->n_ne); break;
         case M_NB: {
             int64_t nb[GGML_MAX_DIMS];
@@ -440,12 +415,12 @@ static inline bool scan_member(struct galloc_scan * s, const struct galloc_fast_
         case M_SRC:         ok = tight_src(&p, s->end, bounds->n_tensors, e); break;
         case M_FLAGS:       ok = tight_flags(&p, s->end, names, &e->flags); break;
         case M_VIEW_SRC:
-            ok = tight_u64(&p, s->end, &v) && v < (uint64_t) bounds->n_tensors;
+            ok = galloc_scan_tight_u64(&p, s->end, &v) && v < (uint64_t) bounds->n_tensors;
             e->view_src = ok ? (int32_t) v : -1;
             break;
-        case M_VIEW_OFFS:   ok = tight_u64(&p, s->end, &e->view_offs); break;
+        case M_VIEW_OFFS:   ok = galloc_scan_tight_u64(&p, s->end, &e->view_offs); break;
         case M_BUFFER_TYPE:
-            ok = tight_u64(&p, s->end, &v) && v < (uint64_t) bounds->n_buffer_types;
+            ok = galloc_scan_tight_u64(&p, s->end, &v) && v < (uint64_t) bounds->n_buffer_types;
             e->buffer_type = ok ? (int32_t) v : -1;
             break;
         default:            ok = false; break;
@@ -601,8 +576,24 @@ static int scan_member_key(struct galloc_scan * s) {
     return galloc_scan_key(s, &key, &key_len) ? member_of(key, key_len) : -1;
 }
 
+// all GGML_MAX_NAME bytes of a tensor's name: the n bytes at name (n < GGML_MAX_NAME), zeros after
+// them (the one-pass reader's arrays are not zeroed). Eight bytes at a time where the text has them
+static inline void copy_name(char dst[GGML_MAX_NAME], const unsigned char * name, size_t n, const unsigned char * end) {
+    memset(dst, 0, GGML_MAX_NAME);
+    if (n == 0) {
+        return;
+    }
+    if ((size_t) (end - name) < n + 8) {
+        memcpy(dst, name, n);
+        return;
+    }
+    for (size_t k = 0; k < n; k += 8) {
+        galloc_swar_store((unsigned char *) dst + k, galloc_swar_head(galloc_swar_load(name + k), n - k));
+    }
+}
+
 bool galloc_document_fast_entry(const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, struct galloc_document * doc,
-                               struct galloc_scan * at, int32_t i) {
+                               struct galloc_scan * at, int32_t i, struct galloc_fast_links * links) {
     struct galloc_scan  local = *at; // kept in registers: the stores into doc cannot move it
     struct galloc_scan * s    = &local;
     struct entry         e;
@@ -618,6 +609,7 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
     unsigned seen = 0; // members given, null or not: one given twice is the parser's error
     bool     done = false;
     if (at_text(s, "{ \"name\": ", 10)) {
+#define NEXT_WORD() (w = end - s->p >= 24 ? galloc_swar_load(s->p) : 0)
 #define IN_ORDER(m, key)                                                  \
         if (at_text(s, ", \"" key "\": ", sizeof(key) + 5)) {            \
             s->p += sizeof(key) + 5;                                       \
@@ -676,13 +668,18 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
         return false;
     }
     doc->tensors[i] = t;
-    // all of the name's bytes (the one-pass reader's arrays are not zeroed)
-    size_t name_len = 0;
-    if (HAS(&e, M_NAME)) {
-        name_len = e.name_len;
-        memcpy(doc->tensor_names[i], e.name, name_len);
+    if (links != NULL) {
+        int32_t top = t.view_src;
+        for (int k = 0; k < e.n_src; k++) {
+            top = t.src[k] > top ? t.src[k] : top;
+        }
+        links->forward |= top > i;
+        links->max_tensor = top > links->max_tensor ? top : links->max_tensor;
+        if (HAS(&e, M_BUFFER_TYPE) && e.buffer_type > links->max_buffer_type) {
+            links->max_buffer_type = e.buffer_type;
+        }
     }
-    memset(doc->tensor_names[i] + name_len, 0, GGML_MAX_NAME - name_len);
+    copy_name(doc->tensor_names[i], HAS(&e, M_NAME) ? (const unsigned char *) e.name : NULL, HAS(&e, M_NAME) ? e.name_len : 0, s->end);
     doc->tensor_buffer_type[i] = HAS(&e, M_BUFFER_TYPE) ? e.buffer_type : -1;
     doc->tensor_sub_op[i]      = HAS(&e, M_UNARY_OP) || HAS(&e, M_GLU_OP) ? e.sub_op : -1;
     doc->tensor_alloc_sizes[i] = -1;
@@ -695,5 +692,5 @@ size_t galloc_document_fast_tensor(const struct galloc_fast_names * names, struc
     struct galloc_scan        s      = { (const unsigned char *) text + pos, (const unsigned char *) text + len };
     struct galloc_fast_bounds bounds = { doc->n_tensors, doc->n_buffer_types };
     galloc_scan_ws(&s);
-    return galloc_document_fast_entry(names, &bounds, doc, &s, i) ? (size_t) (s.p - (const unsigned char *) text) : 0;
+    return galloc_document_fast_entry(names, &bounds, doc, &s, i, NULL) ? (size_t) (s.p - (const unsigned char *) text) : 0;
 }

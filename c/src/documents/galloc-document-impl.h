@@ -55,9 +55,8 @@ bool galloc_document_is_table_name(const char * s, size_t len);
 #define GALLOC_FAST_NAME_SLOTS 512 // a power of two, about three times the names
 struct galloc_fast_name_slot {
     uint64_t word[2]; // the name's bytes 0-7 and 8-15 as galloc_swar_load reads them, zero past its end
+    uint16_t tag;     // enum galloc_name_kind << 8 | the name's bytes
     int16_t  id;      // id + 1, 0 for an empty slot
-    uint8_t  len;     // bytes
-    uint8_t  kind;    // enum galloc_name_kind
 };
 struct galloc_fast_names {
     struct galloc_fast_name_slot slots[GALLOC_FAST_NAME_SLOTS];
@@ -85,8 +84,15 @@ struct galloc_fast_bounds {
 };
 // a string naming an entry of ggml's table of that kind (enum galloc_name_kind): its id; false for any other value
 bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out);
+// what the indices of the entries read so far reach, for the one-pass reader to check them once the
+// counts are known (links may be NULL: not kept)
+struct galloc_fast_links {
+    int32_t max_tensor;      // the largest src or view_src, -1 for none
+    int32_t max_buffer_type; // the largest buffer_type, -1 for none
+    bool    forward;         // some src or view_src names a later tensor
+};
 bool galloc_document_fast_entry(const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, struct galloc_document * doc,
-                               struct galloc_scan * s, int32_t i);
+                               struct galloc_scan * s, int32_t i, struct galloc_fast_links * links);
 
 // the per-tensor arrays of doc grown to want > *cap entries (the new ones zero-filled when zero),
 // *cap updated; false when out of memory (the arrays are then as they were, still doc's)
@@ -105,6 +111,7 @@ struct galloc_walk {
     int32_t   n_outputs;
     int32_t   n_node_buffer_ids, n_leaf_buffer_ids; // entries of doc->node_buffer_ids / leaf_buffer_ids, when given
     bool      edges_backward;                       // every src and view_src names an earlier tensor (or itself): no cycle
+    struct galloc_fast_links links;                 // what the entries' indices reach
 };
 bool galloc_document_walk(const struct galloc_fast_names * names, const char * text, size_t len, struct galloc_document * doc,
                           struct galloc_walk * walk);

@@ -66,7 +66,7 @@ struct reader {
     int32_t                  n_types;
     size_t                   n_alloc_sizes;   // tensors with "alloc_sizes" so far
     size_t                   cap_alloc_sizes; // rows doc->alloc_sizes has room for
-    struct galloc_fast_names fast_names;      // GALLOC_READ_FAST: ggml's names by hash
+    struct galloc_fast_names * fast_names;    // the fast readers' table of ggml's names (not in the reader: zeroing it is no use)
 };
 
 // where the "tensors" entries are read from
@@ -1109,7 +1109,12 @@ static bool check_graph(struct reader * r) {
         const int32_t                t    = doc->nodes[k];
         const struct galloc_tensor * node = &doc->tensors[t];
         struct doc_path              path = path_item("nodes", k);
-        for (int s = 0; ok && s < GGML_MAX_SRC; s++) {
+        int32_t                      rest = -1; // sources 2 on, all empty (-1) when it stays negative
+        for (int s = 2; s < GGML_MAX_SRC; s++) {
+            rest &= node->src[s];
+        }
+        const int n_src = rest < 0 ? 2 : GGML_MAX_SRC;
+        for (int s = 0; ok && s < n_src; s++) {
             int32_t src = node->src[s];
             if (src < 0 || leaf_pos[src] >= 0 || doc->tensors[src].external) {
                 continue;
@@ -1213,7 +1218,7 @@ static bool read_tensor_text(struct reader * r, const struct tensor_source * src
             at++;
         }
     }
-    size_t end = src->fast ? galloc_document_fast_tensor(&r->fast_names, r->doc, src->text, src->len, at, i) : 0;
+    size_t end = src->fast ? galloc_document_fast_tensor(r->fast_names, r->doc, src->text, src->len, at, i) : 0;
     if (end == 0) {
         end = galloc_json_skip_valid(src->text, src->len, at);
         struct galloc_json_doc * entry = galloc_json_parse(src->text + at, end - at, r->err);
@@ -1258,7 +1263,7 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
         return false;
     }
     if (src->fast) {
-        galloc_fast_names_build(&r->fast_names);
+        galloc_fast_names_build(r->fast_names);
     }
     size_t cap = 0;
     size_t pos = src->skipped.start;
@@ -1305,8 +1310,8 @@ static void finish_graph(struct reader * r) {
 static bool read_one_pass(struct reader * r, const char * json, size_t len) {
     struct galloc_document * doc = r->doc;
     struct galloc_walk       walk;
-    galloc_fast_names_build(&r->fast_names);
-    bool ok = galloc_document_walk(&r->fast_names, json, len, doc, &walk) && check_views(r) && (walk.edges_backward || check_cycles(r));
+    galloc_fast_names_build(r->fast_names);
+    bool ok = galloc_document_walk(r->fast_names, json, len, doc, &walk) && check_views(r) && (walk.edges_backward || check_cycles(r));
     if (ok && !walk.has_nodes && !walk.has_leafs) { // the graph from the outputs, all in range
         ok = walk.outputs != NULL;
         for (int32_t k = 0; ok && k < walk.n_outputs; k++) {
@@ -1336,10 +1341,12 @@ bool galloc_document_read_mode(const char * json, size_t len, struct galloc_docu
                                enum galloc_document_read_mode mode) {
     memset(doc, 0, sizeof(*doc));
     galloc_error_clear(err);
-    struct reader r;
+    struct galloc_fast_names fast_names; // built where a reader uses it
+    struct reader            r;
     memset(&r, 0, sizeof(r));
-    r.doc = doc;
-    r.err = err;
+    r.doc        = doc;
+    r.err        = err;
+    r.fast_names = &fast_names;
     if (len > GALLOC_DOCUMENT_MAX_BYTES) {
         reader_limit(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
         return false;
@@ -1358,8 +1365,9 @@ bool galloc_document_read_mode(const char * json, size_t len, struct galloc_docu
             return false;
         }
         memset(&r, 0, sizeof(r));
-        r.doc = doc;
-        r.err = err;
+        r.doc        = doc;
+        r.err        = err;
+        r.fast_names = &fast_names;
     }
     // the entries of "tensors" are checked as JSON while the rest is parsed, then read from the text
     // one at a time, so memory grows with the entries read, not with the array (an 8 MB array of 0s

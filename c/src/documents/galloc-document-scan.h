@@ -203,3 +203,53 @@ static inline bool galloc_scan_key(struct galloc_scan * s, const char ** key, si
     galloc_scan_ws(s);
     return true;
 }
+
+//
+// the forms the writers give (galloc-export.c, galloc-document-write.c), read by the shortest way:
+// each takes only text the readers above read to the same value, and answers false otherwise with
+// nothing consumed, so that its caller can read the same text with them from the same place
+//
+
+// 1 to 18 digits without a leading zero (or a lone 0), as galloc_scan_u64 reads them when the
+// byte after is none of '.', 'e', 'E': every caller then wants ',', ']' or '}' there, so a number
+// with a fraction or an exponent goes to the scanner after all. *at after the digits; false
+// (nothing consumed) otherwise
+static inline bool galloc_scan_tight_u64(const unsigned char ** at, const unsigned char * end, uint64_t * out) {
+    const unsigned char * p = *at;
+    if (p >= end) {
+        return false;
+    }
+    uint64_t v = (uint64_t) *p - '0';
+    if (v >= 10) {
+        return false;
+    }
+    const unsigned char * first = p++;
+    if (v != 0) {
+        unsigned d;
+        while (p < end && (d = (unsigned) (*p - '0')) < 10u) {
+            v = v * 10 + d;
+            p++;
+        }
+        if (p - first > 18) {
+            return false;
+        }
+    }
+    *at  = p;
+    *out = v;
+    return true;
+}
+
+// after an array item: 1 at ", " (consumed: the next item must follow at once, or its reader
+// declines), 0 at ']' (consumed), -1 otherwise
+static inline int galloc_scan_tight_next(const unsigned char ** at, const unsigned char * end) {
+    const unsigned char * p = *at;
+    if (end - p >= 2 && p[0] == ',' && p[1] == ' ') {
+        *at = p + 2;
+        return 1;
+    }
+    if (p < end && *p == ']') {
+        *at = p + 1;
+        return 0;
+    }
+    return -1;
+}

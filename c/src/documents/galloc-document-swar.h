@@ -30,6 +30,17 @@ static inline uint64_t galloc_swar_load(const unsigned char * p) {
 #endif
 }
 
+// the word's 8 bytes at p, in text order (galloc_swar_load's inverse)
+static inline void galloc_swar_store(unsigned char * p, uint64_t w) {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &w, 8);
+#else
+    for (int k = 0; k < 8; k++) {
+        p[k] = (unsigned char) (w >> (8 * k));
+    }
+#endif
+}
+
 // the first n bytes (n <= 8) at p, the rest of the word zero; reads only those n bytes
 static inline uint64_t galloc_swar_load_short(const unsigned char * p, size_t n) {
     uint64_t w = 0;
@@ -39,7 +50,7 @@ static inline uint64_t galloc_swar_load_short(const unsigned char * p, size_t n)
     return w;
 }
 
-// the word's first n bytes (n <= 8), the others zeroed
+// the word's first n bytes (from 8 on: all of them), the others zeroed
 static inline uint64_t galloc_swar_head(uint64_t w, size_t n) {
     return n >= 8 ? w : w & ((1ull << (8 * n)) - 1);
 }

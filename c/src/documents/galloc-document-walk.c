@@ -232,7 +232,8 @@ static inline int next_entry(struct galloc_scan * s) {
 }
 
 // "tensors": the entries, each straight into the document's arrays
-static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names * names, struct galloc_document * doc) {
+static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names * names, struct galloc_document * doc,
+                         struct galloc_fast_links * links) {
     static const struct galloc_fast_bounds later = { INT32_MAX, INT32_MAX }; // checked after the walk
     const unsigned char *                  start = s->p;
     size_t                                 cap   = 0;
@@ -246,7 +247,7 @@ static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names 
             return false;
         }
         doc->n_tensors = n + 1; // galloc_document_free frees what was grown
-        if (!galloc_document_fast_entry(names, &later, doc, s, n)) {
+        if (!galloc_document_fast_entry(names, &later, doc, s, n, links)) {
             return false;
         }
         n++;
@@ -262,9 +263,28 @@ static bool walk_indices(struct galloc_scan * at, int32_t max, int32_t n, int32_
     if (list == NULL) {
         return false;
     }
+    // the writers' form: "[" then numbers below n, each after ", ", then "]"
+    const unsigned char * p   = at->p;
+    const unsigned char * end = at->end;
+    int32_t               k   = 0;
+    if (p < end && *p == '[') {
+        int      more = end - p >= 2 && p[1] == ']' ? 0 : 1;
+        uint64_t v;
+        p += 2 - more;
+        while (more == 1 && k < max && galloc_scan_tight_u64(&p, end, &v) && v < (uint64_t) n) {
+            list[k++] = (int32_t) v;
+            more      = galloc_scan_tight_next(&p, end);
+        }
+        if (more == 0) {
+            *n_out = k;
+            at->p  = p;
+            return true;
+        }
+    }
+    // any other form, from the start
     struct galloc_scan s    = *at; // in registers
-    int32_t            k    = 0;
     int                more = galloc_scan_open(&s, '[', ']');
+    k                       = 0;
     for (; more == 1; more = galloc_scan_next(&s, ']')) {
         if (k == max || !galloc_scan_index(&s, n, &list[k])) {
             return false;
@@ -279,22 +299,10 @@ static bool walk_indices(struct galloc_scan * at, int32_t max, int32_t n, int32_
 // every index the walk read unchecked, now that the counts are known; whether every source and
 // view_src names an earlier tensor (or the tensor itself: ggml_cast), which rules out a cycle
 static bool indices_in_range(const struct galloc_document * doc, struct galloc_walk * walk) {
-    const int32_t n        = doc->n_tensors;
-    int32_t       forward  = 0; // edges to a later tensor
-    for (int32_t i = 0; i < n; i++) {
-        const struct galloc_tensor * t = &doc->tensors[i];
-        for (int k = 0; k < GGML_MAX_SRC; k++) {
-            if (t->src[k] >= n) {
-                return false;
-            }
-            forward |= t->src[k] > i;
-        }
-        if (t->view_src >= n || doc->tensor_buffer_type[i] >= doc->n_buffer_types) {
-            return false;
-        }
-        forward |= t->view_src > i;
+    if (walk->links.max_tensor >= doc->n_tensors || walk->links.max_buffer_type >= doc->n_buffer_types) {
+        return false;
     }
-    walk->edges_backward = forward == 0;
+    walk->edges_backward = !walk->links.forward;
     for (int32_t k = 0; k < walk->n_node_buffer_ids && doc->node_buffer_ids != NULL; k++) {
         if (doc->node_buffer_ids[k] >= doc->n_buffer_types) {
             return false;
@@ -311,6 +319,8 @@ static bool indices_in_range(const struct galloc_document * doc, struct galloc_w
 bool galloc_document_walk(const struct galloc_fast_names * names, const char * text, size_t len, struct galloc_document * doc,
                           struct galloc_walk * walk) {
     memset(walk, 0, sizeof(*walk));
+    walk->links.max_tensor      = -1;
+    walk->links.max_buffer_type = -1;
     struct galloc_scan s    = { (const unsigned char *) text, (const unsigned char *) text + len };
     unsigned           seen = 0;
     galloc_scan_ws(&s);
@@ -344,7 +354,7 @@ bool galloc_document_walk(const struct galloc_fast_names * names, const char * t
             case TOP_NAME:         ok = galloc_scan_string(&s, &v, &n) && (doc->name = copy_name(v, n)) != NULL; break;
             case TOP_BUFFER_TYPES: ok = walk_buffer_types(&s, doc); break;
             case TOP_TYPE_TRAITS:  ok = walk_type_traits(&s, names); break;
-            case TOP_TENSORS:      ok = walk_tensors(&s, names, doc); break;
+            case TOP_TENSORS:      ok = walk_tensors(&s, names, doc, &walk->links); break;
             // the graph's lists after the tensors, no longer than them (longer ones: an error, or duplicates in outputs)
             case TOP_NODES:
                 ok = tensors_read && walk_indices(&s, doc->n_tensors, doc->n_tensors, &doc->nodes, &doc->n_nodes);
