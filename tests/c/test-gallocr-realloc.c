@@ -324,6 +324,29 @@ static void seq_changed_slots(void) {
     sequence_end(g);
 }
 
+// a source put in a slot after the last one filled when reserved (the check and the placing look at
+// those slots together, as one test): a view there is placed from its root without a re-reserve,
+// a tensor that needs memory there makes alloc_graph re-reserve
+static void seq_late_slots(void) {
+    ggml_gallocr_t g = ggml_gallocr_new(&cpu_type.buft);
+    struct ggml_cgraph * g1 = chain(64);
+    do_reserve("late.1 reserve(64)", g, 1, g1, NULL, NULL, contexts[0]);
+    struct ggml_cgraph * g2 = chain(64); // s = scale(x) gets a view of x in slot 5, in no other place
+    struct ggml_tensor * x2 = ggml_get_tensor(contexts[1], "x");
+    struct ggml_tensor * u  = ggml_view_1d(contexts[1], x2, 16, 8 * sizeof(float));
+    ggml_set_name(u, "u");
+    ggml_graph_node(g2, 0)->src[5] = u;
+    do_alloc("late.2 alloc(64, view in slot 5)", g, 1, g2, contexts[1]);
+    struct ggml_cgraph * g3 = chain(64); // a tensor of 48 floats in slot 7 of add(s, x)
+    struct ggml_tensor * z = ggml_new_tensor_1d(contexts[2], GGML_TYPE_F32, 48);
+    ggml_set_name(z, "z");
+    ggml_graph_node(g3, 1)->src[7] = z;
+    do_alloc("late.3 alloc(64, tensor in slot 7)", g, 1, g3, contexts[2]);
+    struct ggml_cgraph * g4 = chain(64); // the shape reserved again, without the late slots
+    do_alloc("late.4 alloc(64)", g, 1, g4, contexts[3]);
+    sequence_end(g);
+}
+
 // A sequence is a list of steps on one allocator: each step builds its graph in a context of
 // its own (or takes the previous step's graph again) and makes one call; its label starts the
 // line of facts. The sequences whose graphs are built by hand (tensors given memory outside,
@@ -412,6 +435,7 @@ static const struct sequence sequences[] = {
         { ALLOC,   "src.3 alloc(w 32)", SUM, 32, 0, 0 } } },
     { .run = seq_external },
     { .run = seq_changed_slots },
+    { .run = seq_late_slots },
     // node and leaf counts changed: re-reserved even when everything is smaller
     { .type = &cpu_type, .steps = {
         { RESERVE, "count.1 reserve(128, 2 steps)", CHAIN, 128, 0, 2 },

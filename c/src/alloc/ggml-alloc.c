@@ -127,6 +127,7 @@ struct ggml_gallocr {
     struct tensor_index    index;   // the tensors of the last reserve
     struct galloc_tensor * tensors; // the planner's description of each, by index; a node's src[] are the indices of its sources
     int32_t              * ids;     // node and leaf indices and their buffer ids
+    uint8_t              * used_slots; // per node: its source slots up to the last one filled (alloc_graph looks at those)
     int64_t                tensors_hint; // tensors the last reserve needed room for, when more than its leafs and nodes
     // the assignment of the last reserve: one entry per indexed tensor, reached through ids and
     // the nodes' src[] (upstream copies it into every node's source slots; the indices say the same)
@@ -323,13 +324,18 @@ static bool index_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const
         }
         nodes[i]    = n;
         node_ids[i] = node_buffer_ids ? node_buffer_ids[i] : 0;
+        int used = 0;
         for (int s = 0; s < GGML_MAX_SRC; s++) {
             int32_t src = -1;
-            if (node->src[s] && (src = index_tensor(galloc, node->src[s])) < 0) {
-                return false;
+            if (node->src[s]) {
+                if ((src = index_tensor(galloc, node->src[s])) < 0) {
+                    return false;
+                }
+                used = s + 1;
             }
             galloc->tensors[n].src[s] = src;
         }
+        galloc->used_slots[i] = (uint8_t) used;
     }
     return true;
 }
@@ -346,6 +352,7 @@ static bool take_arrays(ggml_gallocr_t galloc, struct ggml_cgraph * graph, int32
     bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_ids, sizeof(int32_t)));
     bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_tensors, sizeof(struct tensor_alloc)));
     bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_tensors, sizeof(uint8_t)));
+    bytes = galloc_arena_sum(bytes, galloc_arena_array_size((size_t) graph->n_nodes, sizeof(uint8_t)));
 
     struct galloc_arena * arena = &galloc->arena;
     galloc_arena_begin(arena, bytes); // a failure shows in the takes
@@ -359,7 +366,9 @@ static bool take_arrays(ggml_gallocr_t galloc, struct ggml_cgraph * graph, int32
     galloc->ids         = galloc_arena_take_array(arena, n_ids, sizeof(int32_t));
     galloc->allocs      = galloc_arena_take_array(arena, n_tensors, sizeof(struct tensor_alloc));
     galloc->checked     = galloc_arena_take_array(arena, n_tensors, sizeof(uint8_t));
-    if (!galloc->index.slots || !galloc->index.tensors || !galloc->tensors || !galloc->ids || !galloc->allocs || !galloc->checked) {
+    galloc->used_slots  = galloc_arena_take_array(arena, (size_t) graph->n_nodes, sizeof(uint8_t));
+    if (!galloc->index.slots || !galloc->index.tensors || !galloc->tensors || !galloc->ids || !galloc->allocs || !galloc->checked ||
+        !galloc->used_slots) {
         return false;
     }
     memset(galloc->index.slots, 0, n_slots * sizeof(struct index_slot));
@@ -512,45 +521,56 @@ void ggml_gallocr_reserve_n_size(ggml_gallocr_t galloc, struct ggml_cgraph * gra
     GGML_ASSERT(gallocr_reserve(galloc, graph, node_buffer_ids, leaf_buffer_ids, false, sizes));
 }
 
-// does the recorded assignment still hold tensor t?
-static bool tensor_alloc_valid(ggml_gallocr_t galloc, const struct ggml_tensor * t, const struct tensor_alloc * ta) {
+// ---- the per-token path: alloc_graph on a reserved allocator -----------
+//
+// llama.cpp calls ggml_gallocr_alloc_graph once per token with a graph of the shape it reserved
+// for. The answer is upstream's: the same check (ggml_gallocr_needs_realloc: every node and source
+// slot still held by what was recorded for its position), the same tensors placed in the same
+// order. What is skipped is work whose outcome is already known: a node's empty source slots after
+// the last one filled at the reserve are looked at together (all still empty: one test), a tensor
+// met again at another position is checked once, and a tensor the check has just validated is
+// placed without computing its size again.
+
+// does the recorded assignment still hold tensor t? uniform: every alloc size is ggml_nbytes
+static inline bool tensor_alloc_valid(ggml_gallocr_t galloc, const struct ggml_tensor * t, const struct tensor_alloc * ta, bool uniform) {
     size_t size = 0;
     if (t->data == NULL && t->view_src == NULL) {
         if (ta->buffer_id < 0) {
             return false; // had data when planned, has none now
         }
-        size = ggml_backend_buft_get_alloc_size(galloc->bufts[ta->buffer_id], t);
+        size = uniform ? ggml_nbytes(t) : ggml_backend_buft_get_alloc_size(galloc->bufts[ta->buffer_id], t);
     }
     return ta->size_max >= size;
 }
 
 // the indices the last reserve gave node i's source slots (-1: the slot was empty)
-static const int32_t * node_sources(ggml_gallocr_t galloc, int i) {
+static inline const int32_t * node_sources(ggml_gallocr_t galloc, int i) {
     return galloc->tensors[galloc->ids[i]].src;
 }
 
 // the recorded assignment of the source with index src (none when the slot was empty)
-static const struct tensor_alloc * source_alloc(ggml_gallocr_t galloc, int32_t src) {
-    static const struct tensor_alloc none = { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
-    return src >= 0 ? &galloc->allocs[src] : &none;
+static const struct tensor_alloc no_alloc = { .buffer_id = -1, .chunk = -1, .offset = SIZE_MAX, .size_max = 0 };
+static inline const struct tensor_alloc * source_alloc(ggml_gallocr_t galloc, int32_t src) {
+    return src >= 0 ? &galloc->allocs[src] : &no_alloc;
 }
 
-static const struct tensor_alloc * node_alloc(ggml_gallocr_t galloc, int i) {
+static inline const struct tensor_alloc * node_alloc(ggml_gallocr_t galloc, int i) {
     return &galloc->allocs[galloc->ids[i]];
 }
 
-static const struct tensor_alloc * leaf_alloc(ggml_gallocr_t galloc, int i) {
+static inline const struct tensor_alloc * leaf_alloc(ggml_gallocr_t galloc, int i) {
     return &galloc->allocs[galloc->ids[galloc->n_nodes + i]];
 }
 
 // does the assignment recorded for tensor index idx still hold t? A tensor met again (as a
 // node and in several source slots) is checked once.
-static bool recorded_still_valid(ggml_gallocr_t galloc, const struct ggml_tensor * t, int32_t idx, const struct tensor_alloc * ta) {
+static inline bool recorded_still_valid(ggml_gallocr_t galloc, const struct ggml_tensor * t, int32_t idx, const struct tensor_alloc * ta,
+                                        bool uniform) {
     bool same = idx >= 0 && galloc->index.tensors[idx] == t;
     if (same && galloc->checked[idx]) {
         return true;
     }
-    if (!tensor_alloc_valid(galloc, t, ta)) {
+    if (!tensor_alloc_valid(galloc, t, ta, uniform)) {
         return false;
     }
     if (same) {
@@ -559,9 +579,44 @@ static bool recorded_still_valid(ggml_gallocr_t galloc, const struct ggml_tensor
     return true;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#    define FALL_THROUGH __attribute__((fallthrough))
+#else
+#    define FALL_THROUGH
+#endif
+
+// node i's source slots to look at: up to the last one filled at the reserve when every slot after
+// it is still empty (one test for all of them), else all of them (*wide set)
+static inline int node_slot_end(ggml_gallocr_t galloc, const struct ggml_tensor * node, int i, bool * wide) {
+    _Static_assert(GGML_MAX_SRC == 10, "the slots after the last filled one are or-ed below, one case per slot");
+    struct ggml_tensor * const * src  = node->src;
+    int                          used = galloc->used_slots[i];
+    uintptr_t                    tail = 0;
+    switch (used) { // from slot `used` to the last, each case falling through to the next
+        case 0: tail |= (uintptr_t) src[0]; FALL_THROUGH;
+        case 1: tail |= (uintptr_t) src[1]; FALL_THROUGH;
+        case 2: tail |= (uintptr_t) src[2]; FALL_THROUGH;
+        case 3: tail |= (uintptr_t) src[3]; FALL_THROUGH;
+        case 4: tail |= (uintptr_t) src[4]; FALL_THROUGH;
+        case 5: tail |= (uintptr_t) src[5]; FALL_THROUGH;
+        case 6: tail |= (uintptr_t) src[6]; FALL_THROUGH;
+        case 7: tail |= (uintptr_t) src[7]; FALL_THROUGH;
+        case 8: tail |= (uintptr_t) src[8]; FALL_THROUGH;
+        case 9: tail |= (uintptr_t) src[9]; FALL_THROUGH;
+        default: break;
+    }
+    if (tail != 0) {
+        *wide = true;
+        return GGML_MAX_SRC;
+    }
+    return used;
+}
+
 // upstream's ggml_gallocr_needs_realloc: the same node and leaf counts, and every node and
-// source slot still held by what was recorded for its position; leafs themselves are not looked at
-static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
+// source slot still held by what was recorded for its position; leafs themselves are not looked
+// at. *wide: some node has a source in a slot after the last one filled at the reserve
+static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * graph, bool uniform, bool * wide) {
+    *wide = false;
     if (galloc->n_nodes != graph->n_nodes || galloc->n_leafs != graph->n_leafs) {
         return true;
     }
@@ -571,12 +626,14 @@ static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * gr
     memset(galloc->checked, 0, (size_t) galloc->index.count);
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
-        if (!recorded_still_valid(galloc, node, galloc->ids[i], node_alloc(galloc, i))) {
+        if (!recorded_still_valid(galloc, node, galloc->ids[i], node_alloc(galloc, i), uniform)) {
             return true;
         }
         const int32_t * srcs = node_sources(galloc, i);
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s] && !recorded_still_valid(galloc, node->src[s], srcs[s], source_alloc(galloc, srcs[s]))) {
+        int             end  = node_slot_end(galloc, node, i, wide);
+        for (int s = 0; s < end; s++) {
+            struct ggml_tensor * src = node->src[s];
+            if (src && !recorded_still_valid(galloc, src, srcs[s], source_alloc(galloc, srcs[s]), uniform)) {
                 return true;
             }
         }
@@ -584,9 +641,57 @@ static bool gallocr_needs_reserve(ggml_gallocr_t galloc, struct ggml_cgraph * gr
     return false;
 }
 
-// false when the planned buffer was never allocated: a reserve_n_size or a failed reserve recorded
-// the assignment without its memory (upstream dereferences the missing buffer there)
-static bool gallocr_init_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t, const struct tensor_alloc * ta) {
+// the planned buffer chunk of ta; NULL (said in the log) when it was never allocated: a
+// reserve_n_size or a failed reserve recorded the assignment without its memory (upstream
+// dereferences the missing buffer there)
+static ggml_backend_buffer_t planned_chunk(ggml_gallocr_t galloc, const struct ggml_tensor * t, const struct tensor_alloc * ta) {
+    struct vbuffer * buf = galloc->buffers[ta->buffer_id];
+    if (buf == NULL || buf->chunks[ta->chunk] == NULL) {
+        GGML_LOG_ERROR("%s: %s has no %s buffer: the last reserve allocated none (ggml_gallocr_reserve_n_size, or a failed "
+                       "allocation); call ggml_gallocr_reserve_n first\n", __func__, t->name, ggml_backend_buft_name(galloc->bufts[ta->buffer_id]));
+        return NULL;
+    }
+    return buf->chunks[ta->chunk];
+}
+
+// the chunk the last tensor went to, with its base and size (asked once per alloc_graph, not per
+// tensor: a buffer's base and size do not change while its tensors are placed)
+struct chunk_cache {
+    int32_t               buffer_id; // -1: none yet
+    int32_t               chunk;
+    ggml_backend_buffer_t buffer;
+    char                * base;
+    size_t                size;
+};
+
+// place t (no data, not a view) where ta says. validated: the check found t's alloc size within
+// ta->size_max, so when the planned range fits the chunk the tensor does too and its size is not
+// computed again; otherwise ggml_backend_tensor_alloc checks it
+static bool place_planned(ggml_gallocr_t galloc, struct ggml_tensor * t, const struct tensor_alloc * ta, bool validated,
+                          struct chunk_cache * cc) {
+    GGML_ASSERT(ta->buffer_id >= 0 && ta->offset != SIZE_MAX && "tensor has no planned place");
+    if (ta->buffer_id != cc->buffer_id || ta->chunk != cc->chunk) {
+        ggml_backend_buffer_t chunk = planned_chunk(galloc, t, ta);
+        if (chunk == NULL) {
+            return false;
+        }
+        *cc = (struct chunk_cache) { ta->buffer_id, ta->chunk, chunk, ggml_backend_buffer_get_base(chunk), ggml_backend_buffer_get_size(chunk) };
+    }
+    char * addr = cc->base + ta->offset;
+    if (!validated || t->buffer != NULL || ta->offset > cc->size || ta->size_max > cc->size - ta->offset) {
+        ggml_backend_tensor_alloc(cc->buffer, t, addr); // asserts what does not hold
+        return true;
+    }
+    t->buffer = cc->buffer;
+    t->data   = addr;
+    ggml_backend_buffer_init_tensor(cc->buffer, t);
+    return true;
+}
+
+// upstream's ggml_gallocr_init_tensor: a view gets its root's memory once that has a buffer, a
+// tensor with data is left alone, any other goes where the plan put it; false: see planned_chunk
+static inline bool gallocr_init_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t, const struct tensor_alloc * ta, bool validated,
+                                       struct chunk_cache * cc) {
     if (t->view_src != NULL) {
         if (t->buffer == NULL && t->view_src->buffer != NULL) {
             ggml_backend_view_init(t);
@@ -596,20 +701,13 @@ static bool gallocr_init_tensor(ggml_gallocr_t galloc, struct ggml_tensor * t, c
     if (t->data != NULL) {
         return true; // allocated outside the graph allocator
     }
-    GGML_ASSERT(ta->buffer_id >= 0 && ta->offset != SIZE_MAX && "tensor has no planned place");
-    struct vbuffer * buf = galloc->buffers[ta->buffer_id];
-    if (buf == NULL || buf->chunks[ta->chunk] == NULL) {
-        GGML_LOG_ERROR("%s: %s has no %s buffer: the last reserve allocated none (ggml_gallocr_reserve_n_size, or a failed "
-                       "allocation); call ggml_gallocr_reserve_n first\n", __func__, t->name, ggml_backend_buft_name(galloc->bufts[ta->buffer_id]));
-        return false;
-    }
-    char * base = ggml_backend_buffer_get_base(buf->chunks[ta->chunk]);
-    ggml_backend_tensor_alloc(buf->chunks[ta->chunk], t, base + ta->offset);
-    return true;
+    return place_planned(galloc, t, ta, validated, cc);
 }
 
 bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
-    if (gallocr_needs_reserve(galloc, graph)) {
+    bool uniform = gallocr_uniform_alloc_size(galloc);
+    bool wide    = false;
+    if (gallocr_needs_reserve(galloc, graph, uniform, &wide)) {
         if (galloc->n_buffers != 1) {
             GGML_LOG_ERROR("%s: the graph changed since the last reserve and there are %d buffer types: call ggml_gallocr_reserve_n first\n",
                            __func__, galloc->n_buffers);
@@ -618,6 +716,7 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
         if (!ggml_gallocr_reserve(galloc, graph)) {
             return false;
         }
+        wide = false; // the reserve recorded every filled slot
     }
 
     // reset buffers
@@ -632,21 +731,24 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
         }
     }
 
-    // place leafs, then each node's sources and the node
+    // place leafs (not looked at by the check), then each node's sources and the node (all checked)
+    struct chunk_cache cc = { .buffer_id = -1 };
     for (int i = 0; i < graph->n_leafs; i++) {
-        if (!gallocr_init_tensor(galloc, graph->leafs[i], leaf_alloc(galloc, i))) {
+        if (!gallocr_init_tensor(galloc, graph->leafs[i], leaf_alloc(galloc, i), false, &cc)) {
             return false;
         }
     }
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
-        const int32_t * srcs = node_sources(galloc, i);
-        for (int s = 0; s < GGML_MAX_SRC; s++) {
-            if (node->src[s] && !gallocr_init_tensor(galloc, node->src[s], source_alloc(galloc, srcs[s]))) {
+        const int32_t      * srcs = node_sources(galloc, i);
+        int                  end  = wide ? GGML_MAX_SRC : galloc->used_slots[i];
+        for (int s = 0; s < end; s++) {
+            struct ggml_tensor * src = node->src[s];
+            if (src && !gallocr_init_tensor(galloc, src, source_alloc(galloc, srcs[s]), true, &cc)) {
                 return false;
             }
         }
-        if (!gallocr_init_tensor(galloc, node, node_alloc(galloc, i))) {
+        if (!gallocr_init_tensor(galloc, node, node_alloc(galloc, i), true, &cc)) {
             return false;
         }
     }
