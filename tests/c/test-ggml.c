@@ -3,11 +3,13 @@
 // Checks what allocation plans depend on: type traits and nbytes, strides,
 // view roots and offsets, op shapes/sources/params, graph build order with the
 // leaf/node split and auto-names, pool accounting, and that API misuse aborts
-// with a message (run in a forked child). `main` is a flat list of cases.
+// with a message (run in a forked child), ggml_gallocr_alloc_graph's placing of a
+// leaf grown past its buffer among them. `main` is a flat list of cases.
 
 #include "files.h"
 #include "galloc-planner.h"
 #include "ggml-alloc.h"
+#include "ggml-backend.h"
 #include "ggml-impl.h"
 #include "ggml.h"
 
@@ -465,6 +467,65 @@ static void test_view_out_of_bounds_aborts(void) {
     check_aborts(view_out_of_bounds_child, "GGML_ASSERT(", "view out of bounds");
 }
 
+// a no_alloc context for two graphs of leaf_graph
+static struct ggml_context * two_graph_ctx(void) {
+    struct ggml_init_params params = { 16 * ggml_tensor_overhead() + 2 * ggml_graph_overhead(), NULL, true };
+    struct ggml_context * ctx = ggml_init(params);
+    if (ctx == NULL) {
+        fprintf(stderr, "ggml_init failed\n");
+        exit(2);
+    }
+    return ctx;
+}
+
+// a graph with a leaf no node consumes: L (leaf_n floats), then x (input) -> y = scale(x), an output
+static struct ggml_cgraph * leaf_graph(struct ggml_context * ctx, int64_t leaf_n) {
+    struct ggml_cgraph * gf = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, ggml_new_tensor_1d(ctx, GGML_TYPE_F32, leaf_n));
+    struct ggml_tensor * x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+    ggml_set_input(x);
+    struct ggml_tensor * y = ggml_scale(ctx, x, 2.0f);
+    ggml_set_output(y);
+    ggml_build_forward_expand(gf, y);
+    return gf;
+}
+
+// reserved with a leaf of 16 floats, then given the same shape with a leaf of 2^20: upstream's check
+// does not look at leafs (no re-reserve), so the leaf goes to its planned offset and
+// ggml_backend_tensor_alloc aborts, the leaf reaching past the buffer (alloc_graph places the tensors
+// the check validated without computing their size again, never a leaf)
+static void leaf_past_buffer_child(void) {
+    struct ggml_context * ctx    = two_graph_ctx();
+    ggml_gallocr_t        galloc = ggml_gallocr_new(ggml_backend_cpu_buffer_type());
+    if (!ggml_gallocr_reserve(galloc, leaf_graph(ctx, 16))) {
+        fprintf(stderr, "reserve failed\n");
+        _exit(1);
+    }
+    ggml_gallocr_alloc_graph(galloc, leaf_graph(ctx, 1 << 20));
+}
+
+static void leaf_fits_child(void) { // the same with a leaf of 16 floats again: placed, no abort
+    struct ggml_context * ctx    = two_graph_ctx();
+    ggml_gallocr_t        galloc = ggml_gallocr_new(ggml_backend_cpu_buffer_type());
+    struct ggml_cgraph *  gf     = leaf_graph(ctx, 16);
+    if (!ggml_gallocr_reserve(galloc, gf) || !ggml_gallocr_alloc_graph(galloc, leaf_graph(ctx, 16))) {
+        fprintf(stderr, "reserve or alloc_graph failed\n");
+        _exit(1);
+    }
+    ggml_gallocr_free(galloc);
+    ggml_free(ctx);
+}
+
+static void test_gallocr_leaf_past_buffer_aborts(void) {
+    check_aborts(leaf_past_buffer_child, "tensor reaches past its buffer", "a leaf grown past the buffer");
+    char err[4096];
+    const int status = child_run(leaf_fits_child, err, sizeof(err));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "a leaf of the reserved size: expected to be placed; stderr:\n%s\n", err);
+        g_failures++;
+    }
+}
+
 static void test_cpy_and_set_rows_are_views(void) {
     struct ggml_context * ctx = ctx_new();
     struct ggml_tensor * cache = ggml_new_tensor_1d(ctx, GGML_TYPE_F16, 2048);
@@ -895,6 +956,7 @@ int main(void) {
         { "views_point_at_root",        test_views_point_at_root },
         { "view_out_of_bounds_aborts",  test_view_out_of_bounds_aborts },
         { "cpy_and_set_rows_are_views", test_cpy_and_set_rows_are_views },
+        { "gallocr_leaf_past_buffer",   test_gallocr_leaf_past_buffer_aborts },
         { "op_shapes",                  test_op_shapes },
         { "inplace_ops_are_views",      test_inplace_ops_are_views },
         { "shape_misuse_aborts",        test_shape_misuse_aborts },

@@ -33,19 +33,25 @@ static bool overlaps_in_time(const struct galloc_whatif_item * a, const struct g
     return a->first <= b->last && b->first <= a->last;
 }
 
-// can items order[k..] be placed within [0, T), given order[0..k) placed at off[]?
+// can items order[k..] be placed within [0, T), given order[0..k) placed at off[]? The first
+// item tries the lower half only: the mirror image of a plan (each item at T - off - size) is a
+// plan too, and puts the first item in the lower half when it was in the upper
 static bool brute_fits(struct brute * br, int32_t k) {
     if (k == br->n) {
         return true;
     }
     int32_t                           i  = br->order[k];
     const struct galloc_whatif_item * it = &br->items[i];
-    for (uint64_t o = 0; o + it->size <= br->T; o++) {
+    // every offset in turn; past one that meets a placed item, the next that might not is that
+    // item's end (every offset between meets it too)
+    for (uint64_t o = 0, next; o + it->size <= br->T && (k > 0 || 2 * o + it->size <= br->T); o = next) {
         bool ok = true;
+        next    = o + 1;
         for (int32_t q = 0; q < k && ok; q++) {
             int32_t j = br->order[q];
-            if (overlaps_in_time(it, &br->items[j])) {
-                ok = br->off[j] >= o + it->size || o >= br->off[j] + br->items[j].size;
+            if (overlaps_in_time(it, &br->items[j]) && br->off[j] < o + it->size && o < br->off[j] + br->items[j].size) {
+                ok   = false;
+                next = br->off[j] + br->items[j].size;
             }
         }
         if (ok) {
@@ -56,6 +62,15 @@ static bool brute_fits(struct brute * br, int32_t k) {
         }
     }
     return false;
+}
+
+// the total of the plan in off[]
+static uint64_t brute_total(const struct brute * br) {
+    uint64_t top = 0;
+    for (int32_t i = 0; i < br->n; i++) {
+        top = br->off[i] + br->items[i].size > top ? br->off[i] + br->items[i].size : top;
+    }
+    return top;
 }
 
 // the most bytes live at one step, by the test's own count
@@ -87,11 +102,17 @@ static bool brute_before(const struct galloc_whatif_item * items, int32_t n, int
     return ca != cb ? ca : items[a].size > items[b].size;
 }
 
-// the optimum: the least T (from the max load up) at which everything fits
+// the optimum: the least T at which everything fits. The max load first (the optimum of most
+// problems); past it, from the top down: every item stacked on the others fits, and from any
+// plan the search is asked for one of a smaller total, until it finds none. A plan within T is
+// one within every larger T, so the first T without one is the optimum less one, and only that
+// search (the longest) has to run to its end.
 static uint64_t brute_optimum(const struct galloc_whatif_item * items, int32_t n) {
-    struct brute br = { items, n, { 0 }, { 0 }, own_max_load(items, n) };
+    uint64_t load = own_max_load(items, n), total = 0;
+    struct brute br = { items, n, { 0 }, { 0 }, load };
     for (int32_t i = 0; i < n; i++) {
         br.order[i] = i;
+        total += items[i].size;
     }
     for (int32_t a = 0; a < n; a++) {
         for (int32_t b = a + 1; b < n; b++) {
@@ -102,10 +123,14 @@ static uint64_t brute_optimum(const struct galloc_whatif_item * items, int32_t n
             }
         }
     }
-    while (!brute_fits(&br, 0)) {
-        br.T++;
+    if (brute_fits(&br, 0)) {
+        return load;
     }
-    return br.T;
+    uint64_t best = total; // all stacked
+    for (br.T = best - 1; br.T > load && brute_fits(&br, 0); br.T = best - 1) {
+        best = brute_total(&br);
+    }
+    return best;
 }
 
 // ---- problems --------------------------------------------------------------

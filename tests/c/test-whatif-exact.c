@@ -4,13 +4,17 @@
 // computed here from the items (the most bytes live at any of its steps, lifetime, area, size),
 // and a dynamic order's re-ranking gives the unplaced items of a component the ranks they held,
 // in the order of those keys over the unplaced items only, leaves the others alone, lets any rank
-// follow at the floor, and is undone with the decision. A static order's run that met no cut
+// follow at the floor, and is undone with the decision; a perturbed order moves each rank of a
+// static order by less than its width. A static order's run that met no cut
 // runs as its dynamic twin's (the driver skips the twin then).
 // The answers: small tight problems whose
 // packing at the height is unique up to the mirror image (counted by an enumerator of the test's
-// own), where each order alone must return one of those two placements and prove it; generated
-// tight problems where each order alone must meet the height. Every placement passes a checker
-// of the test's own (no two items live at one step share a byte, aligned, within the total).
+// own), where each order alone (and the perturbed orders alone) must return one of those two
+// placements and prove it; generated tight problems where each order alone must meet the
+// height; zero-slack problems whose optimum (by a search of the test's own) is often above the
+// max load, which each order alone must find and prove (a search that refutes the totals below).
+// Every placement passes a checker of the test's own (no two items live at one step share a
+// byte, aligned, within the total).
 
 #include "check.h"
 #include "galloc-whatif-exact.h"
@@ -129,6 +133,54 @@ static void test_static_orders(void) {
         galloc_exact_free(&e);
         galloc_whatif_index_free(&x);
     }
+}
+
+// a perturbed order: a permutation of the ranks, each item moved from its rank in the static
+// order by less than the width (an item at least the width ahead stays ahead), the same for the
+// same draw; draws differ in the orders they give
+static void test_perturbed_orders(void) {
+    int n_moved = 0;
+    for (int seed = 0; seed < 60; seed++) {
+        rng_seed((uint64_t) seed * 6421 + 11);
+        struct galloc_whatif_item    items[64];
+        int32_t                      n = 2 + rng_below(62);
+        random_items(items, n, 2 + rng_below(20), 1 + rng_below(9));
+        struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
+        struct galloc_whatif_index   x;
+        struct galloc_error          err;
+        struct exact                 e;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK(galloc_exact_init(&e, &p, &x));
+        int32_t width = n / 8 + 1, base[64], first[64];
+        for (int kind = 0; kind < N_ORDERS / 2; kind++) {
+            galloc_exact_set_ranks(&e, kind);
+            memcpy(base, e.rank, (size_t) n * sizeof(int32_t));
+            for (uint64_t draw = 1; draw <= 4; draw++) {
+                galloc_exact_perturb_ranks(&e, kind, draw * 977 + (uint64_t) seed);
+                bool seen[64] = { false };
+                for (int32_t a = 0; a < n; a++) {
+                    CHECK(e.rank[a] >= 0 && e.rank[a] < n && !seen[e.rank[a]]);
+                    seen[e.rank[a]] = true;
+                    for (int32_t b = 0; b < n; b++) {
+                        if (base[b] + width <= base[a] && e.rank[b] > e.rank[a]) {
+                            fprintf(stderr, "perturbed order %d seed %d: item %d (rank %d) after %d (rank %d), width %d\n", kind, seed, b, base[b], a,
+                                    base[a], width);
+                            check_failures++;
+                        }
+                    }
+                    n_moved += e.rank[a] != base[a];
+                }
+                if (draw == 1) {
+                    memcpy(first, e.rank, (size_t) n * sizeof(int32_t));
+                }
+            }
+            galloc_exact_perturb_ranks(&e, kind, 977 + (uint64_t) seed);
+            CHECK(memcmp(first, e.rank, (size_t) n * sizeof(int32_t)) == 0);
+        }
+        galloc_exact_free(&e);
+        galloc_whatif_index_free(&x);
+    }
+    CHECK(n_moved > 1000);
 }
 
 // a dynamic order: after each placement the component's unplaced items are ranked again; undoing
@@ -418,6 +470,93 @@ static void test_unique_packings(void) {
     CHECK(n_unique >= 150);
 }
 
+// can the items be placed within [0, h)? Every offset of each item in turn (past one that meets a
+// placed item, the next that might not is that item's end)
+static bool own_fits(const struct galloc_whatif_problem * p, uint64_t h, uint64_t * off, int32_t i) {
+    if (i == p->n_items) {
+        return true;
+    }
+    const struct galloc_whatif_item * a = &p->items[i];
+    for (uint64_t o = 0, next; o + a->size <= h; o = next) {
+        bool ok = true;
+        next    = o + 1;
+        for (int32_t k = 0; k < i && ok; k++) {
+            const struct galloc_whatif_item * b = &p->items[k];
+            if (a->first <= b->last && b->first <= a->last && o < off[k] + b->size && off[k] < o + a->size) {
+                ok   = false;
+                next = off[k] + b->size;
+            }
+        }
+        if (ok) {
+            off[i] = o;
+            if (own_fits(p, h, off, i + 1)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// Zero-slack problems (a few random items over 5 steps, then at each step one filler up to the
+// fullest step), whose optimum is often above the max load, so that a search must refute the
+// totals below it: each order alone, and the perturbed orders alone, from a stacked start, must
+// find the optimum of the test's own search (the least height that holds every item) and prove it.
+static void test_above_the_load(void) {
+    int n_above = 0, n_problems = 0;
+    for (int seed = 0; seed < 20000 && n_above < 12; seed++) {
+        rng_seed((uint64_t) seed * 3301 + 17);
+        struct galloc_whatif_item items[16];
+        int32_t                   n = 5 + rng_below(2);
+        random_items(items, n, 5, 4);
+        uint64_t live[5] = { 0 }, load = 0;
+        for (int32_t i = 0; i < n; i++) {
+            for (int64_t t = items[i].first; t <= items[i].last; t++) {
+                live[t] += items[i].size;
+                load = live[t] > load ? live[t] : load;
+            }
+        }
+        for (int t = 0; t < 5; t++) {
+            if (live[t] < load) {
+                items[n] = (struct galloc_whatif_item) { n, 1, load - live[t], t, t };
+                n++;
+            }
+        }
+        struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
+        uint64_t                     off[16], optimum = load;
+        while (!own_fits(&p, optimum, off, 0)) {
+            optimum++;
+        }
+        if (optimum == load && seed % 16 != 0) {
+            continue; // mostly the problems whose optimum is above the max load
+        }
+        n_above += optimum > load;
+        n_problems++;
+        struct galloc_whatif_index x;
+        struct galloc_error        err;
+        struct galloc_whatif_plan  start, plan;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK_EQ_U64(x.lower_bound, load);
+        CHECK(galloc_whatif_plan_init(&start, n, "start"));
+        stacked(&p, &start);
+        for (int order = 0; order < galloc_whatif_exact_orders(); order++) {
+            CHECK(galloc_whatif_plan_init(&plan, n, "exact"));
+            CHECK(galloc_whatif_exact_in_order(&p, &x, &start, 20000, order, &plan));
+            if (!own_check(&p, &plan, optimum) || plan.total != optimum || !plan.proved_optimal || plan.bound != optimum) {
+                fprintf(stderr, "above the load seed %d (%d items, load %llu), order %d: total %llu, bound %llu, proved %d, optimum %llu\n", seed, n,
+                        (unsigned long long) load, order, (unsigned long long) plan.total, (unsigned long long) plan.bound, plan.proved_optimal,
+                        (unsigned long long) optimum);
+                check_failures++;
+            }
+            galloc_whatif_plan_release(&plan);
+        }
+        galloc_whatif_plan_release(&start);
+        galloc_whatif_index_free(&x);
+    }
+    printf("test-whatif-exact: %d zero-slack problems, %d with the optimum above the max load, each order alone found and proved it\n", n_problems,
+           n_above);
+    CHECK(n_above >= 12);
+}
+
 // Generated tight problems (20-44 items from a 32 x 32 square): each order alone, from a stacked
 // start, places every item at the height (own checker) and proves it, in a few thousand nodes at
 // most (the budget is far from binding: the most nodes of any run are printed).
@@ -458,9 +597,11 @@ static void test_generated_each_order(void) {
 int main(void) {
     RUN(test_static_orders);
     RUN(test_rerank);
+    RUN(test_perturbed_orders);
     RUN(test_fits_after);
     RUN(test_twin_runs);
     RUN(test_unique_packings);
     RUN(test_generated_each_order);
+    RUN(test_above_the_load);
     return check_report("test-whatif-exact");
 }

@@ -314,7 +314,9 @@ static bool index_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const
         if ((leafs[i] = index_tensor(galloc, graph->leafs[i])) < 0) {
             return false;
         }
-        leaf_ids[i] = leaf_buffer_ids ? leaf_buffer_ids[i] : 0;
+        if (leaf_buffer_ids) { // without, all 0: the planner is given none (and the array's pages stay untouched)
+            leaf_ids[i] = leaf_buffer_ids[i];
+        }
     }
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
@@ -322,18 +324,20 @@ static bool index_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const
         if (n < 0) {
             return false;
         }
-        nodes[i]    = n;
-        node_ids[i] = node_buffer_ids ? node_buffer_ids[i] : 0;
-        int used = 0;
+        nodes[i] = n;
+        if (node_buffer_ids) {
+            node_ids[i] = node_buffer_ids[i];
+        }
+        int used = 0; // the slots were set to -1 when the tensor was described
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            int32_t src = -1;
             if (node->src[s]) {
-                if ((src = index_tensor(galloc, node->src[s])) < 0) {
+                int32_t src = index_tensor(galloc, node->src[s]);
+                if (src < 0) {
                     return false;
                 }
+                galloc->tensors[n].src[s] = src;
                 used = s + 1;
             }
-            galloc->tensors[n].src[s] = src;
         }
         galloc->used_slots[i] = (uint8_t) used;
     }
@@ -425,10 +429,10 @@ static bool gallocr_plan(ggml_gallocr_t galloc, struct ggml_cgraph * graph, cons
         .tensors         = galloc->tensors,
         .n_nodes         = graph->n_nodes,
         .nodes           = nodes,
-        .node_buffer_ids = node_ids,
+        .node_buffer_ids = node_buffer_ids ? node_ids : NULL, // NULL: all 0
         .n_leafs         = graph->n_leafs,
         .leafs           = leafs,
-        .leaf_buffer_ids = leaf_ids,
+        .leaf_buffer_ids = leaf_buffer_ids ? leaf_ids : NULL,
         .n_buffer_types  = galloc->n_buffers,
         .buffer_types    = galloc->types,
         .alloc_size      = uniform ? NULL : gallocr_alloc_size,

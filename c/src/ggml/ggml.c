@@ -363,27 +363,18 @@ int64_t ggml_nrows(const struct ggml_tensor * tensor) {
 }
 
 size_t ggml_nbytes(const struct ggml_tensor * tensor) {
-    for (int i = 0; i < GGML_MAX_DIMS; i++) {
-        if (tensor->ne[i] <= 0) {
-            return 0;
-        }
+    _Static_assert(GGML_MAX_DIMS == 4, "the dimensions are written out below");
+    const int64_t * ne = tensor->ne;
+    const size_t  * nb = tensor->nb;
+    if (ne[0] <= 0 || ne[1] <= 0 || ne[2] <= 0 || ne[3] <= 0) {
+        return 0;
     }
-    const int64_t blck = ggml_blck_size(tensor->type);
-    size_t nbytes;
-    int first_strided_dim;
-    if (blck == 1) {
-        // the first element, then the farthest one along every dimension
-        nbytes = ggml_type_size(tensor->type);
-        first_strided_dim = 0;
-    } else {
-        // whole blocks of the first row, then the farthest row
-        nbytes = (size_t) tensor->ne[0] * tensor->nb[0] / (size_t) blck;
-        first_strided_dim = 1;
-    }
-    for (int i = first_strided_dim; i < GGML_MAX_DIMS; i++) {
-        nbytes += (size_t) (tensor->ne[i] - 1) * tensor->nb[i];
-    }
-    return nbytes;
+    const struct type_traits * traits = type_traits_get(tensor->type);
+    // blocks of one element: the first element, then the farthest one along every dimension;
+    // else whole blocks of the first row, then the farthest row
+    size_t nbytes = traits->blck_size == 1 ? traits->type_size + (size_t) (ne[0] - 1) * nb[0]
+                                           : (size_t) ne[0] * nb[0] / (size_t) traits->blck_size;
+    return nbytes + (size_t) (ne[1] - 1) * nb[1] + (size_t) (ne[2] - 1) * nb[2] + (size_t) (ne[3] - 1) * nb[3];
 }
 
 size_t ggml_nbytes_pad(const struct ggml_tensor * tensor) {
@@ -756,34 +747,38 @@ struct ggml_tensor * ggml_set_name(struct ggml_tensor * tensor, const char * nam
 // quarter of building one.
 static bool format_name_simple(char * name, const char * fmt, va_list args) {
     size_t n = 0;
-    for (const char * f = fmt; *f; f++) {
+    for (const char * f = fmt; *f;) {
         char digits[24];
         const char * piece = f;
-        size_t len = 1;
-        if (*f == '%') {
-            f++;
-            if (*f == 's') {
-                piece = va_arg(args, const char *);
-                if (piece == NULL) {
-                    return false;
-                }
-                len = strlen(piece);
-            } else if (*f == 'd') {
-                const int v = va_arg(args, int);
-                unsigned long long u = v < 0 ? 0ULL - (unsigned long long) v : (unsigned long long) v;
-                size_t i = sizeof(digits);
-                do {
-                    digits[--i] = (char) ('0' + u % 10);
-                    u /= 10;
-                } while (u != 0);
-                if (v < 0) {
-                    digits[--i] = '-';
-                }
-                piece = digits + i;
-                len   = sizeof(digits) - i;
-            } else {
+        size_t len = 0;
+        if (*f != '%') { // the characters up to the next conversion, copied at once
+            while (f[len] != '\0' && f[len] != '%') {
+                len++;
+            }
+            f += len;
+        } else if (f[1] == 's') {
+            piece = va_arg(args, const char *);
+            if (piece == NULL) {
                 return false;
             }
+            len = strlen(piece);
+            f += 2;
+        } else if (f[1] == 'd') {
+            const int v = va_arg(args, int);
+            unsigned long long u = v < 0 ? 0ULL - (unsigned long long) v : (unsigned long long) v;
+            size_t i = sizeof(digits);
+            do {
+                digits[--i] = (char) ('0' + u % 10);
+                u /= 10;
+            } while (u != 0);
+            if (v < 0) {
+                digits[--i] = '-';
+            }
+            piece = digits + i;
+            len   = sizeof(digits) - i;
+            f += 2;
+        } else {
+            return false;
         }
         const size_t room = GGML_MAX_NAME - 1 - n;
         len = len < room ? len : room;

@@ -4,6 +4,8 @@
 // item, its lifetime, its area, its size), each static (ranks set once per run) or dynamic (the
 // unplaced items of a component ranked again, by the bytes still unplaced, whenever the search
 // cuts it). Ties go to the item's index, so ranks depend only on the state they are set in.
+// A perturbed order (the restarts between rounds, step 7) moves each rank of a static order by
+// a random amount: any ranks make a complete search, the draw only changes which plans come first.
 
 #include "galloc-whatif-exact.h"
 
@@ -97,4 +99,26 @@ void galloc_exact_rerank(struct exact * e) {
     }
     e->last_rank  = -1;
     e->comp.epoch = galloc_exact_mix64(e->comp.epoch ^ e->h1 ^ galloc_exact_mix64(e->h2 + 0x2545f491ULL));
+}
+
+static int cmp_noisy(const void * pa, const void * pb) {
+    const struct rank_key * a = pa, * b = pb;
+    if (a->total != b->total) {
+        return a->total < b->total ? -1 : 1;
+    }
+    return (a->size > b->size) - (a->size < b->size);
+}
+
+void galloc_exact_perturb_ranks(struct exact * e, int kind, uint64_t seed) {
+    galloc_exact_set_ranks(e, kind);
+    uint64_t width = (uint64_t) e->n / 8 + 1, draw = seed;
+    for (int32_t i = 0; i < e->n; i++) {
+        draw = galloc_exact_mix64(draw + 0x9e3779b97f4a7c15ULL);
+        // sorted by the rank moved down by up to width places, ties by the rank
+        e->rank_keys[i] = (struct rank_key) { (uint64_t) e->rank[i] + draw % width, 0, 0, (uint64_t) e->rank[i], i, kind };
+    }
+    qsort(e->rank_keys, (size_t) e->n, sizeof(struct rank_key), cmp_noisy);
+    for (int32_t k = 0; k < e->n; k++) {
+        e->rank[e->rank_keys[k].i] = k;
+    }
 }

@@ -2,9 +2,9 @@
 //
 // Ideas from MiniMalloc (Moffitt, ASPLOS 2023), written anew: canonical plans, a monotonic
 // floor, section inference, dominance, temporal decomposition, restarts over static orders
-// (the steps: galloc-whatif-exact.h). A search that runs to the end (or meets the lower bound)
-// proves its plan optimal; out of time it keeps the best plan found, never worse than the
-// heuristics'.
+// and perturbed ones of Luby's run lengths (the steps: galloc-whatif-exact.h). A search that
+// runs to the end (or meets the lower bound) proves its plan optimal; out of time it keeps the
+// best plan found, never worse than the heuristics'.
 
 #include "galloc-whatif-exact.h"
 #include "galloc-whatif-repair.h"
@@ -20,18 +20,64 @@
 // entered many times (once per order and round) to run optimized: 2-3x faster in the browser.
 static enum search_end (*volatile const search_fn)(struct exact *, int32_t, int32_t, int32_t) = galloc_exact_search;
 
-// one piece: restarts over the orders with a doubling node limit (step 7)
+// 1, 1, 2, 1, 1, 2, 4, 1, ... (i from 1): Luby's restart lengths, within a factor of the
+// best fixed length for any distribution of run lengths (Luby, Sinclair, Zuckerman 1993)
+static uint64_t luby(uint64_t i) {
+    for (;;) {
+        int k = 1;
+        while (k < 63 && ((uint64_t) 1 << k) - 1 < i) {
+            k++;
+        }
+        if (i == ((uint64_t) 1 << k) - 1 || k == 63) {
+            return (uint64_t) 1 << (k - 1);
+        }
+        i -= ((uint64_t) 1 << (k - 1)) - 1;
+    }
+}
+
+// the perturbed orders (step 7): runs of Luby's lengths in units of the piece's items, each over
+// a static order's ranks moved at random, until they have spent budget nodes (0: none; UINT64_MAX:
+// until one ends). *restart counts the runs of the piece's decision so far (each its own draw).
+// A run that ends within its limit decides: any ranks make a complete search.
+static enum search_end perturbed_runs(struct exact * e, int32_t base, int32_t lo, int32_t hi, uint64_t budget, uint64_t * restart) {
+    uint64_t unit = (uint64_t) (e->first_pos[hi + 1] - e->first_pos[lo]) + 1, spent = 0;
+    while (spent < budget) {
+        uint64_t r = ++*restart;
+        galloc_exact_perturb_ranks(e, (int) (r % (N_ORDERS / 2)), r);
+        uint64_t len  = luby(r);
+        e->node_limit = len < UINT64_MAX / unit ? unit * len : UINT64_MAX;
+        e->kind       = (int) (r % (N_ORDERS / 2));
+        e->salt       = galloc_exact_mix64(r);
+        enum search_end end = search_fn(e, base, lo, hi);
+        e->salt = 0;
+        spent += e->run_nodes;
+        if (end != SEARCH_LIMIT) {
+            return end;
+        }
+        if (galloc_whatif_now_ms() > e->deadline) {
+            return SEARCH_TIMEOUT;
+        }
+    }
+    return SEARCH_LIMIT;
+}
+
+// one piece: restarts over the orders with a doubling node limit, and after each round a quarter
+// as many nodes in perturbed orders (step 7)
 static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, int32_t hi) {
     int32_t b0 = e->first_pos[lo], b1 = e->first_pos[hi + 1];
-    uint64_t limit = (uint64_t) (b1 - b0) + 64;
+    uint64_t limit = (uint64_t) (b1 - b0) + 64, restart = 0;
     // the failed states of each order stay known from round to round (a state's key holds the
     // order): a longer run of the same order skips what the shorter one already refuted
     galloc_exact_memo_clear(e);
+    if (e->only_order == N_ORDERS) {
+        return perturbed_runs(e, base, lo, hi, UINT64_MAX, &restart);
+    }
     for (;;) {
         limit = limit < UINT64_MAX / 2 ? limit * 2 : limit;
         // a static order's run that never came to where its dynamic twin would rank again is
         // the twin's run too (the same ranks, the same tree): the twin skips this round
-        bool twin_same[N_ORDERS / 2] = { false };
+        bool     twin_same[N_ORDERS / 2] = { false };
+        uint64_t round_nodes             = 0;
         for (int kind = 0; kind < N_ORDERS; kind++) {
             if (e->only_order >= 0 && kind != e->only_order) {
                 continue;
@@ -46,12 +92,17 @@ static enum search_end decide_piece(struct exact * e, int32_t base, int32_t lo, 
             if (r != SEARCH_LIMIT) {
                 return r;
             }
+            round_nodes += e->run_nodes;
             if (!galloc_exact_dynamic_kind(kind)) {
                 twin_same[kind] = e->rerank_chances == 0;
             }
             if (galloc_whatif_now_ms() > e->deadline) {
                 return SEARCH_TIMEOUT;
             }
+        }
+        enum search_end r = perturbed_runs(e, base, lo, hi, e->only_order < 0 ? round_nodes / 4 : 0, &restart);
+        if (r != SEARCH_LIMIT) {
+            return r;
         }
     }
 }
@@ -363,10 +414,10 @@ bool galloc_whatif_exact(const struct galloc_whatif_problem * p, const struct ga
 }
 
 int galloc_whatif_exact_orders(void) {
-    return N_ORDERS;
+    return N_ORDERS + 1; // the last: perturbed orders only
 }
 
 bool galloc_whatif_exact_in_order(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, const struct galloc_whatif_plan * incumbent,
                                   uint32_t budget_ms, int order, struct galloc_whatif_plan * plan) {
-    return exact_run(p, x, incumbent, budget_ms, order >= 0 && order < N_ORDERS ? order : -1, plan);
+    return exact_run(p, x, incumbent, budget_ms, order >= 0 && order <= N_ORDERS ? order : -1, plan);
 }

@@ -52,7 +52,13 @@
 //     the items left all lie at L or above), and its ranks are undone with the decision.
 //     Until its first cut a dynamic order's run is its static twin's (the same first ranks,
 //     the same tree), so a round skips the twin when the static run met no cut (always in
-//     chunked problems, which are not decomposed).
+//     chunked problems, which are not decomposed). After each round, a quarter of its nodes
+//     go to perturbed orders: a static order's ranks each moved by a random amount, runs of
+//     Luby's lengths (1, 1, 2, 1, 1, 2, 4, ... times the piece's items). A search that misses
+//     one plan early can spend its whole limit below that mistake (on tight problems the nodes
+//     to a plan have a heavy tail), and short runs over varied orders step around it; any ranks
+//     make a complete search, so a perturbed run that ends within its limit decides too. Their
+//     failed states are not kept (never met again).
 //  8. Failed states: a state from which every alternative failed (the unplaced items with
 //     their lowest offsets, the floor, the components, the order and the states its ranks
 //     were set in, "epochs"; two 64-bit hashes) is
@@ -129,7 +135,9 @@ struct exact {
     int32_t    n, n_search, n_sec;
     int32_t  * rank;        // order of the current run (step 7)
     int        kind;        // which order (step 7)
-    int        only_order;  // >= 0: the restarts use this order only (tests: each is complete alone)
+    uint64_t   salt;        // a perturbed order's draw (its states are keyed apart), 0: none
+    int        only_order;  // >= 0: the restarts use this order only (tests: each is complete alone;
+                            // N_ORDERS: perturbed orders only)
     int32_t  * rank_trail_item; // ranks changed by re-ranking, with their old values, to undo
     int32_t  * rank_trail_old;
     size_t     rank_trail_len, rank_trail_cap;
@@ -274,6 +282,9 @@ void galloc_exact_free(struct exact * e);
 
 // the ranks of every item under order kind (0 .. N_ORDERS - 1)
 void galloc_exact_set_ranks(struct exact * e, int kind);
+// the ranks of static order kind, each moved down by a random amount (up to an eighth of the
+// items) drawn from seed: a perturbed order of the restarts (step 7)
+void galloc_exact_perturb_ranks(struct exact * e, int kind, uint64_t seed);
 // a dynamic order: ranks the unplaced items of the current component again (recorded to undo)
 void galloc_exact_rerank(struct exact * e);
 // is order kind / the current order dynamic?
