@@ -10,9 +10,11 @@
 // The answers: small tight problems whose
 // packing at the height is unique up to the mirror image (counted by an enumerator of the test's
 // own), where each order alone (and the perturbed orders alone) must return one of those two
-// placements and prove it; generated
-// tight problems where each order alone must meet the height. Every placement passes a checker
-// of the test's own (no two items live at one step share a byte, aligned, within the total).
+// placements and prove it; generated tight problems where each order alone must meet the
+// height; zero-slack problems whose optimum (by a search of the test's own) is often above the
+// max load, which each order alone must find and prove (a search that refutes the totals below).
+// Every placement passes a checker of the test's own (no two items live at one step share a
+// byte, aligned, within the total).
 
 #include "check.h"
 #include "galloc-whatif-exact.h"
@@ -468,6 +470,93 @@ static void test_unique_packings(void) {
     CHECK(n_unique >= 150);
 }
 
+// can the items be placed within [0, h)? Every offset of each item in turn (past one that meets a
+// placed item, the next that might not is that item's end)
+static bool own_fits(const struct galloc_whatif_problem * p, uint64_t h, uint64_t * off, int32_t i) {
+    if (i == p->n_items) {
+        return true;
+    }
+    const struct galloc_whatif_item * a = &p->items[i];
+    for (uint64_t o = 0, next; o + a->size <= h; o = next) {
+        bool ok = true;
+        next    = o + 1;
+        for (int32_t k = 0; k < i && ok; k++) {
+            const struct galloc_whatif_item * b = &p->items[k];
+            if (a->first <= b->last && b->first <= a->last && o < off[k] + b->size && off[k] < o + a->size) {
+                ok   = false;
+                next = off[k] + b->size;
+            }
+        }
+        if (ok) {
+            off[i] = o;
+            if (own_fits(p, h, off, i + 1)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// Zero-slack problems (a few random items over 5 steps, then at each step one filler up to the
+// fullest step), whose optimum is often above the max load, so that a search must refute the
+// totals below it: each order alone, and the perturbed orders alone, from a stacked start, must
+// find the optimum of the test's own search (the least height that holds every item) and prove it.
+static void test_above_the_load(void) {
+    int n_above = 0, n_problems = 0;
+    for (int seed = 0; seed < 20000 && n_above < 12; seed++) {
+        rng_seed((uint64_t) seed * 3301 + 17);
+        struct galloc_whatif_item items[16];
+        int32_t                   n = 5 + rng_below(2);
+        random_items(items, n, 5, 4);
+        uint64_t live[5] = { 0 }, load = 0;
+        for (int32_t i = 0; i < n; i++) {
+            for (int64_t t = items[i].first; t <= items[i].last; t++) {
+                live[t] += items[i].size;
+                load = live[t] > load ? live[t] : load;
+            }
+        }
+        for (int t = 0; t < 5; t++) {
+            if (live[t] < load) {
+                items[n] = (struct galloc_whatif_item) { n, 1, load - live[t], t, t };
+                n++;
+            }
+        }
+        struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
+        uint64_t                     off[16], optimum = load;
+        while (!own_fits(&p, optimum, off, 0)) {
+            optimum++;
+        }
+        if (optimum == load && seed % 16 != 0) {
+            continue; // mostly the problems whose optimum is above the max load
+        }
+        n_above += optimum > load;
+        n_problems++;
+        struct galloc_whatif_index x;
+        struct galloc_error        err;
+        struct galloc_whatif_plan  start, plan;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK_EQ_U64(x.lower_bound, load);
+        CHECK(galloc_whatif_plan_init(&start, n, "start"));
+        stacked(&p, &start);
+        for (int order = 0; order < galloc_whatif_exact_orders(); order++) {
+            CHECK(galloc_whatif_plan_init(&plan, n, "exact"));
+            CHECK(galloc_whatif_exact_in_order(&p, &x, &start, 20000, order, &plan));
+            if (!own_check(&p, &plan, optimum) || plan.total != optimum || !plan.proved_optimal || plan.bound != optimum) {
+                fprintf(stderr, "above the load seed %d (%d items, load %llu), order %d: total %llu, bound %llu, proved %d, optimum %llu\n", seed, n,
+                        (unsigned long long) load, order, (unsigned long long) plan.total, (unsigned long long) plan.bound, plan.proved_optimal,
+                        (unsigned long long) optimum);
+                check_failures++;
+            }
+            galloc_whatif_plan_release(&plan);
+        }
+        galloc_whatif_plan_release(&start);
+        galloc_whatif_index_free(&x);
+    }
+    printf("test-whatif-exact: %d zero-slack problems, %d with the optimum above the max load, each order alone found and proved it\n", n_problems,
+           n_above);
+    CHECK(n_above >= 12);
+}
+
 // Generated tight problems (20-44 items from a 32 x 32 square): each order alone, from a stacked
 // start, places every item at the height (own checker) and proves it, in a few thousand nodes at
 // most (the budget is far from binding: the most nodes of any run are printed).
@@ -513,5 +602,6 @@ int main(void) {
     RUN(test_twin_runs);
     RUN(test_unique_packings);
     RUN(test_generated_each_order);
+    RUN(test_above_the_load);
     return check_report("test-whatif-exact");
 }

@@ -14,20 +14,22 @@
 
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#    define FAST_NOINLINE __attribute__((noinline)) // kept out of the readers of the common forms
+#else
+#    define FAST_NOINLINE
+#endif
+
 //
-// names: small open-addressing tables of ids (+1, 0 empty), per kind
+// names: one open-addressing table of ggml's names of every kind (galloc-document-impl.h)
 //
 
-// from the length and three of the bytes: cheap once the scan has found the name's end (collisions
-// only cost a probe: a hit is compared byte for byte)
-static uint32_t name_hash(const char * s, size_t n) {
-    uint32_t h = (uint32_t) n * 0x9E3779B1u;
-    if (n > 0) {
-        h ^= (uint32_t) (unsigned char) s[0] * 0x85EBCA77u;
-        h ^= (uint32_t) (unsigned char) s[n / 2] * 0xC2B2AE3Du;
-        h ^= (uint32_t) (unsigned char) s[n - 1] * 0x27D4EB2Fu;
-    }
-    return h ^ (h >> 15);
+#define NAME_SLOT_MASK (GALLOC_FAST_NAME_SLOTS - 1)
+
+// a name's slot to start probing at, from its first 16 bytes (two words, zero past its end), length and kind
+static inline uint32_t name_hash(uint64_t w0, uint64_t w1, size_t n, int kind) {
+    uint64_t h = (w0 ^ (w1 * 0x9E3779B97F4A7C15ull) ^ ((uint64_t) n << 56) ^ (uint64_t) kind) * 0xC2B2AE3D27D4EB4Full;
+    return (uint32_t) (h >> 32) & NAME_SLOT_MASK;
 }
 
 static const char * kind_name(int kind, int32_t id) {
@@ -40,21 +42,31 @@ static const char * kind_name(int kind, int32_t id) {
     return NULL;
 }
 
+// bytes 0-7 and 8-15 of the n bytes at s as words, zero past n
+static void name_words(const unsigned char * s, size_t n, uint64_t * w0, uint64_t * w1) {
+    *w0 = galloc_swar_load_short(s, n < 8 ? n : 8);
+    *w1 = n > 8 ? galloc_swar_load_short(s + 8, n < 16 ? n - 8 : 8) : 0;
+}
+
 static void names_insert(struct galloc_fast_names * names, int kind, int32_t id) {
     const char * name = kind_name(kind, id);
-    if (name == NULL) {
-        return;
+    size_t       n    = name != NULL ? strlen(name) : 0;
+    if (n == 0 || n > UINT8_MAX) {
+        return; // none, or none the text could name
     }
-    size_t   n = strlen(name);
-    uint32_t h = name_hash(name, n);
-    for (uint32_t k = 0; k < GALLOC_FAST_NAME_SLOTS; k++) {
-        int16_t * slot = &names->ids[kind][(h + k) % GALLOC_FAST_NAME_SLOTS];
-        if (*slot == 0) {
-            *slot = (int16_t) (id + 1);
+    uint64_t w0, w1;
+    name_words((const unsigned char *) name, n, &w0, &w1);
+    for (uint32_t k = 0, h = name_hash(w0, w1, n, kind); k < GALLOC_FAST_NAME_SLOTS; k++) {
+        struct galloc_fast_name_slot * slot = &names->slots[(h + k) & NAME_SLOT_MASK];
+        if (slot->id == 0) {
+            slot->word[0] = w0;
+            slot->word[1] = w1;
+            slot->id      = (int16_t) (id + 1);
+            slot->len     = (uint8_t) n;
+            slot->kind    = (uint8_t) kind;
             return;
         }
-        const char * other = kind_name(kind, *slot - 1);
-        if (strcmp(other, name) == 0) {
+        if (slot->kind == kind && slot->len == n && strcmp(kind_name(kind, slot->id - 1), name) == 0) {
             return; // the first id of a name stands, as in the checked reader's search
         }
     }
@@ -79,27 +91,81 @@ void galloc_fast_names_build(struct galloc_fast_names * names) {
         names_insert(names, GALLOC_NAME_GLU_OP, g);
     }
     for (int b = 0; b < GALLOC_DOCUMENT_N_FLAGS; b++) { // the flag names start with distinct letters
-        names->flag_of[(unsigned char) galloc_document_flag_names[b][0]] = (int8_t) (b + 1);
+        const char *  name = galloc_document_flag_names[b];
+        unsigned char with_quote[8];
+        size_t        n = strlen(name); // 4 to 7 bytes
+        memcpy(with_quote, name, n);
+        with_quote[n]                          = '"';
+        names->flag_of[(unsigned char) name[0]] = (int8_t) (b + 1);
+        names->flag_word[b]                    = galloc_swar_load_short(with_quote, n + 1);
+        names->flag_len[b]                     = (uint8_t) n;
     }
 }
 
-// the id of a name (hash h) in ggml's table of that kind, -1 when it has none
-static int32_t names_find(const struct galloc_fast_names * names, int kind, const char * s, size_t n, uint32_t h) {
-    for (uint32_t k = 0; k < GALLOC_FAST_NAME_SLOTS; k++) {
-        int16_t slot = names->ids[kind][(h + k) % GALLOC_FAST_NAME_SLOTS];
-        if (slot == 0) {
+// the id of the name of n bytes at s (w0, w1: its first 16 bytes as name_words gives them) in
+// ggml's table of that kind, -1 when it has none. A name equal to one of the table holds only its
+// letters, digits and '_', so no other byte needs a look
+static inline int32_t names_find(const struct galloc_fast_names * names, int kind, const unsigned char * s, size_t n, uint64_t w0,
+                                 uint64_t w1) {
+    for (uint32_t k = 0, h = name_hash(w0, w1, n, kind); k < GALLOC_FAST_NAME_SLOTS; k++) {
+        const struct galloc_fast_name_slot * slot = &names->slots[(h + k) & NAME_SLOT_MASK];
+        if (slot->id == 0) {
             return -1;
         }
-        const char * name = kind_name(kind, slot - 1);
-        size_t       same = 0;
-        while (same < n && name[same] == s[same]) { // a shorter name stops at its NUL, which s (plain bytes) lacks
-            same++;
-        }
-        if (same == n && name[n] == '\0') {
-            return slot - 1;
+        if (slot->word[0] == w0 && slot->word[1] == w1 && slot->len == n && slot->kind == kind &&
+            (n <= 16 || memcmp(kind_name(kind, slot->id - 1) + 16, s + 16, n - 16) == 0)) {
+            return slot->id - 1;
         }
     }
     return -1;
+}
+
+// a string naming an entry of one of ggml's tables: the bytes up to the first '"' compared with the
+// table's names (which hold no '"', '\\', control or non-ASCII byte, so a string with one is in none)
+bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
+    const unsigned char * p   = s->p;
+    const unsigned char * end = s->end;
+    if (p >= end || *p != '"') {
+        return false;
+    }
+    p++;
+    size_t   n;
+    uint64_t w0, w1 = 0;
+    if (end - p >= 16) { // the common case: the name and its closing quote in the next 16 bytes
+        w0          = galloc_swar_load(p);
+        uint64_t q0 = galloc_swar_equal(w0, '"');
+        if (q0 != 0) {
+            n  = galloc_swar_first(q0);
+            w0 = galloc_swar_head(w0, n);
+        } else {
+            w1          = galloc_swar_load(p + 8);
+            uint64_t q1 = galloc_swar_equal(w1, '"');
+            if (q1 == 0) {
+                const unsigned char * close = memchr(p + 16, '"', (size_t) (end - p - 16));
+                if (close == NULL) {
+                    return false;
+                }
+                n = (size_t) (close - p);
+            } else {
+                n  = 8 + galloc_swar_first(q1);
+                w1 = galloc_swar_head(w1, n - 8);
+            }
+        }
+    } else {
+        const unsigned char * close = memchr(p, '"', (size_t) (end - p));
+        if (close == NULL) {
+            return false;
+        }
+        n = (size_t) (close - p);
+        name_words(p, n, &w0, &w1);
+    }
+    int32_t id = names_find(names, kind, p, n, w0, w1);
+    if (id < 0) {
+        return false;
+    }
+    *out = id;
+    s->p = p + n + 1;
+    return true;
 }
 
 //
@@ -144,25 +210,6 @@ struct entry {
     int32_t      view_src, buffer_type, flags;
     bool         external;
 };
-
-// a string naming an entry of one of ggml's tables (a name with other than plain bytes is in none)
-bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
-    const unsigned char * p   = s->p;
-    const unsigned char * end = s->end;
-    if (p >= end || *p != '"') {
-        return false;
-    }
-    const unsigned char * start = ++p;
-    while (p < end && galloc_json_plain[*p]) {
-        p++;
-    }
-    if (p >= end || *p != '"') {
-        return false;
-    }
-    size_t n = (size_t) (p - start);
-    s->p     = p + 1;
-    return (*out = names_find(names, kind, (const char *) start, n, name_hash((const char *) start, n))) >= 0;
-}
 
 static bool scan_flags(struct galloc_scan * s, const struct galloc_fast_names * names, int32_t * flags) {
     *flags = 0;
@@ -209,9 +256,10 @@ static inline bool scan_int_array(struct galloc_scan * s, enum item_kind kind, i
     return more == 0;
 }
 
-// one member's value into e; false to leave the entry to the checked reader
-static inline bool scan_member(struct galloc_scan * s, const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, int m,
-                        struct entry * e) {
+// one member's value into e, in any form this reader takes; false to leave the entry to the checked reader
+static FAST_NOINLINE bool scan_member_any(struct galloc_scan * s, const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds,
+                                          int m, struct entry * e) {
+    galloc_scan_ws(s); // after a key the writers' way, ": " and more space
     if (galloc_scan_at(s, 'n')) {
         // null: absent for every member but these three, which the checked reader refuses
         return galloc_scan_literal(s, "null", 4) && m != M_OP && m != M_TYPE && m != M_NE;
@@ -243,6 +291,171 @@ static inline bool scan_member(struct galloc_scan * s, const struct galloc_fast_
             return galloc_scan_literal(s, "false", 5);
         default:            return false; // alloc_sizes: the checked reader's
     }
+}
+
+//
+// the values as the writers give them (galloc-document-write.c, galloc-export.c): each taken
+// here or, in any other form, by scan_member_any from the same place. A tight reader takes only
+// text scan_member_any reads to the same value, so which one reads it never changes the result
+//
+
+// 1 to 18 digits without a leading zero (or a lone 0), as galloc_scan_u64 reads them when the
+// byte after is none of '.', 'e', 'E': every caller then wants ',', ']' or '}' there, so such a
+// number still goes to scan_member_any. p after the digits; false (nothing consumed) otherwise
+static inline bool tight_u64(const unsigned char ** at, const unsigned char * end, uint64_t * out) {
+    const unsigned char * p = *at;
+    if (p >= end) {
+        return false;
+    }
+    uint64_t v = (uint64_t) *p - '0';
+    if (v >= 10) {
+        return false;
+    }
+    const unsigned char * first = p++;
+    if (v != 0) {
+        unsigned d;
+        while (p < end && (d = (unsigned) (*p - '0')) < 10u) {
+            v = v * 10 + d;
+            p++;
+        }
+        if (p - first > 18) {
+            return false;
+        }
+    }
+    *at  = p;
+    *out = v;
+    return true;
+}
+
+// after an array item: 1 at ", " and the next item (consumed), 0 at ']' (consumed), -1 otherwise
+static inline int tight_next(const unsigned char ** at, const unsigned char * end) {
+    const unsigned char * p = *at;
+    if (p < end && *p == ']') {
+        *at = p + 1;
+        return 0;
+    }
+    if (end - p >= 3 && p[0] == ',' && p[1] == ' ' && p[2] > ' ') {
+        *at = p + 2;
+        return 1;
+    }
+    return -1;
+}
+
+// "ne": [4096, 512], "nb": [...]: 1 to max numbers (each below 10^18, so an int64_t holds it)
+static inline bool tight_numbers(const unsigned char ** at, const unsigned char * end, int64_t * out, int max, int * n_out) {
+    const unsigned char * p = *at;
+    if (p >= end || *p != '[') {
+        return false;
+    }
+    p++;
+    int n = 0, more = 1;
+    while (more == 1) {
+        uint64_t v;
+        if (n == max || !tight_u64(&p, end, &v)) {
+            return false;
+        }
+        out[n++] = (int64_t) v;
+        more     = tight_next(&p, end);
+    }
+    *n_out = n;
+    *at    = p;
+    return more == 0;
+}
+
+// "src": [0, null, 12]: up to GGML_MAX_SRC indices below n or nulls (-1)
+static inline bool tight_src(const unsigned char ** at, const unsigned char * end, int32_t n_tensors, struct entry * e) {
+    const unsigned char * p = *at;
+    if (p >= end || *p != '[') {
+        return false;
+    }
+    p++;
+    int n = 0, more = 1;
+    while (more == 1) {
+        uint64_t v;
+        if (n == GGML_MAX_SRC) {
+            return false;
+        }
+        if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
+            e->src[n++] = -1;
+            p += 4;
+        } else if (tight_u64(&p, end, &v) && v < (uint64_t) n_tensors) {
+            e->src[n++] = (int32_t) v;
+        } else {
+            return false;
+        }
+        more = tight_next(&p, end);
+    }
+    e->n_src = n;
+    *at      = p;
+    return more == 0;
+}
+
+// "flags": ["output", "compute"]: each name and its closing '"' compared as one word
+static inline bool tight_flags(const unsigned char ** at, const unsigned char * end, const struct galloc_fast_names * names, int32_t * flags) {
+    const unsigned char * p = *at;
+    if (end - p < 2 || p[0] != '[' || p[1] != '"') {
+        return false;
+    }
+    p++;
+    int32_t f = 0;
+    int     more = 1;
+    while (more == 1) {
+        if (end - p < 12 || *p != '"') { // the longest name, its quotes and the ", " after it fit
+            return false;
+        }
+        int bit = names->flag_of[p[1] & 0x7f] - 1;
+        if (bit < 0 || galloc_swar_head(galloc_swar_load(p + 1), names->flag_len[bit] + 1u) != names->flag_word[bit]) {
+            return false;
+        }
+        f |= 1 << bit;
+        p += names->flag_len[bit] + 2u;
+        more = tight_next(&p, end);
+    }
+    *flags = f;
+    *at    = p;
+    return more == 0;
+}
+
+// one member's value into e: the writers' form here, any other by scan_member_any; false to leave
+// the entry to the checked reader
+static inline bool scan_member(struct galloc_scan * s, const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, int m,
+                               struct entry * e) {
+    const unsigned char * p = s->p;
+    uint64_t              v;
+    bool                  ok;
+    switch (m) {
+        case M_NAME:        ok = galloc_scan_string(s, &e->name, &e->name_len); p = s->p; break;
+        case M_OP:          ok = galloc_fast_scan_table_name(s, names, GALLOC_NAME_OP, &e->op); p = s->p; break;
+        case M_TYPE:        ok = galloc_fast_scan_table_name(s, names, GALLOC_NAME_TYPE, &e->type); p = s->p; break;
+        case M_NE:          ok = tight_numbers(&p, s->end, e->ne, GGML_MAX_DIMS, &e->n_ne); break;
+        case M_NB: {
+            int64_t nb[GGML_MAX_DIMS];
+            int     n = 0;
+            ok        = tight_numbers(&p, s->end, nb, GGML_MAX_DIMS, &n) && n == GGML_MAX_DIMS;
+            for (int d = 0; ok && d < GGML_MAX_DIMS; d++) {
+                e->nb[d] = (uint64_t) nb[d];
+            }
+            break;
+        }
+        case M_SRC:         ok = tight_src(&p, s->end, bounds->n_tensors, e); break;
+        case M_FLAGS:       ok = tight_flags(&p, s->end, names, &e->flags); break;
+        case M_VIEW_SRC:
+            ok = tight_u64(&p, s->end, &v) && v < (uint64_t) bounds->n_tensors;
+            e->view_src = ok ? (int32_t) v : -1;
+            break;
+        case M_VIEW_OFFS:   ok = tight_u64(&p, s->end, &e->view_offs); break;
+        case M_BUFFER_TYPE:
+            ok = tight_u64(&p, s->end, &v) && v < (uint64_t) bounds->n_buffer_types;
+            e->buffer_type = ok ? (int32_t) v : -1;
+            break;
+        default:            ok = false; break;
+    }
+    if (ok) {
+        e->present |= 1u << m;
+        s->p = p;
+        return true;
+    }
+    return scan_member_any(s, names, bounds, m, e); // s->p where the value starts: no tight reader moved it
 }
 
 #define HAS(e, m) (((e)->present >> (m)) & 1u)
@@ -278,6 +491,14 @@ static bool entry_check(const struct entry * e, const struct galloc_fast_names *
         if (!galloc_document_nbytes(blck, tsize, t->ne, t->nb, &t->nbytes)) {
             return false;
         }
+    } else if (nelements <= GALLOC_DOCUMENT_MAX_TENSOR_BYTES && nelements > 0 && tsize <= UINT16_MAX) {
+        // contiguous, every ne at least 1 and tsize * nelements below 2^56: no product overflows, and
+        // ggml_nbytes' sum telescopes to the last stride times ne[3] (ne[0] is a multiple of blck)
+        t->nb[0]  = tsize;
+        t->nb[1]  = tsize * ((uint64_t) t->ne[0] / blck);
+        t->nb[2]  = t->nb[1] * (uint64_t) t->ne[1];
+        t->nb[3]  = t->nb[2] * (uint64_t) t->ne[2];
+        t->nbytes = t->nb[3] * (uint64_t) t->ne[3];
     } else if (!galloc_document_contiguous_nb(blck, tsize, t->ne, t->nb) || !galloc_document_nbytes(blck, tsize, t->ne, t->nb, &t->nbytes)) {
         return false;
     }
@@ -335,29 +556,43 @@ static inline bool at_text(const struct galloc_scan * s, const char * t, size_t 
     return (size_t) (s->end - s->p) >= n && memcmp(s->p, t, n) == 0;
 }
 
-// at a key: the member it names, the key, ':' and the whitespace after them consumed; -1 when the key
-// names no member this reader takes (or is no plain string). The keys of the common entries by
-// their first bytes, compared with their quotes; any other text by galloc_scan_key and member_of
-static int scan_member_key(struct galloc_scan * s) {
-    const unsigned char * p = s->p;
+// at a key as the writers give one ("op": then the value, no other space), 16 bytes there at least:
+// the member it names, *at just past the key, ':' and ' '; -1 for any other text (*at unchanged)
+static inline int writer_key(const unsigned char ** at) {
+    const unsigned char * p = *at;
     int                   m = -1;
     size_t                n = 0; // the key's bytes with its quotes
-    if (s->end - p >= 16) {    // the longest key, its quotes and ": " fit
 #define KEY(lit, member) (memcmp(p, "\"" lit "\"", sizeof(lit) + 1) == 0 ? (n = sizeof(lit) + 1, m = (member), true) : false)
-        switch (p[1]) {
-            case 'n': (void) (KEY("name", M_NAME) || KEY("ne", M_NE) || KEY("nb", M_NB)); break;
-            case 'o': (void) KEY("op", M_OP); break;
-            case 't': (void) KEY("type", M_TYPE); break;
-            case 's': (void) KEY("src", M_SRC); break;
-            case 'f': (void) KEY("flags", M_FLAGS); break;
-            case 'v': (void) (KEY("view_src", M_VIEW_SRC) || KEY("view_offs", M_VIEW_OFFS)); break;
-            case 'b': (void) KEY("buffer_type", M_BUFFER_TYPE); break;
-            case 'u': (void) KEY("unary_op", M_UNARY_OP); break;
-            default: break;
-        }
+    switch (p[1]) {
+        case 'n': (void) (KEY("name", M_NAME) || KEY("ne", M_NE) || KEY("nb", M_NB)); break;
+        case 'o': (void) KEY("op", M_OP); break;
+        case 't': (void) KEY("type", M_TYPE); break;
+        case 's': (void) KEY("src", M_SRC); break;
+        case 'f': (void) KEY("flags", M_FLAGS); break;
+        case 'v': (void) (KEY("view_src", M_VIEW_SRC) || KEY("view_offs", M_VIEW_OFFS)); break;
+        case 'b': (void) KEY("buffer_type", M_BUFFER_TYPE); break;
+        case 'u': (void) KEY("unary_op", M_UNARY_OP); break;
+        case 'g': (void) KEY("glu_op", M_GLU_OP); break;
+        case 'e': (void) KEY("external", M_EXTERNAL); break;
+        case 'a': (void) KEY("alloc_size", M_ALLOC_SIZE); break;
+        default: break;
+    }
 #undef KEY
-        if (m >= 0 && p[n] == ':' && p[n + 1] == ' ' && p[n + 2] > ' ') {
-            s->p = p + n + 2;
+    if (m >= 0 && p[n] == ':' && p[n + 1] == ' ' && p[n + 2] > ' ') {
+        *at = p + n + 2;
+        return m;
+    }
+    return -1;
+}
+
+#define WRITER_KEY_BYTES 16 // the longest key, its quotes, ": " and the value's first byte
+
+// at a key: the member it names, the key, ':' and the whitespace after them consumed; -1 when the key
+// names no member this reader takes (or is no plain string)
+static int scan_member_key(struct galloc_scan * s) {
+    if (s->end - s->p >= WRITER_KEY_BYTES) {
+        int m = writer_key(&s->p);
+        if (m >= 0) {
             return m;
         }
     }
@@ -377,15 +612,12 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
     for (int k = 0; k < GGML_MAX_SRC; k++) {
         e.src[k] = -1;
     }
-    if (galloc_scan_open(s, '{', '}') != 1) {
-        return false; // no object, or {}: "op" is missing
-    }
+    // the members in the order the writers give them (galloc-export.c, galloc-document-write.c),
+    // each tried in turn against its key as they write it: none comes twice. From the first text
+    // that does not follow, the loop below takes the rest in any order and spacing
     unsigned seen = 0; // members given, null or not: one given twice is the parser's error
-    int      more = 1;
-    // the members in the order the writers give them (galloc-document-write.c), each tried in turn
-    // against its key text: none comes twice. From the first that does not follow, the loop below
-    // takes the rest in any order
-    if (at_text(s, "\"name\": ", 8)) {
+    bool     done = false;
+    if (at_text(s, "{ \"name\": ", 10)) {
 #define IN_ORDER(m, key)                                                  \
         if (at_text(s, ", \"" key "\": ", sizeof(key) + 5)) {            \
             s->p += sizeof(key) + 5;                                       \
@@ -394,7 +626,7 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
             }                                                              \
             seen |= 1u << (m);                                             \
         }
-        s->p += 8;
+        s->p += 10;
         if (!scan_member(s, names, bounds, M_NAME, &e)) {
             return false;
         }
@@ -409,13 +641,24 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
         IN_ORDER(M_VIEW_SRC, "view_src")
         IN_ORDER(M_VIEW_OFFS, "view_offs")
         IN_ORDER(M_FLAGS, "flags")
-        IN_ORDER(M_ALLOC_SIZE, "alloc_size")
         IN_ORDER(M_BUFFER_TYPE, "buffer_type")
         IN_ORDER(M_EXTERNAL, "external")
+        IN_ORDER(M_ALLOC_SIZE, "alloc_size")
 #undef IN_ORDER
+        if (at_text(s, " }", 2)) {
+            s->p += 2;
+            done = true;
+        }
+    }
+    int more = 1;
+    if (seen == 0) { // not the writers' open: the open by the scanner's rules
+        if (galloc_scan_open(s, '{', '}') != 1) {
+            return false; // no object, or {}: "op" is missing
+        }
+    } else if (!done) {
         more = galloc_scan_next(s, '}');
     }
-    for (; more == 1; more = galloc_scan_next(s, '}')) {
+    for (; !done && more == 1; more = galloc_scan_next(s, '}')) {
         int m = scan_member_key(s);
         if (m < 0 || (seen >> m) & 1u) {
             return false;
@@ -425,7 +668,7 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
             return false;
         }
     }
-    if (more != 0) {
+    if (!done && more != 0) {
         return false;
     }
     struct galloc_tensor t; // entry_check sets every field

@@ -49,12 +49,22 @@ bool galloc_document_nbytes(uint64_t blck_size, uint64_t type_size, const int64_
 // true for 1 to 63 letters, digits and '_' (the names ggml gives ops and types)
 bool galloc_document_is_table_name(const char * s, size_t len);
 
-// ggml's op, type, unary op and glu op names by hash, for the fast entry reader (galloc-document-fast.c)
-#define GALLOC_FAST_NAME_SLOTS 256
+// ggml's op, type, unary op and glu op names by hash, for the fast entry reader (galloc-document-fast.c):
+// one open-addressing table of every kind, a name's first 16 bytes held in the slot, so that a
+// lookup is a hash of two words and their compare (the rest of a longer name compared to ggml's)
+#define GALLOC_FAST_NAME_SLOTS 512 // a power of two, about three times the names
+struct galloc_fast_name_slot {
+    uint64_t word[2]; // the name's bytes 0-7 and 8-15 as galloc_swar_load reads them, zero past its end
+    int16_t  id;      // id + 1, 0 for an empty slot
+    uint8_t  len;     // bytes
+    uint8_t  kind;    // enum galloc_name_kind
+};
 struct galloc_fast_names {
-    int16_t ids[4][GALLOC_FAST_NAME_SLOTS]; // per enum galloc_name_kind: id + 1, 0 for an empty slot
-    int8_t  flag_of[128];                   // a flag name's first byte: its bit + 1, 0 for none
-    uint32_t blck_size[GGML_TYPE_COUNT];    // ggml's block size and bytes per block of the types in ids (0: none)
+    struct galloc_fast_name_slot slots[GALLOC_FAST_NAME_SLOTS];
+    int8_t   flag_of[128];                  // a flag name's first byte: its bit + 1, 0 for none
+    uint64_t flag_word[GALLOC_DOCUMENT_N_FLAGS]; // a flag name and its closing '"' as a word (all are under 8 bytes)
+    uint8_t  flag_len[GALLOC_DOCUMENT_N_FLAGS];  // the name's bytes
+    uint32_t blck_size[GGML_TYPE_COUNT];    // ggml's block size and bytes per block of the types in the table (0: none)
     uint32_t type_size[GGML_TYPE_COUNT];
 };
 void galloc_fast_names_build(struct galloc_fast_names * names);

@@ -9,6 +9,7 @@
 
 #pragma once
 
+#include "galloc-document-swar.h"
 #include "json.h"
 
 #include <stdbool.h>
@@ -40,6 +41,20 @@ static inline bool galloc_scan_at(const struct galloc_scan * s, unsigned char c)
     return s->p < s->end && *s->p == c;
 }
 
+// the first byte from p that a string cannot hold as itself (galloc_json_plain), or end
+static inline const unsigned char * galloc_scan_plain_run(const unsigned char * p, const unsigned char * end) {
+    for (; end - p >= 8; p += 8) {
+        uint64_t special = galloc_swar_not_plain(galloc_swar_load(p));
+        if (special != 0) {
+            return p + galloc_swar_first(special);
+        }
+    }
+    while (p < end && galloc_json_plain[*p]) {
+        p++;
+    }
+    return p;
+}
+
 // a string whose value is its bytes (no escape, no control byte, valid UTF-8): *out, *n
 static inline bool galloc_scan_string(struct galloc_scan * s, const char ** out, size_t * n) {
     const unsigned char * p   = s->p;
@@ -49,9 +64,7 @@ static inline bool galloc_scan_string(struct galloc_scan * s, const char ** out,
     }
     const unsigned char * start = ++p;
     for (;;) {
-        while (p < end && galloc_json_plain[*p]) {
-            p++;
-        }
+        p = galloc_scan_plain_run(p, end);
         if (p >= end) {
             return false;
         }

@@ -221,6 +221,16 @@ static bool walk_grow(struct galloc_document * doc, size_t * cap, size_t n, size
     return galloc_document_grow_tensors(doc, cap, want, false);
 }
 
+// after an entry: 1 at the next one, 0 at the array's close, -1 otherwise (galloc_scan_next), the
+// writers' ",\n    {" taken at once
+static inline int next_entry(struct galloc_scan * s) {
+    if (s->end - s->p >= 7 && memcmp(s->p, ",\n    {", 7) == 0) {
+        s->p += 6;
+        return 1;
+    }
+    return galloc_scan_next(s, ']');
+}
+
 // "tensors": the entries, each straight into the document's arrays
 static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names * names, struct galloc_document * doc) {
     static const struct galloc_fast_bounds later = { INT32_MAX, INT32_MAX }; // checked after the walk
@@ -228,7 +238,7 @@ static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names 
     size_t                                 cap   = 0;
     int32_t                                n     = 0;
     int                                    more  = galloc_scan_open(s, '[', ']');
-    for (; more == 1; more = galloc_scan_next(s, ']')) {
+    for (; more == 1; more = next_entry(s)) {
         if (n == GALLOC_DOCUMENT_MAX_TENSORS) {
             return false;
         }

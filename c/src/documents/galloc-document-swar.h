@@ -1,0 +1,98 @@
+// galloc-document-swar.h: eight bytes of a document's text at a time (private).
+//
+// For the scanners of galloc-document-scan.h: a word is eight bytes loaded with memcpy (no
+// alignment assumed) and held in little-endian order on every host (byte k of the text is bits
+// 8k..8k+7 of the word), so the masks, "the first byte that ..." and the digit arithmetic below
+// mean the same everywhere. Each mask is exact: 0x80 in a byte that has the property, 0 in the
+// others (no false positive from a carry between bytes). The caller makes sure 8 bytes are there.
+
+#pragma once
+
+#include <stdint.h>
+#include <string.h>
+
+#define GALLOC_SWAR_ONES  0x0101010101010101ull
+#define GALLOC_SWAR_HIGHS 0x8080808080808080ull
+#define GALLOC_SWAR_LOWS7 0x7F7F7F7F7F7F7F7Full
+
+// the 8 bytes at p, byte k of the text in bits 8k..8k+7
+static inline uint64_t galloc_swar_load(const unsigned char * p) {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+#else
+    uint64_t w = 0;
+    for (int k = 7; k >= 0; k--) {
+        w = (w << 8) | p[k];
+    }
+    return w;
+#endif
+}
+
+// the first n bytes (n <= 8) at p, the rest of the word zero; reads only those n bytes
+static inline uint64_t galloc_swar_load_short(const unsigned char * p, size_t n) {
+    uint64_t w = 0;
+    for (size_t k = n; k-- > 0;) {
+        w = (w << 8) | p[k];
+    }
+    return w;
+}
+
+// the word's first n bytes (n <= 8), the others zeroed
+static inline uint64_t galloc_swar_head(uint64_t w, size_t n) {
+    return n >= 8 ? w : w & ((1ull << (8 * n)) - 1);
+}
+
+// 0x80 in each byte of x that is not zero
+static inline uint64_t galloc_swar_nonzero(uint64_t x) {
+    return (((x & GALLOC_SWAR_LOWS7) + GALLOC_SWAR_LOWS7) | x) & GALLOC_SWAR_HIGHS;
+}
+
+// 0x80 in each byte of x that is zero
+static inline uint64_t galloc_swar_zero(uint64_t x) {
+    return galloc_swar_nonzero(x) ^ GALLOC_SWAR_HIGHS;
+}
+
+// 0x80 in each byte equal to c
+static inline uint64_t galloc_swar_equal(uint64_t x, unsigned char c) {
+    return galloc_swar_zero(x ^ (GALLOC_SWAR_ONES * c));
+}
+
+// 0x80 in each byte that is not an ASCII digit: high nibble 3 and low nibble below 10 is a digit
+// (the low nibble plus 6 stays below 0x10 in its byte: no carry out of it)
+static inline uint64_t galloc_swar_nondigit(uint64_t x) {
+    uint64_t high = (x & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull;
+    uint64_t low  = ((x & 0x0F0F0F0F0F0F0F0Full) + 0x0606060606060606ull) & 0x1010101010101010ull;
+    return galloc_swar_nonzero(high | low);
+}
+
+// 0x80 in each byte a JSON string cannot hold as itself: '"', '\\', a control byte (below 0x20)
+// and any byte from 0x80 (UTF-8, checked one sequence at a time)
+static inline uint64_t galloc_swar_not_plain(uint64_t x) {
+    return galloc_swar_equal(x, '"') | galloc_swar_equal(x, '\\') | galloc_swar_zero(x & 0xE0E0E0E0E0E0E0E0ull) | (x & GALLOC_SWAR_HIGHS);
+}
+
+// the index (0..7) of the first byte flagged in a nonzero mask of 0x80s
+static inline unsigned galloc_swar_first(uint64_t mask) {
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned) __builtin_ctzll(mask) >> 3;
+#else
+    unsigned k = 0;
+    while ((mask & 0x80u) == 0) {
+        mask >>= 8;
+        k++;
+    }
+    return k;
+#endif
+}
+
+// the value of the n (1..8) decimal digits the word starts with (checked by the caller), the first
+// the most significant: the digits moved to the word's top bytes (zeros before them), then pairs,
+// fours and the eight combined by multiplies
+static inline uint64_t galloc_swar_digits(uint64_t x, unsigned n) {
+    uint64_t d = (x - 0x3030303030303030ull) << (8 * (8 - n)); // a borrow only reaches the bytes after the digits, shifted out
+    d          = d * 10 + (d >> 8);                             // byte 2k+1: the pair of digits 2k, 2k+1
+    d          = (((d & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) + (((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    return d;
+}

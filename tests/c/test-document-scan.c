@@ -1,0 +1,384 @@
+// test-document-scan.c: the one-pass reader's word-at-a-time scanning against byte-at-a-time truths.
+//
+// The masks and digit arithmetic of galloc-document-swar.h byte by byte on chosen and random words;
+// the string and table-name scanners of the one-pass reader (galloc-document-scan.h, -fast.c) on
+// text that ends exactly where the heap block does (ASan sees any read past it), against a byte
+// loop and a search of ggml's own name tables; and a document in the writers' layout cut short at
+// every byte and with every byte changed, read every way (document_modes_agree: the tree reader is
+// the truth), so that each shortcut the reader takes for that layout is checked where it ends.
+
+#include "check.h"
+#include "document-modes.h"
+#include "galloc-document-impl.h"
+#include "galloc-document-scan.h"
+#include "rng.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+//
+// words
+//
+
+// bytes a scanner cares about, and their neighbours
+static const unsigned char INTERESTING[] = { 0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x2C, 0x2F, 0x30, 0x31,
+                                             0x38, 0x39, 0x3A, 0x40, 0x5B, 0x5C, 0x5D, 0x61, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0,
+                                             0xC2, 0xE0, 0xEF, 0xF0, 0xF4, 0xFA, 0xFF };
+
+static unsigned char random_byte(void) {
+    return rng_below(3) == 0 ? (unsigned char) rng_below(256) : INTERESTING[rng_below((int) sizeof(INTERESTING))];
+}
+
+// the mask a predicate gives byte by byte: 0x80 in byte k (bits 8k..8k+7) where it holds
+static uint64_t mask_of(const unsigned char b[8], int (*holds)(unsigned char)) {
+    uint64_t m = 0;
+    for (int k = 0; k < 8; k++) {
+        if (holds(b[k])) {
+            m |= 0x80ull << (8 * k);
+        }
+    }
+    return m;
+}
+
+static int is_zero(unsigned char c) { return c == 0; }
+static int is_nonzero(unsigned char c) { return c != 0; }
+static int is_quote(unsigned char c) { return c == '"'; }
+static int is_nondigit(unsigned char c) { return c < '0' || c > '9'; }
+static int is_not_plain(unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; }
+
+static void check_word(const unsigned char b[8]) {
+    uint64_t w = 0;
+    for (int k = 0; k < 8; k++) {
+        w |= (uint64_t) b[k] << (8 * k);
+    }
+    CHECK(galloc_swar_load(b) == w);
+    for (size_t n = 0; n <= 8; n++) {
+        uint64_t head = n == 8 ? w : w & ((1ull << (8 * n)) - 1);
+        CHECK(galloc_swar_load_short(b, n) == head);
+        CHECK(galloc_swar_head(w, n) == head);
+    }
+    CHECK(galloc_swar_zero(w) == mask_of(b, is_zero));
+    CHECK(galloc_swar_nonzero(w) == mask_of(b, is_nonzero));
+    CHECK(galloc_swar_equal(w, '"') == mask_of(b, is_quote));
+    CHECK(galloc_swar_nondigit(w) == mask_of(b, is_nondigit));
+    CHECK(galloc_swar_not_plain(w) == mask_of(b, is_not_plain));
+    uint64_t m = mask_of(b, is_nondigit);
+    if (m != 0) {
+        unsigned first = 0;
+        while (!is_nondigit(b[first])) {
+            first++;
+        }
+        CHECK(galloc_swar_first(m) == first);
+    }
+    // the digits the word starts with, whatever follows them
+    for (unsigned n = 1; n <= 8 && !is_nondigit(b[n - 1]); n++) {
+        uint64_t v = 0;
+        for (unsigned k = 0; k < n; k++) {
+            v = v * 10 + (uint64_t) (b[k] - '0');
+        }
+        CHECK_EQ_U64(galloc_swar_digits(w, n), v);
+    }
+}
+
+static void test_words(void) {
+    unsigned char b[8];
+    // every interesting byte at every place of a word of digits, of spaces and of letters
+    static const unsigned char fills[] = { '7', ' ', 'a', 0x00, 0xFF };
+    for (size_t f = 0; f < sizeof(fills); f++) {
+        for (int at = 0; at < 8; at++) {
+            for (size_t i = 0; i < sizeof(INTERESTING); i++) {
+                memset(b, fills[f], 8);
+                b[at] = INTERESTING[i];
+                check_word(b);
+            }
+        }
+    }
+    // digit runs of every length, then anything
+    rng_seed(16);
+    for (int k = 0; k < 20000; k++) {
+        unsigned digits = (unsigned) rng_below(9);
+        for (unsigned j = 0; j < 8; j++) {
+            b[j] = j < digits ? (unsigned char) ('0' + rng_below(10)) : random_byte();
+        }
+        check_word(b);
+    }
+    for (int k = 0; k < 20000; k++) {
+        for (unsigned j = 0; j < 8; j++) {
+            b[j] = random_byte();
+        }
+        check_word(b);
+    }
+}
+
+//
+// strings, at the very end of the text
+//
+
+// the text in a heap block of exactly len bytes (ASan: a read past it is an error)
+static unsigned char * exact_copy(const unsigned char * text, size_t len) {
+    unsigned char * copy = malloc(len > 0 ? len : 1);
+    if (copy != NULL && len > 0) {
+        memcpy(copy, text, len);
+    }
+    return copy;
+}
+
+// what a plain string at text is, byte by byte: its value's length and the bytes read, or false
+static bool string_truth(const unsigned char * text, size_t len, size_t * n, size_t * consumed) {
+    if (len == 0 || text[0] != '"') {
+        return false;
+    }
+    size_t i = 1;
+    while (i < len) {
+        unsigned char c = text[i];
+        if (c == '"') {
+            *n        = i - 1;
+            *consumed = i + 1;
+            return true;
+        }
+        if (c == '\\' || c < 0x20) {
+            return false;
+        }
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t seq = galloc_json_utf8_length(text + i, len - i);
+        if (seq == 0) {
+            return false;
+        }
+        i += seq;
+    }
+    return false;
+}
+
+static void check_string(const unsigned char * text, size_t len) {
+    unsigned char *    copy = exact_copy(text, len);
+    struct galloc_scan s    = { copy, copy + len };
+    const char *       v    = NULL;
+    size_t             n = 0, want_n = 0, want_consumed = 0;
+    bool               ok   = galloc_scan_string(&s, &v, &n);
+    bool               want = string_truth(text, len, &want_n, &want_consumed);
+    CHECK(ok == want);
+    if (ok && want) {
+        CHECK(n == want_n && v == (const char *) copy + 1 && s.p == copy + want_consumed);
+    }
+    free(copy);
+}
+
+static void test_strings(void) {
+    static const unsigned char pieces[][4] = { "a", "Z", " ", "_", "\x7f", "\"", "\\", "\x01", "\x1f", "\xc3\xa9", "\xe2\x82\xac",
+                                               "\xf0\x9f\x98\x80", "\xc3", "\xe2\x82", "\xff", "\xed\xa0\x80", "\xc0\xaf" };
+    rng_seed(17);
+    unsigned char text[96];
+    for (int k = 0; k < 30000; k++) {
+        size_t len = 0;
+        text[len++] = '"';
+        int n_pieces = rng_below(24);
+        for (int j = 0; j < n_pieces; j++) {
+            // mostly plain bytes, so that the special one lands anywhere in a word
+            const unsigned char * piece = rng_below(4) != 0 ? pieces[rng_below(4)] : pieces[rng_below((int) (sizeof(pieces) / sizeof(pieces[0])))];
+            size_t                pl    = strlen((const char *) piece);
+            memcpy(text + len, piece, pl);
+            len += pl;
+        }
+        if (rng_below(4) != 0) {
+            text[len++] = '"';
+        }
+        size_t tail = (size_t) rng_below(12);
+        for (size_t j = 0; j < tail; j++) {
+            text[len++] = (unsigned char) "}, \"x\"]"[rng_below(7)];
+        }
+        check_string(text, len);
+        for (size_t cut = 0; cut < len; cut += 1 + (size_t) rng_below(5)) {
+            check_string(text, cut); // cut short: ends inside the string
+        }
+    }
+}
+
+//
+// ggml's names
+//
+
+static const char * kind_name(int kind, int32_t id) {
+    switch (kind) {
+        case GALLOC_NAME_OP:       return ggml_op_name((enum ggml_op) id);
+        case GALLOC_NAME_TYPE:     return ggml_blck_size((enum ggml_type) id) > 0 && ggml_type_size((enum ggml_type) id) > 0 ? ggml_type_name((enum ggml_type) id) : NULL;
+        case GALLOC_NAME_UNARY_OP: return ggml_unary_op_name((enum ggml_unary_op) id);
+        default:                   return ggml_glu_op_name((enum ggml_glu_op) id);
+    }
+}
+
+static int32_t kind_count(int kind) {
+    switch (kind) {
+        case GALLOC_NAME_OP:       return GGML_OP_COUNT;
+        case GALLOC_NAME_TYPE:     return GGML_TYPE_COUNT;
+        case GALLOC_NAME_UNARY_OP: return GGML_UNARY_OP_COUNT;
+        default:                   return GGML_GLU_OP_COUNT;
+    }
+}
+
+// the first id of ggml's table of that kind whose name is the n bytes at s, by search; -1 for none
+static int32_t name_truth(int kind, const unsigned char * s, size_t n) {
+    for (int32_t id = 0; id < kind_count(kind); id++) {
+        const char * name = kind_name(kind, id);
+        if (name != NULL && strlen(name) == n && memcmp(name, s, n) == 0) {
+            return id;
+        }
+    }
+    return -1;
+}
+
+// "<value>" then tail, at the end of the text: found as the table search finds it
+static int check_table_name(const struct galloc_fast_names * names, int kind, const unsigned char * value, size_t n, const char * tail, bool closed) {
+    unsigned char text[128];
+    size_t        tl  = strlen(tail);
+    size_t        len = 0;
+    text[len++]       = '"';
+    memcpy(text + len, value, n);
+    len += n;
+    if (closed) {
+        text[len++] = '"';
+    }
+    memcpy(text + len, tail, tl);
+    len += tl;
+    unsigned char *    copy = exact_copy(text, len);
+    struct galloc_scan s    = { copy, copy + len };
+    int32_t            id   = -2;
+    bool               ok   = galloc_fast_scan_table_name(&s, names, kind, &id);
+    // the truth from the text: the name is what comes before the first '"' after the opening one
+    const unsigned char * quote = memchr(text + 1, '"', len - 1);
+    int32_t               want  = quote != NULL ? name_truth(kind, text + 1, (size_t) (quote - text - 1)) : -1;
+    CHECK(ok == (want >= 0));
+    if (ok && want >= 0) {
+        CHECK(id == want && s.p == copy + (quote - text) + 1);
+    }
+    if (ok != (want >= 0) || (ok && id != want)) {
+        fprintf(stderr, "  kind %d, \"%.*s\" (%zu bytes), tail \"%s\": found %d, want %d\n", kind, (int) n, (const char *) value, n, tail, ok ? id : -1, want);
+    }
+    free(copy);
+    return want >= 0;
+}
+
+static void test_table_names(void) {
+    struct galloc_fast_names names;
+    galloc_fast_names_build(&names);
+    static const char * const tails[]   = { "", "}", ", \"type\": \"f32\", \"ne\": [4] }", "\"" };
+    static const unsigned char changes[] = { 'A', 'z', '_', '0', '"', '\\', 0x00, 0x1f, 0x7f, 0xc3, 0xff };
+    int                        found    = 0;
+    for (int kind = GALLOC_NAME_OP; kind <= GALLOC_NAME_GLU_OP; kind++) {
+        for (int32_t id = 0; id < kind_count(kind); id++) {
+            const char * name = kind_name(kind, id);
+            if (name == NULL) {
+                continue;
+            }
+            const unsigned char * v = (const unsigned char *) name;
+            size_t                n = strlen(name);
+            for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
+                found += check_table_name(&names, kind, v, n, tails[t], true);
+                check_table_name(&names, kind, v, n, tails[t], false); // never closed
+                check_table_name(&names, kind, v, n - 1, tails[t], true);
+                unsigned char longer[80];
+                memcpy(longer, v, n);
+                longer[n] = '_';
+                check_table_name(&names, kind, longer, n + 1, tails[t], true);
+            }
+            // each byte changed: some give another name of the table, most none
+            for (size_t at = 0; at < n; at++) {
+                for (size_t c = 0; c < sizeof(changes); c++) {
+                    unsigned char changed[80];
+                    memcpy(changed, v, n);
+                    changed[at] = changes[c];
+                    check_table_name(&names, kind, changed, n, tails[rng_below(3)], true);
+                }
+            }
+            // the name as another kind: found only where that kind has it too
+            check_table_name(&names, (kind + 1) % 4, v, n, "}", true);
+        }
+    }
+    CHECK(found > 4 * (GGML_OP_COUNT + GGML_UNARY_OP_COUNT)); // every name, found with every tail
+    static const char * const others[] = { "", "x", "f3", "f322", "ADD ", " ADD", "add", "MUL_MAT_ID_X", "CROSS_ENTROPY_LOSS_BACKX",
+                                           "CROSS_ENTROPY_LOSS_BACK_", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" };
+    for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++) {
+        for (int kind = GALLOC_NAME_OP; kind <= GALLOC_NAME_GLU_OP; kind++) {
+            check_table_name(&names, kind, (const unsigned char *) others[k], strlen(others[k]), "}", true);
+        }
+    }
+}
+
+//
+// a document in the writers' layout, cut and changed everywhere
+//
+
+static const char WRITER_DOCUMENT[] =
+    "{\n  \"format\": \"galloc-graph\",\n  \"version\": 1,\n  \"name\": \"scan\",\n"
+    "  \"buffer_types\": [ { \"name\": \"dev0\", \"alignment\": 32, \"max_size\": null }, { \"name\": \"dev1\", \"alignment\": 64, \"max_size\": 1073741824 } ],\n"
+    "  \"tensors\": [\n"
+    "    { \"name\": \"weights.with.a.long.name.0123456789\", \"op\": \"NONE\", \"type\": \"q4_0\", \"ne\": [4096, 11008], \"buffer_type\": 0 },\n"
+    "    { \"name\": \"inp\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4096, 512, 1, 2], \"flags\": [\"input\"] },\n"
+    "    { \"name\": \"x\", \"op\": \"NONE\", \"type\": \"i32\", \"ne\": [512], \"flags\": [\"input\", \"output\", \"param\", \"loss\"], \"external\": true },\n"
+    "    { \"name\": \"node_3\", \"op\": \"MUL_MAT\", \"type\": \"f32\", \"ne\": [11008, 512, 2], \"src\": [0, 1], \"flags\": [\"compute\"], \"buffer_type\": 1 },\n"
+    "    { \"name\": \"\", \"op\": \"UNARY\", \"unary_op\": \"SILU\", \"type\": \"f32\", \"ne\": [11008, 512, 2], \"src\": [3], \"flags\": [\"compute\"] },\n"
+    "    { \"name\": \"g\", \"op\": \"GLU\", \"glu_op\": \"SWIGLU\", \"type\": \"f32\", \"ne\": [11008, 512, 2], \"src\": [3, 4], \"flags\": [\"output\", \"compute\"] },\n"
+    "    { \"name\": \"v (view)\", \"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [11008, 256], \"nb\": [4, 44032, 22544384, 22544384], \"src\": [5], \"view_src\": 5, \"view_offs\": 0, \"flags\": [\"compute\"] },\n"
+    "    { \"name\": \"t\", \"op\": \"TRANSPOSE\", \"type\": \"f32\", \"ne\": [256, 11008], \"nb\": [44032, 4, 11272192, 11272192], \"src\": [6], \"view_src\": 5, \"view_offs\": 4, \"flags\": [\"compute\"] },\n"
+    "    { \"name\": \"fa\", \"op\": \"FLASH_ATTN_EXT\", \"type\": \"f32\", \"ne\": [128, 32, 512], \"src\": [1, 1, 1, null, null], \"flags\": [\"compute\"], \"alloc_size\": 999999999999 },\n"
+    "    { \"name\": \"ce\", \"op\": \"CROSS_ENTROPY_LOSS_BACK\", \"type\": \"f32\", \"ne\": [1], \"src\": [8, 1, 8], \"flags\": [\"output\", \"compute\"] }\n"
+    "  ],\n"
+    "  \"nodes\": [3, 4, 5, 6, 7, 8, 9],\n"
+    "  \"leafs\": [0, 1, 2],\n"
+    "  \"node_buffer_ids\": [1, 0, 0, 0, 0, 0, 0],\n"
+    "  \"leaf_buffer_ids\": [0, 0, 0]\n"
+    "}\n";
+
+static bool agree_exact(const unsigned char * text, size_t len, bool * took) {
+    unsigned char * copy = exact_copy(text, len);
+    char            why[512];
+    bool            ok = document_modes_agree_taken((const char *) copy, len, took, why, sizeof(why));
+    if (!ok) {
+        fprintf(stderr, "  %.*s\n  -> %s\n", (int) len, (const char *) text, why);
+    }
+    free(copy);
+    return ok;
+}
+
+static void test_writer_document(void) {
+    const unsigned char * doc = (const unsigned char *) WRITER_DOCUMENT;
+    const size_t          len = sizeof(WRITER_DOCUMENT) - 1;
+    bool                  took = false;
+    CHECK(agree_exact(doc, len, &took));
+    CHECK(took); // the one pass reads it all itself: its shortcuts are the ones checked below
+    int failures = 0;
+    for (size_t cut = 0; cut < len && failures < 5; cut++) {
+        failures += !agree_exact(doc, cut, NULL);
+    }
+    static const unsigned char changes[] = { ' ', '\n', '0', '9', '-', '.', 'e', 'n', '"', '\\', ',', ']', '}', 'x', 0x00, 0xc3 };
+    unsigned char *            changed   = malloc(len);
+    CHECK(changed != NULL);
+    for (size_t at = 0; changed != NULL && at < len && failures < 5; at++) {
+        for (size_t c = 0; c < sizeof(changes); c++) {
+            memcpy(changed, doc, len);
+            changed[at] = changes[c];
+            failures += !agree_exact(changed, len, NULL);
+        }
+    }
+    // a digit more at every place (numbers of 19 and 20 digits, leading zeros)
+    unsigned char * longer = malloc(len + 1);
+    for (size_t at = 0; longer != NULL && at <= len && failures < 5; at++) {
+        memcpy(longer, doc, at);
+        longer[at] = '0';
+        memcpy(longer + at + 1, doc + at, len - at);
+        failures += !agree_exact(longer, len + 1, NULL);
+    }
+    CHECK(failures == 0);
+    free(changed);
+    free(longer);
+}
+
+int main(void) {
+    RUN(test_words);
+    RUN(test_strings);
+    RUN(test_table_names);
+    RUN(test_writer_document);
+    return check_report("test-document-scan");
+}
