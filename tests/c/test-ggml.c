@@ -805,6 +805,34 @@ static void test_graph_multiple_contexts(void) {
     ggml_free(ctx_a);
 }
 
+// ggml_build_forward_select walks the branches it does not pick without the compute flag; a later
+// expand that reaches such a branch again marks it, down through every source with an op
+static void test_graph_select_then_compute(void) {
+    struct ggml_context * ctx = ctx_new();
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    struct ggml_tensor * a = input_1d(ctx, 4);
+    struct ggml_tensor * b = ggml_sqr(ctx, a);
+    struct ggml_tensor * c = ggml_sqrt(ctx, b);
+    struct ggml_tensor * e = ggml_scale(ctx, a, 2.0f);
+    struct ggml_tensor * branches[2] = { c, e };
+    CHECK(ggml_build_forward_select(g, branches, 2, 1) == e);
+    CHECK((e->flags & GGML_TENSOR_FLAG_COMPUTE) && !(b->flags & GGML_TENSOR_FLAG_COMPUTE) && !(c->flags & GGML_TENSOR_FLAG_COMPUTE));
+    struct ggml_tensor * d = ggml_add(ctx, e, b); // b met again, with compute: marked; c is not reached
+    ggml_build_forward_expand(g, d);
+    CHECK((b->flags & GGML_TENSOR_FLAG_COMPUTE) && !(c->flags & GGML_TENSOR_FLAG_COMPUTE));
+    struct ggml_tensor * f = ggml_add(ctx, d, c); // c met again: marked (b is already)
+    ggml_build_forward_expand(g, f);
+    CHECK((c->flags & GGML_TENSOR_FLAG_COMPUTE) && !(a->flags & GGML_TENSOR_FLAG_COMPUTE));
+    struct ggml_tensor * h = ggml_sqr(ctx, ggml_sqrt(ctx, ggml_sqr(ctx, a))); // a chain picked against
+    struct ggml_tensor * pick[2] = { h, f };
+    ggml_build_forward_select(g, pick, 2, 1);
+    CHECK(!(h->flags & GGML_TENSOR_FLAG_COMPUTE) && !(h->src[0]->src[0]->flags & GGML_TENSOR_FLAG_COMPUTE));
+    ggml_build_forward_expand(g, h); // h met again: the walk marks both below it
+    CHECK((h->flags & GGML_TENSOR_FLAG_COMPUTE) && (h->src[0]->flags & GGML_TENSOR_FLAG_COMPUTE) &&
+          (h->src[0]->src[0]->flags & GGML_TENSOR_FLAG_COMPUTE));
+    ggml_free(ctx);
+}
+
 static void test_graph_auto_names_and_order(void) {
     struct ggml_context * ctx = ctx_new();
     struct ggml_cgraph * g = ggml_new_graph_custom(ctx, 16, false);
@@ -963,6 +991,7 @@ int main(void) {
         { "graph_view_inplace",         test_graph_view_inplace },
         { "graph_multiple_contexts",    test_graph_multiple_contexts },
         { "graph_auto_names_and_order", test_graph_auto_names_and_order },
+        { "graph_select_then_compute",  test_graph_select_then_compute },
         { "graph_deep_chain",           test_graph_deep_chain },
         { "graph_full_aborts",          test_graph_full_aborts },
         { "hash_set",                   test_hash_set },

@@ -10,7 +10,8 @@
 // allow; on larger ones every plan it returns passes the
 // checker and is never above the plan it started from, and a longer run (the same seed, more
 // moves) is never above a shorter one. The planner's entry lowers a one-chunk plan to the
-// optimum and leaves a plan over more chunks alone.
+// optimum and leaves a plan over more chunks alone; after an unproved exact search
+// (galloc-whatif-after.c), the plan is lowered and proved only at the enumerated optimum.
 
 #include "check.h"
 #include "galloc-whatif-repair.h"
@@ -325,10 +326,75 @@ static void test_repair_plan(void) {
     CHECK(bound_cases > 10);
 }
 
+// after the exact search (galloc_whatif_after_search): an unproved plan is lowered by the repair
+// search to the bound the search proved and is then proved optimal; a plan is never made worse,
+// never fails the test's checker, is never proved above the optimum of the test's own enumeration,
+// and the bound never passes that optimum (also when the bound given is below the optimum and the
+// time runs out); a proved plan, no time, or a max size that binds leave the plan alone
+#define AFTER_BUDGET_MS 20000 // a limit only: the repair meets the bound given in far less
+#define SHORT_BUDGET_MS 40    // the bound given below the optimum: the time runs out
+static void test_after_search(void) {
+    rng_seed(5);
+    int proved = 0, lowered = 0;
+    for (int round = 0; round < 130; round++) {
+        struct galloc_whatif_item items[8];
+        int32_t                   n = 3 + rng_below(5);
+        random_items(items, n, 6, 4);
+        bool above = round >= 100; // the problem above the max load
+        if (above) {
+            n = (int32_t) (sizeof(above_load) / sizeof(above_load[0]));
+            memcpy(items, above_load, sizeof(above_load));
+        }
+        struct galloc_whatif_problem p = problem_of(items, n);
+        struct galloc_whatif_index   x;
+        struct galloc_whatif_plan    plan;
+        struct galloc_error          err;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK(galloc_whatif_plan_init(&plan, n, "exact"));
+        tight_stacked(&p, NULL, plan.offsets);
+        galloc_whatif_plan_finish(&p, &plan);
+        uint64_t best = own_optimum(&p), start = plan.total, load = own_max_load(&p);
+        // what an exact search could have proved: the optimum, or (rounds 120 on) the max load only
+        bool short_time = round >= 120;
+        plan.bound      = short_time ? load : best;
+        CHECK(galloc_whatif_after_search(&p, &x, short_time ? SHORT_BUDGET_MS : AFTER_BUDGET_MS, &plan));
+        CHECK(own_no_overlap(&p, plan.offsets));
+        CHECK_EQ_U64(own_peak(&p, plan.offsets), plan.total);
+        CHECK(plan.total <= start && plan.total >= best && plan.bound <= best);
+        CHECK(!plan.proved_optimal || (plan.total == best && plan.bound == best));
+        CHECK(short_time || (plan.proved_optimal && plan.total == best)); // the repair stops at the bound, which it reaches
+        proved += plan.proved_optimal;
+        lowered += plan.total < start;
+        // no time, or proved already: left alone
+        tight_stacked(&p, NULL, plan.offsets);
+        galloc_whatif_plan_finish(&p, &plan);
+        plan.proved_optimal = false;
+        plan.bound          = load;
+        CHECK(galloc_whatif_after_search(&p, &x, 0, &plan));
+        CHECK(!plan.proved_optimal && plan.total == start);
+        plan.proved_optimal = true;
+        CHECK(galloc_whatif_after_search(&p, &x, AFTER_BUDGET_MS, &plan));
+        CHECK_EQ_U64(plan.total, start);
+        // a max size that binds: neither the repair nor the window bound is for it
+        galloc_whatif_index_free(&x);
+        p.max_size = 4;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        if (!galloc_whatif_unlimited(&p, &x) && start > load) {
+            plan.proved_optimal = false;
+            CHECK(galloc_whatif_after_search(&p, &x, AFTER_BUDGET_MS, &plan));
+            CHECK(!plan.proved_optimal && plan.total == start);
+        }
+        galloc_whatif_plan_release(&plan);
+        galloc_whatif_index_free(&x);
+    }
+    CHECK(proved >= 120 && lowered > 60);
+}
+
 int main(void) {
     RUN(test_fill_against_enumeration);
     RUN(test_repair_reaches_optimum);
     RUN(test_repair_plans_checked);
     RUN(test_repair_plan);
+    RUN(test_after_search);
     return check_report("test-whatif-repair");
 }

@@ -917,7 +917,19 @@ struct ggml_cgraph ggml_graph_view(struct ggml_cgraph * cgraph0, int i0, int i1)
 
 // flags the sources of an already visited tensor (and theirs) as computed, as ggml does when a
 // tensor first reached by ggml_build_forward_select without the flag is expanded again
+// a source the walk below marks: one with an op that does not have the flag yet
+static bool graph_needs_mark(const struct ggml_tensor * src) {
+    return src != NULL && !(src->flags & GGML_TENSOR_FLAG_COMPUTE) && src->op != GGML_OP_NONE;
+}
+
 static void graph_mark_compute(struct ggml_cgraph * cgraph, struct ggml_tensor * node) {
+    bool any = false; // usually every source is marked already (a tensor met again): no walk
+    for (int i = 0; i < GGML_MAX_SRC && !any; i++) {
+        any = graph_needs_mark(node->src[i]);
+    }
+    if (!any) {
+        return;
+    }
     size_t cap = 64, depth = 0;
     struct ggml_tensor ** stack = (struct ggml_tensor **) malloc(cap * sizeof(*stack));
     if (stack == NULL) {
@@ -929,7 +941,7 @@ static void graph_mark_compute(struct ggml_cgraph * cgraph, struct ggml_tensor *
         struct ggml_tensor * t = stack[--depth];
         for (int i = 0; i < GGML_MAX_SRC; i++) {
             struct ggml_tensor * src = t->src[i];
-            if (src == NULL || (src->flags & GGML_TENSOR_FLAG_COMPUTE) || src->op == GGML_OP_NONE) {
+            if (!graph_needs_mark(src)) {
                 continue; // a source without an op never gets the flag: nothing to walk below it
             }
             src->flags |= GGML_TENSOR_FLAG_COMPUTE;
@@ -1003,14 +1015,14 @@ static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root, 
         return;
     }
     stack[depth++] = (struct graph_walk_frame) { root, 0 };
+    const bool right_to_left = cgraph->order == GGML_CGRAPH_EVAL_ORDER_RIGHT_TO_LEFT;
 
     while (depth > 0) {
         struct graph_walk_frame * top = &stack[depth - 1];
         struct ggml_tensor * src = NULL;
         while (src == NULL && top->next_src < GGML_MAX_SRC) {
             const int i = top->next_src++;
-            const int k = cgraph->order == GGML_CGRAPH_EVAL_ORDER_RIGHT_TO_LEFT ? GGML_MAX_SRC - 1 - i : i;
-            src = top->node->src[k];
+            src = top->node->src[right_to_left ? GGML_MAX_SRC - 1 - i : i];
         }
         if (src == NULL) {
             graph_visit_leave(cgraph, top->node);

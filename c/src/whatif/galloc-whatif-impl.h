@@ -97,3 +97,9 @@ bool galloc_whatif_window_bound(const struct galloc_whatif_problem * problem, co
 // budget_ms may raise plan->bound, up to proving it (proved_optimal, bound = total); false: out of memory
 bool galloc_whatif_bound_plan(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index, uint32_t budget_ms,
                               struct galloc_whatif_plan * plan);
+
+// galloc-whatif-after.c: after the exact search, when plan (its result) is not proved optimal:
+// half of budget_ms to the repair search (a lower plan), the rest to the window bound (a proof);
+// plan stays checked-or-better and its bound sound; false: out of memory
+bool galloc_whatif_after_search(const struct galloc_whatif_problem * problem, const struct galloc_whatif_index * index, uint32_t budget_ms,
+                                struct galloc_whatif_plan * plan);

@@ -69,13 +69,13 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
     }
     ok = ok && galloc_whatif_plan_init(&plans[GALLOC_WHATIF_EXACT], p->n_items, "exact");
     if (ok && start >= 0) {
-        // an eighth of the time for the window bound (galloc-whatif-bound.c), spent only when the
-        // search proved nothing
+        // an eighth of the time for after the search (galloc-whatif-after.c: the repair search,
+        // then the window bound), spent only when the search proved nothing
         uint32_t bound_ms = galloc_whatif_unlimited(p, &x) ? budget_ms / 8 : 0;
         double   t0       = galloc_whatif_now_ms();
         ok = galloc_whatif_exact(p, &x, &plans[start], budget_ms - bound_ms, &plans[GALLOC_WHATIF_EXACT]);
         double left = (double) budget_ms - (galloc_whatif_now_ms() - t0);
-        ok = ok && galloc_whatif_bound_plan(p, &x, left > 0 && bound_ms ? (uint32_t) left : 0, &plans[GALLOC_WHATIF_EXACT]);
+        ok = ok && galloc_whatif_after_search(p, &x, left > 0 && bound_ms ? (uint32_t) left : 0, &plans[GALLOC_WHATIF_EXACT]);
         if (ok) {
             plans[GALLOC_WHATIF_EXACT].checked = galloc_whatif_check(p, &plans[GALLOC_WHATIF_EXACT], &msg);
         }
