@@ -39,7 +39,7 @@ const CASES = [
   ...(process.env.UPSTREAM_API ? apiCases('upstream') : []),
 ];
 
-// the planner path before the reader and writer rework (reference data, measured at its commit)
+// the planner path before this round of work on it (reference data, measured at its commit: bench/planner-path-before.json)
 const BEFORE = JSON.parse(readFileSync(new URL('./planner-path-before.json', import.meta.url), 'utf8'));
 const before = (graph, phase) => BEFORE.results.find((b) => b.graph === graph && b.phase === phase);
 

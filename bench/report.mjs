@@ -34,6 +34,9 @@ const docs = readLines('build/bench-docs.jsonl');
 const wasm = new Map(readLines('build/bench-wasm.jsonl').map((r) => [r.graph, r]));
 const hostile = readLines('build/bench-hostile.jsonl');
 const reference = readJson('bench/upstream-instructions.json');
+// the planner path before this round of work on it (bench/planner-path-before.json: callgrind at its commit)
+const pathBefore = readJson('bench/planner-path-before.json');
+const before = (graph, phase) => pathBefore.results.find((b) => b.graph === graph && b.phase === phase);
 // "SECONDS LOAD1 LOAD5 LOAD15" written by the bench recipe when the runs start and when they end
 const stamp = (p) => (existsSync(p) ? readFileSync(p, 'utf8').trim().split(/\s+/) : null);
 const started = stamp('build/bench-start.txt');
@@ -148,12 +151,18 @@ for (const r of path) {
   const up = upstreamInstr(r.graph);
   const upBuilt = upstreamInstr(r.graph, 'build');
   const perTensor = (n) => int(n != null ? n / r.tensors : null);
+  const was = ['all', 'read', 'plan', 'write'].map((p) => before(r.graph, p));
+  const wasPerTensor = (b) => int(b != null ? b.instructions_per_plan / b.tensors : null);
   pathRows.push([label(r.graph), int(r.tensors), `${int(r.document_bytes / 1024)} / ${int(r.plan_bytes / 1024)}`, int(all),
     perTensor(all), phases.every((p) => p != null) ? phases.map(perTensor).join(' / ') : '–',
+    was[0] ? `${wasPerTensor(was[0])}${was.slice(1).every(Boolean) ? ` (${was.slice(1).map(wasPerTensor).join(' / ')})` : ''}` : '–',
     perTensor(up), ratio(all, up), perTensor(upBuilt), ratio(all, upBuilt), faults(r.faults_per_plan), wall(r)]);
 }
 say(table(['graph', 'tensors', 'KiB in / out', 'instructions', 'per tensor', 'read / plan / write per tensor',
+  `before, at ${pathBefore.commit}: per tensor (read / plan / write)`,
   'upstream: plan per tensor', 'ratio to it', 'upstream: build + plan per tensor', 'ratio to it', 'faults', 'ms, stock glibc'], pathRows));
+say();
+say(`(Before: \`bench/planner-path-before.json\`, ${pathBefore.about.replace(/^bench-planner-path under callgrind /, '')}.)`);
 say();
 const binaryRows = path.map((r) => [r, count('bench-planner-path', r.graph, 'fresh', 'binary')]).filter(([, n]) => n != null);
 if (binaryRows.length) {
