@@ -1,6 +1,6 @@
 // test-document-scan.c: the one-pass reader's word-at-a-time scanning against byte-at-a-time truths.
 //
-// The masks and digit arithmetic of galloc-document-swar.h byte by byte on chosen and random words;
+// The masks of galloc-document-swar.h byte by byte on chosen and random words;
 // the string and table-name scanners of the one-pass reader (galloc-document-scan.h, -fast.c) on
 // text that ends exactly where the heap block does (ASan sees any read past it), against a byte
 // loop and a search of ggml's own name tables; and a document in the writers' layout cut short at
@@ -60,7 +60,6 @@ static void check_word(const unsigned char b[8]) {
     CHECK(galloc_swar_zero(w) == mask_of(b, is_zero));
     CHECK(galloc_swar_nonzero(w) == mask_of(b, is_nonzero));
     CHECK(galloc_swar_equal(w, '"') == mask_of(b, is_quote));
-    CHECK(galloc_swar_nondigit(w) == mask_of(b, is_nondigit));
     CHECK(galloc_swar_not_plain(w) == mask_of(b, is_not_plain));
     uint64_t m = mask_of(b, is_nondigit);
     if (m != 0) {
@@ -69,14 +68,6 @@ static void check_word(const unsigned char b[8]) {
             first++;
         }
         CHECK(galloc_swar_first(m) == first);
-    }
-    // the digits the word starts with, whatever follows them
-    for (unsigned n = 1; n <= 8 && !is_nondigit(b[n - 1]); n++) {
-        uint64_t v = 0;
-        for (unsigned k = 0; k < n; k++) {
-            v = v * 10 + (uint64_t) (b[k] - '0');
-        }
-        CHECK_EQ_U64(galloc_swar_digits(w, n), v);
     }
 }
 

@@ -122,12 +122,12 @@ static inline int32_t names_find(const struct galloc_fast_names * names, int kin
     uint16_t tag = name_tag(kind, n);
     for (uint32_t k = 0, h = name_hash(w0, w1, tag); k < GALLOC_FAST_NAME_SLOTS; k++) {
         const struct galloc_fast_name_slot * slot = &names->slots[(h + k) & NAME_SLOT_MASK];
-        if (slot->word[0] == w0 && slot->word[1] == w1 && slot->tag == tag && slot->id != 0 &&
+        if (slot->id == 0) {
+            return -1; // an empty slot (the only field set in one): the name is in none
+        }
+        if (slot->word[0] == w0 && slot->word[1] == w1 && slot->tag == tag &&
             (n <= 16 || memcmp(kind_name(kind, slot->id - 1) + 16, s + 16, n - 16) == 0)) {
             return slot->id - 1;
-        }
-        if (slot->id == 0) {
-            return -1;
         }
     }
     return -1;
@@ -609,7 +609,6 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
     unsigned seen = 0; // members given, null or not: one given twice is the parser's error
     bool     done = false;
     if (at_text(s, "{ \"name\": ", 10)) {
-#define NEXT_WORD() (w = end - s->p >= 24 ? galloc_swar_load(s->p) : 0)
 #define IN_ORDER(m, key)                                                  \
         if (at_text(s, ", \"" key "\": ", sizeof(key) + 5)) {            \
             s->p += sizeof(key) + 5;                                       \

@@ -2,7 +2,7 @@
 //
 // For the scanners of galloc-document-scan.h: a word is eight bytes loaded with memcpy (no
 // alignment assumed) and held in little-endian order on every host (byte k of the text is bits
-// 8k..8k+7 of the word), so the masks, "the first byte that ..." and the digit arithmetic below
+// 8k..8k+7 of the word), so the masks and "the first byte that ..." below
 // mean the same everywhere. Each mask is exact: 0x80 in a byte that has the property, 0 in the
 // others (no false positive from a carry between bytes). The caller makes sure 8 bytes are there.
 
@@ -70,14 +70,6 @@ static inline uint64_t galloc_swar_equal(uint64_t x, unsigned char c) {
     return galloc_swar_zero(x ^ (GALLOC_SWAR_ONES * c));
 }
 
-// 0x80 in each byte that is not an ASCII digit: high nibble 3 and low nibble below 10 is a digit
-// (the low nibble plus 6 stays below 0x10 in its byte: no carry out of it)
-static inline uint64_t galloc_swar_nondigit(uint64_t x) {
-    uint64_t high = (x & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull;
-    uint64_t low  = ((x & 0x0F0F0F0F0F0F0F0Full) + 0x0606060606060606ull) & 0x1010101010101010ull;
-    return galloc_swar_nonzero(high | low);
-}
-
 // 0x80 in each byte a JSON string cannot hold as itself: '"', '\\', a control byte (below 0x20)
 // and any byte from 0x80 (UTF-8, checked one sequence at a time)
 static inline uint64_t galloc_swar_not_plain(uint64_t x) {
@@ -96,14 +88,4 @@ static inline unsigned galloc_swar_first(uint64_t mask) {
     }
     return k;
 #endif
-}
-
-// the value of the n (1..8) decimal digits the word starts with (checked by the caller), the first
-// the most significant: the digits moved to the word's top bytes (zeros before them), then pairs,
-// fours and the eight combined by multiplies
-static inline uint64_t galloc_swar_digits(uint64_t x, unsigned n) {
-    uint64_t d = (x - 0x3030303030303030ull) << (8 * (8 - n)); // a borrow only reaches the bytes after the digits, shifted out
-    d          = d * 10 + (d >> 8);                             // byte 2k+1: the pair of digits 2k, 2k+1
-    d          = (((d & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) + (((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-    return d;
 }
