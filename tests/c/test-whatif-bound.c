@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "rng.h"
+#include "whatif-random.h"
 #include "galloc-whatif-impl.h"
 #include "galloc-whatif.h"
 
@@ -73,19 +74,6 @@ static uint64_t brute_total(const struct brute * br) {
     return top;
 }
 
-// the most bytes live at one step, by the test's own count
-static uint64_t own_max_load(const struct galloc_whatif_item * items, int32_t n) {
-    uint64_t peak = 0;
-    for (int32_t i = 0; i < n; i++) {
-        uint64_t live = 0;
-        for (int32_t k = 0; k < n; k++) {
-            live += items[k].first <= items[i].first && items[i].first <= items[k].last ? items[k].size : 0;
-        }
-        peak = live > peak ? live : peak;
-    }
-    return peak;
-}
-
 static bool has_conflict(const struct galloc_whatif_item * items, int32_t n, int32_t i) {
     for (int32_t k = 0; k < n; k++) {
         if (k != i && overlaps_in_time(&items[k], &items[i])) {
@@ -108,7 +96,7 @@ static bool brute_before(const struct galloc_whatif_item * items, int32_t n, int
 // one within every larger T, so the first T without one is the optimum less one, and only that
 // search (the longest) has to run to its end.
 static uint64_t brute_optimum(const struct galloc_whatif_item * items, int32_t n) {
-    uint64_t load = own_max_load(items, n), total = 0;
+    uint64_t load = whatif_own_max_load(items, n), total = 0;
     struct brute br = { items, n, { 0 }, { 0 }, load };
     for (int32_t i = 0; i < n; i++) {
         br.order[i] = i;
@@ -146,7 +134,7 @@ static int32_t random_items(struct galloc_whatif_item * items, int32_t n, int64_
 
 // one filler per step of [t0, t0 + steps), so that every step holds as much as the fullest
 static int32_t add_fillers(struct galloc_whatif_item * items, int32_t n, int64_t t0, int steps) {
-    uint64_t top = own_max_load(items, n);
+    uint64_t top = whatif_own_max_load(items, n);
     int32_t  m   = n;
     for (int64_t t = t0; t < t0 + steps; t++) {
         uint64_t live = 0;
@@ -164,7 +152,7 @@ static int32_t add_fillers(struct galloc_whatif_item * items, int32_t n, int64_t
 // after the items (steps [0, steps)), a tail of single-step items, each no larger than the
 // max load, none crossing into the items' steps: it adds sections but not to the optimum
 static int32_t add_tail(struct galloc_whatif_item * items, int32_t n, int steps, int tail) {
-    uint64_t top = own_max_load(items, n);
+    uint64_t top = whatif_own_max_load(items, n);
     for (int k = 0; k < tail; k++) {
         items[n] = (struct galloc_whatif_item) { n, 1, 1 + (uint64_t) rng_below((int) top), steps + k, steps + k };
         n++;
@@ -269,7 +257,7 @@ static void test_zero_slack(void) {
         struct galloc_whatif_problem p = problem_of(items, n);
         uint64_t optimum = brute_optimum(items, n);
         check_bound(&p, optimum, false, seed);
-        bool gadget = optimum > own_max_load(items, n);
+        bool gadget = optimum > whatif_own_max_load(items, n);
         int32_t with_tail = add_tail(items, n, 5, 8);
         p                 = problem_of(items, with_tail);
         CHECK_EQ_U64(brute_optimum(items, with_tail), optimum); // the tail changes nothing
@@ -296,7 +284,7 @@ static void test_grain(void) {
         rng_seed((uint64_t) seed + 1000); // the zero-slack problems of test_zero_slack
         int32_t n = random_items(items, 5 + rng_below(2), 0, 5, 4);
         n         = add_fillers(items, n, 0, 5);
-        if (brute_optimum(items, n) == own_max_load(items, n) && (seed % 64 != 0)) {
+        if (brute_optimum(items, n) == whatif_own_max_load(items, n) && (seed % 64 != 0)) {
             continue; // mostly the gadgets, whose optimum is above the max load
         }
         uint64_t g = 2 + (uint64_t) (seed % 2);
@@ -305,7 +293,7 @@ static void test_grain(void) {
         CHECK(galloc_whatif_grain(&p) % g == 0);
         uint64_t optimum = brute_optimum(items, n);
         CHECK(optimum % g == 0); // the claim of galloc-whatif-grain.c, by the brute force's own count
-        bool gadget = optimum > own_max_load(items, n);
+        bool gadget = optimum > whatif_own_max_load(items, n);
         check_bound(&p, optimum, false, seed);
         check_proof(&p, optimum, false, seed);
         // the search's bound is a multiple of g (a decision that fails at T proves T + g)

@@ -20,6 +20,7 @@
 #include "galloc-whatif-exact.h"
 #include "rng.h"
 #include "tight-problems.h"
+#include "whatif-random.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,13 +91,6 @@ static bool own_before(const struct galloc_whatif_problem * p, const bool * live
     return a < b;
 }
 
-static void random_items(struct galloc_whatif_item * items, int32_t n, int steps, int max_size) {
-    for (int32_t i = 0; i < n; i++) {
-        int a = rng_below(steps), b = rng_below(steps);
-        items[i] = (struct galloc_whatif_item) { i, 1, (uint64_t) (1 + rng_below(max_size)), a < b ? a : b, a < b ? b : a };
-    }
-}
-
 //
 // the orders
 //
@@ -107,7 +101,7 @@ static void test_static_orders(void) {
         rng_seed((uint64_t) seed * 7727 + 1);
         struct galloc_whatif_item    items[40];
         int32_t                      n = 2 + rng_below(38);
-        random_items(items, n, 2 + rng_below(20), 1 + rng_below(9));
+        whatif_random_items(items, n, 2 + rng_below(20), 1 + rng_below(9));
         struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
         struct galloc_whatif_index   x;
         struct galloc_error          err;
@@ -144,7 +138,7 @@ static void test_perturbed_orders(void) {
         rng_seed((uint64_t) seed * 6421 + 11);
         struct galloc_whatif_item    items[64];
         int32_t                      n = 2 + rng_below(62);
-        random_items(items, n, 2 + rng_below(20), 1 + rng_below(9));
+        whatif_random_items(items, n, 2 + rng_below(20), 1 + rng_below(9));
         struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
         struct galloc_whatif_index   x;
         struct galloc_error          err;
@@ -191,7 +185,7 @@ static void test_rerank(void) {
         rng_seed((uint64_t) seed * 15401 + 3);
         struct galloc_whatif_item    items[32];
         int32_t                      n = 3 + rng_below(29);
-        random_items(items, n, 3 + rng_below(16), 1 + rng_below(12));
+        whatif_random_items(items, n, 3 + rng_below(16), 1 + rng_below(12));
         struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
         struct galloc_whatif_index   x;
         struct galloc_error          err;
@@ -279,7 +273,7 @@ static void test_fits_after(void) {
         rng_seed((uint64_t) seed * 92821 + 5);
         struct galloc_whatif_item    items[24];
         int32_t                      n = 2 + rng_below(22);
-        random_items(items, n, 2 + rng_below(12), 1 + rng_below(10));
+        whatif_random_items(items, n, 2 + rng_below(12), 1 + rng_below(10));
         struct galloc_whatif_problem p = { n, items, 1, GALLOC_NO_MAX_SIZE, 0 };
         struct galloc_whatif_index   x;
         struct galloc_error          err;
@@ -507,7 +501,7 @@ static void test_above_the_load(void) {
         rng_seed((uint64_t) seed * 3301 + 17);
         struct galloc_whatif_item items[16];
         int32_t                   n = 5 + rng_below(2);
-        random_items(items, n, 5, 4);
+        whatif_random_items(items, n, 5, 4);
         uint64_t live[5] = { 0 }, load = 0;
         for (int32_t i = 0; i < n; i++) {
             for (int64_t t = items[i].first; t <= items[i].last; t++) {

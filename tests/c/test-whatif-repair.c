@@ -17,6 +17,7 @@
 #include "galloc-whatif-repair.h"
 #include "rng.h"
 #include "tight-problems.h"
+#include "whatif-random.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,19 +57,6 @@ static uint64_t own_peak(const struct galloc_whatif_problem * p, const uint64_t 
     return most;
 }
 
-// the most bytes live at one step
-static uint64_t own_max_load(const struct galloc_whatif_problem * p) {
-    uint64_t most = 0;
-    for (int64_t t = -1; t < 64; t++) {
-        uint64_t at = 0;
-        for (int32_t i = 0; i < p->n_items; i++) {
-            at += p->items[i].first <= t && t <= p->items[i].last ? p->items[i].size : 0;
-        }
-        most = at > most ? at : most;
-    }
-    return most;
-}
-
 // can the items with is_free set go within [0, T), each at every offset tried, missing the
 // others (which stay at off[]) and each other? Free items q and after; off[] of those is scratch
 static bool own_fill(const struct galloc_whatif_problem * p, uint64_t * off, const bool * is_free, int32_t q, uint64_t T) {
@@ -102,18 +90,10 @@ static uint64_t own_optimum(const struct galloc_whatif_problem * p) {
     for (int32_t i = 0; i < p->n_items; i++) {
         all[i] = true;
     }
-    for (uint64_t T = own_max_load(p);; T++) {
+    for (uint64_t T = whatif_own_max_load(p->items, p->n_items);; T++) {
         if (own_fill(p, off, all, 0, T)) {
             return T;
         }
-    }
-}
-
-// n random items over steps [0, steps), 1 .. max_size bytes each
-static void random_items(struct galloc_whatif_item * items, int32_t n, int steps, int max_size) {
-    for (int32_t i = 0; i < n; i++) {
-        int a = rng_below(steps), b = rng_below(steps);
-        items[i] = (struct galloc_whatif_item) { i, 1, (uint64_t) (1 + rng_below(max_size)), a < b ? a : b, a < b ? b : a };
     }
 }
 
@@ -148,7 +128,7 @@ static void test_fill_against_enumeration(void) {
     for (int round = 0; round < 3000; round++) {
         struct galloc_whatif_item items[9];
         int32_t                   n = 4 + rng_below(6);
-        random_items(items, n, 6, 4);
+        whatif_random_items(items, n, 6, 4);
         struct galloc_whatif_problem p = problem_of(items, n);
         struct galloc_whatif_index   x;
         struct galloc_error          err;
@@ -212,7 +192,7 @@ static void test_repair_reaches_optimum(void) {
     for (int round = 0; round < 320; round++) {
         struct galloc_whatif_item items[8];
         int32_t                   n = 2 + rng_below(6);
-        random_items(items, n, 6, 4);
+        whatif_random_items(items, n, 6, 4);
         if (round >= 300) { // the problem above the max load, with 20 seeds
             n = (int32_t) (sizeof(above_load) / sizeof(above_load[0]));
             memcpy(items, above_load, sizeof(above_load));
@@ -224,9 +204,9 @@ static void test_repair_reaches_optimum(void) {
         uint64_t off[8];
         tight_stacked(&p, NULL, off);
         uint64_t start = own_peak(&p, off), best = own_optimum(&p);
-        CHECK(round < 300 || best > own_max_load(&p));
+        CHECK(round < 300 || best > whatif_own_max_load(p.items, p.n_items));
         struct galloc_repair_stats stats;
-        CHECK(galloc_whatif_repair(&p, &x, off, own_max_load(&p), FAR_AWAY, 4000, (uint64_t) round + 1, &stats));
+        CHECK(galloc_whatif_repair(&p, &x, off, whatif_own_max_load(p.items, p.n_items), FAR_AWAY, 4000, (uint64_t) round + 1, &stats));
         CHECK(own_no_overlap(&p, off));
         CHECK_EQ_U64(own_peak(&p, off), best);
         // each kept move lowers (total, items above total - 1): at most n per byte lowered
@@ -263,7 +243,7 @@ static void test_repair_plans_checked(void) {
         CHECK(own_no_overlap(&p, longer));
         CHECK(own_peak(&p, shorter) <= own_peak(&p, start));
         CHECK(own_peak(&p, longer) <= own_peak(&p, shorter));
-        CHECK(own_peak(&p, longer) >= own_max_load(&p));
+        CHECK(own_peak(&p, longer) >= whatif_own_max_load(p.items, p.n_items));
         CHECK(s2.improved > 0 && own_peak(&p, longer) < own_peak(&p, start));
         galloc_whatif_index_free(&x);
     }
@@ -278,7 +258,7 @@ static void test_repair_plan(void) {
     for (int round = 0; round < 60; round++) {
         struct galloc_whatif_item items[8];
         int32_t                   n = 3 + rng_below(5);
-        random_items(items, n, 6, 4);
+        whatif_random_items(items, n, 6, 4);
         if (round == 59) {
             n = (int32_t) (sizeof(above_load) / sizeof(above_load[0]));
             memcpy(items, above_load, sizeof(above_load));
@@ -339,7 +319,7 @@ static void test_after_search(void) {
     for (int round = 0; round < 130; round++) {
         struct galloc_whatif_item items[8];
         int32_t                   n = 3 + rng_below(5);
-        random_items(items, n, 6, 4);
+        whatif_random_items(items, n, 6, 4);
         bool above = round >= 100; // the problem above the max load
         if (above) {
             n = (int32_t) (sizeof(above_load) / sizeof(above_load[0]));
@@ -353,7 +333,7 @@ static void test_after_search(void) {
         CHECK(galloc_whatif_plan_init(&plan, n, "exact"));
         tight_stacked(&p, NULL, plan.offsets);
         galloc_whatif_plan_finish(&p, &plan);
-        uint64_t best = own_optimum(&p), start = plan.total, load = own_max_load(&p);
+        uint64_t best = own_optimum(&p), start = plan.total, load = whatif_own_max_load(p.items, p.n_items);
         // what an exact search could have proved: the optimum, or (rounds 120 on) the max load only
         bool short_time = round >= 120;
         plan.bound      = short_time ? load : best;
