@@ -256,8 +256,10 @@ static int check_table_name(const struct galloc_fast_names * names, int kind, co
 }
 
 static void test_table_names(void) {
-    struct galloc_fast_names names;
-    galloc_fast_names_build(&names);
+    // the table every reader of the process shares (built by this first call: single-threaded, so not into scratch)
+    struct galloc_fast_names         scratch;
+    const struct galloc_fast_names * names = galloc_fast_names_shared(&scratch);
+    CHECK(names != &scratch && galloc_fast_names_shared(&scratch) == names);
     static const char * const tails[]   = { "", "}", ", \"type\": \"f32\", \"ne\": [4] }", "\"" };
     static const unsigned char changes[] = { 'A', 'z', '_', '0', '"', '\\', 0x00, 0x1f, 0x7f, 0xc3, 0xff };
     int                        found    = 0;
@@ -270,13 +272,13 @@ static void test_table_names(void) {
             const unsigned char * v = (const unsigned char *) name;
             size_t                n = strlen(name);
             for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
-                found += check_table_name(&names, kind, v, n, tails[t], true);
-                check_table_name(&names, kind, v, n, tails[t], false); // never closed
-                check_table_name(&names, kind, v, n - 1, tails[t], true);
+                found += check_table_name(names, kind, v, n, tails[t], true);
+                check_table_name(names, kind, v, n, tails[t], false); // never closed
+                check_table_name(names, kind, v, n - 1, tails[t], true);
                 unsigned char longer[80];
                 memcpy(longer, v, n);
                 longer[n] = '_';
-                check_table_name(&names, kind, longer, n + 1, tails[t], true);
+                check_table_name(names, kind, longer, n + 1, tails[t], true);
             }
             // each byte changed: some give another name of the table, most none
             for (size_t at = 0; at < n; at++) {
@@ -284,11 +286,11 @@ static void test_table_names(void) {
                     unsigned char changed[80];
                     memcpy(changed, v, n);
                     changed[at] = changes[c];
-                    check_table_name(&names, kind, changed, n, tails[rng_below(3)], true);
+                    check_table_name(names, kind, changed, n, tails[rng_below(3)], true);
                 }
             }
             // the name as another kind: found only where that kind has it too
-            check_table_name(&names, (kind + 1) % N_KINDS, v, n, "}", true);
+            check_table_name(names, (kind + 1) % N_KINDS, v, n, "}", true);
         }
     }
     CHECK(found > 4 * (GGML_OP_COUNT + GGML_UNARY_OP_COUNT + 30)); // every name, found with every tail
@@ -300,12 +302,12 @@ static void test_table_names(void) {
     memcpy(nul_tail, "f32", 3);
     for (size_t n = 4; n < sizeof(nul_tail) - 40; n += n >= 250 && n < 270 ? 1 : 1 + n / 8) { // 259 bytes: a tag of kind + 1 and length 3
         for (int kind = 0; kind < N_KINDS; kind++) {
-            check_table_name(&names, kind, nul_tail, n, "}", true);
+            check_table_name(names, kind, nul_tail, n, "}", true);
         }
     }
     for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++) {
         for (int kind = 0; kind < N_KINDS; kind++) {
-            check_table_name(&names, kind, (const unsigned char *) others[k], strlen(others[k]), "}", true);
+            check_table_name(names, kind, (const unsigned char *) others[k], strlen(others[k]), "}", true);
         }
     }
 }

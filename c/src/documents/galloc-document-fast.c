@@ -12,6 +12,7 @@
 #include "galloc-document-impl.h"
 #include "galloc-document-scan.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -109,6 +110,24 @@ void galloc_fast_names_build(struct galloc_fast_names * names) {
         names->flag_word[b]                    = galloc_swar_load_short(with_quote, n + 1);
         names->flag_len[b]                     = (uint8_t) n;
     }
+}
+
+// the table of the process: 0 not built, 1 being built (by the thread that set it), 2 built
+static struct galloc_fast_names shared_names;
+static atomic_int               shared_names_state;
+
+const struct galloc_fast_names * galloc_fast_names_shared(struct galloc_fast_names * scratch) {
+    if (atomic_load_explicit(&shared_names_state, memory_order_acquire) == 2) {
+        return &shared_names;
+    }
+    int unbuilt = 0;
+    if (atomic_compare_exchange_strong_explicit(&shared_names_state, &unbuilt, 1, memory_order_acq_rel, memory_order_acquire)) {
+        galloc_fast_names_build(&shared_names);
+        atomic_store_explicit(&shared_names_state, 2, memory_order_release);
+        return &shared_names;
+    }
+    galloc_fast_names_build(scratch); // another thread is building it (or just built it)
+    return scratch;
 }
 
 // the id of the name of n bytes at s (w0, w1: its first 16 bytes as name_words gives them) in

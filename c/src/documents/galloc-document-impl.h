@@ -67,6 +67,9 @@ struct galloc_fast_names {
     uint32_t type_size[GGML_TYPE_COUNT];
 };
 void galloc_fast_names_build(struct galloc_fast_names * names);
+// the table, built once per process (the first reader builds it; one that finds another thread building
+// it builds its own into scratch and uses that): never NULL, never changed after it is returned
+const struct galloc_fast_names * galloc_fast_names_shared(struct galloc_fast_names * scratch);
 
 // tensors[i] read from the document's text at pos (text that parsed as JSON) when it has the common
 // shape and passes every check of the checked reader: filled as that reader fills it, and the offset

@@ -66,7 +66,7 @@ struct reader {
     int32_t                  n_types;
     size_t                   n_alloc_sizes;   // tensors with "alloc_sizes" so far
     size_t                   cap_alloc_sizes; // rows doc->alloc_sizes has room for
-    struct galloc_fast_names * fast_names;    // the fast readers' table of ggml's names (not in the reader: zeroing it is no use)
+    const struct galloc_fast_names * fast_names; // the fast readers' table of ggml's names, built once per process
 };
 
 // where the "tensors" entries are read from
@@ -1262,9 +1262,6 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
     if (!read_type_traits(r, root)) {
         return false;
     }
-    if (src->fast) {
-        galloc_fast_names_build(r->fast_names);
-    }
     size_t cap = 0;
     size_t pos = src->skipped.start;
     for (size_t i = 0; i < n; i++) {
@@ -1310,7 +1307,6 @@ static void finish_graph(struct reader * r) {
 static bool read_one_pass(struct reader * r, const char * json, size_t len) {
     struct galloc_document * doc = r->doc;
     struct galloc_walk       walk;
-    galloc_fast_names_build(r->fast_names);
     bool ok = galloc_document_walk(r->fast_names, json, len, doc, &walk) && check_views(r) && (walk.edges_backward || check_cycles(r));
     if (ok && !walk.has_nodes && !walk.has_leafs) { // the graph from the outputs, all in range
         ok = walk.outputs != NULL;
@@ -1341,12 +1337,13 @@ bool galloc_document_read_mode(const char * json, size_t len, struct galloc_docu
                                enum galloc_document_read_mode mode) {
     memset(doc, 0, sizeof(*doc));
     galloc_error_clear(err);
-    struct galloc_fast_names fast_names; // built where a reader uses it
+    struct galloc_fast_names         scratch; // ggml's names for the fast readers, when another thread is building the shared table
+    const struct galloc_fast_names * names = galloc_fast_names_shared(&scratch);
     struct reader            r;
     memset(&r, 0, sizeof(r));
     r.doc        = doc;
     r.err        = err;
-    r.fast_names = &fast_names;
+    r.fast_names = names;
     if (len > GALLOC_DOCUMENT_MAX_BYTES) {
         reader_limit(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
         return false;
@@ -1367,7 +1364,7 @@ bool galloc_document_read_mode(const char * json, size_t len, struct galloc_docu
         memset(&r, 0, sizeof(r));
         r.doc        = doc;
         r.err        = err;
-        r.fast_names = &fast_names;
+        r.fast_names = names;
     }
     // the entries of "tensors" are checked as JSON while the rest is parsed, then read from the text
     // one at a time, so memory grows with the entries read, not with the array (an 8 MB array of 0s
