@@ -321,7 +321,7 @@ static const char WRITER_DOCUMENT[] =
     "  \"buffer_types\": [ { \"name\": \"dev0\", \"alignment\": 32, \"max_size\": null }, { \"name\": \"dev1\", \"alignment\": 64, \"max_size\": 1073741824 } ],\n"
     "  \"tensors\": [\n"
     "    { \"name\": \"weights.with.a.long.name.0123456789\", \"op\": \"NONE\", \"type\": \"q4_0\", \"ne\": [4096, 11008], \"buffer_type\": 0 },\n"
-    "    { \"name\": \"inp\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4096, 512, 1, 2], \"flags\": [\"input\"] },\n"
+    "    { \"name\": \"inp\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4096, 512, 1, 2], \"flags\": [\"input\"], \"external\": false },\n"
     "    { \"name\": \"x\", \"op\": \"NONE\", \"type\": \"i32\", \"ne\": [512], \"flags\": [\"input\", \"output\", \"param\", \"loss\"], \"external\": true },\n"
     "    { \"name\": \"node_3\", \"op\": \"MUL_MAT\", \"type\": \"f32\", \"ne\": [11008, 512, 2], \"src\": [0, 1], \"flags\": [\"compute\"], \"buffer_type\": 1 },\n"
     "    { \"name\": \"\", \"op\": \"UNARY\", \"unary_op\": \"SILU\", \"type\": \"f32\", \"ne\": [11008, 512, 2], \"src\": [3], \"flags\": [\"compute\"] },\n"
@@ -329,12 +329,13 @@ static const char WRITER_DOCUMENT[] =
     "    { \"name\": \"v (view)\", \"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [11008, 256], \"nb\": [4, 44032, 22544384, 22544384], \"src\": [5], \"view_src\": 5, \"view_offs\": 0, \"flags\": [\"compute\"] },\n"
     "    { \"name\": \"t\", \"op\": \"TRANSPOSE\", \"type\": \"f32\", \"ne\": [256, 11008], \"nb\": [44032, 4, 11272192, 11272192], \"src\": [6], \"view_src\": 5, \"view_offs\": 4, \"flags\": [\"compute\"] },\n"
     "    { \"name\": \"fa\", \"op\": \"FLASH_ATTN_EXT\", \"type\": \"f32\", \"ne\": [128, 32, 512], \"src\": [1, 1, 1, null, null], \"flags\": [\"compute\"], \"alloc_size\": 999999999999 },\n"
-    "    { \"name\": \"ce\", \"op\": \"CROSS_ENTROPY_LOSS_BACK\", \"type\": \"f32\", \"ne\": [1], \"src\": [8, 1, 8], \"flags\": [\"output\", \"compute\"] }\n"
+    "    { \"name\": \"ce\", \"op\": \"CROSS_ENTROPY_LOSS_BACK\", \"type\": \"f32\", \"ne\": [1], \"src\": [8, 1, 8], \"flags\": [\"output\", \"compute\"] },\n"
+    "    { \"name\": \"caf\xc3\xa9\", \"op\": \"NONE\", \"type\": \"f16\", \"ne\": [64], \"buffer_type\": 1 }\n"
     "  ],\n"
     "  \"nodes\": [3, 4, 5, 6, 7, 8, 9],\n"
-    "  \"leafs\": [0, 1, 2],\n"
+    "  \"leafs\": [0, 1, 2, 10],\n"
     "  \"node_buffer_ids\": [1, 0, 0, 0, 0, 0, 0],\n"
-    "  \"leaf_buffer_ids\": [0, 0, 0]\n"
+    "  \"leaf_buffer_ids\": [0, 0, 0, 1]\n"
     "}\n";
 
 static bool agree_exact(const unsigned char * text, size_t len, bool * took) {

@@ -154,9 +154,9 @@ static inline int32_t names_find(const struct galloc_fast_names * names, int kin
 
 // a string naming an entry of one of ggml's tables: the bytes up to the first '"' compared with the
 // table's names (which hold no '"', '\\', control or non-ASCII byte, so a string with one is in none)
-static inline bool scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
-    const unsigned char * p   = s->p;
-    const unsigned char * end = s->end;
+static inline bool table_name_at(const unsigned char ** at, const unsigned char * end, const struct galloc_fast_names * names, int kind,
+                                 int32_t * out) {
+    const unsigned char * p = *at;
     if (p >= end || *p != '"') {
         return false;
     }
@@ -196,8 +196,12 @@ static inline bool scan_table_name(struct galloc_scan * s, const struct galloc_f
         return false;
     }
     *out = id;
-    s->p = p + n + 1;
+    *at  = p + n + 1;
     return true;
+}
+
+static inline bool scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
+    return table_name_at(&s->p, s->end, names, kind, out);
 }
 
 bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
@@ -545,9 +549,128 @@ static bool entry_check(const struct entry * e, const struct galloc_fast_names *
     return true;
 }
 
-// the text at s is the n bytes of t (n a constant: the compare is a few loads)
-static inline bool at_text(const struct galloc_scan * s, const char * t, size_t n) {
-    return (size_t) (s->end - s->p) >= n && memcmp(s->p, t, n) == 0;
+//
+// the writers' layout: "{ \"name\": ...", the members in their order, ", " between them and " }"
+// after the last, each value in its writers' form. Read by the shortest way, or not at all
+//
+
+// the text between members is compared a word at a time: the 8 bytes at p when the longest such
+// text (", \"buffer_type\": ", 17 bytes) and a few after it are there, else 0 (which begins none)
+#define WRITER_SEP_BYTES 24
+static inline uint64_t writer_word(const unsigned char * p, const unsigned char * end) {
+    return end - p >= WRITER_SEP_BYTES ? galloc_swar_load(p) : 0;
+}
+
+// the n bytes of text (8 to 17, a constant) at p, whose first word is w (writer_word: they are there)
+static inline bool writer_sep_key(uint64_t w, const unsigned char * p, const char * text, size_t n) {
+    return w == galloc_swar_load((const unsigned char *) text) && memcmp(p + 8, text + 8, n - 8) == 0;
+}
+
+// an index below n
+static inline bool tight_index(const unsigned char ** at, const unsigned char * end, int32_t n, int32_t * out) {
+    uint64_t v;
+    if (!galloc_scan_tight_u64(at, end, &v) || v >= (uint64_t) n) {
+        return false;
+    }
+    *out = (int32_t) v;
+    return true;
+}
+
+static inline bool tight_strides(const unsigned char ** at, const unsigned char * end, uint64_t nb[GGML_MAX_DIMS]) {
+    int64_t v[GGML_MAX_DIMS];
+    int     n = 0;
+    if (!tight_numbers(at, end, v, GGML_MAX_DIMS, &n) || n != GGML_MAX_DIMS) {
+        return false;
+    }
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        nb[d] = (uint64_t) v[d];
+    }
+    return true;
+}
+
+static inline bool tight_bool(const unsigned char ** at, const unsigned char * end, bool * out) {
+    const unsigned char * p = *at;
+    if (end - p >= 4 && memcmp(p, "true", 4) == 0) {
+        *out = true;
+        *at  = p + 4;
+        return true;
+    }
+    if (end - p >= 5 && memcmp(p, "false", 5) == 0) {
+        *out = false;
+        *at  = p + 5;
+        return true;
+    }
+    return false;
+}
+
+// a name of plain ASCII bytes (one with UTF-8 in it is the scanner's)
+static inline bool tight_ascii_string(const unsigned char ** at, const unsigned char * end, const char ** out, size_t * n) {
+    const unsigned char * p = *at;
+    if (p >= end || *p != '"') {
+        return false;
+    }
+    const unsigned char * q = galloc_scan_plain_run(p + 1, end);
+    if (q >= end || *q != '"') {
+        return false;
+    }
+    *out = (const char *) p + 1;
+    *n   = (size_t) (q - p - 1);
+    *at  = q + 1;
+    return true;
+}
+
+// the entry at p in the writers' layout: its members into e (as the scanner would read them) and the
+// text just after its '}' returned. NULL at the first text that is not so (e then partly filled):
+// the caller reads the entry again from p by the scanner's rules. Each member is tried once, in the
+// writers' order, so none is taken twice
+static const unsigned char * writers_entry(const unsigned char * p, const unsigned char * end, const struct galloc_fast_names * names,
+                                           const struct galloc_fast_bounds * bounds, struct entry * e) {
+    uint64_t w = writer_word(p, end);
+    if (w != galloc_swar_load((const unsigned char *) "{ \"name\"") || p[8] != ':' || p[9] != ' ') {
+        return NULL;
+    }
+    p += 10;
+    if (!tight_ascii_string(&p, end, &e->name, &e->name_len)) {
+        return NULL;
+    }
+    e->present = 1u << M_NAME;
+    w          = writer_word(p, end);
+#define IN_ORDER(m, key, read)                                              \
+    if (writer_sep_key(w, p, ", \"" key "\": ", sizeof(key) + 5)) {        \
+        p += sizeof(key) + 5;                                               \
+        if (!(read)) {                                                      \
+            return NULL;                                                    \
+        }                                                                   \
+        e->present |= 1u << (m);                                            \
+        w = writer_word(p, end);                                            \
+    }
+    IN_ORDER(M_OP, "op", table_name_at(&p, end, names, GALLOC_NAME_OP, &e->op))
+    IN_ORDER(M_UNARY_OP, "unary_op", table_name_at(&p, end, names, GALLOC_NAME_UNARY_OP, &e->sub_op))
+    IN_ORDER(M_GLU_OP, "glu_op", table_name_at(&p, end, names, GALLOC_NAME_GLU_OP, &e->sub_op))
+    IN_ORDER(M_TYPE, "type", table_name_at(&p, end, names, GALLOC_NAME_TYPE, &e->type))
+    IN_ORDER(M_NE, "ne", tight_numbers(&p, end, e->ne, GGML_MAX_DIMS, &e->n_ne))
+    IN_ORDER(M_NB, "nb", tight_strides(&p, end, e->nb))
+    IN_ORDER(M_SRC, "src", tight_src(&p, end, bounds->n_tensors, e))
+    IN_ORDER(M_VIEW_SRC, "view_src", tight_index(&p, end, bounds->n_tensors, &e->view_src))
+    IN_ORDER(M_VIEW_OFFS, "view_offs", galloc_scan_tight_u64(&p, end, &e->view_offs))
+    IN_ORDER(M_FLAGS, "flags", tight_flags(&p, end, names, &e->flags))
+    IN_ORDER(M_BUFFER_TYPE, "buffer_type", tight_index(&p, end, bounds->n_buffer_types, &e->buffer_type))
+    IN_ORDER(M_EXTERNAL, "external", tight_bool(&p, end, &e->external))
+    IN_ORDER(M_ALLOC_SIZE, "alloc_size", galloc_scan_tight_u64(&p, end, &e->alloc_size))
+#undef IN_ORDER
+    if ((w & 0xFFFF) != galloc_swar_load_short((const unsigned char *) " }", 2)) {
+        return NULL;
+    }
+    return p + 2;
+}
+
+static void entry_init(struct entry * e) {
+    e->present = 0;
+    e->n_ne    = 0;
+    e->n_src   = 0;
+    for (int k = 0; k < GGML_MAX_SRC; k++) {
+        e->src[k] = -1;
+    }
 }
 
 // at a key as the writers give one ("op": then the value, no other space), 16 bytes there at least:
@@ -616,80 +739,44 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, const st
     struct galloc_scan  local = *at; // kept in registers: the stores into doc cannot move it
     struct galloc_scan * s    = &local;
     struct entry         e;
-    e.present = 0;
-    e.n_ne    = 0;
-    e.n_src   = 0;
-    for (int k = 0; k < GGML_MAX_SRC; k++) {
-        e.src[k] = -1;
-    }
-    // the members in the order the writers give them (galloc-export.c, galloc-document-write.c),
-    // each tried in turn against its key as they write it: none comes twice. From the first text
-    // that does not follow, the loop below takes the rest in any order and spacing
-    unsigned seen = 0; // members given, null or not: one given twice is the parser's error
-    bool     done = false;
-    if (at_text(s, "{ \"name\": ", 10)) {
-#define IN_ORDER(m, key)                                                  \
-        if (at_text(s, ", \"" key "\": ", sizeof(key) + 5)) {            \
-            s->p += sizeof(key) + 5;                                       \
-            if (!scan_member(s, names, bounds, (m), &e)) {                 \
-                return false;                                              \
-            }                                                              \
-            seen |= 1u << (m);                                             \
-        }
-        s->p += 10;
-        if (!scan_member(s, names, bounds, M_NAME, &e)) {
-            return false;
-        }
-        seen = 1u << M_NAME;
-        IN_ORDER(M_OP, "op")
-        IN_ORDER(M_UNARY_OP, "unary_op")
-        IN_ORDER(M_GLU_OP, "glu_op")
-        IN_ORDER(M_TYPE, "type")
-        IN_ORDER(M_NE, "ne")
-        IN_ORDER(M_NB, "nb")
-        IN_ORDER(M_SRC, "src")
-        IN_ORDER(M_VIEW_SRC, "view_src")
-        IN_ORDER(M_VIEW_OFFS, "view_offs")
-        IN_ORDER(M_FLAGS, "flags")
-        IN_ORDER(M_BUFFER_TYPE, "buffer_type")
-        IN_ORDER(M_EXTERNAL, "external")
-        IN_ORDER(M_ALLOC_SIZE, "alloc_size")
-#undef IN_ORDER
-        if (at_text(s, " }", 2)) {
-            s->p += 2;
-            done = true;
-        }
-    }
-    int more = 1;
-    if (seen == 0) { // not the writers' open: the open by the scanner's rules
-        if (galloc_scan_open(s, '{', '}') != 1) {
+    entry_init(&e);
+    const unsigned char * after = writers_entry(s->p, s->end, names, bounds, &e);
+    if (after != NULL) {
+        s->p = after;
+    } else { // any other text: every member by the scanner's rules (and the writers' forms where they are)
+        entry_init(&e);
+        unsigned seen = 0; // members given, null or not: one given twice is the parser's error
+        int      more = galloc_scan_open(s, '{', '}');
+        if (more != 1) {
             return false; // no object, or {}: "op" is missing
         }
-    } else if (!done) {
-        more = galloc_scan_next(s, '}');
-    }
-    for (; !done && more == 1; more = galloc_scan_next(s, '}')) {
-        int m = scan_member_key(s);
-        if (m < 0 || (seen >> m) & 1u) {
+        for (; more == 1; more = galloc_scan_next(s, '}')) {
+            int m = scan_member_key(s);
+            if (m < 0 || (seen >> m) & 1u) {
+                return false;
+            }
+            seen |= 1u << m;
+            if (!scan_member(s, names, bounds, m, &e)) {
+                return false;
+            }
+        }
+        if (more != 0) {
             return false;
         }
-        seen |= 1u << m;
-        if (!scan_member(s, names, bounds, m, &e)) {
-            return false;
-        }
     }
-    if (!done && more != 0) {
+    // entry_check sets every field of the tensor: in place for the one-pass reader (links given), which
+    // declines the whole document on false; else in a copy, as tensors[i] stays unchanged on false
+    struct galloc_tensor   copy;
+    struct galloc_tensor * t = links != NULL ? &doc->tensors[i] : &copy;
+    if (!entry_check(&e, names, i, t)) {
         return false;
     }
-    struct galloc_tensor t; // entry_check sets every field
-    if (!entry_check(&e, names, i, &t)) {
-        return false;
-    }
-    doc->tensors[i] = t;
-    if (links != NULL) {
-        int32_t top = t.view_src;
+    if (links == NULL) {
+        doc->tensors[i] = copy;
+    } else {
+        int32_t top = t->view_src;
         for (int k = 0; k < e.n_src; k++) {
-            top = t.src[k] > top ? t.src[k] : top;
+            top = t->src[k] > top ? t->src[k] : top;
         }
         links->forward |= top > i;
         links->max_tensor = top > links->max_tensor ? top : links->max_tensor;
