@@ -60,7 +60,10 @@ static void check_word(const unsigned char b[8]) {
     CHECK(galloc_swar_zero(w) == mask_of(b, is_zero));
     CHECK(galloc_swar_nonzero(w) == mask_of(b, is_nonzero));
     CHECK(galloc_swar_equal(w, '"') == mask_of(b, is_quote));
-    CHECK(galloc_swar_not_plain(w) == mask_of(b, is_not_plain));
+    uint64_t not_plain = mask_of(b, is_not_plain), first_not_plain = galloc_swar_not_plain_first(w);
+    CHECK((first_not_plain == 0) == (not_plain == 0));
+    CHECK(not_plain == 0 || galloc_swar_first(first_not_plain) == galloc_swar_first(not_plain));
+    CHECK((first_not_plain & ~GALLOC_SWAR_HIGHS) == 0);
     uint64_t m = mask_of(b, is_nondigit);
     if (m != 0) {
         unsigned first = 0;

@@ -44,7 +44,7 @@ static inline bool galloc_scan_at(const struct galloc_scan * s, unsigned char c)
 // the first byte from p that a string cannot hold as itself (galloc_json_plain), or end
 static inline const unsigned char * galloc_scan_plain_run(const unsigned char * p, const unsigned char * end) {
     for (; end - p >= 8; p += 8) {
-        uint64_t special = galloc_swar_not_plain(galloc_swar_load(p));
+        uint64_t special = galloc_swar_not_plain_first(galloc_swar_load(p));
         if (special != 0) {
             return p + galloc_swar_first(special);
         }

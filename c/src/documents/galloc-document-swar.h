@@ -70,10 +70,15 @@ static inline uint64_t galloc_swar_equal(uint64_t x, unsigned char c) {
     return galloc_swar_zero(x ^ (GALLOC_SWAR_ONES * c));
 }
 
-// 0x80 in each byte a JSON string cannot hold as itself: '"', '\\', a control byte (below 0x20)
-// and any byte from 0x80 (UTF-8, checked one sequence at a time)
-static inline uint64_t galloc_swar_not_plain(uint64_t x) {
-    return galloc_swar_equal(x, '"') | galloc_swar_equal(x, '\\') | galloc_swar_zero(x & 0xE0E0E0E0E0E0E0E0ull) | (x & GALLOC_SWAR_HIGHS);
+// zero when no byte of x is a byte a JSON string cannot hold as itself ('"', '\\', a control byte
+// below 0x20, any byte from 0x80: UTF-8, checked one sequence at a time); else 0x80 in the first such
+// byte and maybe in later ones (a borrow from a flagged byte can flag the byte above it, never one
+// below). Each (y - 0x01..) & ~y flags the bytes of y that are zero, (x - 0x20..) & ~x those below 0x20
+static inline uint64_t galloc_swar_not_plain_first(uint64_t x) {
+    uint64_t quote     = x ^ (GALLOC_SWAR_ONES * '"');
+    uint64_t backslash = x ^ (GALLOC_SWAR_ONES * '\\');
+    return (((quote - GALLOC_SWAR_ONES) & ~quote) | ((backslash - GALLOC_SWAR_ONES) & ~backslash) |
+            ((x - GALLOC_SWAR_ONES * 0x20) & ~x) | x) & GALLOC_SWAR_HIGHS;
 }
 
 // the index (0..7) of the first byte flagged in a nonzero mask of 0x80s
