@@ -97,6 +97,10 @@ struct galloc_fast_links {
 bool galloc_document_fast_entry(const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, struct galloc_document * doc,
                                struct galloc_scan * s, int32_t i, struct galloc_fast_links * links);
 
+// the one buffer type of a document without "buffer_types"
+#define GALLOC_DOCUMENT_DEFAULT_BUFFER_TYPE_NAME      "host"
+#define GALLOC_DOCUMENT_DEFAULT_BUFFER_TYPE_ALIGNMENT 32
+
 // the per-tensor arrays of doc grown to want > *cap entries (the new ones zero-filled when zero),
 // *cap updated; false when out of memory (the arrays are then as they were, still doc's)
 bool galloc_document_grow_tensors(struct galloc_document * doc, size_t * cap, size_t want, bool zero);
@@ -113,8 +117,7 @@ struct galloc_walk {
     int32_t * outputs;                              // "outputs" (caller frees), NULL when absent or null
     int32_t   n_outputs;
     int32_t   n_node_buffer_ids, n_leaf_buffer_ids; // entries of doc->node_buffer_ids / leaf_buffer_ids, when given
-    bool      edges_backward;                       // every src and view_src names an earlier tensor (or itself): no cycle
-    struct galloc_fast_links links;                 // what the entries' indices reach
+    struct galloc_fast_links links;                 // what the entries' indices reach (!links.forward: no cycle)
 };
 bool galloc_document_walk(const struct galloc_fast_names * names, const char * text, size_t len, struct galloc_document * doc,
                           struct galloc_walk * walk);

@@ -357,8 +357,8 @@ static bool read_buffer_types(struct reader * r, const struct galloc_json_value 
 
     for (size_t i = 0; i < n; i++) {
         struct galloc_buffer_type * bt   = &doc->buffer_types[i];
-        const char *                name = "host";
-        bt->alignment = 32;
+        const char *                name = GALLOC_DOCUMENT_DEFAULT_BUFFER_TYPE_NAME;
+        bt->alignment = GALLOC_DOCUMENT_DEFAULT_BUFFER_TYPE_ALIGNMENT;
         bt->max_size  = GALLOC_NO_MAX_SIZE;
         bt->allocator = (int32_t) i;
         if (arr != NULL) {
@@ -1307,7 +1307,7 @@ static void finish_graph(struct reader * r) {
 static bool read_one_pass(struct reader * r, const char * json, size_t len) {
     struct galloc_document * doc = r->doc;
     struct galloc_walk       walk;
-    bool ok = galloc_document_walk(r->fast_names, json, len, doc, &walk) && check_views(r) && (walk.edges_backward || check_cycles(r));
+    bool ok = galloc_document_walk(r->fast_names, json, len, doc, &walk) && check_views(r) && (!walk.links.forward || check_cycles(r));
     if (ok && !walk.has_nodes && !walk.has_leafs) { // the graph from the outputs, all in range
         ok = walk.outputs != NULL;
         for (int32_t k = 0; ok && k < walk.n_outputs; k++) {

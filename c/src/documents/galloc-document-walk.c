@@ -140,10 +140,10 @@ static bool default_buffer_type(struct galloc_document * doc) {
         return false;
     }
     doc->n_buffer_types                = 1;
-    doc->buffer_types[0].alignment     = 32;
+    doc->buffer_types[0].alignment     = GALLOC_DOCUMENT_DEFAULT_BUFFER_TYPE_ALIGNMENT;
     doc->buffer_types[0].max_size      = GALLOC_NO_MAX_SIZE;
     doc->buffer_types[0].allocator     = 0;
-    return (doc->buffer_type_names[0] = copy_name("host", 4)) != NULL;
+    return (doc->buffer_type_names[0] = copy_name(GALLOC_DOCUMENT_DEFAULT_BUFFER_TYPE_NAME, strlen(GALLOC_DOCUMENT_DEFAULT_BUFFER_TYPE_NAME))) != NULL;
 }
 
 // "type_traits": [{ "name", "blck_size", "type_size" }, ...], taken when each names a type of ggml's
@@ -302,7 +302,6 @@ static bool indices_in_range(const struct galloc_document * doc, struct galloc_w
     if (walk->links.max_tensor >= doc->n_tensors || walk->links.max_buffer_type >= doc->n_buffer_types) {
         return false;
     }
-    walk->edges_backward = !walk->links.forward;
     for (int32_t k = 0; k < walk->n_node_buffer_ids && doc->node_buffer_ids != NULL; k++) {
         if (doc->node_buffer_ids[k] >= doc->n_buffer_types) {
             return false;

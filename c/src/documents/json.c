@@ -7,6 +7,7 @@
 // is reported.
 
 #include "json.h"
+#include "galloc-document-scan.h"
 #include "galloc-error.h"
 
 #include <math.h>
@@ -764,36 +765,19 @@ const uint8_t galloc_json_plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x70-0x7F
 };
 
+// whitespace and plain strings by the rules of galloc-document-scan.h (the one scanner of both)
 static size_t fast_ws(const char * t, size_t len, size_t i) {
-    while (i < len && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) {
-        i++;
-    }
-    return i;
+    struct galloc_scan s = { (const unsigned char *) t + i, (const unsigned char *) t + len };
+    galloc_scan_ws(&s);
+    return (size_t) (s.p - (const unsigned char *) t);
 }
 
 // the string at t[i] == '"': the offset after its closing quote; 0 when it has an escape, a control byte or bad UTF-8
 static size_t fast_string(const char * t, size_t len, size_t i) {
-    const unsigned char * u = (const unsigned char *) t;
-    i++;
-    for (;;) {
-        while (i < len && galloc_json_plain[u[i]]) {
-            i++;
-        }
-        if (i >= len) {
-            return 0;
-        }
-        if (u[i] == '"') {
-            return i + 1;
-        }
-        if (u[i] < 0x80) {
-            return 0; // a backslash or a control byte
-        }
-        size_t seq = galloc_json_utf8_length(u + i, len - i); // a valid sequence never holds the closing '"'
-        if (seq == 0) {
-            return 0;
-        }
-        i += seq;
-    }
+    struct galloc_scan s = { (const unsigned char *) t + i, (const unsigned char *) t + len };
+    const char *       value;
+    size_t             n;
+    return galloc_scan_string(&s, &value, &n) ? (size_t) (s.p - (const unsigned char *) t) : 0;
 }
 
 // the number at t[i] ('-' or a digit), by the parser's grammar: the offset after it, 0 when malformed
