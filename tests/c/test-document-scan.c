@@ -243,7 +243,13 @@ static int check_table_name(const struct galloc_fast_names * names, int kind, co
     unsigned char *    copy = exact_copy(text, len);
     struct galloc_scan s    = { copy, copy + len };
     int32_t            id   = -2;
-    bool               ok   = galloc_fast_scan_table_name(&s, names, kind, &id);
+    bool               ok   = galloc_fast_scan_table_name(&s, names, NULL, kind, &id);
+    // the same through the recent names of the calls before (a document's entries, one after another)
+    static struct galloc_fast_recent recent; // zero: none yet
+    struct galloc_scan               again     = { copy, copy + len };
+    int32_t                          again_id  = -2;
+    bool                             again_ok  = galloc_fast_scan_table_name(&again, names, &recent, kind, &again_id);
+    CHECK(again_ok == ok && again.p == s.p && (!ok || again_id == id));
     // the truth from the text: the name is what comes before the first '"' after the opening one
     const unsigned char * quote = memchr(text + 1, '"', len - 1);
     int32_t               want  = quote != NULL ? name_truth(kind, text + 1, (size_t) (quote - text - 1)) : -1;

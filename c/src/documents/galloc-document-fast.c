@@ -154,8 +154,8 @@ static inline int32_t names_find(const struct galloc_fast_names * names, int kin
 
 // a string naming an entry of one of ggml's tables: the bytes up to the first '"' compared with the
 // table's names (which hold no '"', '\\', control or non-ASCII byte, so a string with one is in none)
-static inline bool table_name_at(const unsigned char ** at, const unsigned char * end, const struct galloc_fast_names * names, int kind,
-                                 int32_t * out) {
+static inline bool table_name_at(const unsigned char ** at, const unsigned char * end, const struct galloc_fast_names * names,
+                                 struct galloc_fast_recent * recent, int kind, int32_t * out) {
     const unsigned char * p = *at;
     if (p >= end || *p != '"') {
         return false;
@@ -191,9 +191,20 @@ static inline bool table_name_at(const unsigned char ** at, const unsigned char 
         n = (size_t) (close - p);
         name_words(p, n, &w0, &w1);
     }
-    int32_t id = names_find(names, kind, p, n, w0, w1);
-    if (id < 0) {
-        return false;
+    int32_t id;
+    if (recent != NULL && n + 1 == recent->len_1[kind] && w0 == recent->word[kind][0] && w1 == recent->word[kind][1]) {
+        id = recent->id[kind]; // the name before, whole in its two words (len is at most 16)
+    } else {
+        id = names_find(names, kind, p, n, w0, w1);
+        if (id < 0) {
+            return false;
+        }
+        if (recent != NULL && n <= 16) {
+            recent->word[kind][0] = w0;
+            recent->word[kind][1] = w1;
+            recent->len_1[kind]   = (uint8_t) (n + 1);
+            recent->id[kind]      = id;
+        }
     }
     *out = id;
     *at  = p + n + 1;
@@ -201,11 +212,12 @@ static inline bool table_name_at(const unsigned char ** at, const unsigned char 
 }
 
 static inline bool scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
-    return table_name_at(&s->p, s->end, names, kind, out);
+    return table_name_at(&s->p, s->end, names, NULL, kind, out);
 }
 
-bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out) {
-    return scan_table_name(s, names, kind, out);
+bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, struct galloc_fast_recent * recent, int kind,
+                                 int32_t * out) {
+    return table_name_at(&s->p, s->end, names, recent, kind, out);
 }
 
 //
@@ -307,10 +319,10 @@ static FAST_NOINLINE bool scan_member_any(struct galloc_scan * s, const struct g
     e->present |= 1u << m;
     switch (m) {
         case M_NAME:        return galloc_scan_string(s, &e->name, &e->name_len);
-        case M_OP:          return galloc_fast_scan_table_name(s, names, GALLOC_NAME_OP, &e->op);
-        case M_TYPE:        return galloc_fast_scan_table_name(s, names, GALLOC_NAME_TYPE, &e->type);
-        case M_UNARY_OP:    return galloc_fast_scan_table_name(s, names, GALLOC_NAME_UNARY_OP, &e->sub_op);
-        case M_GLU_OP:      return galloc_fast_scan_table_name(s, names, GALLOC_NAME_GLU_OP, &e->sub_op);
+        case M_OP:          return galloc_fast_scan_table_name(s, names, NULL, GALLOC_NAME_OP, &e->op);
+        case M_TYPE:        return galloc_fast_scan_table_name(s, names, NULL, GALLOC_NAME_TYPE, &e->type);
+        case M_UNARY_OP:    return galloc_fast_scan_table_name(s, names, NULL, GALLOC_NAME_UNARY_OP, &e->sub_op);
+        case M_GLU_OP:      return galloc_fast_scan_table_name(s, names, NULL, GALLOC_NAME_GLU_OP, &e->sub_op);
         case M_NE:          return scan_int_array(s, ITEM_I64, 0, e->ne, GGML_MAX_DIMS, &e->n_ne);
         case M_NB: {
             int n = 0;
@@ -624,7 +636,7 @@ static inline bool tight_ascii_string(const unsigned char ** at, const unsigned 
 // the caller reads the entry again from p by the scanner's rules. Each member is tried once, in the
 // writers' order, so none is taken twice
 static const unsigned char * writers_entry(const unsigned char * p, const unsigned char * end, const struct galloc_fast_names * names,
-                                           const struct galloc_fast_bounds * bounds, struct entry * e) {
+                                           struct galloc_fast_recent * recent, const struct galloc_fast_bounds * bounds, struct entry * e) {
     uint64_t w = writer_word(p, end);
     if (w != galloc_swar_load((const unsigned char *) "{ \"name\"") || p[8] != ':' || p[9] != ' ') {
         return NULL;
@@ -644,10 +656,10 @@ static const unsigned char * writers_entry(const unsigned char * p, const unsign
         e->present |= 1u << (m);                                            \
         w = writer_word(p, end);                                            \
     }
-    IN_ORDER(M_OP, "op", table_name_at(&p, end, names, GALLOC_NAME_OP, &e->op))
-    IN_ORDER(M_UNARY_OP, "unary_op", table_name_at(&p, end, names, GALLOC_NAME_UNARY_OP, &e->sub_op))
-    IN_ORDER(M_GLU_OP, "glu_op", table_name_at(&p, end, names, GALLOC_NAME_GLU_OP, &e->sub_op))
-    IN_ORDER(M_TYPE, "type", table_name_at(&p, end, names, GALLOC_NAME_TYPE, &e->type))
+    IN_ORDER(M_OP, "op", table_name_at(&p, end, names, recent, GALLOC_NAME_OP, &e->op))
+    IN_ORDER(M_UNARY_OP, "unary_op", table_name_at(&p, end, names, recent, GALLOC_NAME_UNARY_OP, &e->sub_op))
+    IN_ORDER(M_GLU_OP, "glu_op", table_name_at(&p, end, names, recent, GALLOC_NAME_GLU_OP, &e->sub_op))
+    IN_ORDER(M_TYPE, "type", table_name_at(&p, end, names, recent, GALLOC_NAME_TYPE, &e->type))
     IN_ORDER(M_NE, "ne", tight_numbers(&p, end, e->ne, GGML_MAX_DIMS, &e->n_ne))
     IN_ORDER(M_NB, "nb", tight_strides(&p, end, e->nb))
     IN_ORDER(M_SRC, "src", tight_src(&p, end, bounds->n_tensors, e))
@@ -734,13 +746,13 @@ static inline void copy_name(char dst[GGML_MAX_NAME], const unsigned char * name
     }
 }
 
-bool galloc_document_fast_entry(const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, struct galloc_document * doc,
-                               struct galloc_scan * at, int32_t i, struct galloc_fast_links * links) {
+bool galloc_document_fast_entry(const struct galloc_fast_names * names, struct galloc_fast_recent * recent, const struct galloc_fast_bounds * bounds,
+                               struct galloc_document * doc, struct galloc_scan * at, int32_t i, struct galloc_fast_links * links) {
     struct galloc_scan  local = *at; // kept in registers: the stores into doc cannot move it
     struct galloc_scan * s    = &local;
     struct entry         e;
     entry_init(&e);
-    const unsigned char * after = writers_entry(s->p, s->end, names, bounds, &e);
+    const unsigned char * after = writers_entry(s->p, s->end, names, recent, bounds, &e);
     if (after != NULL) {
         s->p = after;
     } else { // any other text: every member by the scanner's rules (and the writers' forms where they are)
@@ -797,5 +809,5 @@ size_t galloc_document_fast_tensor(const struct galloc_fast_names * names, struc
     struct galloc_scan        s      = { (const unsigned char *) text + pos, (const unsigned char *) text + len };
     struct galloc_fast_bounds bounds = { doc->n_tensors, doc->n_buffer_types };
     galloc_scan_ws(&s);
-    return galloc_document_fast_entry(names, &bounds, doc, &s, i, NULL) ? (size_t) (s.p - (const unsigned char *) text) : 0;
+    return galloc_document_fast_entry(names, NULL, &bounds, doc, &s, i, NULL) ? (size_t) (s.p - (const unsigned char *) text) : 0;
 }

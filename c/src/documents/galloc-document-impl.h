@@ -85,8 +85,18 @@ struct galloc_fast_bounds {
     int32_t n_tensors;      // src and view_src in [0, n_tensors)
     int32_t n_buffer_types; // buffer_type in [0, n_buffer_types)
 };
-// a string naming an entry of ggml's table of that kind (enum galloc_name_kind): its id; false for any other value
-bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, int kind, int32_t * out);
+// the last name of each kind found in the table, for the next entry of a document (most name the
+// type, and many the op, of the entry before): a name of up to 16 bytes equal to it is not looked up
+#define GALLOC_FAST_NAME_KINDS 4 // enum galloc_name_kind
+struct galloc_fast_recent {
+    uint64_t word[GALLOC_FAST_NAME_KINDS][2]; // its first 16 bytes as names_find takes them
+    uint8_t  len_1[GALLOC_FAST_NAME_KINDS];   // its bytes plus one, 2 to 17; 0 for none yet (no length matches)
+    int32_t  id[GALLOC_FAST_NAME_KINDS];
+};
+// a string naming an entry of ggml's table of that kind (enum galloc_name_kind): its id; false for any
+// other value. recent: kept up to date and used (may be NULL: not kept)
+bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, struct galloc_fast_recent * recent, int kind,
+                                 int32_t * out);
 // what the indices of the entries read so far reach, for the one-pass reader to check them once the
 // counts are known (links may be NULL: not kept)
 struct galloc_fast_links {
@@ -94,8 +104,8 @@ struct galloc_fast_links {
     int32_t max_buffer_type; // the largest buffer_type, -1 for none
     bool    forward;         // some src or view_src names a later tensor
 };
-bool galloc_document_fast_entry(const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds, struct galloc_document * doc,
-                               struct galloc_scan * s, int32_t i, struct galloc_fast_links * links);
+bool galloc_document_fast_entry(const struct galloc_fast_names * names, struct galloc_fast_recent * recent, const struct galloc_fast_bounds * bounds,
+                               struct galloc_document * doc, struct galloc_scan * s, int32_t i, struct galloc_fast_links * links);
 
 // the one buffer type of a document without "buffer_types"
 #define GALLOC_DOCUMENT_DEFAULT_BUFFER_TYPE_NAME      "host"

@@ -161,7 +161,7 @@ static bool walk_type_traits(struct galloc_scan * s, const struct galloc_fast_na
             if (bit == 0) {
                 return false;
             }
-            bool ok = bit == 1u ? galloc_fast_scan_table_name(s, names, GALLOC_NAME_TYPE, &type)
+            bool ok = bit == 1u ? galloc_fast_scan_table_name(s, names, NULL, GALLOC_NAME_TYPE, &type)
                     : bit == 2u ? galloc_scan_u64(s, &blck)
                                 : galloc_scan_u64(s, &size);
             if (!ok) {
@@ -235,6 +235,8 @@ static inline int next_entry(struct galloc_scan * s) {
 static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names * names, struct galloc_document * doc,
                          struct galloc_fast_links * links) {
     static const struct galloc_fast_bounds later = { INT32_MAX, INT32_MAX }; // checked after the walk
+    struct galloc_fast_recent              recent;
+    memset(recent.len_1, 0, sizeof(recent.len_1)); // none yet (the rest is set with a name)
     const unsigned char *                  start = s->p;
     size_t                                 cap   = 0;
     int32_t                                n     = 0;
@@ -247,7 +249,7 @@ static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names 
             return false;
         }
         doc->n_tensors = n + 1; // galloc_document_free frees what was grown
-        if (!galloc_document_fast_entry(names, &later, doc, s, n, links)) {
+        if (!galloc_document_fast_entry(names, &recent, &later, doc, s, n, links)) {
             return false;
         }
         n++;
