@@ -806,6 +806,9 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, struct g
 
 size_t galloc_document_fast_tensor(const struct galloc_fast_names * names, struct galloc_document * doc, const char * text, size_t len,
                                    size_t pos, int32_t i) {
+    if (galloc_scan_ends_in_digit(text, len)) {
+        return 0; // (text that parsed ends with '}' or whitespace)
+    }
     struct galloc_scan        s      = { (const unsigned char *) text + pos, (const unsigned char *) text + len };
     struct galloc_fast_bounds bounds = { doc->n_tensors, doc->n_buffer_types };
     galloc_scan_ws(&s);

@@ -207,8 +207,16 @@ static inline bool galloc_scan_key(struct galloc_scan * s, const char ** key, si
 //
 // the forms the writers give (galloc-export.c, galloc-document-write.c), read by the shortest way:
 // each takes only text the readers above read to the same value, and answers false otherwise with
-// nothing consumed, so that its caller can read the same text with them from the same place
+// nothing consumed, so that its caller can read the same text with them from the same place.
+// They read digits without looking at end: the text's last byte must be no digit
+// (galloc_scan_ends_in_digit false), so that a run of digits stops inside it
 //
+
+// whether the n bytes at text end in a digit (or are none): the tight readers are not for such a
+// text (no JSON document ends so: its root is an object)
+static inline bool galloc_scan_ends_in_digit(const char * text, size_t n) {
+    return n == 0 || (unsigned) ((unsigned char) text[n - 1] - '0') < 10u;
+}
 
 // 1 to 18 digits without a leading zero (or a lone 0), as galloc_scan_u64 reads them when the
 // byte after is none of '.', 'e', 'E': every caller then wants ',', ']' or '}' there, so a number
@@ -226,7 +234,7 @@ static inline bool galloc_scan_tight_u64(const unsigned char ** at, const unsign
     const unsigned char * first = p++;
     if (v != 0) {
         unsigned d;
-        while (p < end && (d = (unsigned) (*p - '0')) < 10u) {
+        while ((d = (unsigned) (*p - '0')) < 10u) { // the text's last byte is no digit: the run stops before end
             v = v * 10 + d;
             p++;
         }
@@ -243,7 +251,7 @@ static inline bool galloc_scan_tight_u64(const unsigned char ** at, const unsign
 // declines), 0 at ']' (consumed), -1 otherwise
 static inline int galloc_scan_tight_next(const unsigned char ** at, const unsigned char * end) {
     const unsigned char * p = *at;
-    if (end - p >= 2 && p[0] == ',' && p[1] == ' ') {
+    if (end - p >= 2 && memcmp(p, ", ", 2) == 0) {
         *at = p + 2;
         return 1;
     }

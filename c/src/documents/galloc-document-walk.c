@@ -322,6 +322,9 @@ bool galloc_document_walk(const struct galloc_fast_names * names, const char * t
     memset(walk, 0, sizeof(*walk));
     walk->links.max_tensor      = -1;
     walk->links.max_buffer_type = -1;
+    if (galloc_scan_ends_in_digit(text, len)) {
+        return false; // no document (the tight readers want a byte that is no digit at the end)
+    }
     struct galloc_scan s    = { (const unsigned char *) text, (const unsigned char *) text + len };
     unsigned           seen = 0;
     galloc_scan_ws(&s);
