@@ -385,11 +385,14 @@ static inline bool tight_src(const unsigned char ** at, const unsigned char * en
         if (n == GGML_MAX_SRC) {
             return false;
         }
-        if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
+        if (galloc_scan_tight_u64(&p, end, &v)) { // (nothing consumed when it is no number)
+            if (v >= (uint64_t) n_tensors) {
+                return false;
+            }
+            e->src[n++] = (int32_t) v;
+        } else if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
             e->src[n++] = -1;
             p += 4;
-        } else if (galloc_scan_tight_u64(&p, end, &v) && v < (uint64_t) n_tensors) {
-            e->src[n++] = (int32_t) v;
         } else {
             return false;
         }
