@@ -702,6 +702,52 @@ static void bad_mul_mat_child(void) {
     ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 2), ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 5, 2));
 }
 
+// a type outside ggml's table (or removed from it: 4 was Q4_2) is refused where a tensor is
+// made, and where a tensor's size or strides are computed after its type was set by hand: an
+// abort with a message, not a division by a block size of zero (SIGFPE)
+static void new_tensor_type_count_child(void) {
+    ggml_new_tensor_1d(ctx_new(), GGML_TYPE_COUNT, 4);
+}
+
+static void new_tensor_removed_type_child(void) {
+    ggml_new_tensor_1d(ctx_new(), (enum ggml_type) 4, 32);
+}
+
+static void nbytes_type_count_child(void) {
+    struct ggml_tensor * t = ggml_new_tensor_1d(ctx_new(), GGML_TYPE_Q4_0, 64);
+    t->type = GGML_TYPE_COUNT;
+    printf("%zu\n", ggml_nbytes(t));
+}
+
+static void nbytes_removed_type_child(void) {
+    struct ggml_tensor * t = ggml_new_tensor_1d(ctx_new(), GGML_TYPE_Q4_0, 64);
+    t->type = (enum ggml_type) 4;
+    printf("%zu\n", ggml_nbytes(t));
+}
+
+static void contiguous_removed_type_child(void) {
+    struct ggml_tensor * t = ggml_new_tensor_1d(ctx_new(), GGML_TYPE_Q4_0, 64);
+    t->type = (enum ggml_type) 4;
+    printf("%d\n", ggml_is_contiguous(t));
+}
+
+static void reshape_removed_type_child(void) {
+    struct ggml_context * ctx = ctx_new();
+    struct ggml_tensor * t = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 64, 2);
+    t->type = (enum ggml_type) 4;
+    ggml_reshape_1d(ctx, t, 128);
+}
+
+static void test_unknown_type_aborts(void) {
+    const char * const msg = "unknown or removed tensor type";
+    check_aborts(new_tensor_type_count_child, msg, "new tensor of type GGML_TYPE_COUNT");
+    check_aborts(new_tensor_removed_type_child, msg, "new tensor of a removed type");
+    check_aborts(nbytes_type_count_child, msg, "ggml_nbytes, type GGML_TYPE_COUNT set by hand");
+    check_aborts(nbytes_removed_type_child, msg, "ggml_nbytes, a removed type set by hand");
+    check_aborts(contiguous_removed_type_child, msg, "ggml_is_contiguous, a removed type set by hand");
+    check_aborts(reshape_removed_type_child, msg, "ggml_reshape_1d, a removed type set by hand");
+}
+
 static void test_shape_misuse_aborts(void) {
     check_aborts(bad_broadcast_child, "ggml_can_repeat(b, a)", "add with a non-broadcastable b");
     check_aborts(bad_mul_mat_child, "GGML_ASSERT(", "mul_mat with mismatched rows");
@@ -830,6 +876,128 @@ static void test_graph_select_then_compute(void) {
     ggml_build_forward_expand(g, h); // h met again: the walk marks both below it
     CHECK((h->flags & GGML_TENSOR_FLAG_COMPUTE) && (h->src[0]->flags & GGML_TENSOR_FLAG_COMPUTE) &&
           (h->src[0]->src[0]->flags & GGML_TENSOR_FLAG_COMPUTE));
+    ggml_free(ctx);
+}
+
+static bool has_compute(const struct ggml_tensor * t) {
+    return (t->flags & GGML_TENSOR_FLAG_COMPUTE) != 0;
+}
+
+static void check_graph_list(struct ggml_tensor ** list, int n, struct ggml_tensor * const * expected, int n_expected) {
+    CHECK(n == n_expected);
+    for (int i = 0; i < n && i < n_expected; i++) {
+        CHECK(list[i] == expected[i]);
+    }
+}
+
+// An op-less tensor whose sources were set by hand: ggml's ggml_visit_parents_graph, on a tensor
+// met again with compute, recurses into every source without the flag, op-less ones included,
+// and visits in full a source not yet in the graph. Each expectation is that recursion worked
+// through by hand (in the comments).
+static void test_graph_revisit_opless_sources(void) {
+    struct ggml_context * ctx = ctx_new();
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    struct ggml_tensor * a = input_1d(ctx, 4);
+    struct ggml_tensor * b = ggml_sqr(ctx, a);
+    struct ggml_tensor * l = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4); // op NONE: a leaf
+    l->src[0] = b;
+    struct ggml_tensor * c = ggml_sqrt(ctx, l);
+    struct ggml_tensor * e = ggml_scale(ctx, a, 2.0f);
+
+    // select: c without compute (c, l, b, a entered; a, b, l, c appended), then e with compute
+    // (a met again: no sources; e flagged and appended)
+    struct ggml_tensor * branches[2] = { c, e };
+    ggml_build_forward_select(g, branches, 2, 1);
+    struct ggml_tensor * const leafs1[] = { a, l };
+    struct ggml_tensor * const nodes1[] = { b, c, e };
+    check_graph_list(g->leafs, g->n_leafs, leafs1, 2);
+    check_graph_list(g->nodes, g->n_nodes, nodes1, 3);
+    CHECK(has_compute(e) && !has_compute(c) && !has_compute(b));
+
+    // c met again with compute: c flagged; l lacks the flag: visit(l) -> met again -> b lacks it:
+    // visit(b) flags b -> met again -> a lacks it (no sources). Nothing appended.
+    ggml_build_forward_expand(g, c);
+    CHECK(has_compute(c) && has_compute(b) && !has_compute(l) && !has_compute(a));
+    check_graph_list(g->leafs, g->n_leafs, leafs1, 2);
+    check_graph_list(g->nodes, g->n_nodes, nodes1, 3);
+
+    // sources set by hand after l was visited: u (op-less) and v = sqr(a2), both new to the graph.
+    // d = add(c, e) first visit: c met again -> l lacks the flag -> met again: b has the flag,
+    // u is new: visited in full, appended as leaf_2; v new: flagged, a2 appended (leaf_3), v
+    // appended (node_3); then e met again (a: nothing); d appended (node_4)
+    struct ggml_tensor * u = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4);
+    struct ggml_tensor * a2 = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4);
+    struct ggml_tensor * v = ggml_sqr(ctx, a2);
+    l->src[1] = u;
+    l->src[2] = v;
+    struct ggml_tensor * d = ggml_add(ctx, c, e);
+    ggml_build_forward_expand(g, d);
+    struct ggml_tensor * const leafs2[] = { a, l, u, a2 };
+    struct ggml_tensor * const nodes2[] = { b, c, e, v, d };
+    check_graph_list(g->leafs, g->n_leafs, leafs2, 4);
+    check_graph_list(g->nodes, g->n_nodes, nodes2, 5);
+    CHECK_STR(u->name, "leaf_2");
+    CHECK_STR(a2->name, "leaf_3");
+    CHECK_STR(v->name, "node_3");
+    CHECK(has_compute(v) && has_compute(d) && !has_compute(u) && !has_compute(a2));
+
+    // a source new to the graph set by hand on d itself: d met again, w lacks the flag: visited
+    // in full, appended as leaf_4
+    struct ggml_tensor * w = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4);
+    d->src[2] = w;
+    ggml_build_forward_expand(g, d);
+    struct ggml_tensor * const leafs3[] = { a, l, u, a2, w };
+    check_graph_list(g->leafs, g->n_leafs, leafs3, 5);
+    check_graph_list(g->nodes, g->n_nodes, nodes2, 5);
+    CHECK_STR(w->name, "leaf_4");
+    ggml_free(ctx);
+}
+
+// The walk below a tensor met again takes its sources in slot order, whatever the graph's eval
+// order; a first visit takes them in eval order (right to left here)
+static void test_graph_revisit_slot_order(void) {
+    struct ggml_context * ctx = ctx_new();
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    g->order = GGML_CGRAPH_EVAL_ORDER_RIGHT_TO_LEFT;
+    struct ggml_tensor * a = input_1d(ctx, 4);
+    struct ggml_tensor * l = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4);
+    struct ggml_tensor * c = ggml_sqr(ctx, l);
+    ggml_build_forward_expand(g, c); // l appended (leaf), c flagged and appended
+    struct ggml_tensor * u = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4);
+    struct ggml_tensor * v = ggml_sqr(ctx, a);
+    l->src[0] = u;
+    l->src[1] = v;
+    // d = add(c, c), right to left: slot 1 c met again -> l lacks the flag -> met again, slot
+    // order: u new (leaf), v new (flagged; a leaf; v node); slot 0 c met again: l's sources
+    // u (no sources) and v (flagged) change nothing; d appended
+    struct ggml_tensor * d = ggml_add(ctx, c, c);
+    ggml_build_forward_expand(g, d);
+    struct ggml_tensor * const leafs[] = { l, u, a };
+    struct ggml_tensor * const nodes[] = { c, v, d };
+    check_graph_list(g->leafs, g->n_leafs, leafs, 3);
+    check_graph_list(g->nodes, g->n_nodes, nodes, 3);
+    CHECK(has_compute(v) && has_compute(d));
+    ggml_free(ctx);
+}
+
+// Op-less tensors whose hand-set sources make a cycle: ggml's recursion never ends there (each
+// meets the other again with compute, neither ever gets the flag); this walk goes below each
+// once per call and builds t's graph (l2 first appended: it is l1's source)
+static void test_graph_opless_cycle_ends(void) {
+    struct ggml_context * ctx = ctx_new();
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    struct ggml_tensor * l1 = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4);
+    struct ggml_tensor * l2 = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4);
+    l1->src[0] = l2;
+    l2->src[0] = l1;
+    struct ggml_tensor * t = ggml_sqr(ctx, l1);
+    ggml_build_forward_expand(g, t);
+    ggml_build_forward_expand(g, t);
+    struct ggml_tensor * const leafs[] = { l2, l1 };
+    struct ggml_tensor * const nodes[] = { t };
+    check_graph_list(g->leafs, g->n_leafs, leafs, 2);
+    check_graph_list(g->nodes, g->n_nodes, nodes, 1);
+    CHECK(has_compute(t) && !g->out_of_memory);
     ggml_free(ctx);
 }
 
@@ -988,10 +1156,14 @@ int main(void) {
         { "op_shapes",                  test_op_shapes },
         { "inplace_ops_are_views",      test_inplace_ops_are_views },
         { "shape_misuse_aborts",        test_shape_misuse_aborts },
+        { "unknown_type_aborts",        test_unknown_type_aborts },
         { "graph_view_inplace",         test_graph_view_inplace },
         { "graph_multiple_contexts",    test_graph_multiple_contexts },
         { "graph_auto_names_and_order", test_graph_auto_names_and_order },
         { "graph_select_then_compute",  test_graph_select_then_compute },
+        { "graph_revisit_opless",       test_graph_revisit_opless_sources },
+        { "graph_revisit_slot_order",   test_graph_revisit_slot_order },
+        { "graph_opless_cycle_ends",    test_graph_opless_cycle_ends },
         { "graph_deep_chain",           test_graph_deep_chain },
         { "graph_full_aborts",          test_graph_full_aborts },
         { "hash_set",                   test_hash_set },

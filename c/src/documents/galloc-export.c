@@ -298,7 +298,11 @@ static bool is_contiguous_layout(const struct ggml_tensor * t) {
     if (t->nb[0] != nb) {
         return false;
     }
-    nb *= (size_t) (t->ne[0] / ggml_blck_size(t->type));
+    const int64_t blck = ggml_blck_size(t->type);
+    if (blck <= 0) {
+        return false; // a type outside ggml's table: its strides are written as they are
+    }
+    nb *= (size_t) (t->ne[0] / blck);
     for (int i = 1; i < GGML_MAX_DIMS; i++) {
         if (t->nb[i] != nb) {
             return false;

@@ -102,6 +102,10 @@ struct ggml_cgraph {
     bool out_of_memory;
 };
 
+// the block size of a tensor's type; aborts (GGML_ASSERT) on a type outside ggml's table or
+// removed from it, as tensor creation does, where ggml would divide by zero
+int64_t ggml_tensor_blck_size(const struct ggml_tensor * tensor);
+
 static inline bool ggml_impl_is_view(const struct ggml_tensor * t) {
     return t->view_src != NULL;
 }

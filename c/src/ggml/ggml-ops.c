@@ -16,7 +16,7 @@
 
 // rows of whole blocks with every dimension above `n` packed after the previous one
 static bool ops_is_contiguous_n(const struct ggml_tensor * t, int n) {
-    const int64_t blck = ggml_blck_size(t->type);
+    const int64_t blck = ggml_tensor_blck_size(t);
     size_t expected = ggml_type_size(t->type);
     if (t->ne[0] != blck && t->nb[0] != expected) {
         return false;

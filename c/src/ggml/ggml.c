@@ -88,6 +88,19 @@ int64_t ggml_blck_size(enum ggml_type type) {
     return type_traits_get(type)->blck_size;
 }
 
+// a tensor's type traits, for sizes and strides: tensor creation refuses a type outside ggml's
+// table or removed from it, and so does this, for a type set on a tensor by hand afterwards
+// (ggml itself would divide by its block size of zero, or read past its table)
+static const struct type_traits * tensor_type_traits(const struct ggml_tensor * tensor) {
+    const struct type_traits * traits = type_traits_get(tensor->type);
+    GGML_ASSERT(traits->blck_size > 0 && "unknown or removed tensor type");
+    return traits;
+}
+
+int64_t ggml_tensor_blck_size(const struct ggml_tensor * tensor) {
+    return tensor_type_traits(tensor)->blck_size;
+}
+
 size_t ggml_type_size(enum ggml_type type) {
     return type_traits_get(type)->type_size;
 }
@@ -369,7 +382,7 @@ size_t ggml_nbytes(const struct ggml_tensor * tensor) {
     if (ne[0] <= 0 || ne[1] <= 0 || ne[2] <= 0 || ne[3] <= 0) {
         return 0;
     }
-    const struct type_traits * traits = type_traits_get(tensor->type);
+    const struct type_traits * traits = tensor_type_traits(tensor);
     // blocks of one element: the first element, then the farthest one along every dimension;
     // else whole blocks of the first row, then the farthest row
     size_t nbytes = traits->blck_size == 1 ? traits->type_size + (size_t) (ne[0] - 1) * nb[0]
@@ -396,7 +409,7 @@ bool ggml_is_permuted(const struct ggml_tensor * tensor) {
 bool ggml_is_contiguous(const struct ggml_tensor * tensor) {
     // rows of whole blocks, then every dimension packed after the previous one
     // (a dimension of size 1 may have any stride)
-    const int64_t blck = ggml_blck_size(tensor->type);
+    const int64_t blck = ggml_tensor_blck_size(tensor);
     size_t expected = ggml_type_size(tensor->type);
     if (tensor->ne[0] != blck && tensor->nb[0] != expected) {
         return false;
@@ -915,64 +928,106 @@ struct ggml_cgraph ggml_graph_view(struct ggml_cgraph * cgraph0, int i0, int i1)
     return view;
 }
 
-// flags the sources of an already visited tensor (and theirs) as computed, as ggml does when a
-// tensor first reached by ggml_build_forward_select without the flag is expanded again
-// a source the walk below marks: one with an op that does not have the flag yet
-static bool graph_needs_mark(const struct ggml_tensor * src) {
-    return src != NULL && !(src->flags & GGML_TENSOR_FLAG_COMPUTE) && src->op != GGML_OP_NONE;
-}
+// Graph building follows ggml's recursive ggml_visit_parents_graph step for step, with an
+// explicit stack (long chains would exhaust a small WASM stack). A tensor met the first time
+// is entered in the visited set, its sources are walked in eval order, then it is appended.
+// A tensor met again with compute walks, in slot order, each source that lacks the compute
+// flag at that moment, as ggml does: through op-less sources too, and a source that is not in
+// the graph yet (its slot was set by hand after the walk) is visited in full there.
 
-static void graph_mark_compute(struct ggml_cgraph * cgraph, struct ggml_tensor * node) {
-    bool any = false; // usually every source is marked already (a tensor met again): no walk
-    for (int i = 0; i < GGML_MAX_SRC && !any; i++) {
-        any = graph_needs_mark(node->src[i]);
-    }
-    if (!any) {
-        return;
-    }
-    size_t cap = 64, depth = 0;
-    struct ggml_tensor ** stack = (struct ggml_tensor **) malloc(cap * sizeof(*stack));
-    if (stack == NULL) {
-        cgraph->out_of_memory = true;
-        return;
-    }
-    stack[depth++] = node;
-    while (depth > 0) {
-        struct ggml_tensor * t = stack[--depth];
-        for (int i = 0; i < GGML_MAX_SRC; i++) {
-            struct ggml_tensor * src = t->src[i];
-            if (!graph_needs_mark(src)) {
-                continue; // a source without an op never gets the flag: nothing to walk below it
-            }
-            src->flags |= GGML_TENSOR_FLAG_COMPUTE;
-            if (depth == cap) {
-                cap *= 2;
-                struct ggml_tensor ** grown = (struct ggml_tensor **) realloc(stack, cap * sizeof(*stack));
-                if (grown == NULL) {
-                    cgraph->out_of_memory = true;
-                    free(stack);
-                    return;
-                }
-                stack = grown;
-            }
-            stack[depth++] = src;
+struct graph_walk_frame {
+    struct ggml_tensor * node;
+    int                  next_src; // sources [0, next_src) are done
+    bool                 first;    // a first visit (else a walk below a tensor met again)
+    bool                 compute;  // the flag the first visit passes down
+};
+
+struct graph_walk {
+    struct ggml_cgraph *       cgraph;
+    struct graph_walk_frame *  stack;
+    size_t                     depth, cap;
+    struct ggml_tensor **      walked;   // op-less tensors met again and walked below in this call
+    size_t                     n_walked, cap_walked;
+};
+
+static bool graph_has_sources(const struct ggml_tensor * t) {
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        if (t->src[i] != NULL) {
+            return true;
         }
     }
-    free(stack);
+    return false;
 }
 
-// marks a tensor reached by the walk; false when it was already visited
-static bool graph_visit_enter(struct ggml_cgraph * cgraph, struct ggml_tensor * node, bool compute) {
+// whether ggml's walk would change anything below src (a source of a tensor met again)
+static bool graph_source_needs_walk(const struct ggml_cgraph * cgraph, const struct ggml_tensor * src) {
+    if (src == NULL || (src->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+        return false;
+    }
+    return src->op != GGML_OP_NONE || graph_has_sources(src) || !ggml_hash_contains(&cgraph->visited_hash_set, src);
+}
+
+static bool graph_walk_grow(struct graph_walk * w) {
+    const size_t cap = w->cap == 0 ? 64 : w->cap * 2;
+    struct graph_walk_frame * grown = (struct graph_walk_frame *) realloc(w->stack, cap * sizeof(*grown));
+    if (grown == NULL) {
+        w->cgraph->out_of_memory = true;
+        return false;
+    }
+    w->stack = grown;
+    w->cap   = cap;
+    return true;
+}
+
+static inline void graph_walk_push(struct graph_walk * w, struct ggml_tensor * node, bool first, bool compute) {
+    if (w->depth < w->cap || graph_walk_grow(w)) {
+        w->stack[w->depth++] = (struct graph_walk_frame) { node, 0, first, compute };
+    }
+}
+
+// an op-less tensor is walked below at most once per call: a second walk would change nothing,
+// and where ggml recurses without end (op-less tensors whose sources make a cycle) this stops
+static bool graph_walk_first_time_below(struct graph_walk * w, struct ggml_tensor * t) {
+    for (size_t i = 0; i < w->n_walked; i++) {
+        if (w->walked[i] == t) {
+            return false;
+        }
+    }
+    if (w->n_walked == w->cap_walked) {
+        const size_t cap = w->cap_walked == 0 ? 16 : w->cap_walked * 2;
+        struct ggml_tensor ** grown = (struct ggml_tensor **) realloc(w->walked, cap * sizeof(*grown));
+        if (grown == NULL) {
+            w->cgraph->out_of_memory = true;
+            return false;
+        }
+        w->walked     = grown;
+        w->cap_walked = cap;
+    }
+    w->walked[w->n_walked++] = t;
+    return true;
+}
+
+// a tensor met again with compute: a walk below it, when one of its sources needs one
+static void graph_walk_revisit(struct graph_walk * w, struct ggml_tensor * node) {
+    bool any = false; // usually every source has the flag already (a tensor met again): no walk
+    for (int i = 0; i < GGML_MAX_SRC && !any; i++) {
+        any = graph_source_needs_walk(w->cgraph, node->src[i]);
+    }
+    if (any && (node->op != GGML_OP_NONE || graph_walk_first_time_below(w, node))) {
+        graph_walk_push(w, node, false, true);
+    }
+}
+
+// ggml's visit of one tensor, up to its sources: flag, then a first visit or a walk below
+static inline void graph_walk_enter(struct graph_walk * w, struct ggml_tensor * node, bool compute) {
     if (node->op != GGML_OP_NONE && compute) {
         node->flags |= GGML_TENSOR_FLAG_COMPUTE;
     }
-    if (ggml_hash_insert(&cgraph->visited_hash_set, node) == GGML_HASHSET_ALREADY_EXISTS) {
-        if (compute) {
-            graph_mark_compute(cgraph, node);
-        }
-        return false;
+    if (ggml_hash_insert(&w->cgraph->visited_hash_set, node) != GGML_HASHSET_ALREADY_EXISTS) {
+        graph_walk_push(w, node, true, compute);
+    } else if (compute) {
+        graph_walk_revisit(w, node);
     }
-    return true;
 }
 
 // appends a tensor whose sources are all in the graph: to leafs or nodes, naming it if unnamed
@@ -996,54 +1051,40 @@ static void graph_visit_leave(struct ggml_cgraph * cgraph, struct ggml_tensor * 
     }
 }
 
-struct graph_walk_frame {
-    struct ggml_tensor * node;
-    int                  next_src; // sources [0, next_src) in eval order are done
-};
-
-// depth-first from root: every source (in eval order) before the tensor, each
-// tensor once. Iterative, so that long chains do not exhaust a small (WASM) stack.
-static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root, bool compute) {
-    if (!graph_visit_enter(cgraph, root, compute)) {
-        return;
-    }
-    size_t cap = 64;
-    size_t depth = 0;
-    struct graph_walk_frame * stack = (struct graph_walk_frame *) malloc(cap * sizeof(*stack));
-    if (stack == NULL) {
-        cgraph->out_of_memory = true;
-        return;
-    }
-    stack[depth++] = (struct graph_walk_frame) { root, 0 };
-    const bool right_to_left = cgraph->order == GGML_CGRAPH_EVAL_ORDER_RIGHT_TO_LEFT;
-
-    while (depth > 0) {
-        struct graph_walk_frame * top = &stack[depth - 1];
-        struct ggml_tensor * src = NULL;
-        while (src == NULL && top->next_src < GGML_MAX_SRC) {
-            const int i = top->next_src++;
-            src = top->node->src[right_to_left ? GGML_MAX_SRC - 1 - i : i];
-        }
-        if (src == NULL) {
-            graph_visit_leave(cgraph, top->node);
-            depth--;
-            continue;
-        }
-        if (!graph_visit_enter(cgraph, src, compute)) {
-            continue;
-        }
-        if (depth == cap) {
-            cap *= 2;
-            struct graph_walk_frame * grown = (struct graph_walk_frame *) realloc(stack, cap * sizeof(*stack));
-            if (grown == NULL) {
-                cgraph->out_of_memory = true;
-                break;
+// the next source the top frame visits, or NULL when it is done
+static struct ggml_tensor * graph_walk_next_source(const struct graph_walk * w, struct graph_walk_frame * top) {
+    const bool right_to_left = w->cgraph->order == GGML_CGRAPH_EVAL_ORDER_RIGHT_TO_LEFT;
+    while (top->next_src < GGML_MAX_SRC) {
+        const int i = top->next_src++;
+        if (top->first) {
+            struct ggml_tensor * src = top->node->src[right_to_left ? GGML_MAX_SRC - 1 - i : i];
+            if (src != NULL) {
+                return src;
             }
-            stack = grown;
+        } else if (top->node->src[i] != NULL && !(top->node->src[i]->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+            return top->node->src[i]; // the flag is read when the slot is reached, as ggml reads it
         }
-        stack[depth++] = (struct graph_walk_frame) { src, 0 };
     }
-    free(stack);
+    return NULL;
+}
+
+static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root, bool compute) {
+    struct graph_walk w = { cgraph, NULL, 0, 0, NULL, 0, 0 };
+    graph_walk_enter(&w, root, compute);
+    while (w.depth > 0 && !cgraph->out_of_memory) {
+        struct graph_walk_frame * top = &w.stack[w.depth - 1];
+        struct ggml_tensor * src = graph_walk_next_source(&w, top);
+        if (src != NULL) {
+            graph_walk_enter(&w, src, top->first ? top->compute : true);
+            continue;
+        }
+        if (top->first) {
+            graph_visit_leave(cgraph, top->node);
+        }
+        w.depth--;
+    }
+    free(w.stack);
+    free(w.walked);
 }
 
 static void graph_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor, bool compute) {
