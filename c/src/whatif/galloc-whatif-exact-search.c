@@ -157,8 +157,10 @@ void galloc_exact_unwind(struct exact * e, int32_t base) {
 static void level_init(struct exact * e, int32_t d) {
     struct level * lv = &e->levels[d];
     *lv = (struct level) { .item = -2 };
-    galloc_exact_state_key(e, &lv->key1, &lv->key2);
-    lv->dead = galloc_exact_memo_find(e, lv->key1, lv->key2);
+    if (!e->perturbed) { // a perturbed run neither reads nor writes the table (step 7)
+        galloc_exact_state_key(e, &lv->key1, &lv->key2);
+        lv->dead = galloc_exact_memo_find(e, lv->key1, lv->key2);
+    }
     if (lv->dead) {
         return;
     }

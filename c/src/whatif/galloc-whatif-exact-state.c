@@ -146,7 +146,7 @@ void galloc_exact_undo(struct exact * e, struct level * lv) {
 
 void galloc_exact_state_key(const struct exact * e, uint64_t * k1, uint64_t * k2) {
     uint64_t extra = galloc_exact_mix64(e->L ^ galloc_exact_mix64((uint64_t) (uint32_t) e->last_rank ^ ((uint64_t) (uint32_t) e->comp.lo << 32)) ^
-                           galloc_exact_mix64((uint64_t) (uint32_t) e->comp.hi + 77) ^ galloc_exact_mix64((uint64_t) e->kind * 0x9e3779b97f4a7c15ULL + 5 + e->salt));
+                           galloc_exact_mix64((uint64_t) (uint32_t) e->comp.hi + 77) ^ galloc_exact_mix64((uint64_t) e->kind * 0x9e3779b97f4a7c15ULL + 5));
     if (!e->unlimited) {
         extra = galloc_exact_mix64(extra ^ galloc_exact_mix64(e->closed + 13) ^ galloc_exact_mix64(e->cur * 31 + (uint64_t) e->slab));
     }
@@ -164,7 +164,7 @@ void galloc_exact_state_key(const struct exact * e, uint64_t * k1, uint64_t * k2
 }
 
 bool galloc_exact_memo_find(const struct exact * e, uint64_t k1, uint64_t k2) {
-    if (!e->memo) {
+    if (!e->memo || e->perturbed) {
         return false;
     }
     for (uint32_t i = (uint32_t) k1 & e->memo_mask, probes = 0; probes < 16; i = (i + 1) & e->memo_mask, probes++) {
@@ -234,7 +234,7 @@ static bool memo_grow(struct exact * e) {
 }
 
 void galloc_exact_memo_add(struct exact * e, uint64_t k1, uint64_t k2) {
-    if (!e->memo || e->salt != 0 || (e->memo_used > e->memo_mask / 2 && !memo_grow(e))) {
+    if (!e->memo || e->perturbed || (e->memo_used > e->memo_mask / 2 && !memo_grow(e))) {
         return; // full enough: stop learning; a perturbed order's states are never met again
     }
     memo_insert(e, k1, k2);

@@ -47,9 +47,9 @@ static enum search_end perturbed_runs(struct exact * e, int32_t base, int32_t lo
         uint64_t len  = luby(r);
         e->node_limit = len < UINT64_MAX / unit ? unit * len : UINT64_MAX;
         e->kind       = (int) (r % (N_ORDERS / 2));
-        e->salt       = galloc_exact_mix64(r);
+        e->perturbed  = true;
         enum search_end end = search_fn(e, base, lo, hi);
-        e->salt = 0;
+        e->perturbed = false;
         spent += e->run_nodes;
         if (end != SEARCH_LIMIT) {
             return end;

@@ -57,8 +57,9 @@
 //     Luby's lengths (1, 1, 2, 1, 1, 2, 4, ... times the piece's items). A search that misses
 //     one plan early can spend its whole limit below that mistake (on tight problems the nodes
 //     to a plan have a heavy tail), and short runs over varied orders step around it; any ranks
-//     make a complete search, so a perturbed run that ends within its limit decides too. Their
-//     failed states are not kept (never met again).
+//     make a complete search, so a perturbed run that ends within its limit decides too. They
+//     neither read nor keep failed states (step 8): a state failed under the static order's
+//     ranks may have a plan under the perturbed ones, and their own are never met again.
 //  8. Failed states: a state from which every alternative failed (the unplaced items with
 //     their lowest offsets, the floor, the components, the order and the states its ranks
 //     were set in, "epochs"; two 64-bit hashes) is
@@ -135,7 +136,8 @@ struct exact {
     int32_t    n, n_search, n_sec;
     int32_t  * rank;        // order of the current run (step 7)
     int        kind;        // which order (step 7)
-    uint64_t   salt;        // a perturbed order's draw (its states are keyed apart), 0: none
+    bool       perturbed;   // a perturbed order's run: its ranks are not those of the static order
+                            // kind names, so it neither reads nor writes the failed-state table
     int        only_order;  // >= 0: the restarts use this order only (tests: each is complete alone;
                             // N_ORDERS: perturbed orders only)
     int32_t  * rank_trail_item; // ranks changed by re-ranking, with their old values, to undo
