@@ -135,6 +135,8 @@ struct galloc_whatif_plan {
     bool         proved_optimal; // exact: no valid plan has a smaller total
     uint64_t     bound;          // exact: no valid plan is smaller than this (bytes, >= lower_bound)
     uint64_t     nodes;          // exact: search nodes visited
+    bool         repaired;       // exact: the repair search has run over this plan already (a problem too
+                                 // large for the exact search): galloc_whatif_after_search does not run it again
     const char * note;           // why a planner was skipped or stopped early, "" otherwise (static)
 };
 

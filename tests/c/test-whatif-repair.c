@@ -14,6 +14,7 @@
 // (galloc-whatif-after.c), the plan is lowered and proved only at the enumerated optimum.
 
 #include "check.h"
+#include "galloc-whatif-exact.h"
 #include "galloc-whatif-repair.h"
 #include "rng.h"
 #include "tight-problems.h"
@@ -159,7 +160,7 @@ static void test_fill_against_enumeration(void) {
 
         struct galloc_fill   f;
         enum galloc_fill_end end = GALLOC_FILL_LIMIT;
-        CHECK(galloc_fill_init(&f, &p, &x));
+        CHECK(galloc_fill_init(&f, &p, &x, k)); // room for these k free items only
         CHECK(galloc_fill_solve(&f, off, free_items, rank, k, T, UINT64_MAX, FAR_AWAY, &end));
         CHECK(end != GALLOC_FILL_LIMIT);
         CHECK((end == GALLOC_FILL_FOUND) == exists);
@@ -378,11 +379,56 @@ static void test_after_search(void) {
     CHECK(proved >= 120 && lowered > 60);
 }
 
+// a problem too large for the exact search: its time goes to the repair search, which the plan
+// reports (repaired), and after the search the repair does not run again: a plan marked repaired
+// keeps its total there however high, the bound only may follow. The problem is made "too large"
+// by its index's pair count (the exact search's size test; the repair does not read it).
+static void test_repaired_once(void) {
+    rng_seed(6);
+    int lowered = 0;
+    for (int round = 0; round < 20; round++) {
+        struct galloc_whatif_item items[8];
+        int32_t                   n = 4 + rng_below(4);
+        whatif_random_items(items, n, 6, 4);
+        struct galloc_whatif_problem p = problem_of(items, n);
+        struct galloc_whatif_index   x;
+        struct galloc_whatif_plan    start, plan;
+        struct galloc_error          err;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        CHECK(galloc_whatif_plan_init(&start, n, "stacked") && galloc_whatif_plan_init(&plan, n, "exact"));
+        tight_stacked(&p, NULL, start.offsets);
+        galloc_whatif_plan_finish(&p, &start);
+        uint64_t best = own_optimum(&p), pairs = x.n_pairs;
+        x.n_pairs = MAX_TRAIL;
+        CHECK(galloc_whatif_exact(&p, &x, &start, 30, &plan));
+        x.n_pairs = pairs;
+        // (a start at the max load is optimal at once: no search, no repair)
+        CHECK(plan.repaired == (start.total > whatif_own_max_load(items, n)) && own_no_overlap(&p, plan.offsets));
+        CHECK(plan.total <= start.total && plan.total >= best);
+        lowered += plan.total < start.total;
+        // after the search: a plan marked repaired is not repaired again (the stacked plan, which
+        // the repair would lower whenever the optimum is below it)
+        tight_stacked(&p, NULL, plan.offsets);
+        galloc_whatif_plan_finish(&p, &plan);
+        plan.proved_optimal = false;
+        plan.bound          = best;
+        plan.repaired       = true;
+        CHECK(galloc_whatif_after_search(&p, &x, AFTER_BUDGET_MS, &plan));
+        CHECK_EQ_U64(plan.total, start.total);
+        CHECK(plan.bound <= best);
+        galloc_whatif_plan_release(&start);
+        galloc_whatif_plan_release(&plan);
+        galloc_whatif_index_free(&x);
+    }
+    CHECK(lowered > 5);
+}
+
 int main(void) {
     RUN(test_fill_against_enumeration);
     RUN(test_repair_reaches_optimum);
     RUN(test_repair_plans_checked);
     RUN(test_repair_plan);
     RUN(test_after_search);
+    RUN(test_repaired_once);
     return check_report("test-whatif-repair");
 }

@@ -3,8 +3,9 @@
 // Out of time, the exact search's plan may be far from its bound (on a tight problem it can
 // spend all its time deciding the capacity and keep the heuristics' plan) or near it. The time
 // left goes first, half of it, to the repair search (galloc-whatif-repair.c: items about the
-// peak freed and placed again exactly), which lowers a plan the exact search could not; then to
-// the window bound (galloc-whatif-bound.c), which may prove the plan, lowered or not, optimal.
+// peak freed and placed again exactly), which lowers a plan the exact search could not, unless
+// the repair made the plan already (a problem too large for the exact search: plan->repaired);
+// then to the window bound (galloc-whatif-bound.c), which may prove the plan, lowered or not, optimal.
 // Neither makes the plan worse or the bound unsound: the repair keeps a plan only when it is
 // lower, the bound the exact search proved stays, and a plan that meets it is optimal.
 
@@ -20,7 +21,7 @@ bool galloc_whatif_after_search(const struct galloc_whatif_problem * p, const st
     double   since  = plan->time_ms; // the search's time: found_ms and fit_ms count from its start
     uint64_t before = plan->total;
     double   fit    = plan->fit_ms;
-    if (!galloc_whatif_repair_plan(p, x, plan->bound, t0 + (double) budget_ms / 2, plan)) {
+    if (!plan->repaired && !galloc_whatif_repair_plan(p, x, plan->bound, t0 + (double) budget_ms / 2, plan)) {
         return false;
     }
     if (plan->total < before) {

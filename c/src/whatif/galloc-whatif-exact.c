@@ -350,6 +350,7 @@ static bool exact_run(const struct galloc_whatif_problem * p, const struct gallo
         if (!galloc_whatif_repair_plan(p, x, lower, t0 + (double) budget_ms, plan)) {
             return false;
         }
+        plan->repaired       = true;
         plan->proved_optimal = plan->total <= lower;
         plan->bound          = plan->proved_optimal ? plan->total : lower;
         plan->note           = plan->proved_optimal ? "" : "problem too large for the exact search: the repair search's plan, not proved optimal";

@@ -22,6 +22,7 @@
 
 #include "galloc-whatif-repair.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,23 +65,25 @@ static bool grow(void ** arr, int32_t * cap, int64_t need, size_t size) {
     return true;
 }
 
-bool galloc_fill_init(struct galloc_fill * f, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x) {
+bool galloc_fill_init(struct galloc_fill * f, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, int32_t most) {
     memset(f, 0, sizeof(*f));
-    size_t n = (size_t) p->n_items + 1;
+    most        = most < p->n_items ? most : p->n_items;
+    size_t m    = (size_t) (most > 0 ? most : 0) + 1;
     f->p        = p;
     f->x        = x;
     f->n        = p->n_items;
-    f->local    = malloc(n * sizeof(int32_t));
-    f->id       = malloc(n * sizeof(int32_t));
-    f->size     = malloc(n * sizeof(uint64_t));
-    f->rank     = malloc(n * sizeof(int32_t));
-    f->low      = malloc(n * sizeof(uint64_t));
-    f->off      = malloc(n * sizeof(uint64_t));
-    f->placed   = malloc(n * sizeof(bool));
-    f->pos      = malloc(n * sizeof(uint64_t));
-    f->ob_start = malloc((n + 1) * sizeof(int32_t));
-    f->nb_start = malloc((n + 1) * sizeof(int32_t));
-    f->levels   = malloc((n + 1) * sizeof(struct galloc_fill_level));
+    f->most     = most;
+    f->local    = malloc(((size_t) p->n_items + 1) * sizeof(int32_t));
+    f->id       = malloc(m * sizeof(int32_t));
+    f->size     = malloc(m * sizeof(uint64_t));
+    f->rank     = malloc(m * sizeof(int32_t));
+    f->low      = malloc(m * sizeof(uint64_t));
+    f->off      = malloc(m * sizeof(uint64_t));
+    f->placed   = malloc(m * sizeof(bool));
+    f->pos      = malloc(m * sizeof(uint64_t));
+    f->ob_start = malloc((m + 1) * sizeof(int32_t));
+    f->nb_start = malloc((m + 1) * sizeof(int32_t));
+    f->levels   = malloc((m + 1) * sizeof(struct galloc_fill_level));
     if (!f->local || !f->id || !f->size || !f->rank || !f->low || !f->off || !f->placed || !f->pos || !f->ob_start || !f->nb_start || !f->levels) {
         galloc_fill_free(f);
         return false;
@@ -326,12 +329,13 @@ static bool consistent(struct galloc_fill * f, uint64_t L, int32_t last_rank, ui
     return true;
 }
 
-// the next item to try at this level (after its last key), lowest (pos, rank) first; -1: none
-static int32_t next_candidate(struct galloc_fill * f, const struct galloc_fill_level * lv, uint64_t L, int32_t last_rank, uint64_t T) {
+// the next item to try at this level (after its last key), lowest (pos, rank) first; -1: none.
+// fresh: pos[] holds this state's lowest offsets already (consistent() has just set them)
+static int32_t next_candidate(struct galloc_fill * f, const struct galloc_fill_level * lv, uint64_t L, int32_t last_rank, uint64_t T, bool fresh) {
     uint64_t min_end = UINT64_MAX;
     for (int32_t j = 0; j < f->k; j++) {
         if (!f->placed[j]) {
-            f->pos[j] = lowest(f, j);
+            f->pos[j] = fresh ? f->pos[j] : lowest(f, j);
             uint64_t end = f->pos[j] + f->size[j];
             min_end = end < min_end ? end : min_end;
         }
@@ -400,6 +404,7 @@ static void undo(struct galloc_fill * f, int32_t * trail_len, const struct gallo
 
 bool galloc_fill_solve(struct galloc_fill * f, uint64_t * off, const int32_t * items, const int32_t * rank, int32_t k, uint64_t T,
                        uint64_t node_limit, double deadline, enum galloc_fill_end * end) {
+    assert(k <= f->most);
     f->k = k;
     for (int32_t q = 0; q < k; q++) {
         int32_t i   = items[q];
@@ -424,11 +429,13 @@ bool galloc_fill_solve(struct galloc_fill * f, uint64_t * off, const int32_t * i
                 break;
             }
             struct galloc_fill_level * lv = &f->levels[depth];
+            bool fresh = false; // pos[] is this state's until a deeper level overwrites it
             if (!lv->checked) {
                 lv->checked = true;
                 lv->ok      = consistent(f, L, last_rank, T);
+                fresh       = lv->ok;
             }
-            int32_t j = lv->ok ? next_candidate(f, lv, L, last_rank, T) : -1;
+            int32_t j = lv->ok ? next_candidate(f, lv, L, last_rank, T, fresh) : -1;
             if (j >= 0) {
                 if (++nodes > node_limit || ((nodes & 63) == 0 && galloc_whatif_now_ms() > deadline)) {
                     *end = GALLOC_FILL_LIMIT;

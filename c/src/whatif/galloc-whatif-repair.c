@@ -175,7 +175,7 @@ bool galloc_whatif_repair(const struct galloc_whatif_problem * p, const struct g
     r.in    = calloc(n, sizeof(bool));
     r.over  = malloc(n * sizeof(int32_t));
     r.saved = malloc(n * sizeof(uint64_t));
-    if (!r.items || !r.rank || !r.cand || !r.score || !r.in || !r.over || !r.saved || !galloc_fill_init(&r.fill, p, x)) {
+    if (!r.items || !r.rank || !r.cand || !r.score || !r.in || !r.over || !r.saved || !galloc_fill_init(&r.fill, p, x, MOST_SIZE)) {
         repair_free(&r);
         return false;
     }

@@ -48,8 +48,8 @@ struct galloc_fill {
     const struct galloc_whatif_index   * x;
     int32_t    n;
     int32_t  * local;       // per item: its index among the free items, -1: fixed
-    // per free item (local index)
-    int32_t    k;
+    // per free item (local index), room for most of them
+    int32_t    k, most;
     int32_t  * id;
     uint64_t * size;
     int32_t  * rank;
@@ -75,10 +75,12 @@ struct galloc_fill {
     uint64_t   nodes;
 };
 
-// scratch for problem p; false: out of memory (nothing to free then)
-bool galloc_fill_init(struct galloc_fill * f, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x);
+// scratch for problem p, for at most `most` free items at a time; false: out of memory (nothing
+// to free then)
+bool galloc_fill_init(struct galloc_fill * f, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, int32_t most);
 void galloc_fill_free(struct galloc_fill * f);
-// off: every item's offset (one chunk); items[0 .. k): the free items (distinct, with bytes),
+// off: every item's offset (one chunk); items[0 .. k): the free items (distinct, with bytes, k at
+// most the scratch's most),
 // rank[q]: the order of items[q] among them (a permutation of 0 .. k - 1; ties in offset go
 // in rank order). FOUND: off[] holds the free items' new offsets, each end <= T and no two
 // conflicting items overlapping. NONE: no such placement exists; LIMIT: more than node_limit
