@@ -16,12 +16,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-// per-tensor state of the pass (upstream's hash_node)
+// per-tensor state of the pass (upstream's hash_node), with what the pass asks of the tensor
+// often, copied from it once (the tensors are large, the states small)
+enum tensor_bits {
+    TENSOR_INPUT    = GGML_TENSOR_FLAG_INPUT,  // the tensor's own flag bits, copied as they are
+    TENSOR_OUTPUT   = GGML_TENSOR_FLAG_OUTPUT,
+    TENSOR_OWNED    = 1 << 2, // memory handed out by this pass and not yet released
+    TENSOR_VIEW     = 1 << 3, // a view: never placed by the pass
+    TENSOR_EXTERNAL = 1 << 4, // memory before planning: never placed by the pass
+    TENSOR_IN_GRAPH = 1 << 5, // a leaf, a node or a node's source (reports only)
+};
+_Static_assert((GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT) == 3, "the two flags fit below the pass's own bits");
+// allocate_tensor has nothing to do for a tensor with any of these
+#define TENSOR_HAS_MEMORY (TENSOR_OWNED | TENSOR_VIEW | TENSOR_EXTERNAL)
+
 struct tensor_state {
     int32_t n_children; // node source slots still to be consumed
     int32_t n_views;    // views of this tensor still to be consumed
-    bool    owned;      // memory handed out by this pass and not yet released
+    uint8_t bits;       // enum tensor_bits
     uint8_t n_src;      // source slots in use: src[n_src..] are all empty (loops stop there)
+};
+
+// the node positions at which a tensor is first a node and last a node or a source (reports only)
+struct tensor_steps {
+    int32_t first;
+    int32_t last;
 };
 
 struct pass {
@@ -34,9 +53,7 @@ struct pass {
     int32_t                     step;       // node position being executed, -1 before the first
     int32_t                     n_inplace;
     bool                        oom;
-    bool                      * in_graph;   // scratch for finish_places
-    int32_t                   * view_first;
-    int32_t                   * view_last;
+    struct tensor_steps       * steps;      // NULL when placement_only
 };
 
 const char * galloc_how_name(enum galloc_how how) {
@@ -122,26 +139,35 @@ static bool check_counts(const struct galloc_graph * g, struct galloc_error * er
     return true;
 }
 
-// the source slots up to the last one that is not -1 (slots after it are all -1): from the end,
-// two slots at a time while both are -1 (all 64 bits set)
+// the source slots up to the last one that is not -1 (slots after it are all -1). Most tensors
+// use at most two: slots 2 on are all -1 when their AND is all ones, one test for the eight
 static int used_slots(const int32_t * src) {
-    int n = GGML_MAX_SRC;
-    while (n >= 2) {
+    _Static_assert(GGML_MAX_SRC % 2 == 0, "slots are read two at a time");
+    uint64_t rest = UINT64_MAX;
+    for (int s = 2; s < GGML_MAX_SRC; s += 2) {
         uint64_t pair;
-        memcpy(&pair, &src[n - 2], sizeof(pair));
-        if (pair != UINT64_MAX) {
-            break;
-        }
-        n -= 2;
+        memcpy(&pair, &src[s], sizeof(pair));
+        rest &= pair;
     }
-    if (n > 0 && src[n - 1] == -1) { // then src[n - 2] is not
+    if (rest == UINT64_MAX) {
+        return src[1] != -1 ? 2 : src[0] != -1 ? 1 : 0;
+    }
+    int n = GGML_MAX_SRC;
+    while (src[n - 1] == -1) { // stops at slot 2 at the latest: one of slots 2 on is not -1
         n--;
     }
     return n;
 }
 
-// every index in range; records each tensor's used source slots in state
-static bool check_graph(const struct galloc_graph * g, struct tensor_state * state, struct galloc_error * err) {
+// the bits of a tensor's state that copy the tensor
+static uint8_t tensor_bits(const struct galloc_tensor * t) {
+    return (uint8_t) ((t->flags & (TENSOR_INPUT | TENSOR_OUTPUT)) | (t->view_src >= 0 ? TENSOR_VIEW : 0) | (t->external ? TENSOR_EXTERNAL : 0));
+}
+
+// every index in range; in the same walk over the tensors, each one's state (its used source
+// slots and bits), its place (not placed) and, for reports, its steps (none yet)
+static bool check_graph(struct pass * p, struct galloc_error * err) {
+    const struct galloc_graph * g = p->graph;
     for (int32_t b = 0; b < g->n_buffer_types; b++) {
         const struct galloc_buffer_type * bt = &g->buffer_types[b];
         if (!is_pow2(bt->alignment)) {
@@ -162,12 +188,16 @@ static bool check_graph(const struct galloc_graph * g, struct tensor_state * sta
                 return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
             }
         }
-        state[i] = (struct tensor_state) { .n_src = (uint8_t) n_src };
         if ((uint32_t) t->view_src + 1u > n_tensors_u || t->view_src == i) { // as a slot: -1 or an index
             return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
         }
         if (t->view_src >= 0 && g->tensors[t->view_src].view_src >= 0) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
+        }
+        p->state[i]  = (struct tensor_state) { .bits = tensor_bits(t), .n_src = (uint8_t) n_src };
+        p->places[i] = (struct galloc_place) { .buffer = -1, .chunk = -1, .parent = -1, .first_step = -1, .last_step = -1 };
+        if (p->steps) {
+            p->steps[i] = (struct tensor_steps) { -1, -1 };
         }
     }
     // indices and buffer ids in unsigned arithmetic: a negative one is above every count
@@ -192,6 +222,12 @@ static bool check_graph(const struct galloc_graph * g, struct tensor_state * sta
 }
 
 // ---- the pass -----------------------------------------------------------
+
+#if defined(__GNUC__) || defined(__clang__)
+#    define PASS_INLINE static inline __attribute__((always_inline)) // made once per value of a constant argument
+#else
+#    define PASS_INLINE static inline
+#endif
 
 static uint64_t tensor_alloc_size(const struct pass * p, int32_t t, int32_t buffer_id) {
     const struct galloc_graph * g = p->graph;
@@ -223,23 +259,15 @@ static void release_bytes(struct pass * p, int32_t buffer_id, struct galloc_addr
     }
 }
 
-static bool is_view(const struct pass * p, int32_t t) {
-    return p->graph->tensors[t].view_src >= 0;
-}
-
-static bool is_allocated(const struct pass * p, int32_t t) {
-    return p->graph->tensors[t].external || p->state[t].owned;
-}
-
 static bool is_output(const struct pass * p, int32_t t) {
-    return (p->graph->tensors[t].flags & GGML_TENSOR_FLAG_OUTPUT) != 0;
+    return (p->state[t].bits & TENSOR_OUTPUT) != 0;
 }
 
 // can node t take over the memory of its source s?
 static bool can_take_over(const struct pass * p, int32_t t, int32_t s) {
     const struct galloc_tensor * tt = &p->graph->tensors[t];
     const struct galloc_tensor * ts = &p->graph->tensors[s];
-    if (!p->state[s].owned) {
+    if (!(p->state[s].bits & TENSOR_OWNED)) {
         return false; // external memory, a view, or already released
     }
     if (is_output(p, s) || (ts->view_src >= 0 && is_output(p, ts->view_src))) {
@@ -256,13 +284,11 @@ static bool can_take_over(const struct pass * p, int32_t t, int32_t s) {
     return tensor_alloc_size(p, s, b) >= tensor_alloc_size(p, t, b);
 }
 
-static void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
-    if (is_view(p, t) || is_allocated(p, t)) {
-        return;
-    }
+// memory for tensor t, which has none (allocate_tensor asked): in place over a source, else from its allocator
+static void place_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
     const struct galloc_tensor * tensor = &p->graph->tensors[t];
     struct galloc_place        * place  = &p->places[t];
-    p->state[t].owned = true;
+    p->state[t].bits |= TENSOR_OWNED;
     place->first_step = p->step;
 
     // in place: the first source consumed here for the last time
@@ -279,7 +305,7 @@ static void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
             place->size   = tensor_alloc_size(p, t, parent->buffer);
             place->how    = GALLOC_HOW_INPLACE;
             place->parent = s;
-            p->state[s].owned = false;
+            p->state[s].bits &= (uint8_t) ~TENSOR_OWNED;
             parent->last_step = p->step;
             parent->freed     = 1;
             p->n_inplace++;
@@ -301,7 +327,7 @@ static void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
     enum galloc_fit       fit  = GALLOC_FIT_BEST;
     if (!galloc_dynalloc_alloc(p->allocators[allocator_of(p, buffer_id)], size, &addr, &fit)) {
         p->oom = true;
-        p->state[t].owned = false;
+        p->state[t].bits &= (uint8_t) ~TENSOR_OWNED;
         return;
     }
     live_add(p, buffer_id, align_up(size, p->graph->buffer_types[allocator_of(p, buffer_id)].alignment));
@@ -318,6 +344,14 @@ static void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
     }
 }
 
+// memory for tensor t unless it has some (its own, external, or a view's, which are never placed):
+// the test made where the pass meets a tensor, as most tensors it meets already have theirs
+static inline void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
+    if (!(p->state[t].bits & TENSOR_HAS_MEMORY)) {
+        place_tensor(p, t, buffer_id);
+    }
+}
+
 static void free_tensor(struct pass * p, int32_t t) {
     if (is_output(p, t)) {
         return; // graph outputs keep their memory
@@ -328,7 +362,7 @@ static void free_tensor(struct pass * p, int32_t t) {
     }
     struct galloc_address addr  = { place->chunk, place->offset };
     release_bytes(p, place->buffer, addr, tensor_alloc_size(p, t, place->buffer));
-    p->state[t].owned = false;
+    p->state[t].bits &= (uint8_t) ~TENSOR_OWNED;
     place->last_step  = p->step;
     place->freed      = 1;
 }
@@ -341,24 +375,39 @@ static int32_t leaf_buffer_id(const struct galloc_graph * g, int32_t i) {
     return g->leaf_buffer_ids ? g->leaf_buffer_ids[i] : 0;
 }
 
-static void run_pass(struct pass * p) {
-    const struct galloc_graph * g = p->graph;
+// with report, the walk that counts children and views also notes what is in the graph and the
+// steps at which each tensor is first a node and last a node or a source (finish_places reads them)
+PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
+    const struct galloc_graph * g     = p->graph;
+    struct tensor_state       * state = p->state;
     p->step = -1;
 
     // allocate leafs
     for (int32_t i = 0; i < g->n_leafs; i++) {
-        allocate_tensor(p, g->leafs[i], leaf_buffer_id(g, i));
+        int32_t leaf = g->leafs[i];
+        if (report) {
+            state[leaf].bits |= TENSOR_IN_GRAPH;
+        }
+        allocate_tensor(p, leaf, leaf_buffer_id(g, i));
     }
 
     // count children and views; allocate graph inputs first so nothing overwrites them
     for (int32_t i = 0; i < g->n_nodes; i++) {
-        int32_t                      n    = g->nodes[i];
+        int32_t                      n     = g->nodes[i];
         const struct galloc_tensor * node  = &g->tensors[n];
-        int                          n_src = p->state[n].n_src;
-        if (node->view_src >= 0 && node->op != GGML_OP_NONE) {
-            p->state[node->view_src].n_views++;
+        struct tensor_state        * ns    = &state[n];
+        int                          n_src = ns->n_src;
+        if (report) {
+            ns->bits |= TENSOR_IN_GRAPH;
+            if (p->steps[n].first == -1) {
+                p->steps[n].first = i;
+            }
+            p->steps[n].last = i;
         }
-        if (node->flags & GGML_TENSOR_FLAG_INPUT) {
+        if ((ns->bits & TENSOR_VIEW) && node->op != GGML_OP_NONE) {
+            state[node->view_src].n_views++;
+        }
+        if (ns->bits & TENSOR_INPUT) {
             allocate_tensor(p, n, node_buffer_id(g, i));
         }
         for (int s = 0; s < n_src; s++) {
@@ -366,8 +415,13 @@ static void run_pass(struct pass * p) {
             if (src < 0) {
                 continue;
             }
-            p->state[src].n_children++;
-            if (g->tensors[src].flags & GGML_TENSOR_FLAG_INPUT) {
+            struct tensor_state * ss = &state[src];
+            ss->n_children++;
+            if (report) {
+                ss->bits |= TENSOR_IN_GRAPH;
+                p->steps[src].last = i;
+            }
+            if (ss->bits & TENSOR_INPUT) {
                 allocate_tensor(p, src, node_buffer_id(g, i));
             }
         }
@@ -378,7 +432,7 @@ static void run_pass(struct pass * p) {
         int32_t                      n         = g->nodes[i];
         const struct galloc_tensor * node      = &g->tensors[n];
         int32_t                      buffer_id = node_buffer_id(g, i);
-        int                          n_src     = p->state[n].n_src;
+        int                          n_src     = state[n].n_src;
         p->step = i;
 
         for (int s = 0; s < n_src; s++) {
@@ -394,80 +448,62 @@ static void run_pass(struct pass * p) {
             if (src < 0) {
                 continue;
             }
-            struct tensor_state * st = &p->state[src];
+            struct tensor_state * st = &state[src];
             st->n_children--;
             if (st->n_children != 0 || st->n_views != 0) {
                 continue;
             }
-            int32_t root = g->tensors[src].view_src;
-            if (root >= 0) {
-                struct tensor_state * rs = &p->state[root];
+            if (st->bits & TENSOR_VIEW) {
+                int32_t               root = g->tensors[src].view_src;
+                struct tensor_state * rs   = &state[root];
                 rs->n_views--;
-                if (rs->n_views == 0 && rs->n_children == 0 && rs->owned) {
+                if (rs->n_views == 0 && rs->n_children == 0 && (rs->bits & TENSOR_OWNED)) {
                     free_tensor(p, root);
                 }
-            } else if (st->owned) {
+            } else if (st->bits & TENSOR_OWNED) {
                 free_tensor(p, src);
             }
         }
     }
 }
 
+static void run_pass(struct pass * p) {
+    if (p->steps) {
+        run_pass_with(p, true);
+    } else {
+        run_pass_with(p, false);
+    }
+}
+
 // ---- results ------------------------------------------------------------
 
-// views take their root's place; lifetimes of views span their uses
+// views take their root's place; lifetimes of views span their uses; what still holds its memory
+// (owned at the end: placed and neither released nor taken over) keeps it to the last step
 static void finish_places(struct pass * p) {
-    const struct galloc_graph * g = p->graph;
-    int32_t last_step = g->n_nodes - 1;
-    bool  * in_graph  = p->in_graph;
-    memset(in_graph, 0, (size_t) g->n_tensors * sizeof(bool));
-    for (int32_t i = 0; i < g->n_leafs; i++) {
-        in_graph[g->leafs[i]] = true;
-    }
-    // in one walk over the nodes: what is in the graph, and the steps views are made and last used
-    int32_t * view_first = p->view_first;
-    int32_t * view_last  = p->view_last;
-    memset(view_first, 0xff, (size_t) g->n_tensors * sizeof(*view_first)); // every int32_t -1
-    memset(view_last, 0xff, (size_t) g->n_tensors * sizeof(*view_last));
-    for (int32_t i = 0; i < g->n_nodes; i++) {
-        int32_t                      n    = g->nodes[i];
-        const struct galloc_tensor * node  = &g->tensors[n];
-        int                          n_src = p->state[n].n_src;
-        in_graph[n] = true;
-        if (view_first[n] == -1) {
-            view_first[n] = i;
-        }
-        view_last[n] = i;
-        for (int s = 0; s < n_src; s++) {
-            int32_t src = node->src[s];
-            if (src >= 0) {
-                in_graph[src]  = true;
-                view_last[src] = i;
-            }
-        }
-    }
-
+    const struct galloc_graph * g         = p->graph;
+    int32_t                     last_step = g->n_nodes - 1;
     for (int32_t t = 0; t < g->n_tensors; t++) {
-        const struct galloc_tensor * tensor = &g->tensors[t];
-        struct galloc_place        * place  = &p->places[t];
-        if (!in_graph[t]) {
+        uint8_t bits = p->state[t].bits;
+        if (!(bits & TENSOR_IN_GRAPH)) {
             continue;
         }
-        if (tensor->view_src >= 0) {
-            const struct galloc_place * root = &p->places[tensor->view_src];
+        struct galloc_place * place = &p->places[t];
+        if (bits & TENSOR_VIEW) {
+            const struct galloc_tensor * tensor = &g->tensors[t];
+            const struct galloc_place  * root   = &p->places[tensor->view_src];
             place->how        = GALLOC_HOW_VIEW;
             place->parent     = tensor->view_src;
             place->size       = tensor->nbytes;
-            place->first_step = view_first[t];
-            place->last_step  = (tensor->flags & GGML_TENSOR_FLAG_OUTPUT) ? last_step : view_last[t];
+            place->first_step = p->steps[t].first;
+            place->last_step  = (bits & TENSOR_OUTPUT) ? last_step : p->steps[t].last;
             if (root->buffer >= 0) {
                 place->buffer = root->buffer;
                 place->chunk  = root->chunk;
                 place->offset = root->offset + tensor->view_offs;
             }
-        } else if (tensor->external) {
+        } else if (bits & TENSOR_EXTERNAL) {
             place->how = GALLOC_HOW_EXTERNAL;
-        } else if (place->buffer >= 0 && !place->freed) {
+        } else if (bits & TENSOR_OWNED) {
             place->last_step = last_step;
         }
     }
@@ -544,10 +580,8 @@ static bool plan_reserve_buffers(struct galloc_plan * plan, int32_t nb) {
 size_t galloc_plan_arena_bytes(int32_t n_tensors, bool placement_only) {
     size_t n     = n_tensors > 0 ? (size_t) n_tensors : 0;
     size_t bytes = galloc_arena_sum(galloc_arena_array_size(n, sizeof(struct galloc_place)), galloc_arena_array_size(n, sizeof(struct tensor_state)));
-    if (!placement_only) { // finish_places' scratch
-        bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n, sizeof(bool)));
-        bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n, sizeof(int32_t)));
-        bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n, sizeof(int32_t)));
+    if (!placement_only) { // the steps finish_places reads
+        bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n, sizeof(struct tensor_steps)));
     }
     return bytes;
 }
@@ -561,21 +595,19 @@ static bool plan_in_arena(const struct galloc_graph * graph, struct galloc_plan 
     p.state      = galloc_arena_take_array(arena, n, sizeof(*p.state));
     bool arrays  = plan->places && p.state;
     if (!graph->placement_only) {
-        p.in_graph   = galloc_arena_take_array(arena, n, sizeof(*p.in_graph));
-        p.view_first = galloc_arena_take_array(arena, n, sizeof(*p.view_first));
-        p.view_last  = galloc_arena_take_array(arena, n, sizeof(*p.view_last));
-        arrays       = arrays && p.in_graph && p.view_first && p.view_last;
+        p.steps = galloc_arena_take_array(arena, n, sizeof(*p.steps));
+        arrays  = arrays && p.steps;
     }
     if (!arrays || !plan_reserve_buffers(plan, nb)) {
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory while planning %d tensors", nt);
     }
     struct galloc_plan_scratch * sc = plan->scratch;
-    if (!check_graph(graph, p.state, err)) {
+    p.graph  = graph;
+    p.places = plan->places;
+    if (!check_graph(&p, err)) {
         return false;
     }
 
-    p.graph      = graph;
-    p.places     = plan->places;
     p.allocators = sc->allocators;
     p.live       = sc->live;
     p.peak       = sc->peak;
@@ -603,9 +635,6 @@ static bool plan_in_arena(const struct galloc_graph * graph, struct galloc_plan 
         ok = ok && *a != NULL;
     }
     if (ok) {
-        for (int32_t t = 0; t < nt; t++) {
-            p.places[t] = (struct galloc_place) { .buffer = -1, .chunk = -1, .parent = -1, .first_step = -1, .last_step = -1 };
-        }
         run_pass(&p);
         if (!graph->placement_only) {
             finish_places(&p);
