@@ -632,6 +632,14 @@ static const struct bad_document BAD_DOCUMENTS[] = {
       "nodes[0]: tensors[2].src[9] = 1 is nodes[1], which comes later", EXACT },
     { "{\"tensors\": [" T0 ", " T1 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 1}], \"nodes\": [2, 1], \"leafs\": [0]}",
       "nodes[0]: tensors[2].view_src = 1 is nodes[1], which comes later", EXACT },
+    // a view_src given memory outside the allocator is still refused when it comes later as a node
+    { "{\"tensors\": [" T0 ", {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 0], \"buffer_type\": 0},"
+      " {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [4], \"src\": [0], \"view_src\": 1}], \"nodes\": [2, 1], \"leafs\": [0]}",
+      "nodes[0]: tensors[2].view_src = 1 is nodes[1], which comes later", EXACT },
+    // a repeated leaf names the entry it repeats
+    { "{\"tensors\": [" T0 ", " T0 ", {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 1]}], \"nodes\": [2], \"leafs\": [0, 1, 1]}",
+      "leafs[2]: tensor 1 is already leafs[1]", EXACT },
+    { "{\"tensors\": [" T0 ", " T0 ", " T1 "], \"nodes\": [2], \"leafs\": [1, 0, 1]}", "leafs[2]: tensor 1 is already leafs[0]", EXACT },
     { "{\"tensors\": [" T0 ", " T1 "], " GRAPH01 ", \"node_buffer_ids\": [0, 0]}", "node_buffer_ids: 2 entries for 1 nodes", EXACT },
     { "{\"tensors\": [" T0 ", " T1 "], " GRAPH01 ", \"leaf_buffer_ids\": []}", "leaf_buffer_ids: 0 entries for 1 leafs", EXACT },
     { "{\"tensors\": [" T0 ", " T1 "], " GRAPH01 ", \"leaf_buffer_ids\": [-1]}", "leaf_buffer_ids[0]: index -1 out of range (1 buffer types)", EXACT },
@@ -973,6 +981,20 @@ int main(void) {
             CHECK(out != NULL && strstr(out, "\"max_size\": \"9007199254740993\"") != NULL, "big max_size: %s", out);
             check_round_trip("shared buffer types", out, n, true);
             free(out);
+            galloc_document_free(&doc);
+        }
+    }
+    {
+        // a source given memory outside the allocator may come later as a node, or as a leaf later in
+        // "leafs"; the empty slots between used ones are skipped
+        g_cases++;
+        struct galloc_document doc;
+        bool ok = doc_read(
+            "{\"tensors\": [" T0 ", {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 0], \"buffer_type\": 0}, " T0 ","
+            " {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, null, null, 1, null, 2]}], \"nodes\": [3, 1], \"leafs\": [0, 2]}",
+            &doc, &err);
+        CHECK(ok, "%s", err.message);
+        if (ok) {
             galloc_document_free(&doc);
         }
     }

@@ -906,22 +906,22 @@ static bool check_views(struct reader * r) {
             continue;
         }
         const struct galloc_tensor * root = &doc->tensors[t->view_src];
-        struct doc_path              path = path_field("tensors", i, "view_src");
         if (root->view_src >= 0) {
+            struct doc_path path = path_field("tensors", i, "view_src");
             return reader_fail(r, &path, "tensor %d is itself a view (of tensor %d): view_src must name the root", t->view_src,
                                root->view_src);
         }
         uint64_t end;
-        path = path_item("tensors", i);
         if (t->nbytes == 0) { // ggml checks no range for a view without bytes
             if (t->view_offs > GALLOC_DOCUMENT_MAX_TENSOR_BYTES) {
-                path = path_field("tensors", i, "view_offs");
+                struct doc_path path = path_field("tensors", i, "view_offs");
                 return reader_fail(r, &path, "%llu is over the limit of %llu bytes (2^40)", (unsigned long long) t->view_offs,
                                    (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
             }
             continue;
         }
         if (!galloc_add_u64(t->view_offs, t->nbytes, &end) || end > root->nbytes) {
+            struct doc_path path = path_item("tensors", i);
             return reader_fail(r, &path, "the view's bytes [%llu, %llu + %llu) reach past the %llu bytes of its view_src %d",
                                (unsigned long long) t->view_offs, (unsigned long long) t->view_offs,
                                (unsigned long long) t->nbytes, (unsigned long long) root->nbytes, t->view_src);
@@ -1077,66 +1077,110 @@ static bool build_from_outputs(struct reader * r, const struct galloc_json_value
     return build_from_output_list(r, outputs, n_out);
 }
 
+// where a tensor is in the graph's lists (check_graph): in neither, a leaf, or nodes[k]. A source
+// or view_src of nodes[k] is available when its position is in [POS_LEAF, POS_NODE(k)]: one
+// unsigned comparison, (pos - 1) <= k + 1, in which POS_NONE wraps around to the largest value
+#define POS_NONE    0u
+#define POS_LEAF    1u
+#define POS_NODE(k) ((uint32_t) (k) + 2u)
+
+static inline bool pos_available(uint32_t pos, int32_t k) {
+    return pos - 1u <= (uint32_t) k + 1u;
+}
+
+// sources 2 on all empty (negative: -1), two slots at a time: their AND has every sign bit set
+static inline bool sources_2_on_empty(const int32_t * src) {
+    _Static_assert(GGML_MAX_SRC % 2 == 0, "slots are read two at a time");
+    const uint64_t signs = 0x8000000080000000ull;
+    uint64_t       rest  = UINT64_MAX;
+    for (int s = 2; s < GGML_MAX_SRC; s += 2) {
+        uint64_t pair;
+        memcpy(&pair, &src[s], sizeof(pair));
+        rest &= pair;
+    }
+    return (rest & signs) == signs;
+}
+
+// the first leafs[j] (j < k) that is tensor t: the earlier entry a repeated leaf repeats
+static int32_t leaf_index(const struct galloc_document * doc, int32_t t, int32_t k) {
+    int32_t j = 0;
+    while (j < k && doc->leafs[j] != t) {
+        j++;
+    }
+    return j;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#    define DOC_COLD __attribute__((noinline, cold)) // off the path of the common case
+#else
+#    define DOC_COLD
+#endif
+
+// why source slot s (or view_src, s < 0) of nodes[k], tensor `src` at position pos, is not
+// available; true when it is after all (an external tensor)
+DOC_COLD static bool check_unavailable(struct reader * r, int32_t k, int s, int32_t src, uint32_t pos) {
+    const struct galloc_document * doc  = r->doc;
+    int32_t                        t    = doc->nodes[k];
+    struct doc_path                path = path_item("nodes", k);
+    if (s >= 0) {
+        if (doc->tensors[src].external) {
+            return true;
+        }
+        if (pos == POS_NONE) {
+            return reader_fail(r, &path, "tensors[%d].src[%d] = %d is neither a node, a leaf, nor external (tensors missing)", t, s, src);
+        }
+        return reader_fail(r, &path, "tensors[%d].src[%d] = %d is nodes[%d], which comes later", t, s, src, (int32_t) (pos - POS_NODE(0)));
+    }
+    if (pos == POS_NONE) {
+        if (doc->tensors[src].external) {
+            return true;
+        }
+        // ggml_gallocr would find the view's memory nowhere (upstream asserts view_src->buffer)
+        return reader_fail(r, &path, "tensors[%d].view_src = %d is neither a node, a leaf, nor external (tensors missing)", t, src);
+    }
+    return reader_fail(r, &path, "tensors[%d].view_src = %d is nodes[%d], which comes later", t, src, (int32_t) (pos - POS_NODE(0)));
+}
+
 // no tensor twice, none in both lists, and every node's sources available when it runs
 static bool check_graph(struct reader * r) {
-    const struct galloc_document * doc      = r->doc;
-    int32_t *                      node_pos = reader_alloc(r, (size_t) doc->n_tensors, sizeof(int32_t));
-    int32_t *                      leaf_pos = reader_alloc(r, (size_t) doc->n_tensors, sizeof(int32_t));
-    bool                           ok       = node_pos != NULL && leaf_pos != NULL;
-    for (int32_t i = 0; ok && i < doc->n_tensors; i++) {
-        node_pos[i] = -1;
-        leaf_pos[i] = -1;
-    }
+    const struct galloc_document * doc = r->doc;
+    uint32_t *                     pos = reader_alloc(r, (size_t) doc->n_tensors, sizeof(uint32_t)); // zeroed: POS_NONE
+    bool                           ok  = pos != NULL;
     for (int32_t k = 0; ok && k < doc->n_nodes; k++) {
         int32_t t = doc->nodes[k];
-        if (node_pos[t] >= 0) {
+        if (pos[t] != POS_NONE) {
             struct doc_path path = path_item("nodes", k);
-            ok = reader_fail(r, &path, "tensor %d is already nodes[%d]", t, node_pos[t]);
+            ok = reader_fail(r, &path, "tensor %d is already nodes[%d]", t, (int32_t) (pos[t] - POS_NODE(0)));
         }
-        node_pos[t] = k;
+        pos[t] = POS_NODE(k);
     }
     for (int32_t k = 0; ok && k < doc->n_leafs; k++) {
-        int32_t         t    = doc->leafs[k];
-        struct doc_path path = path_item("leafs", k);
-        if (leaf_pos[t] >= 0) {
-            ok = reader_fail(r, &path, "tensor %d is already leafs[%d]", t, leaf_pos[t]);
-        } else if (node_pos[t] >= 0) {
-            ok = reader_fail(r, &path, "tensor %d is also nodes[%d]", t, node_pos[t]);
+        int32_t t = doc->leafs[k];
+        if (pos[t] == POS_LEAF) {
+            struct doc_path path = path_item("leafs", k);
+            ok = reader_fail(r, &path, "tensor %d is already leafs[%d]", t, leaf_index(doc, t, k));
+        } else if (pos[t] != POS_NONE) {
+            struct doc_path path = path_item("leafs", k);
+            ok = reader_fail(r, &path, "tensor %d is also nodes[%d]", t, (int32_t) (pos[t] - POS_NODE(0)));
         }
-        leaf_pos[t] = k;
+        pos[t] = POS_LEAF;
     }
     for (int32_t k = 0; ok && k < doc->n_nodes; k++) {
-        const int32_t                t    = doc->nodes[k];
-        const struct galloc_tensor * node = &doc->tensors[t];
-        struct doc_path              path = path_item("nodes", k);
-        int32_t                      rest = -1; // sources 2 on, all empty (-1) when it stays negative
-        for (int s = 2; s < GGML_MAX_SRC; s++) {
-            rest &= node->src[s];
-        }
-        const int n_src = rest < 0 ? 2 : GGML_MAX_SRC;
-        for (int s = 0; ok && s < n_src; s++) {
+        const struct galloc_tensor * node  = &doc->tensors[doc->nodes[k]];
+        const int                    n_src = sources_2_on_empty(node->src) ? 2 : GGML_MAX_SRC;
+        for (int s = 0; s < n_src; s++) {
             int32_t src = node->src[s];
-            if (src < 0 || leaf_pos[src] >= 0 || doc->tensors[src].external) {
-                continue;
-            }
-            if (node_pos[src] < 0) {
-                ok = reader_fail(r, &path, "tensors[%d].src[%d] = %d is neither a node, a leaf, nor external (tensors missing)", t, s, src);
-            } else if (node_pos[src] > k) {
-                ok = reader_fail(r, &path, "tensors[%d].src[%d] = %d is nodes[%d], which comes later", t, s, src, node_pos[src]);
+            if (src >= 0 && !pos_available(pos[src], k) && !check_unavailable(r, k, s, src, pos[src])) {
+                ok = false;
+                break;
             }
         }
         int32_t vs = node->view_src;
-        if (ok && vs >= 0 && node_pos[vs] < 0 && leaf_pos[vs] < 0 && !doc->tensors[vs].external) {
-            // ggml_gallocr would find the view's memory nowhere (upstream asserts view_src->buffer)
-            ok = reader_fail(r, &path, "tensors[%d].view_src = %d is neither a node, a leaf, nor external (tensors missing)", t, vs);
-        }
-        if (ok && node->view_src >= 0 && node_pos[node->view_src] > k) {
-            ok = reader_fail(r, &path, "tensors[%d].view_src = %d is nodes[%d], which comes later", t, node->view_src,
-                             node_pos[node->view_src]);
+        if (ok && vs >= 0 && !pos_available(pos[vs], k)) {
+            ok = check_unavailable(r, k, -1, vs, pos[vs]);
         }
     }
-    free(node_pos);
-    free(leaf_pos);
+    free(pos);
     return ok;
 }
 
