@@ -185,8 +185,35 @@ static void handed_out(struct galloc_dynalloc * alloc, int32_t ci, uint64_t offs
     }
 }
 
+// the rules below for one chunk in the list form, the usual state while planning: 1. its best inner
+// block, 2. its last block if it fits (the only one scored: any reuse but INT64_MIN is taken);
+// false when neither fits (a new chunk is then the general path's)
+static inline bool alloc_in_one_list(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
+    struct chunk * c = &alloc->chunks[0];
+    int32_t        i = galloc_block_list_best_inner(&c->list, size);
+    enum galloc_fit fit = GALLOC_FIT_BEST;
+    if (i < 0) {
+        i = c->list.n - 1;
+        if (i < 0 || c->list.blocks[i].size < size) {
+            return false;
+        }
+        int64_t reuse = (int64_t) (c->max_size - c->list.blocks[i].offset - size);
+        if (reuse == INT64_MIN) {
+            return false;
+        }
+        fit = reuse >= 0 ? GALLOC_FIT_LAST_BLOCK : GALLOC_FIT_GROW;
+    }
+    uint64_t offset = c->list.blocks[i].offset;
+    galloc_block_list_take(&c->list, i, size);
+    handed_out(alloc, 0, offset, size, fit, addr, how);
+    return true;
+}
+
 bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
     size = align_up(size, alloc->alignment);
+    if (alloc->n_chunks == 1 && !alloc->chunks[0].keyed && alloc_in_one_list(alloc, size, addr, how)) {
+        return true;
+    }
 
     // 1. best fit among the inner blocks; upstream's running best restarts in every chunk,
     //    so the last chunk with a fitting inner block wins
