@@ -3,12 +3,14 @@
 //
 // Golden graphs planned as they are, and then with every place rewritten to awkward numbers:
 // each power of ten and its neighbours, 2^32 and 2^53 on both sides (past 2^53 a quoted string),
-// the largest u64, negative and extreme steps, every `how`, views and nulls, an empty plan.
+// the largest u64, negative and extreme steps, every `how`, views and nulls, an empty plan; and
+// seeded random numbers of every length (1 to 20 digits), about 50,000 entries.
 
 #include "check.h"
 #include "files.h"
 #include "galloc-document.h"
 #include "galloc-planner.h"
+#include "rng.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -215,6 +217,41 @@ static void test_awkward_numbers(void) {
     galloc_document_free(&doc);
 }
 
+// a number of `digits` decimal digits (1..20), the rest of its digits random
+static uint64_t random_digits(int digits) {
+    uint64_t v = 1 + (uint64_t) rng_below(9);
+    for (int d = 1; d < digits; d++) {
+        v = v * 10 + (uint64_t) rng_below(10);
+    }
+    return v;
+}
+
+// seeded random numbers of every length, many of each: the digits inside a number, not only its edges
+static void test_random_numbers(void) {
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    if (!read_and_plan("llama-7b-like-2buft", &doc, &plan)) {
+        return;
+    }
+    rng_seed(16);
+    for (int round = 0; round < 40; round++) {
+        for (int32_t i = 0; i < plan.n_tensors; i++) {
+            struct galloc_place * p = &plan.places[i];
+            p->buffer               = rng_below(3) - 1;
+            p->chunk                = (int32_t) random_digits(1 + rng_below(10)) & INT32_MAX;
+            p->offset               = random_digits(1 + rng_below(16)); // exact integers: below 2^53 ~ 9.0e15
+            p->size                 = random_digits(1 + rng_below(20)); // past 2^53 a quoted string
+            p->how                  = rng_below(8);
+            p->parent               = (int32_t) (random_digits(1 + rng_below(9)) & INT32_MAX) * (rng_below(2) ? 1 : -1);
+            p->first_step           = (int32_t) (random_digits(1 + rng_below(10)) & INT32_MAX);
+            p->last_step            = (int32_t) rng_next();
+        }
+        check_same_text("random numbers", &doc, &plan);
+    }
+    galloc_plan_free(&plan);
+    galloc_document_free(&doc);
+}
+
 // no tensors and no buffer types: the empty arrays' own layout
 static void test_empty_plan(void) {
     struct galloc_document doc;
@@ -241,6 +278,7 @@ static void test_empty_plan(void) {
 int main(void) {
     RUN(test_golden_plans);
     RUN(test_awkward_numbers);
+    RUN(test_random_numbers);
     RUN(test_empty_plan);
     return check_report("plan-write");
 }

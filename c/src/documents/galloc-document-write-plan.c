@@ -79,64 +79,79 @@ static char * write_plan_head(const struct galloc_document * doc, const struct g
 // the tensors: integers and constant pieces straight into the text
 //
 
-// the number of decimal digits of v >= 1: from its bit length (1233 / 4096 ~ log10 2), then one comparison
-static inline unsigned digit_count(uint64_t v) {
-#if defined(__GNUC__) || defined(__clang__)
-    unsigned bits  = 64u - (unsigned) __builtin_clzll(v);
-    unsigned guess = (bits * 1233u) >> 12; // digits - 1 or digits
-    return guess + (v >= galloc_json_pow10[guess] ? 1u : 0u);
-#else
-    unsigned n = 1;
-    while (n < 20 && v >= galloc_json_pow10[n]) {
-        n++;
-    }
-    return n;
-#endif
+// Digits two at a time from the front (after James Anhalt's itoa): v is turned once into the 32.32
+// fixed-point fraction y of v / 10^k (one multiplication), whose integer part is the leading one or
+// two digits; each next pair is the integer part of 100 times the fraction left. The fraction is
+// rounded up by less than 1 / 10^k (below), so every digit comes out exact.
+#define PAIR_LIMIT   100u
+#define DIGITS8_LIMIT 100000000u
+
+// ceil(2^48 / 10^k): y = (v * M >> 16) + 1 is above v / 10^k * 2^32 by less than v / 2^16 + 1,
+// below 2^32 / 10^k for every v < 100 * 10^k (k = 2, 4, 6), and v * M stays below 2^55
+#define FRACTION_MUL(scale) ((((uint64_t) 1 << 48) + (scale) - 1) / (scale))
+static inline uint64_t fraction(uint32_t v, uint64_t mul) {
+    return (((uint64_t) v * mul) >> 16) + 1;
 }
 
-// the decimal digits of v (below 2^32: 32-bit arithmetic) at `at`; past them
-static inline char * put_digits32(char * at, uint32_t v) {
+static inline char * put_pair(char * at, uint32_t pair) {
+    memcpy(at, &galloc_json_digit_pairs[2 * pair], 2);
+    return at + 2;
+}
+
+// v < 100 without a leading zero
+static inline char * put_lead(char * at, uint32_t v) {
     if (v < 10) {
         *at = (char) ('0' + v);
         return at + 1;
     }
-    char * end = at + digit_count(v);
-    char * d   = end;
-    while (v >= 10000) { // four digits a division, as two pairs (each a two-byte copy)
-        uint32_t four = v % 10000;
-        v /= 10000;
-        d -= 4;
-        memcpy(d, &galloc_json_digit_pairs[2 * (four / 100)], 2);
-        memcpy(d + 2, &galloc_json_digit_pairs[2 * (four % 100)], 2);
-    }
-    if (v >= 100) {
-        d -= 2;
-        memcpy(d, &galloc_json_digit_pairs[2 * (v % 100)], 2);
-        v /= 100;
-    }
-    if (v >= 10) {
-        memcpy(d - 2, &galloc_json_digit_pairs[2 * v], 2);
-    } else {
-        d[-1] = (char) ('0' + v);
-    }
-    return end;
+    return put_pair(at, v);
 }
 
+// the n pairs of digits after the integer part of the fraction y
+static inline char * put_pairs(char * at, uint64_t y, int n) {
+    for (int i = 0; i < n; i++) {
+        y = (uint64_t) (uint32_t) y * 100;
+        at = put_pair(at, (uint32_t) (y >> 32));
+    }
+    return at;
+}
+
+// all eight digits of v < 10^8, leading zeros kept
+static inline char * put_8_digits(char * at, uint32_t v) {
+    uint64_t y = fraction(v, FRACTION_MUL(1000000));
+    return put_pairs(put_pair(at, (uint32_t) (y >> 32)), y, 3);
+}
+
+// the decimal digits of v at `at`; past them
+static inline char * put_digits32(char * at, uint32_t v) {
+    if (v < PAIR_LIMIT) {
+        return put_lead(at, v);
+    }
+    if (v < 10000) {
+        uint64_t y = fraction(v, FRACTION_MUL(100));
+        return put_pairs(put_lead(at, (uint32_t) (y >> 32)), y, 1);
+    }
+    if (v < 1000000) {
+        uint64_t y = fraction(v, FRACTION_MUL(10000));
+        return put_pairs(put_lead(at, (uint32_t) (y >> 32)), y, 2);
+    }
+    if (v < DIGITS8_LIMIT) {
+        uint64_t y = fraction(v, FRACTION_MUL(1000000));
+        return put_pairs(put_lead(at, (uint32_t) (y >> 32)), y, 3);
+    }
+    uint32_t high = v / DIGITS8_LIMIT; // 1..42
+    return put_8_digits(put_lead(at, high), v - high * DIGITS8_LIMIT);
+}
+
+// v < 10^16 (every exact JSON integer)
 static inline char * put_digits(char * at, uint64_t v) {
     if (v <= UINT32_MAX) {
         return put_digits32(at, (uint32_t) v);
     }
-    char * end = at + digit_count(v);
-    char * d   = end;
-    while (v > UINT32_MAX) { // pairs in 64-bit arithmetic until the rest fits 32 bits
-        d -= 2;
-        memcpy(d, &galloc_json_digit_pairs[2 * (v % 100)], 2);
-        v /= 100;
-    }
-    char * lead = d - digit_count(v); // the rest's digits end where the pairs begin
-    put_digits32(lead, (uint32_t) v);
-    return end;
+    uint32_t high = (uint32_t) (v / DIGITS8_LIMIT); // above 42, below 10^8
+    return put_8_digits(put_digits32(at, high), (uint32_t) (v - (uint64_t) high * DIGITS8_LIMIT));
 }
+_Static_assert(GALLOC_JSON_EXACT_LIMIT < 10000000000000000ull, "put_digits writes at most sixteen digits");
 
 static inline char * put_u64(char * at, uint64_t v) {
     if (v > GALLOC_JSON_EXACT_LIMIT) {
@@ -180,6 +195,8 @@ static void how_pieces_init(struct how_pieces * h) {
 // the most bytes one entry takes: its separator ",\n    ", the longest object (every member, each
 // integer GALLOC_JSON_INTEGER_MAX bytes) and the how piece
 #define ENTRY_MAX (6 + 96 + 7 * GALLOC_JSON_INTEGER_MAX + HOW_PIECE_ROOM)
+// entries written after one room check
+#define ENTRIES_PER_ROOM 64
 
 // one tensor's line (after its separator) at `at`; past it
 static inline char * put_entry(char * at, const struct galloc_place * p, bool view, const struct how_pieces * how) {
@@ -248,31 +265,34 @@ char * galloc_document_write_plan(const struct galloc_document * doc, const stru
     }
     n -= sizeof(head_end) - 1; // reopened after the buffers
 
-    // a first guess of the size (about 80 bytes a tensor on llama graphs), grown when an entry might not fit
-    size_t cap   = n + (size_t) plan->n_tensors * 96 + ENTRY_MAX;
+    // a first guess of the size (about 80 bytes a tensor on llama graphs), grown when a block of
+    // entries might not fit
+    size_t cap   = n + (size_t) plan->n_tensors * 96 + ENTRIES_PER_ROOM * ENTRY_MAX;
     char * grown = realloc(text, cap);
     if (grown == NULL) {
         free(text);
         return NULL;
     }
     text = grown;
-    n    = (size_t) (PUT_PIECE(text + n, ",\n  \"tensors\": [") - text);
+    // every entry follows ",\n    "; the first one's ',' becomes the array's '['
+    n                  = (size_t) (PUT_PIECE(text + n, ",\n  \"tensors\": ") - text);
+    size_t array_start = n;
 
     struct how_pieces how;
     how_pieces_init(&how);
     const struct galloc_tensor * tensors = doc->tensors;
-    for (int32_t i = 0; i < plan->n_tensors; i++) {
-        if (!text_room(&text, &cap, n, ENTRY_MAX)) {
+    for (int32_t i = 0; i < plan->n_tensors;) {
+        int32_t block_end = plan->n_tensors - i > ENTRIES_PER_ROOM ? i + ENTRIES_PER_ROOM : plan->n_tensors;
+        if (!text_room(&text, &cap, n, (size_t) (block_end - i) * ENTRY_MAX)) {
             free(text);
             return NULL;
         }
         char * at = text + n;
-        if (i > 0) {
-            *at++ = ',';
+        for (; i < block_end; i++) {
+            at = PUT_PIECE(at, ",\n    ");
+            at = put_entry(at, &plan->places[i], tensors[i].view_src >= 0, &how);
         }
-        at = PUT_PIECE(at, "\n    ");
-        at = put_entry(at, &plan->places[i], tensors[i].view_src >= 0, &how);
-        n  = (size_t) (at - text);
+        n = (size_t) (at - text);
     }
     // the end ("\n  ]" after entries, then the root's "\n}\n") and the NUL: ENTRY_MAX is room enough
     if (!text_room(&text, &cap, n, ENTRY_MAX)) {
@@ -281,9 +301,11 @@ char * galloc_document_write_plan(const struct galloc_document * doc, const stru
     }
     char * at = text + n;
     if (plan->n_tensors > 0) {
-        at = PUT_PIECE(at, "\n  ");
+        text[array_start] = '[';
+        at                = PUT_PIECE(at, "\n  ]\n}\n");
+    } else {
+        at = PUT_PIECE(at, "[]\n}\n");
     }
-    at  = PUT_PIECE(at, "]\n}\n");
     *at = '\0';
     if (len != NULL) {
         *len = (size_t) (at - text);
