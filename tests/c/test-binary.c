@@ -255,10 +255,8 @@ static int check_folder(const char * dir) {
     CHECK(names != NULL && n > 10);
     int done = 0;
     for (int g = 0; names != NULL && g < n; g++) {
-        char path[512];
-        snprintf(path, sizeof(path), "%s/%s.graph.json", dir, names[g]);
-        size_t len = 0;
-        char * text = read_whole_file(path, &len);
+        size_t len  = 0;
+        char * text = golden_read_in(dir, names[g], "graph", &len);
         struct galloc_planned p;
         struct galloc_error   err;
         if (text == NULL || !galloc_planned_read(text, len, &p, &err)) {

@@ -111,10 +111,8 @@ static void test_graphs_in(const char * dir) {
     char ** names   = golden_names_in(dir, &n_names);
     CHECK(names != NULL && n_names > 0);
     for (int k = 0; k < n_names; k++) {
-        char path[512];
-        snprintf(path, sizeof(path), "%s/%s.graph.json", dir, names[k]);
         size_t                 len  = 0;
-        char *                 text = read_whole_file(path, &len);
+        char *                 text = golden_read_in(dir, names[k], "graph", &len);
         struct galloc_document doc;
         struct galloc_plan     plan;
         struct galloc_error    err;

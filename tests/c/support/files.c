@@ -97,7 +97,11 @@ void golden_names_free(char ** names) {
 }
 
 char * golden_read(const char * name, const char * kind, size_t * len) {
+    return golden_read_in(GOLDEN_DIR, name, kind, len);
+}
+
+char * golden_read_in(const char * dir, const char * name, const char * kind, size_t * len) {
     char path[512];
-    snprintf(path, sizeof(path), "%s/%s.%s.json", GOLDEN_DIR, name, kind);
+    snprintf(path, sizeof(path), "%s/%s.%s.json", dir, name, kind);
     return read_whole_file(path, len);
 }

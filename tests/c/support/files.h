@@ -18,3 +18,5 @@ void    golden_names_free(char ** names);
 char ** golden_names_in(const char * dir, int * n_out);
 // GOLDEN_DIR/NAME.KIND.json (KIND: "graph" or "plan"), as read_whole_file
 char *  golden_read(const char * name, const char * kind, size_t * len);
+// DIR/NAME.KIND.json, as read_whole_file
+char *  golden_read_in(const char * dir, const char * name, const char * kind, size_t * len);
