@@ -224,7 +224,7 @@ static bool check_graph(struct pass * p, struct galloc_error * err) {
 // ---- the pass -----------------------------------------------------------
 
 #if defined(__GNUC__) || defined(__clang__)
-#    define PASS_INLINE static inline __attribute__((always_inline)) // made once per value of a constant argument
+#    define PASS_INLINE static inline __attribute__((always_inline)) // in the pass itself: made once per value of a constant argument
 #else
 #    define PASS_INLINE static inline
 #endif
@@ -352,7 +352,7 @@ static inline void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id
     }
 }
 
-static void free_tensor(struct pass * p, int32_t t) {
+PASS_INLINE void free_tensor(struct pass * p, int32_t t) {
     if (is_output(p, t)) {
         return; // graph outputs keep their memory
     }
