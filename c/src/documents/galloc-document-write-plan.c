@@ -203,11 +203,19 @@ static inline char * put_entry(char * at, const struct galloc_place * p, bool vi
     if (p->buffer < 0) {
         return PUT_PIECE(at, "null");
     }
-    at = PUT_PIECE(at, "{ \"buffer\": ");
-    at = put_i32(at, p->buffer);
-    at = PUT_PIECE(at, ", \"chunk\": ");
-    at = put_i32(at, p->chunk);
-    at = PUT_PIECE(at, ", \"offset\": ");
+    if ((uint32_t) p->buffer < 10 && (uint32_t) p->chunk < 10) { // the usual case: one digit each, into one piece
+        static const char head[] = "{ \"buffer\": 0, \"chunk\": 0, \"offset\": ";
+        memcpy(at, head, sizeof(head) - 1);
+        at[sizeof("{ \"buffer\": ") - 1]                   = (char) ('0' + p->buffer);
+        at[sizeof("{ \"buffer\": 0, \"chunk\": ") - 1]     = (char) ('0' + p->chunk);
+        at += sizeof(head) - 1;
+    } else {
+        at = PUT_PIECE(at, "{ \"buffer\": ");
+        at = put_i32(at, p->buffer);
+        at = PUT_PIECE(at, ", \"chunk\": ");
+        at = put_i32(at, p->chunk);
+        at = PUT_PIECE(at, ", \"offset\": ");
+    }
     at = put_u64(at, p->offset);
     at = PUT_PIECE(at, ", \"size\": ");
     at = put_u64(at, p->size);
