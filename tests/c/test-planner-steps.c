@@ -6,6 +6,7 @@
 // position as a node or a source, the last step for an output); external tensors marked so;
 // tensors out of the graph untouched; placed tensors not released kept to the last step. And the
 // same graph planned with placement_only places every tensor that gets memory of its own alike.
+// And each of the allocator's four rules named as it applies, in a graph worked out by hand.
 
 #include "check.h"
 #include "files.h"
@@ -177,7 +178,44 @@ static void test_by_hand(void) {
     galloc_plan_free(&plan);
 }
 
+// each rule of the allocator named as upstream's scans pick it, worked out by hand (alignment 16, no
+// in-place ops): A (16 bytes, leaf) opens chunk 0 at 0; B (32) grows it from 16 (the last block's
+// reuse 16 - 16 - 32 < 0), then A's [0, 16) is free; C (16) fits that inner block exactly (best fit
+// at 0), then B's [16, 48) joins the last block; D (16) takes the last block at 16 inside the 48
+// bytes the chunk already needs (reuse 48 - 16 - 16 >= 0)
+static void test_rules(void) {
+    struct galloc_tensor tensors[4];
+    memset(tensors, 0, sizeof(tensors));
+    const uint64_t bytes[4] = { 16, 32, 16, 16 };
+    for (int i = 0; i < 4; i++) {
+        for (int k = 0; k < GGML_MAX_SRC; k++) {
+            tensors[i].src[k] = -1;
+        }
+        tensors[i].op         = i == 0 ? GGML_OP_NONE : GGML_OP_MUL_MAT;
+        tensors[i].src[0]     = i - 1;
+        tensors[i].view_src   = -1;
+        tensors[i].alloc_size = tensors[i].nbytes = bytes[i];
+    }
+    tensors[3].flags = GGML_TENSOR_FLAG_OUTPUT;
+    int32_t                   nodes[] = { 1, 2, 3 }, leafs[] = { 0 };
+    struct galloc_buffer_type buft    = { .alignment = 16, .max_size = GALLOC_NO_MAX_SIZE, .allocator = 0 };
+    struct galloc_graph g = { .n_tensors = 4, .tensors = tensors, .n_nodes = 3, .nodes = nodes, .n_leafs = 1, .leafs = leafs,
+                              .n_buffer_types = 1, .buffer_types = &buft };
+    struct galloc_plan  plan;
+    struct galloc_error err;
+    CHECK(galloc_plan_graph(&g, &plan, &err));
+    static const int32_t  how[4]    = { GALLOC_HOW_NEW_CHUNK, GALLOC_HOW_GROW, GALLOC_HOW_BEST_FIT, GALLOC_HOW_LAST_BLOCK };
+    static const uint64_t offset[4] = { 0, 16, 0, 16 };
+    for (int i = 0; i < 4; i++) {
+        CHECK(plan.places[i].how == how[i] && plan.places[i].chunk == 0 && plan.places[i].offset == offset[i]);
+    }
+    CHECK_EQ_U64(plan.buffers[0].size, 48);
+    check_reports(&g, &plan);
+    galloc_plan_free(&plan);
+}
+
 int main(void) {
+    RUN(test_rules);
     RUN(test_by_hand);
     RUN(test_golden);
     RUN(test_golden_real);

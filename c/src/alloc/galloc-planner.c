@@ -322,6 +322,11 @@ static void place_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
         }
     }
 
+    // the rule that placed it, by enum galloc_fit
+    static const int8_t how_of_fit[] = {
+        [GALLOC_FIT_BEST] = GALLOC_HOW_BEST_FIT, [GALLOC_FIT_LAST_BLOCK] = GALLOC_HOW_LAST_BLOCK,
+        [GALLOC_FIT_GROW] = GALLOC_HOW_GROW,     [GALLOC_FIT_NEW_CHUNK] = GALLOC_HOW_NEW_CHUNK,
+    };
     uint64_t              size = tensor_alloc_size(p, t, buffer_id);
     struct galloc_address addr = { 0, 0 };
     enum galloc_fit       fit  = GALLOC_FIT_BEST;
@@ -336,12 +341,7 @@ static void place_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
     place->offset = addr.offset;
     place->size   = size;
     place->parent = -1;
-    switch (fit) {
-        case GALLOC_FIT_BEST:       place->how = GALLOC_HOW_BEST_FIT;   break;
-        case GALLOC_FIT_LAST_BLOCK: place->how = GALLOC_HOW_LAST_BLOCK; break;
-        case GALLOC_FIT_GROW:       place->how = GALLOC_HOW_GROW;       break;
-        case GALLOC_FIT_NEW_CHUNK:  place->how = GALLOC_HOW_NEW_CHUNK;  break;
-    }
+    place->how    = how_of_fit[fit];
 }
 
 // memory for tensor t unless it has some (its own, external, or a view's, which are never placed):
