@@ -188,11 +188,13 @@ static bool check_graph(struct pass * p, struct galloc_error * err) {
                 return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
             }
         }
-        if ((uint32_t) t->view_src + 1u > n_tensors_u || t->view_src == i) { // as a slot: -1 or an index
-            return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
-        }
-        if (t->view_src >= 0 && g->tensors[t->view_src].view_src >= 0) {
-            return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
+        if (t->view_src != -1) { // a view: an index (in unsigned arithmetic, a negative one is above every count)
+            if ((uint32_t) t->view_src >= n_tensors_u || t->view_src == i) {
+                return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: index %d out of range or itself", i, t->view_src);
+            }
+            if (g->tensors[t->view_src].view_src >= 0) {
+                return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
+            }
         }
         p->state[i]  = (struct tensor_state) { .bits = tensor_bits(t), .n_src = (uint8_t) n_src };
         p->places[i] = (struct galloc_place) { .buffer = -1, .chunk = -1, .parent = -1, .first_step = -1, .last_step = -1 };
