@@ -57,8 +57,14 @@ static int64_t chunk_n_blocks(const struct chunk * c) {
     return c->keyed ? galloc_block_keys_count(&c->keys) : c->list.n;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#    define NOT_INLINE __attribute__((noinline)) // off the common path (a list chunk), whose callers then stay lean
+#else
+#    define NOT_INLINE
+#endif
+
 // list -> key sets, when the list is regular; out of memory keeps the list
-static void chunk_to_keys(struct chunk * c) {
+NOT_INLINE static void chunk_to_keys(struct chunk * c) {
     // not now: checked again once the list has doubled, so the checks cost O(1) per insert
     c->next_check = c->list.n < INT32_MAX / 2 ? c->list.n * 2 : INT32_MAX;
     if (!galloc_block_list_is_regular(&c->list)) {
@@ -76,7 +82,7 @@ static void chunk_to_keys(struct chunk * c) {
 }
 
 // key sets -> list; false when out of memory (still keyed)
-static bool chunk_to_list(struct chunk * c) {
+NOT_INLINE static bool chunk_to_list(struct chunk * c) {
     int64_t n = galloc_block_keys_count(&c->keys);
     c->list.n = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -281,25 +287,32 @@ bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct
     return true;
 }
 
-bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_address addr, uint64_t size) {
-    size = align_up(size, alloc->alignment);
-    assert(addr.chunk >= 0 && addr.chunk < alloc->n_chunks);
-    struct chunk * c = &alloc->chunks[addr.chunk];
-    if (c->keyed) {
-        enum galloc_keys_result r = galloc_block_keys_release(&c->keys, addr.offset, size);
-        if (r == GALLOC_KEYS_OOM || (r == GALLOC_KEYS_IRREGULAR && !chunk_to_list(c))) {
-            return false;
-        }
-        if (r == GALLOC_KEYS_DONE) {
-            chunk_settle(c);
-            return true;
-        }
-    }
-    if (!galloc_block_list_release(&c->list, addr.offset, size)) {
+// release in the list form (a keyed chunk whose release would leave an irregular state moves there first)
+static bool release_in_list(struct chunk * c, uint64_t offset, uint64_t size) {
+    if (!galloc_block_list_release(&c->list, offset, size)) {
         return false;
     }
     chunk_settle(c);
     return true;
+}
+
+NOT_INLINE static bool release_keyed(struct chunk * c, uint64_t offset, uint64_t size) {
+    enum galloc_keys_result r = galloc_block_keys_release(&c->keys, offset, size);
+    if (r == GALLOC_KEYS_OOM || (r == GALLOC_KEYS_IRREGULAR && !chunk_to_list(c))) {
+        return false;
+    }
+    if (r == GALLOC_KEYS_DONE) {
+        chunk_settle(c);
+        return true;
+    }
+    return release_in_list(c, offset, size);
+}
+
+bool galloc_dynalloc_release(struct galloc_dynalloc * alloc, struct galloc_address addr, uint64_t size) {
+    size = align_up(size, alloc->alignment);
+    assert(addr.chunk >= 0 && addr.chunk < alloc->n_chunks);
+    struct chunk * c = &alloc->chunks[addr.chunk];
+    return c->keyed ? release_keyed(c, addr.offset, size) : release_in_list(c, addr.offset, size);
 }
 
 // ---- inspection ---------------------------------------------------------
