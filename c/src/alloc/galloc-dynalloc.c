@@ -215,11 +215,18 @@ static inline bool alloc_in_one_list(struct galloc_dynalloc * alloc, uint64_t si
     return true;
 }
 
+// the three rules over every chunk, in any form; size is aligned
+NOT_INLINE static bool alloc_in_any(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how);
+
 bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
     size = align_up(size, alloc->alignment);
     if (alloc->n_chunks == 1 && !alloc->chunks[0].keyed && alloc_in_one_list(alloc, size, addr, how)) {
         return true;
     }
+    return alloc_in_any(alloc, size, addr, how);
+}
+
+static bool alloc_in_any(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
 
     // 1. best fit among the inner blocks; upstream's running best restarts in every chunk,
     //    so the last chunk with a fitting inner block wins
