@@ -391,10 +391,155 @@ static void test_writer_document(void) {
     free(longer);
 }
 
+// a document of n tensors in the writers' layout whose lists run as the writers' do: leafs 0, 1, ...
+// (past 9 and 99: the guessed item a digit longer) then the last tensor, buffer ids 0, 0, ... then 1;
+// the node n - 2 (or the text nodes). tail: text after the last leaf and leaf buffer id. Into buf
+// (size bytes); its length
+static size_t index_list_document(char * buf, size_t size, int n, const char * nodes, const char * tail) {
+    size_t len = (size_t) snprintf(buf, size,
+                                   "{\n  \"format\": \"galloc-graph\",\n  \"version\": 1,\n"
+                                   "  \"buffer_types\": [ { \"name\": \"a\", \"alignment\": 32, \"max_size\": null }, { \"name\": \"b\", \"alignment\": 32, \"max_size\": null } ],\n"
+                                   "  \"tensors\": [\n");
+    for (int k = 0; k < n; k++) {
+        len += (size_t) snprintf(buf + len, size - len,
+                                 k == n - 2 ? "    { \"name\": \"sum\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 1], \"flags\": [\"compute\"] }%s\n"
+                                            : "    { \"name\": \"l\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4] }%s\n",
+                                 k == n - 1 ? "" : ",");
+    }
+    len += (size_t) snprintf(buf + len, size - len, "  ],\n  \"nodes\": [%s],\n  \"leafs\": [", nodes);
+    for (int k = 0; k < n - 2; k++) {
+        len += (size_t) snprintf(buf + len, size - len, "%d, ", k);
+    }
+    len += (size_t) snprintf(buf + len, size - len, "%d%s],\n  \"node_buffer_ids\": [0],\n  \"leaf_buffer_ids\": [", n - 1, tail);
+    for (int k = 0; k < n - 2; k++) {
+        len += (size_t) snprintf(buf + len, size - len, "0, ");
+    }
+    len += (size_t) snprintf(buf + len, size - len, "1%s]\n}\n", tail);
+    CHECK(len < size);
+    return len;
+}
+
+// the walk's lists against the JSON parser's: when galloc_document_walk takes the text, the text
+// parses, and nodes, leafs and the buffer ids hold the parser's values, nodes and leafs below the
+// tensor count (the graph checks after the walk would index by them)
+static bool walk_lists_agree(const char * text, size_t len) {
+    struct galloc_fast_names         scratch;
+    const struct galloc_fast_names * names = galloc_fast_names_shared(&scratch);
+    char *                           copy  = (char *) exact_copy((const unsigned char *) text, len);
+    struct galloc_document           doc;
+    struct galloc_walk               walk;
+    memset(&doc, 0, sizeof(doc));
+    bool took = galloc_document_walk(names, copy, len, &doc, &walk);
+    bool ok   = true;
+    if (took) {
+        struct galloc_error      err;
+        struct galloc_json_doc * json = galloc_json_parse(copy, len, &err);
+        ok                            = json != NULL;
+        const struct galloc_json_value * root = json != NULL ? galloc_json_doc_root(json) : NULL;
+        static const char * const        keys[] = { "nodes", "leafs", "node_buffer_ids", "leaf_buffer_ids" };
+        const int32_t *                  lists[] = { doc.nodes, doc.leafs, doc.node_buffer_ids, doc.leaf_buffer_ids };
+        const int32_t                    counts[] = { doc.n_nodes, doc.n_leafs, walk.n_node_buffer_ids, walk.n_leaf_buffer_ids };
+        for (int l = 0; ok && l < 4; l++) {
+            const struct galloc_json_value * list = galloc_json_object_get(root, keys[l]);
+            if (list == NULL || lists[l] == NULL) {
+                ok = list == NULL && lists[l] == NULL;
+                continue;
+            }
+            ok = galloc_json_array_size(list) == (size_t) counts[l];
+            for (int32_t k = 0; ok && k < counts[l]; k++) {
+                uint64_t v = 0;
+                ok = galloc_json_get_u64(galloc_json_array_at(list, (size_t) k), &v) == JSON_INT_OK && v == (uint64_t) lists[l][k] &&
+                     (l >= 2 || v < (uint64_t) doc.n_tensors);
+            }
+        }
+        galloc_json_doc_free(json);
+        if (!ok) {
+            fprintf(stderr, "  %.*s\n  -> the walk's lists are not the parser's\n", (int) len, text);
+        }
+    }
+    free(walk.outputs);
+    galloc_document_free(&doc);
+    free(copy);
+    return ok;
+}
+
+// the one-pass reader's guess of the next list item (walk_indices): the lists cut, changed and
+// lengthened at every byte, and runs that go past the tensors or the list's room
+static void test_index_lists(void) {
+    enum { DOC_BYTES = 131072 };
+    char *          doc     = malloc(DOC_BYTES);
+    unsigned char * changed = malloc(DOC_BYTES);
+    CHECK(doc != NULL && changed != NULL);
+    if (doc == NULL || changed == NULL) {
+        free(doc);
+        free(changed);
+        return;
+    }
+    bool   took = false;
+    size_t len  = index_list_document(doc, DOC_BYTES, 103, "101", "");
+    CHECK(agree_exact((const unsigned char *) doc, len, &took));
+    CHECK(took);
+    const size_t lists    = (size_t) (strstr(doc, "\"nodes\"") - doc);
+    int          failures = 0;
+    for (size_t cut = lists; cut < len && failures < 5; cut++) {
+        failures += !agree_exact((const unsigned char *) doc, cut, NULL);
+    }
+    static const unsigned char changes[] = { ' ', '0', '1', '9', ',', ']', 'e' };
+    for (size_t at = lists; at < len && failures < 5; at++) {
+        for (size_t c = 0; c < sizeof(changes); c++) {
+            memcpy(changed, doc, len);
+            changed[at] = changes[c];
+            failures += !agree_exact(changed, len, NULL) + !walk_lists_agree((const char *) changed, len);
+        }
+        memcpy(changed, doc, at); // a digit more
+        changed[at] = '0';
+        memcpy(changed + at + 1, doc + at, len - at);
+        failures += !agree_exact(changed, len + 1, NULL) + !walk_lists_agree((const char *) changed, len + 1);
+    }
+    CHECK(failures == 0);
+    // runs past the tensors (the guess of an index not below n, then one below), past the list's room,
+    // and broken runs
+    static const char * const nodes[] = { "101, 102, 103, 2", "101, 102, 103, 104, 2", "101, 0, 1, 2", "9, 10, 11" };
+    for (size_t k = 0; k < sizeof(nodes) / sizeof(nodes[0]); k++) {
+        len = index_list_document(doc, DOC_BYTES, 103, nodes[k], "");
+        CHECK(agree_exact((const unsigned char *) doc, len, NULL));
+        CHECK(walk_lists_agree(doc, len));
+    }
+    static const char * const tails[] = { ", 0", ", 0, 0", ", 103", ", 1, 2, 3" };
+    for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
+        len = index_list_document(doc, DOC_BYTES, 103, "101", tails[t]);
+        CHECK(agree_exact((const unsigned char *) doc, len, NULL));
+        CHECK(walk_lists_agree(doc, len));
+    }
+    // node buffer ids 0, 0, ... up to the list's room (as many as the tensors, odd and even) and past it
+    for (int tensors = 11; tensors <= 12; tensors++) {
+        for (int zeros = tensors - 3; zeros <= tensors + 3; zeros++) {
+            len               = index_list_document(doc, DOC_BYTES, tensors, tensors == 11 ? "9" : "10", "");
+            const char * ids  = strstr(doc, "\"node_buffer_ids\": [0");
+            size_t       head = (size_t) (ids - doc) + strlen("\"node_buffer_ids\": [0");
+            size_t       n    = head;
+            memcpy(changed, doc, head);
+            for (int k = 1; k < zeros; k++) {
+                memcpy(changed + n, ", 0", 3);
+                n += 3;
+            }
+            memcpy(changed + n, doc + head, len - head);
+            CHECK(agree_exact(changed, n + len - head, NULL));
+            CHECK(walk_lists_agree((const char *) changed, n + len - head));
+        }
+    }
+    len = index_list_document(doc, DOC_BYTES, 1003, "1001", "");
+    CHECK(agree_exact((const unsigned char *) doc, len, &took));
+    CHECK(took);
+    free(doc);
+    free(changed);
+}
+
 int main(void) {
     RUN(test_words);
     RUN(test_strings);
     RUN(test_table_names);
     RUN(test_writer_document);
+    RUN(test_index_lists);
     return check_report("test-document-scan");
 }

@@ -258,8 +258,54 @@ static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names 
     return more == 0 && (cap > 0 || galloc_document_grow_tensors(doc, &cap, 1, true)); // the arrays are never NULL
 }
 
-// an array of indices straight into *out (at most max entries, each below n); *n_out entries
-static bool walk_indices(struct galloc_scan * at, int32_t max, int32_t n, int32_t ** out, int32_t * n_out) {
+// the item the writers' lists most often give next: node and leaf ids one after another (358, 359,
+// ...), buffer ids all alike (0, 0, ...). Its text and the ", " after it are compared with the text
+// as one word: equal, it is the item the digit reader would read there, and the ", " after it
+struct index_guess {
+    uint64_t text; // the digits (no leading zero) then ", ", as galloc_swar_load reads them
+    uint64_t mask; // its bytes in a word (0, with text 1: no guess, for an item of 7 digits or more)
+    uint32_t len;  // its bytes, 3 to 8
+};
+
+static struct index_guess index_guess_of(uint64_t v) {
+    struct index_guess g = { 1, 0, 0 };
+    if (v >= 1000000) {
+        return g; // its text and ", " fill more than a word
+    }
+    unsigned char text[8];
+    uint32_t      n = 1;
+    for (uint64_t rest = v / 10; rest != 0; rest /= 10) {
+        n++;
+    }
+    for (uint32_t k = n; k-- > 0; v /= 10) {
+        text[k] = (unsigned char) ('0' + v % 10);
+    }
+    text[n]     = ',';
+    text[n + 1] = ' ';
+    g.len       = n + 2;
+    g.mask      = g.len == 8 ? ~0ull : (1ull << (8 * g.len)) - 1;
+    g.text      = galloc_swar_load_short(text, g.len);
+    return g;
+}
+
+// the text of the item after the guess's (value v), its digits incremented in place (the trailing
+// 9s to 0s); of v + 1 written anew when all are 9s (it is a digit longer)
+static inline struct index_guess index_guess_next(struct index_guess g, uint64_t v) {
+    for (uint32_t at = 8 * (g.len - 3);; at -= 8) {
+        if (((g.text >> at) & 0xFF) != '9') {
+            g.text += 1ull << at;
+            return g;
+        }
+        g.text -= (uint64_t) ('9' - '0') << at;
+        if (at == 0) {
+            return index_guess_of(v + 1);
+        }
+    }
+}
+
+// an array of indices straight into *out (at most max entries, each below n); *n_out entries.
+// step: how the writers' lists mostly go on (1: one after another, 0: all alike)
+static bool walk_indices(struct galloc_scan * at, int32_t max, int32_t n, uint32_t step, int32_t ** out, int32_t * n_out) {
     int32_t * list = malloc((size_t) (max > 0 ? max : 1) * sizeof(int32_t));
     *out           = list;
     if (list == NULL) {
@@ -270,12 +316,46 @@ static bool walk_indices(struct galloc_scan * at, int32_t max, int32_t n, int32_
     const unsigned char * end = at->end;
     int32_t               k   = 0;
     if (p < end && *p == '[') {
-        int      more = end - p >= 2 && p[1] == ']' ? 0 : 1;
-        uint64_t v;
+        int                more  = end - p >= 2 && p[1] == ']' ? 0 : 1;
+        struct index_guess g     = { 1, 0, 0 }; // none yet
+        uint64_t           guess = 0;           // its value
         p += 2 - more;
-        while (more == 1 && k < max && galloc_scan_tight_u64(&p, end, &v) && v < (uint64_t) n) {
+        while (more == 1 && k < max) {
+            // a run of guessed items, each with the ", " after it: at most the room left, and (one after
+            // another) up to n - 1 (the item before was below n: guess is at most n)
+            int32_t last = step == 0 || (uint64_t) (max - k) <= (uint64_t) n - guess ? max : k + (int32_t) ((uint64_t) n - guess);
+            if (step == 0) {
+                if (g.len <= 4) { // two at a time ("0, 0, ")
+                    uint64_t mask2 = g.mask | g.mask << (8 * g.len), text2 = g.text | g.text << (8 * g.len);
+                    while (last - k >= 2 && end - p >= 8 && (galloc_swar_load(p) & mask2) == text2) {
+                        list[k]     = (int32_t) guess;
+                        list[k + 1] = (int32_t) guess;
+                        k += 2;
+                        p += 2 * g.len;
+                    }
+                }
+                while (k < last && end - p >= 8 && (galloc_swar_load(p) & g.mask) == g.text) {
+                    list[k++] = (int32_t) guess;
+                    p += g.len;
+                }
+            } else {
+                while (k < last && end - p >= 8 && (galloc_swar_load(p) & g.mask) == g.text) {
+                    list[k++] = (int32_t) guess;
+                    p += g.len;
+                    g = index_guess_next(g, guess++);
+                }
+            }
+            if (k == max) {
+                break;
+            }
+            uint64_t v;
+            if (!galloc_scan_tight_u64(&p, end, &v) || v >= (uint64_t) n) {
+                break;
+            }
             list[k++] = (int32_t) v;
             more      = galloc_scan_tight_next(&p, end);
+            guess     = v + step;
+            g         = index_guess_of(guess);
         }
         if (more == 0) {
             *n_out = k;
@@ -361,19 +441,19 @@ bool galloc_document_walk(const struct galloc_fast_names * names, const char * t
             case TOP_TENSORS:      ok = walk_tensors(&s, names, doc, &walk->links); break;
             // the graph's lists after the tensors, no longer than them (longer ones: an error, or duplicates in outputs)
             case TOP_NODES:
-                ok = tensors_read && walk_indices(&s, doc->n_tensors, doc->n_tensors, &doc->nodes, &doc->n_nodes);
+                ok = tensors_read && walk_indices(&s, doc->n_tensors, doc->n_tensors, 1, &doc->nodes, &doc->n_nodes);
                 walk->has_nodes = true;
                 break;
             case TOP_LEAFS:
-                ok = tensors_read && walk_indices(&s, doc->n_tensors, doc->n_tensors, &doc->leafs, &doc->n_leafs);
+                ok = tensors_read && walk_indices(&s, doc->n_tensors, doc->n_tensors, 1, &doc->leafs, &doc->n_leafs);
                 walk->has_leafs = true;
                 break;
-            case TOP_OUTPUTS:      ok = tensors_read && walk_indices(&s, doc->n_tensors, INT32_MAX, &walk->outputs, &walk->n_outputs); break;
+            case TOP_OUTPUTS:      ok = tensors_read && walk_indices(&s, doc->n_tensors, INT32_MAX, 1, &walk->outputs, &walk->n_outputs); break;
             case TOP_NODE_BUFFER_IDS:
-                ok = tensors_read && walk_indices(&s, doc->n_tensors, INT32_MAX, &doc->node_buffer_ids, &walk->n_node_buffer_ids);
+                ok = tensors_read && walk_indices(&s, doc->n_tensors, INT32_MAX, 0, &doc->node_buffer_ids, &walk->n_node_buffer_ids);
                 break;
             case TOP_LEAF_BUFFER_IDS:
-                ok = tensors_read && walk_indices(&s, doc->n_tensors, INT32_MAX, &doc->leaf_buffer_ids, &walk->n_leaf_buffer_ids);
+                ok = tensors_read && walk_indices(&s, doc->n_tensors, INT32_MAX, 0, &doc->leaf_buffer_ids, &walk->n_leaf_buffer_ids);
                 break;
             default:               ok = false; break;
         }
