@@ -259,6 +259,7 @@ struct entry {
     uint64_t     alloc_size, view_offs;
     int32_t      src[GGML_MAX_SRC];
     int          n_src;
+    int32_t      src_top; // the largest of src[0..n_src), -1 for none
     int32_t      view_src, buffer_type, flags;
     bool         external;
 };
@@ -379,7 +380,8 @@ static inline bool tight_src(const unsigned char ** at, const unsigned char * en
         return false;
     }
     p++;
-    int n = 0, more = 1;
+    int     n = 0, more = 1;
+    int32_t top = -1;
     while (more == 1) {
         uint64_t v;
         if (n == GGML_MAX_SRC) {
@@ -390,6 +392,7 @@ static inline bool tight_src(const unsigned char ** at, const unsigned char * en
                 return false;
             }
             e->src[n++] = (int32_t) v;
+            top         = (int32_t) v > top ? (int32_t) v : top;
         } else if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
             e->src[n++] = -1;
             p += 4;
@@ -398,7 +401,8 @@ static inline bool tight_src(const unsigned char ** at, const unsigned char * en
         }
         more = galloc_scan_tight_next(&p, end);
     }
-    e->n_src = n;
+    e->n_src   = n;
+    e->src_top = top;
     *at      = p;
     return more == 0;
 }
@@ -530,7 +534,7 @@ static bool entry_check(const struct entry * e, const struct galloc_fast_names *
     }
     // links
     memcpy(t->src, e->src, sizeof(t->src)); // the slots not given are -1 already
-    for (int s = 0; s < e->n_src; s++) {
+    for (int s = 0; e->src_top >= i && s < e->n_src; s++) { // (most name only earlier tensors)
         if (t->src[s] == i && !(t->op == GGML_OP_CPY && s == 1)) {
             return false;
         }
@@ -683,6 +687,7 @@ static void entry_init(struct entry * e) {
     e->present = 0;
     e->n_ne    = 0;
     e->n_src   = 0;
+    e->src_top = -1;
     for (int k = 0; k < GGML_MAX_SRC; k++) {
         e->src[k] = -1;
     }
@@ -778,6 +783,9 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, struct g
         if (more != 0) {
             return false;
         }
+        for (int k = 0; k < e.n_src; k++) {
+            e.src_top = e.src[k] > e.src_top ? e.src[k] : e.src_top;
+        }
     }
     // entry_check sets every field of the tensor: in place for the one-pass reader (links given), which
     // declines the whole document on false; else in a copy, as tensors[i] stays unchanged on false
@@ -789,10 +797,7 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, struct g
     if (links == NULL) {
         doc->tensors[i] = copy;
     } else {
-        int32_t top = t->view_src;
-        for (int k = 0; k < e.n_src; k++) {
-            top = t->src[k] > top ? t->src[k] : top;
-        }
+        int32_t top = t->view_src > e.src_top ? t->view_src : e.src_top;
         links->forward |= top > i;
         links->max_tensor = top > links->max_tensor ? top : links->max_tensor;
         if (HAS(&e, M_BUFFER_TYPE) && e.buffer_type > links->max_buffer_type) {
