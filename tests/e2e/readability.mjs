@@ -41,6 +41,12 @@ async function clipReport(page, selector) {
   }, selector);
 }
 
+/** the layer of a tensor as llama.cpp names it, read here without the parser under test (-1: none) */
+const layerOfName = (n) => {
+  const m = /-(\d+)(?: \(|$)/.exec(n) ?? /^blk\.(\d+)\./.exec(n) ?? /_l(\d+)(?: \(|$)/.exec(n);
+  return m ? Number(m[1]) : -1;
+};
+
 /** a whole number of bytes is a round binary tick when it is k * 2^e with k < 64 (4.88 KiB, 191 MiB are not) */
 const roundBinary = (v) => { let x = v; while (x >= 64 && x % 2 === 0) x /= 2; return v === 0 || x < 64; };
 const UNIT = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 };
@@ -67,6 +73,24 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     await page.waitForSelector('[data-testid=timeline]', { timeout: 20000 });
   };
   const svgRectCount = () => page.locator('[data-testid=timeline-svg] rect[data-t]').count();
+  /** the steps of layer 12 of the 70B preset, from the CLI's document and the names alone */
+  const layerSteps12 = () => {
+    const doc = cliPreset('llama-3.1-70b-c8192');
+    const steps12 = doc.nodes.map((t, st) => [layerOfName(doc.tensors[t].name), st]).filter(([l]) => l === 12).map(([, st]) => st);
+    return { first: Math.min(...steps12), last: Math.max(...steps12) };
+  };
+  /** wait until the timeline shows the steps first..last and little more */
+  const showsSteps = async (first, last) => {
+    try {
+      await page.waitForFunction(([f, l]) => {
+        const d = document.querySelector('[data-testid=timeline]')?.dataset;
+        return d && Number(d.viewFirst) <= f && Number(d.viewLast) >= l && Number(d.viewLast) - Number(d.viewFirst) <= l - f + 2;
+      }, [first, last], { timeout: 5000 });
+    } catch {
+      const tl = page.locator('[data-testid=timeline]');
+      throw new Error(`the timeline shows steps ${await tl.getAttribute('data-view-first')}..${await tl.getAttribute('data-view-last')}, layer 12 runs ${first}..${last}`);
+    }
+  };
 
   await check('ux: every tooltip of the default page lies inside the viewport and is clipped by nothing', async () => {
     await page.goto(serverUrl);
@@ -413,20 +437,16 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
   });
   await check('ux: layers (llama-3.1-70b-c8192): the slider zooms the timeline to a layer\'s steps; tooltips say "layer 12 of 80"', async () => {
     await preset('llama-3.1-70b-c8192');
-    const doc = cliPreset('llama-3.1-70b-c8192');
-    // the layer as llama.cpp writes it, read here without the parser under test
-    const layerOfName = (n) => {
-      const m = /-(\d+)(?: \(|$)/.exec(n) ?? /^blk\.(\d+)\./.exec(n) ?? /_l(\d+)(?: \(|$)/.exec(n);
-      return m ? Number(m[1]) : -1;
-    };
-    const steps12 = doc.nodes.map((t, st) => [layerOfName(doc.tensors[t].name), st]).filter(([l]) => l === 12).map(([, st]) => st);
-    const first = Math.min(...steps12);
-    const last = Math.max(...steps12);
+    const { first, last } = layerSteps12();
     await page.waitForSelector('[data-testid=layer-range]', { timeout: 10000 });
     assert(await page.getAttribute('[data-testid=layer-range]', 'max') === '79', 'the slider does not run over 80 layers');
     await page.fill('[data-testid=layer-range]', '12');
     await page.waitForFunction(() => /layer 12 of 80/.test(document.querySelector('[data-testid=layer-info]')?.textContent ?? ''), null, { timeout: 5000 });
+    // the text follows the range asked for at once; the timeline zooms in its next frame (a signal
+    // effect): wait for that, then see it stay (read at once, under load it could still be unzoomed)
     const tl = page.locator('[data-testid=timeline]');
+    await showsSteps(first, last);
+    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 100)))));
     const v0 = Number(await tl.getAttribute('data-view-first'));
     const v1 = Number(await tl.getAttribute('data-view-last'));
     assert(v0 <= first && v1 >= last && v1 - v0 <= last - first + 2, `the timeline shows steps ${v0}..${v1}, layer 12 runs ${first}..${last}`);
@@ -458,6 +478,30 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     const hover12 = seen.find((x) => layerOfName(x.name) === 12);
     await page.mouse.move(2, 2);
     assert(hover12, 'no tensor of layer 12 hovered');
+    await page.click('[data-testid=reset-zoom]');
+  });
+  await check('ux: layers: a layer picked in the frame that shows a new graph stays zoomed (the new graph\'s zoom reset does not undo it)', async () => {
+    await preset('llama-tiny');
+    // in one task of the page: the 70B preset is picked, rendered (microtasks), and its layer 12
+    // picked before any frame; then two frames and a timer, by which the timeline has taken every
+    // deferred effect of the new graph (a reset of the zoom left to after the next frame undid it)
+    const r = await page.evaluate(async () => {
+      const pick = document.querySelector('[data-testid=preset]');
+      pick.value = 'llama-3.1-70b-c8192';
+      pick.dispatchEvent(new Event('change', { bubbles: true }));
+      const slider = () => document.querySelector('[data-testid=layer-range]');
+      for (let k = 0; k < 1000 && slider()?.max !== '79'; k++) await Promise.resolve();
+      if (slider()?.max !== '79') return null;
+      slider().value = '12';
+      slider().dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 100))));
+      const d = document.querySelector('[data-testid=timeline]').dataset;
+      return { v0: Number(d.viewFirst), v1: Number(d.viewLast), info: document.querySelector('[data-testid=layer-info]').textContent };
+    });
+    assert(r, 'the 70B preset\'s layer slider was not rendered without a frame');
+    const { first, last } = layerSteps12();
+    assert(r.info.includes('layer 12 of 80'), `the slider says "${r.info}"`);
+    assert(r.v0 <= first && r.v1 >= last && r.v1 - r.v0 <= last - first + 2, `the timeline shows steps ${r.v0}..${r.v1}, layer 12 runs ${first}..${last}`);
     await page.click('[data-testid=reset-zoom]');
   });
   return times;

@@ -1,7 +1,8 @@
 // ui-readability.test.js: what keeps the views readable: round binary byte ticks written
 // exactly, lanes that share the height available, log and piecewise byte scales (every
 // rectangle still hit where it is drawn), graph views that cut no box at their edges,
-// tooltips inside the viewport; finding a tensor by name, zooming to a range of steps.
+// tooltips inside the viewport; finding a tensor by name, zooming to a range of steps (forgotten
+// when another graph is loaded).
 import { describe, it, expect, beforeAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { loadGalloc } from '../../web/src/core/galloc.js';
@@ -16,6 +17,7 @@ import { findTensors } from '../../web/src/core/tensor-search.js';
 import { layerSteps, layerLabel } from '../../web/src/core/layer-steps.js';
 import { dagSubset, layoutDag, frameView } from '../../web/src/core/dag-layout.js';
 import { tooltipPlace } from '../../web/src/core/tooltip-place.js';
+import * as ui from '../../web/src/state.js';
 
 const golden = (f) => JSON.parse(readFileSync(new URL(`../golden/${f}`, import.meta.url), 'utf8'));
 let g;
@@ -196,6 +198,21 @@ describe('finding and showing tensors', () => {
     expect(far.k).toBe(zx.k);
     const mid = stepAtBaseX(L, unzoomX(far, (L.left + L.right) / 2));
     expect(mid >= 1999 && mid <= 2002).toBe(true);
+  });
+  it('forgets the range of steps asked of the timeline when another graph is loaded, not when the graph is edited', () => {
+    // the timeline shows another graph unzoomed; a range left over would make the layer slider and
+    // the memory chart say it shows one (the same preset loaded again has the same layer ranges)
+    ui.galloc.value = g;
+    expect(ui.loadPreset('llama-tiny')).toBe(true);
+    ui.showSteps(9, 3);
+    expect(ui.timelineRange.value).toMatchObject({ first: 3, last: 9 });
+    expect(ui.replaceText(`${ui.text.value}\n`)).toBe(true); // an edit: the same graph
+    expect(ui.timelineRange.value).toMatchObject({ first: 3, last: 9 });
+    expect(ui.loadPreset('llama-tiny')).toBe(true);
+    expect(ui.timelineRange.value).toBe(null);
+    ui.showSteps(3, 9);
+    expect(ui.importGraph(g.preset('test_reuse_and_free'))).toBe(true);
+    expect(ui.timelineRange.value).toBe(null);
   });
 });
 

@@ -382,12 +382,7 @@ export function loadGeneratedGraph(doc, { newSource = false, json = doc, documen
   batch(() => {
     presetName.value = null;
     presetText.value = null;
-    if (newSource) {
-      graphSource.value++;
-      selected.value = -1;
-      step.value = null;
-      playing.value = false;
-    }
+    if (newSource) startOver();
     showPlanned(d, normalizeGraph(doc), null, p, t0);
   });
   deferText(doc);
@@ -412,6 +407,20 @@ function lazyMeta(t, tensorLines = null) {
 }
 
 /**
+ * Another graph is loaded (a preset, an import, a model's graph): the views start over, with no
+ * selection, no step, and no range of steps asked of the timeline (the range was the graph
+ * before's; the timeline shows the new graph unzoomed, and the layer slider and the memory chart,
+ * which read the range, must not say it still shows one). Inside the caller's batch.
+ */
+function startOver() {
+  graphSource.value++;
+  selected.value = -1;
+  step.value = null;
+  playing.value = false;
+  timelineRange.value = null;
+}
+
+/**
  * Load a preset of the library (optionally with other @buffer lines, from a link).
  * @param {string} name
  * @param {string[]} [bufferLines]
@@ -430,11 +439,8 @@ export function loadPreset(name, bufferLines) {
   batch(() => {
     presetName.value = name;
     presetText.value = t;
-    graphSource.value++;
+    startOver();
     notice.value = null;
-    selected.value = -1;
-    step.value = null;
-    playing.value = false;
   });
   replaceText(bufferLines ? withBufferLines(t, bufferLines) : t, { inThread: true });
   return true;
@@ -503,9 +509,7 @@ function importedNotice(warning, source) {
   batch(() => {
     presetName.value = null;
     presetText.value = null;
-    graphSource.value++;
-    selected.value = -1;
-    step.value = null;
+    startOver();
     const imported = `imported ${source}: ${graph.value.tensors.length} tensors, ${graph.value.nodes.length} nodes`;
     notice.value = warning ? { kind: 'warning', message: `${imported}; warning: ${warning}` } : { kind: 'info', message: imported };
   });

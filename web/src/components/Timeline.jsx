@@ -78,13 +78,19 @@ export function Timeline() {
   const nRects = layout ? layout.lanes.reduce((a, l) => a + l.rects.length, 0) : 0;
   const mode = FORCED_RENDERER ?? (nRects > RECT_LIMIT ? 'canvas' : 'svg');
 
-  // a redrawn plan keeps the zoom that still means the same steps and bytes (carryZoom)
+  // a redrawn plan keeps the zoom that still means the same steps and bytes (carryZoom); another
+  // graph starts unzoomed. Done in the commit that shows the new layout (a layout effect), before
+  // the page handles another event: a zoom asked for after that commit (the layer slider moved in
+  // the frame that shows a new graph) is made on the new layout, and a reset deferred to after the
+  // next frame (useEffect) undid it
   const prevLayout = useRef(null);
   const prevSource = useRef(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!layout) return;
-    const sameGraph = prevSource.current === graphSource.peek(); // another graph starts unzoomed
-    setZoom(carryZoom(sameGraph ? prevLayout.current : null, layout, zref.current));
+    const sameGraph = prevSource.current === graphSource.peek();
+    const next = carryZoom(sameGraph ? prevLayout.current : null, layout, zref.current);
+    zref.current = next; // the canvas, drawn by the layout effect below, draws this zoom
+    setZoom(next);
     prevLayout.current = layout;
     prevSource.current = graphSource.peek();
   }, [layout]);
