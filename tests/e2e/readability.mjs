@@ -6,13 +6,16 @@
 // no size line; lanes take most of a screen; the log and piecewise scales keep ticks
 // round; the canvas draws, pixel for pixel, the rectangles the SVG renderer draws (same
 // plan, same colours, nothing where there is no tensor); the graph view cuts no node at
-// its edges (first view and after bringing a selection into view); `input(...) extern`
+// its edges (first view and after bringing a selection into view), and a zoom made in the frame
+// that shows a new graph is not undone by its fit; `input(...) extern`
 // tensors are called inputs; the test_multiple_buffer_types lesson says what the plan
 // shows; an empty max size says "none" once; hover on the 70B preset and a 12k-tensor
 // import names the tensor under the pointer (frame times measured and printed, never
 // asserted); the search box finds a tensor by name, selects it in the text, the graph view
 // and the timeline, which pans to it; the layer slider zooms the timeline to a layer's steps
-// and tooltips say "layer 12 of 80". Screenshots: build/e2e/ux-*.png.
+// and tooltips say "layer 12 of 80", also when picked in the frame that shows a new graph.
+// Those two force their event order in one task of the page (a new graph renders in microtasks).
+// Screenshots: build/e2e/ux-*.png.
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 
@@ -73,6 +76,8 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     await page.waitForSelector('[data-testid=timeline]', { timeout: 20000 });
   };
   const svgRectCount = () => page.locator('[data-testid=timeline-svg] rect[data-t]').count();
+  /** two frames and a timer: every effect the page deferred (to a frame, or to a timer after one) has run */
+  const settled = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 100)))));
   /** the steps of layer 12 of the 70B preset, from the CLI's document and the names alone */
   const layerSteps12 = () => {
     const doc = cliPreset('llama-3.1-70b-c8192');
@@ -265,18 +270,57 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
       }).length;
     });
     await preset('llama-tiny');
+    // the view is fitted in the commit that draws the graph: no wait beyond the graph itself
     await page.waitForSelector('[data-testid=dag] [data-node]', { timeout: 10000 });
-    await page.waitForTimeout(200);
     const first = await cutNodes();
     await page.locator('[data-testid=dag]').screenshot({ path: path.join(OUT, 'ux-graph-view.png') });
     assert(first === 0, `${first} nodes cut at the edges of the first view of llama-tiny`);
     const count = await page.locator('[data-testid=dag] [data-node]').count();
     assert(count > 90, `only ${count} nodes drawn`);
     // select the last rectangle of the timeline: the graph view moves to it
-    await page.locator('[data-testid=timeline-svg] rect[data-t]:not([fill=none])').last().click({ force: true });
-    await page.waitForTimeout(300);
+    const target = page.locator('[data-testid=timeline-svg] rect[data-t]:not([fill=none])').last();
+    const t = await target.getAttribute('data-t');
+    await target.click({ force: true });
+    await page.waitForFunction((i) => {
+      const v = document.querySelector('[data-testid=dag]').getBoundingClientRect();
+      const b = document.querySelector(`[data-testid=dag] .node.sel[data-node="${i}"]`)?.getBoundingClientRect();
+      return b && b.left >= v.left && b.right <= v.right && b.top >= v.top && b.bottom <= v.bottom;
+    }, t, { timeout: 5000 });
     const after = await cutNodes();
     assert(after === 0, `${after} nodes cut after bringing the selection into view`);
+  });
+
+  await check('ux: the graph view: a zoom made in the frame that shows a new graph stays (the new graph\'s fit does not undo it)', async () => {
+    const scaleOf = (transform) => Number(/scale\(([^)]+)\)/.exec(transform)[1]);
+    // the view fitted to the graph, with nothing else done
+    await preset('test_multiple_buffer_types');
+    await settled();
+    const fitted = await page.getAttribute('[data-testid=dag] > g[transform]', 'transform');
+    await preset('llama-tiny');
+    // in one task of the page: the preset is picked again, rendered (microtasks), and the graph view
+    // zoomed in by a wheel turn before any frame; then two frames and a timer, by which every
+    // deferred effect of the new graph has run (a fit left to after the next frame undid the zoom)
+    const r = await page.evaluate(async () => {
+      const pick = document.querySelector('[data-testid=preset]');
+      pick.value = 'test_multiple_buffer_types';
+      pick.dispatchEvent(new Event('change', { bubbles: true }));
+      const shown = () => document.querySelector('[data-testid=lesson] b')?.textContent === 'test_multiple_buffer_types';
+      for (let k = 0; k < 1000 && !shown(); k++) await Promise.resolve();
+      if (!shown()) return null;
+      const svg = document.querySelector('[data-testid=dag]');
+      const view = () => svg.querySelector(':scope > g[transform]').getAttribute('transform');
+      const before = view();
+      const b = svg.getBoundingClientRect();
+      svg.dispatchEvent(new WheelEvent('wheel', { deltaY: -200, clientX: b.left + b.width / 2, clientY: b.top + b.height / 2, bubbles: true, cancelable: true }));
+      for (let k = 0; k < 100; k++) await Promise.resolve();
+      const zoomed = view();
+      await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 100))));
+      return { before, zoomed, after: view() };
+    });
+    assert(r, 'test_multiple_buffer_types was not rendered without a frame');
+    assert(r.zoomed !== r.before, `the wheel did not zoom the graph view (${r.before})`);
+    assert(r.after === r.zoomed, `the graph view went from the zoom made (${r.zoomed}) to ${r.after}`);
+    assert(scaleOf(r.after) > scaleOf(fitted) * 1.1, `the graph view is at ${r.after}, fitted it is ${fitted}: the wheel's zoom was undone`);
   });
 
   await check('ux: input(...) extern tensors are inputs; the lesson of test_multiple_buffer_types says what the plan shows', async () => {
@@ -446,7 +490,7 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     // effect): wait for that, then see it stay (read at once, under load it could still be unzoomed)
     const tl = page.locator('[data-testid=timeline]');
     await showsSteps(first, last);
-    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 100)))));
+    await settled();
     const v0 = Number(await tl.getAttribute('data-view-first'));
     const v1 = Number(await tl.getAttribute('data-view-last'));
     assert(v0 <= first && v1 >= last && v1 - v0 <= last - first + 2, `the timeline shows steps ${v0}..${v1}, layer 12 runs ${first}..${last}`);

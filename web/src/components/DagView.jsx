@@ -3,7 +3,7 @@
 // node onto another makes it a source of that one (which slot: asked when
 // there are several); the whole graph is shown when small, else the
 // neighbourhood of the selection.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { graph, graphSource, model, selected, hovered, select, hover, picking, pickSource, cancelPick, removeTensor, addTensor, rewire, setNotice } from '../state.js';
@@ -51,11 +51,14 @@ export function DagView() {
   }, [g, index, center]);
 
   // one d3-zoom for the pane's life; the view is fitted again only for another graph (see
-  // sameView), so editing a tensor keeps what the user zoomed to
+  // sameView), so editing a tensor keeps what the user zoomed to. Layout effects: the view is
+  // fitted (and a selection brought into it) in the commit that draws the graph, before the page
+  // takes another event, so a fit left to after the next frame cannot undo what the user did in
+  // that frame, and what is on screen once the graph is there is already the fitted view
   const zoomRef = useRef(null);
   const shown = useRef(null);
   const hasSvg = Boolean(g && dag);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const el = svgRef.current;
     if (!el) return undefined;
     const z = d3zoom().scaleExtent([0.05, 4]).on('zoom', (e) => setT(e.transform));
@@ -64,7 +67,7 @@ export function DagView() {
     shown.current = null; // a new svg starts fitted
     return () => { d3select(el).on('.zoom', null); zoomRef.current = null; };
   }, [hasSvg]);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const el = svgRef.current;
     if (!el || !dag || !dag.width || !zoomRef.current) return;
     const prev = shown.current;
@@ -81,7 +84,7 @@ export function DagView() {
     d3select(el).call(zoomRef.current.transform, zoomIdentity.translate(v.x, v.y).scale(v.k));
   }, [dag]);
   // a tensor selected elsewhere (text, timeline) is brought into view
-  useEffect(() => {
+  useLayoutEffect(() => {
     const el = svgRef.current;
     const n = dag?.nodes.find((x) => x.i === sel);
     if (!el || !n || !zoomRef.current) return;
