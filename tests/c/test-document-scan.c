@@ -60,6 +60,10 @@ static void check_word(const unsigned char b[8]) {
     CHECK(galloc_swar_zero(w) == mask_of(b, is_zero));
     CHECK(galloc_swar_nonzero(w) == mask_of(b, is_nonzero));
     CHECK(galloc_swar_equal(w, '"') == mask_of(b, is_quote));
+    for (int k = 0; k < 8; k++) { // the bytes below the first flagged, for a mask flagging byte k and maybe later ones
+        uint64_t flags = (mask_of(b, is_quote) & (~0ull << (8 * k))) | 0x80ull << (8 * k);
+        CHECK(galloc_swar_below_first(flags) == galloc_swar_head(~0ull, (size_t) k));
+    }
     uint64_t not_plain = mask_of(b, is_not_plain), first_not_plain = galloc_swar_not_plain_first(w);
     CHECK((first_not_plain == 0) == (not_plain == 0));
     CHECK(not_plain == 0 || galloc_swar_first(first_not_plain) == galloc_swar_first(not_plain));

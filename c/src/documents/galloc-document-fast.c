@@ -108,6 +108,7 @@ void galloc_fast_names_build(struct galloc_fast_names * names) {
         with_quote[n]                          = '"';
         names->flag_of[(unsigned char) name[0]] = (int8_t) (b + 1);
         names->flag_word[b]                    = galloc_swar_load_short(with_quote, n + 1);
+        names->flag_mask[b]                    = n + 1 == 8 ? ~0ull : (1ull << (8 * (n + 1))) - 1;
         names->flag_len[b]                     = (uint8_t) n;
     }
 }
@@ -168,7 +169,7 @@ static inline bool table_name_at(const unsigned char ** at, const unsigned char 
         uint64_t q0 = galloc_swar_equal(w0, '"');
         if (q0 != 0) {
             n  = galloc_swar_first(q0);
-            w0 = galloc_swar_head(w0, n);
+            w0 &= galloc_swar_below_first(q0);
         } else {
             w1          = galloc_swar_load(p + 8);
             uint64_t q1 = galloc_swar_equal(w1, '"');
@@ -180,7 +181,7 @@ static inline bool table_name_at(const unsigned char ** at, const unsigned char 
                 n = (size_t) (close - p);
             } else {
                 n  = 8 + galloc_swar_first(q1);
-                w1 = galloc_swar_head(w1, n - 8);
+                w1 &= galloc_swar_below_first(q1);
             }
         }
     } else {
@@ -421,7 +422,7 @@ static inline bool tight_flags(const unsigned char ** at, const unsigned char * 
             return false;
         }
         int bit = names->flag_of[p[1] & 0x7f] - 1;
-        if (bit < 0 || galloc_swar_head(galloc_swar_load(p + 1), names->flag_len[bit] + 1u) != names->flag_word[bit]) {
+        if (bit < 0 || (galloc_swar_load(p + 1) & names->flag_mask[bit]) != names->flag_word[bit]) {
             return false;
         }
         f |= 1 << bit;

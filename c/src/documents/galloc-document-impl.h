@@ -62,6 +62,7 @@ struct galloc_fast_names {
     struct galloc_fast_name_slot slots[GALLOC_FAST_NAME_SLOTS];
     int8_t   flag_of[128];                  // a flag name's first byte: its bit + 1, 0 for none
     uint64_t flag_word[GALLOC_DOCUMENT_N_FLAGS]; // a flag name and its closing '"' as a word (all are under 8 bytes)
+    uint64_t flag_mask[GALLOC_DOCUMENT_N_FLAGS]; // that word's bytes
     uint8_t  flag_len[GALLOC_DOCUMENT_N_FLAGS];  // the name's bytes
     uint32_t blck_size[GGML_TYPE_COUNT];    // ggml's block size and bytes per block of the types in the table (0: none)
     uint32_t type_size[GGML_TYPE_COUNT];

@@ -81,6 +81,12 @@ static inline uint64_t galloc_swar_not_plain_first(uint64_t x) {
             ((x - GALLOC_SWAR_ONES * 0x20) & ~x) | x) & GALLOC_SWAR_HIGHS;
 }
 
+// 0xFF in each byte below the first byte flagged in a nonzero mask of 0x80s, 0 in the others (the
+// word's head before that byte: galloc_swar_head of galloc_swar_first bytes)
+static inline uint64_t galloc_swar_below_first(uint64_t mask) {
+    return ((mask & (0 - mask)) >> 7) - 1;
+}
+
 // the index (0..7) of the first byte flagged in a nonzero mask of 0x80s
 static inline unsigned galloc_swar_first(uint64_t mask) {
 #if defined(__GNUC__) || defined(__clang__)
