@@ -664,7 +664,7 @@ static const unsigned char * writers_entry(const unsigned char * p, const unsign
         e->present |= 1u << (m);                                            \
         w = writer_word(p, end);                                            \
     }
-    IN_ORDER(M_OP, "op", table_name_at(&p, end, names, recent, GALLOC_NAME_OP, &e->op))
+    IN_ORDER(M_OP, "op", table_name_at(&p, end, names, NULL, GALLOC_NAME_OP, &e->op)) // (under 1 in 3 is the op before)
     IN_ORDER(M_UNARY_OP, "unary_op", table_name_at(&p, end, names, recent, GALLOC_NAME_UNARY_OP, &e->sub_op))
     IN_ORDER(M_GLU_OP, "glu_op", table_name_at(&p, end, names, recent, GALLOC_NAME_GLU_OP, &e->sub_op))
     IN_ORDER(M_TYPE, "type", table_name_at(&p, end, names, recent, GALLOC_NAME_TYPE, &e->type))

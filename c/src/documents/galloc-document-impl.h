@@ -87,7 +87,8 @@ struct galloc_fast_bounds {
     int32_t n_buffer_types; // buffer_type in [0, n_buffer_types)
 };
 // the last name of each kind found in the table, for the next entry of a document (most name the
-// type, and many the op, of the entry before): a name of up to 16 bytes equal to it is not looked up
+// type of the entry before; the writers' reader looks every op up: under 1 in 3 is the op before): a name
+// of up to 16 bytes equal to it is not looked up
 #define GALLOC_FAST_NAME_KINDS 4 // enum galloc_name_kind
 struct galloc_fast_recent {
     uint64_t word[GALLOC_FAST_NAME_KINDS][2]; // its first 16 bytes as names_find takes them
