@@ -336,7 +336,7 @@ static const char WRITER_DOCUMENT[] =
     "    { \"name\": \"weights.with.a.long.name.0123456789\", \"op\": \"NONE\", \"type\": \"q4_0\", \"ne\": [4096, 11008], \"buffer_type\": 0 },\n"
     "    { \"name\": \"inp\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4096, 512, 1, 2], \"flags\": [\"input\"], \"external\": false },\n"
     "    { \"name\": \"x\", \"op\": \"NONE\", \"type\": \"i32\", \"ne\": [512], \"flags\": [\"input\", \"output\", \"param\", \"loss\"], \"external\": true },\n"
-    "    { \"name\": \"node_3\", \"op\": \"MUL_MAT\", \"type\": \"f32\", \"ne\": [11008, 512, 2], \"src\": [0, 1], \"flags\": [\"compute\"], \"buffer_type\": 1 },\n"
+    "    { \"name\": \"node_3.mul_mat\", \"op\": \"MUL_MAT\", \"type\": \"f32\", \"ne\": [11008, 512, 2], \"src\": [0, 1], \"flags\": [\"compute\"], \"buffer_type\": 1 },\n"
     "    { \"name\": \"\", \"op\": \"UNARY\", \"unary_op\": \"SILU\", \"type\": \"f32\", \"ne\": [11008, 512, 2], \"src\": [3], \"flags\": [\"compute\"] },\n"
     "    { \"name\": \"g\", \"op\": \"GLU\", \"glu_op\": \"SWIGLU\", \"type\": \"f32\", \"ne\": [11008, 512, 2], \"src\": [3, 4], \"flags\": [\"output\", \"compute\"] },\n"
     "    { \"name\": \"v (view)\", \"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [11008, 256], \"nb\": [4, 44032, 22544384, 22544384], \"src\": [5], \"view_src\": 5, \"view_offs\": 0, \"flags\": [\"compute\"] },\n"

@@ -739,9 +739,17 @@ static int scan_member_key(struct galloc_scan * s) {
     return galloc_scan_key(s, &key, &key_len) ? member_of(key, key_len) : -1;
 }
 
-// all GGML_MAX_NAME bytes of a tensor's name: the n bytes at name (n < GGML_MAX_NAME), zeros after
-// them (the one-pass reader's arrays are not zeroed). Eight bytes at a time where the text has them
+// all GGML_MAX_NAME bytes of a tensor's name: the n bytes at name (n < GGML_MAX_NAME; name may be NULL
+// when n is 0), zeros after them (the one-pass reader's arrays are not zeroed). Eight bytes at a
+// time where the text has them
 static inline void copy_name(char dst[GGML_MAX_NAME], const unsigned char * name, size_t n, const unsigned char * end) {
+    if (n - 1 < 16 && end - name >= 16) { // most names: 1 to 16 bytes, two words
+        uint64_t w1 = n > 8 ? galloc_swar_head(galloc_swar_load(name + 8), n - 8) : 0;
+        galloc_swar_store((unsigned char *) dst, galloc_swar_head(galloc_swar_load(name), n));
+        galloc_swar_store((unsigned char *) dst + 8, w1);
+        memset(dst + 16, 0, GGML_MAX_NAME - 16);
+        return;
+    }
     memset(dst, 0, GGML_MAX_NAME);
     if (n == 0) {
         return;
