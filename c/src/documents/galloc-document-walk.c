@@ -242,13 +242,10 @@ static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names 
     int32_t                                n     = 0;
     int                                    more  = galloc_scan_open(s, '[', ']');
     for (; more == 1; more = next_entry(s)) {
-        if (n == GALLOC_DOCUMENT_MAX_TENSORS) {
+        if ((size_t) n == cap && (n == GALLOC_DOCUMENT_MAX_TENSORS || // (cap is at most that)
+                                  !walk_grow(doc, &cap, (size_t) n, (size_t) (s->p - start), (size_t) (s->end - s->p)))) {
             return false;
         }
-        if ((size_t) n == cap && !walk_grow(doc, &cap, (size_t) n, (size_t) (s->p - start), (size_t) (s->end - s->p))) {
-            return false;
-        }
-        doc->n_tensors = n + 1; // galloc_document_free frees what was grown
         if (!galloc_document_fast_entry(names, &recent, &later, doc, s, n, links)) {
             return false;
         }
