@@ -763,6 +763,34 @@ static inline void copy_name(char dst[GGML_MAX_NAME], const unsigned char * name
     }
 }
 
+// the entry at s by the scanner's rules (and the writers' forms where they are) into e; false to leave it
+static FAST_NOINLINE bool scan_entry(struct galloc_scan * s, const struct galloc_fast_names * names, const struct galloc_fast_bounds * bounds,
+                                     struct entry * e) {
+    entry_init(e);
+    unsigned seen = 0; // members given, null or not: one given twice is the parser's error
+    int      more = galloc_scan_open(s, '{', '}');
+    if (more != 1) {
+        return false; // no object, or {}: "op" is missing
+    }
+    for (; more == 1; more = galloc_scan_next(s, '}')) {
+        int m = scan_member_key(s);
+        if (m < 0 || (seen >> m) & 1u) {
+            return false;
+        }
+        seen |= 1u << m;
+        if (!scan_member(s, names, bounds, m, e)) {
+            return false;
+        }
+    }
+    if (more != 0) {
+        return false;
+    }
+    for (int k = 0; k < e->n_src; k++) {
+        e->src_top = e->src[k] > e->src_top ? e->src[k] : e->src_top;
+    }
+    return true;
+}
+
 bool galloc_document_fast_entry(const struct galloc_fast_names * names, struct galloc_fast_recent * recent, const struct galloc_fast_bounds * bounds,
                                struct galloc_document * doc, struct galloc_scan * at, int32_t i, struct galloc_fast_links * links) {
     struct galloc_scan  local = *at; // kept in registers: the stores into doc cannot move it
@@ -772,29 +800,8 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, struct g
     const unsigned char * after = writers_entry(s->p, s->end, names, recent, bounds, &e);
     if (after != NULL) {
         s->p = after;
-    } else { // any other text: every member by the scanner's rules (and the writers' forms where they are)
-        entry_init(&e);
-        unsigned seen = 0; // members given, null or not: one given twice is the parser's error
-        int      more = galloc_scan_open(s, '{', '}');
-        if (more != 1) {
-            return false; // no object, or {}: "op" is missing
-        }
-        for (; more == 1; more = galloc_scan_next(s, '}')) {
-            int m = scan_member_key(s);
-            if (m < 0 || (seen >> m) & 1u) {
-                return false;
-            }
-            seen |= 1u << m;
-            if (!scan_member(s, names, bounds, m, &e)) {
-                return false;
-            }
-        }
-        if (more != 0) {
-            return false;
-        }
-        for (int k = 0; k < e.n_src; k++) {
-            e.src_top = e.src[k] > e.src_top ? e.src[k] : e.src_top;
-        }
+    } else if (!scan_entry(s, names, bounds, &e)) { // any other text: every member by the scanner's rules
+        return false;
     }
     // entry_check sets every field of the tensor: in place for the one-pass reader (links given), which
     // declines the whole document on false; else in a copy, as tensors[i] stays unchanged on false
