@@ -423,6 +423,30 @@ static void test_repaired_once(void) {
     CHECK(lowered > 5);
 }
 
+// neighbourhoods grow after failed moves up to the most items a move frees (256), never past
+// it, however large the problem: 300 items all live at once, stacked (optimal, so every move
+// down fails), lower bound 0 so the repair runs to its move limit; enough moves for the size
+// to grow fifteen times (8 -> 10 -> ... -> 215 -> 256, not 269). The plan stays as it was.
+static void test_neighbourhood_growth_capped(void) {
+    enum { N_ITEMS = 300 };
+    static struct galloc_whatif_item items[N_ITEMS];
+    static uint64_t                  off[N_ITEMS];
+    for (int32_t i = 0; i < N_ITEMS; i++) {
+        items[i] = (struct galloc_whatif_item) { i, 1, 64, 0, 0 };
+        off[i]   = (uint64_t) i * 64;
+    }
+    struct galloc_whatif_problem p = problem_of(items, N_ITEMS);
+    struct galloc_whatif_index   x;
+    struct galloc_error          err;
+    CHECK(galloc_whatif_index_build(&p, &x, &err));
+    struct galloc_repair_stats stats;
+    CHECK(galloc_whatif_repair(&p, &x, off, 0, FAR_AWAY, 1000, 3, &stats));
+    CHECK(stats.moves == 1000 && stats.improved == 0);
+    CHECK(own_no_overlap(&p, off));
+    CHECK_EQ_U64(own_peak(&p, off), (uint64_t) N_ITEMS * 64);
+    galloc_whatif_index_free(&x);
+}
+
 int main(void) {
     RUN(test_fill_against_enumeration);
     RUN(test_repair_reaches_optimum);
@@ -430,5 +454,6 @@ int main(void) {
     RUN(test_repair_plan);
     RUN(test_after_search);
     RUN(test_repaired_once);
+    RUN(test_neighbourhood_growth_capped);
     return check_report("test-whatif-repair");
 }

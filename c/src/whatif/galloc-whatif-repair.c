@@ -219,7 +219,7 @@ bool galloc_whatif_repair(const struct galloc_whatif_problem * p, const struct g
             P     = n_over == 1 ? peak(&r) : P;
         } else if (++fails >= GROW_AFTER) {
             fails = 0;
-            k     = k < most ? k + (k + 3) / 4 : most;
+            k     = k + (k + 3) / 4 < most ? k + (k + 3) / 4 : most; // never past the fill's room
         }
     }
     stats->nodes = r.fill.nodes;
