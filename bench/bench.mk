@@ -75,6 +75,7 @@ bench-transfer: build/wasm/galloc.mjs node_modules/.package-lock.json
 bench: $(BENCH_PROGRAMS) $(WASM_BENCH_DIR)/galloc.mjs build/wasm/galloc.mjs node_modules/.package-lock.json
 	@mkdir -p build && rm -f build/bench-*.jsonl build/bench-*.json build/bench-*.txt build/bench.md
 	@echo "$$(date +%s) $$(cut -d' ' -f1-3 /proc/loadavg)" > build/bench-start.txt
+	@git describe --always --dirty --abbrev=10 > build/bench-commit.txt 2>/dev/null || echo unknown > build/bench-commit.txt
 	./build/rel/bench-ggml-api --json build/bench-ggml-api.jsonl
 	./build/rel/bench-ggml-api --hot --json build/bench-ggml-api.jsonl
 	GLIBC_TUNABLES=$(BENCH_TUNED) ./build/rel/bench-ggml-api --json build/bench-ggml-api-tuned.jsonl

@@ -80,7 +80,9 @@ const label = (graph) => LABELS[graph] ?? graph;
 const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
 const glibc = run('getconf', ['GNU_LIBC_VERSION']) ?? 'not glibc';
 const cc = (run(process.env.CC || 'cc', ['--version']) ?? '').split('\n')[0];
-const commit = run('git', ['describe', '--always', '--dirty', '--abbrev=10']) ?? 'unknown';
+// the commit measured, as the recipe wrote it when the runs started (a later --readme may run elsewhere)
+const commit = (existsSync('build/bench-commit.txt') ? readFileSync('build/bench-commit.txt', 'utf8').trim() : null) ||
+  run('git', ['describe', '--always', '--dirty', '--abbrev=10']) || 'unknown';
 const now = ended ? new Date(Number(ended[0]) * 1000) : new Date();
 const endLoad = ended ? ended.slice(1, 4) : os.loadavg();
 const elapsedMin = started ? (now.getTime() / 1000 - Number(started[0])) / 60 : null;
