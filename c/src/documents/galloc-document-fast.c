@@ -131,6 +131,12 @@ const struct galloc_fast_names * galloc_fast_names_shared(struct galloc_fast_nam
     return scratch;
 }
 
+// whether the bytes of a name past its 16th (n > 16 bytes at s) are those of the table's name id of
+// that kind (kept out of line: few names are so long, and the call would cost the common case)
+static FAST_NOINLINE bool name_tail_equal(int kind, int32_t id, const unsigned char * s, size_t n) {
+    return memcmp(kind_name(kind, id) + 16, s + 16, n - 16) == 0;
+}
+
 // the id of the name of n bytes at s (w0, w1: its first 16 bytes as name_words gives them) in
 // ggml's table of that kind, -1 when it has none. A name equal to one of the table holds only its
 // letters, digits and '_', so no other byte needs a look
@@ -146,7 +152,7 @@ static inline int32_t names_find(const struct galloc_fast_names * names, int kin
             return -1; // an empty slot (the only field set in one): the name is in none
         }
         if (slot->word[0] == w0 && slot->word[1] == w1 && slot->tag == tag &&
-            (n <= 16 || memcmp(kind_name(kind, slot->id - 1) + 16, s + 16, n - 16) == 0)) {
+            (n <= 16 || name_tail_equal(kind, slot->id - 1, s, n))) {
             return slot->id - 1;
         }
     }
@@ -360,18 +366,24 @@ static inline bool tight_numbers(const unsigned char ** at, const unsigned char 
         return false;
     }
     p++;
-    int n = 0, more = 1;
-    while (more == 1) {
+    int n = 0;
+    for (;;) {
         uint64_t v;
-        if (n == max || !galloc_scan_tight_u64(&p, end, &v)) {
+        if (!galloc_scan_tight_u64(&p, end, &v)) {
             return false;
         }
         out[n++] = (int64_t) v;
-        more     = galloc_scan_tight_next(&p, end);
+        int more = galloc_scan_tight_next(&p, end);
+        if (more == 0) {
+            break;
+        }
+        if (more < 0 || n == max) {
+            return false;
+        }
     }
     *n_out = n;
     *at    = p;
-    return more == 0;
+    return true;
 }
 
 // "src": [0, null, 12]: up to GGML_MAX_SRC indices below n or nulls (-1)
@@ -575,10 +587,11 @@ static bool entry_check(const struct entry * e, const struct galloc_fast_names *
 //
 
 // the text between members is compared a word at a time: the 8 bytes at p when the longest such
-// text (", \"buffer_type\": ", 17 bytes) and a few after it are there, else 0 (which begins none)
+// text (", \"buffer_type\": ", 17 bytes) and a few after it are there (p at most limit, which is
+// WRITER_SEP_BYTES before the text's end), else 0 (which begins none)
 #define WRITER_SEP_BYTES 24
-static inline uint64_t writer_word(const unsigned char * p, const unsigned char * end) {
-    return end - p >= WRITER_SEP_BYTES ? galloc_swar_load(p) : 0;
+static inline uint64_t writer_word(const unsigned char * p, const unsigned char * limit) {
+    return p <= limit ? galloc_swar_load(p) : 0;
 }
 
 // the n bytes of text (8 to 17, a constant) at p, whose first word is w (writer_word: they are there)
@@ -645,7 +658,11 @@ static inline bool tight_ascii_string(const unsigned char ** at, const unsigned 
 // writers' order, so none is taken twice
 static const unsigned char * writers_entry(const unsigned char * p, const unsigned char * end, const struct galloc_fast_names * names,
                                            struct galloc_fast_recent * recent, const struct galloc_fast_bounds * bounds, struct entry * e) {
-    uint64_t w = writer_word(p, end);
+    if (end - p < WRITER_SEP_BYTES) {
+        return NULL;
+    }
+    const unsigned char * limit = end - WRITER_SEP_BYTES; // (p only moves on: limit is in the text)
+    uint64_t              w     = writer_word(p, limit);
     if (w != galloc_swar_load((const unsigned char *) "{ \"name\"") || p[8] != ':' || p[9] != ' ') {
         return NULL;
     }
@@ -654,7 +671,7 @@ static const unsigned char * writers_entry(const unsigned char * p, const unsign
         return NULL;
     }
     e->present = 1u << M_NAME;
-    w          = writer_word(p, end);
+    w          = writer_word(p, limit);
 #define IN_ORDER(m, key, read)                                              \
     if (writer_sep_key(w, p, ", \"" key "\": ", sizeof(key) + 5)) {        \
         p += sizeof(key) + 5;                                               \
@@ -662,25 +679,37 @@ static const unsigned char * writers_entry(const unsigned char * p, const unsign
             return NULL;                                                    \
         }                                                                   \
         e->present |= 1u << (m);                                            \
-        w = writer_word(p, end);                                            \
+        w = writer_word(p, limit);                                          \
     }
+// whether the next text begins ", \"key" (its first word: the key's first 5 bytes at most), to pass
+// over members that cannot be next: the same word never begins the text of another key
+#define NEXT_IS(key) (w == galloc_swar_load((const unsigned char *) ", \"" key))
+#define AT_CLOSE     ((w & 0xFFFF) == galloc_swar_load_short((const unsigned char *) " }", 2))
     IN_ORDER(M_OP, "op", table_name_at(&p, end, names, NULL, GALLOC_NAME_OP, &e->op)) // (under 1 in 3 is the op before)
-    IN_ORDER(M_UNARY_OP, "unary_op", table_name_at(&p, end, names, recent, GALLOC_NAME_UNARY_OP, &e->sub_op))
-    IN_ORDER(M_GLU_OP, "glu_op", table_name_at(&p, end, names, recent, GALLOC_NAME_GLU_OP, &e->sub_op))
+    if (!NEXT_IS("type\"")) {
+        IN_ORDER(M_UNARY_OP, "unary_op", table_name_at(&p, end, names, recent, GALLOC_NAME_UNARY_OP, &e->sub_op))
+        IN_ORDER(M_GLU_OP, "glu_op", table_name_at(&p, end, names, recent, GALLOC_NAME_GLU_OP, &e->sub_op))
+    }
     IN_ORDER(M_TYPE, "type", table_name_at(&p, end, names, recent, GALLOC_NAME_TYPE, &e->type))
     IN_ORDER(M_NE, "ne", tight_numbers(&p, end, e->ne, GGML_MAX_DIMS, &e->n_ne))
     IN_ORDER(M_NB, "nb", tight_strides(&p, end, e->nb))
     IN_ORDER(M_SRC, "src", tight_src(&p, end, bounds->n_tensors, e))
-    IN_ORDER(M_VIEW_SRC, "view_src", tight_index(&p, end, bounds->n_tensors, &e->view_src))
-    IN_ORDER(M_VIEW_OFFS, "view_offs", galloc_scan_tight_u64(&p, end, &e->view_offs))
-    IN_ORDER(M_FLAGS, "flags", tight_flags(&p, end, names, &e->flags))
-    IN_ORDER(M_BUFFER_TYPE, "buffer_type", tight_index(&p, end, bounds->n_buffer_types, &e->buffer_type))
-    IN_ORDER(M_EXTERNAL, "external", tight_bool(&p, end, &e->external))
-    IN_ORDER(M_ALLOC_SIZE, "alloc_size", galloc_scan_tight_u64(&p, end, &e->alloc_size))
-#undef IN_ORDER
-    if ((w & 0xFFFF) != galloc_swar_load_short((const unsigned char *) " }", 2)) {
-        return NULL;
+    if (!NEXT_IS("flags")) {
+        IN_ORDER(M_VIEW_SRC, "view_src", tight_index(&p, end, bounds->n_tensors, &e->view_src))
+        IN_ORDER(M_VIEW_OFFS, "view_offs", galloc_scan_tight_u64(&p, end, &e->view_offs))
     }
+    IN_ORDER(M_FLAGS, "flags", tight_flags(&p, end, names, &e->flags))
+    if (!AT_CLOSE) {
+        IN_ORDER(M_BUFFER_TYPE, "buffer_type", tight_index(&p, end, bounds->n_buffer_types, &e->buffer_type))
+        IN_ORDER(M_EXTERNAL, "external", tight_bool(&p, end, &e->external))
+        IN_ORDER(M_ALLOC_SIZE, "alloc_size", galloc_scan_tight_u64(&p, end, &e->alloc_size))
+        if (!AT_CLOSE) {
+            return NULL;
+        }
+    }
+#undef IN_ORDER
+#undef NEXT_IS
+#undef AT_CLOSE
     return p + 2;
 }
 

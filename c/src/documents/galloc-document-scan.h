@@ -233,8 +233,8 @@ static inline bool galloc_scan_tight_u64(const unsigned char ** at, const unsign
     }
     const unsigned char * first = p++;
     if (v != 0) {
-        unsigned d;
-        while ((d = (unsigned) (*p - '0')) < 10u) { // the text's last byte is no digit: the run stops before end
+        uint64_t d; // (64 bits: no widening in the loop)
+        while ((d = (uint64_t) *p - '0') < 10u) { // the text's last byte is no digit: the run stops before end
             v = v * 10 + d;
             p++;
         }
