@@ -1,6 +1,7 @@
 // test-document-scan.c: the one-pass reader's word-at-a-time scanning against byte-at-a-time truths.
 //
-// The masks of galloc-document-swar.h byte by byte on chosen and random words;
+// The masks of galloc-document-swar.h byte by byte on chosen and random words; the tight number
+// reader against a byte loop on numbers of every length up to 22 digits, at the end of the text;
 // the string and table-name scanners of the one-pass reader (galloc-document-scan.h, -fast.c) on
 // text that ends exactly where the heap block does (ASan sees any read past it), against a byte
 // loop and a search of ggml's own name tables; and a document in the writers' layout cut short at
@@ -192,6 +193,87 @@ static void test_strings(void) {
             check_string(text, cut); // cut short: ends inside the string
         }
     }
+}
+
+//
+// the tight number reader, at the very end of the text
+//
+
+// what galloc_scan_tight_u64 takes at text, byte by byte: a lone 0 (a digit after it is left for
+// the caller to refuse), or 1 to 18 digits without a leading zero; the value and the bytes read
+static bool tight_u64_truth(const unsigned char * text, size_t len, uint64_t * v, size_t * consumed) {
+    if (len == 0 || text[0] < '0' || text[0] > '9') {
+        return false;
+    }
+    if (text[0] == '0') {
+        *v        = 0;
+        *consumed = 1;
+        return true;
+    }
+    size_t n = 0;
+    *v       = 0;
+    while (n < len && text[n] >= '0' && text[n] <= '9') {
+        if (n == 18) {
+            return false; // a 19th digit
+        }
+        *v = *v * 10 + (uint64_t) (text[n] - '0');
+        n++;
+    }
+    *consumed = n;
+    return true;
+}
+
+// digits then tail (whose last byte is no digit, as the tight readers want), in a block of exactly
+// their bytes: read as the byte loop reads them
+static bool check_tight_u64(const char * digits, const char * tail) {
+    size_t          dl = strlen(digits), tl = strlen(tail), len = dl + tl;
+    unsigned char   text[64];
+    memcpy(text, digits, dl);
+    memcpy(text + dl, tail, tl);
+    unsigned char *       copy = exact_copy(text, len);
+    const unsigned char * p    = copy;
+    uint64_t              v = 0, want_v = 0;
+    size_t                want_consumed = 0;
+    bool                  ok            = galloc_scan_tight_u64(&p, copy + len, &v);
+    bool                  want          = tight_u64_truth(text, len, &want_v, &want_consumed);
+    bool                  agree         = ok == want && (!ok || (v == want_v && p == copy + want_consumed)) && (ok || p == copy);
+    if (!agree) {
+        fprintf(stderr, "  \"%s%s\": read %d (%llu, %td bytes), want %d (%llu, %zu bytes)\n", digits, tail, ok, (unsigned long long) v,
+                p - copy, want, (unsigned long long) want_v, want_consumed);
+    }
+    free(copy);
+    return agree;
+}
+
+static void test_tight_numbers(void) {
+    static const char * const tails[] = { "}", ",", ", 7]", "]", " }", "x", ".5,", "e3]", "-", "\"" };
+    char                      digits[32];
+    int                       failures = 0;
+    rng_seed(18);
+    for (size_t n = 0; n <= 22; n++) { // every length: none, the one-by-one digits, the loop, 18, 19, 20 digits
+        for (int k = 0; k < 200; k++) {
+            for (size_t j = 0; j < n; j++) {
+                digits[j] = (char) ('0' + rng_below(10));
+            }
+            if (k == 0) {
+                memset(digits, '9', n); // the largest of n digits (18: under 10^18)
+            } else if (k == 1) {
+                memset(digits, '0', n); // zeros: a lone 0 is all that is read
+            } else if (k == 2 && n > 0) {
+                memset(digits, '0', n); // 10^(n-1)
+                digits[0] = '1';
+            } else if (k == 3 && n > 0) {
+                digits[0] = '0'; // a leading zero
+            } else if (n > 0 && digits[0] == '0') {
+                digits[0] = '5';
+            }
+            digits[n] = '\0';
+            for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
+                failures += !check_tight_u64(digits, tails[t]);
+            }
+        }
+    }
+    CHECK(failures == 0);
 }
 
 //
@@ -542,6 +624,7 @@ static void test_index_lists(void) {
 int main(void) {
     RUN(test_words);
     RUN(test_strings);
+    RUN(test_tight_numbers);
     RUN(test_table_names);
     RUN(test_writer_document);
     RUN(test_index_lists);

@@ -232,14 +232,25 @@ static inline bool galloc_scan_tight_u64(const unsigned char ** at, const unsign
         return false;
     }
     const unsigned char * first = p++;
-    if (v != 0) {
-        uint64_t d; // (64 bits: no widening in the loop)
-        while ((d = (uint64_t) *p - '0') < 10u) { // the text's last byte is no digit: the run stops before end
+    // the text's last byte is no digit: the byte after a digit is in the text, and a run stops before end
+    uint64_t d; // (64 bits: no widening)
+    if (v != 0 && (d = (uint64_t) *p - '0') < 10u) { // digits 2 to 4 one by one (most numbers have no more), then a loop
+        v = v * 10 + d;
+        p++;
+        if ((d = (uint64_t) *p - '0') < 10u) {
             v = v * 10 + d;
             p++;
-        }
-        if (p - first > 18) {
-            return false;
+            if ((d = (uint64_t) *p - '0') < 10u) {
+                v = v * 10 + d;
+                p++;
+                while ((d = (uint64_t) *p - '0') < 10u) {
+                    v = v * 10 + d;
+                    p++;
+                }
+                if (p - first > 18) {
+                    return false;
+                }
+            }
         }
     }
     *at  = p;
