@@ -4,10 +4,13 @@
 // Golden graphs planned as they are, and then with every place rewritten to awkward numbers:
 // each power of ten and its neighbours, 2^32 and 2^53 on both sides (past 2^53 a quoted string),
 // the largest u64, negative and extreme steps, every `how`, views and nulls, an empty plan; and
-// seeded random numbers of every length (1 to 20 digits), about 50,000 entries.
+// seeded random numbers of every length (1 to 20 digits), about 50,000 entries. The digit writer
+// (galloc-document-digits.h) on its own against snprintf for every number below 10^6 and at each
+// power of ten, and a few entries against lines written out by hand.
 
 #include "check.h"
 #include "files.h"
+#include "galloc-document-digits.h"
 #include "galloc-document.h"
 #include "galloc-planner.h"
 #include "rng.h"
@@ -252,6 +255,95 @@ static void test_random_numbers(void) {
     galloc_document_free(&doc);
 }
 
+// the digit writer alone: every number below 10^6 (each entry of both tables, each lead with each
+// group) and 10^k - 1, 10^k, 10^k + 1 up to its limit, against snprintf; the bytes after the
+// digits are the writer's own (junk), so only the digits are compared
+static void check_digits(uint64_t v) {
+    char ours[32], ref[32];
+    memset(ours, '#', sizeof(ours));
+    char * end = v <= UINT32_MAX ? galloc_digits_put_u32(ours, (uint32_t) v) : galloc_digits_put_u64(ours, v);
+    int    n   = snprintf(ref, sizeof(ref), "%" PRIu64, v);
+    if (end - ours != n || memcmp(ours, ref, (size_t) n) != 0) {
+        check_failures++;
+        fprintf(stderr, "digits of %" PRIu64 ": %.*s (%d bytes), expected %s\n", v, (int) (end - ours), ours, (int) (end - ours), ref);
+    }
+    if (v <= UINT32_MAX) { // the same through the 64-bit entry
+        end = galloc_digits_put_u64(ours, v);
+        CHECK(end - ours == n && memcmp(ours, ref, (size_t) n) == 0);
+    }
+}
+
+static void test_digit_writer(void) {
+    for (uint64_t v = 0; v < 1000000; v++) {
+        check_digits(v);
+    }
+    for (uint64_t p = 10; p < GALLOC_DIGITS_U64_LIMIT; p *= 10) {
+        check_digits(p - 1);
+        check_digits(p);
+        check_digits(p + 1);
+    }
+    check_digits(GALLOC_DIGITS_U64_LIMIT - 1);
+    check_digits(UINT32_MAX);
+    check_digits((uint64_t) UINT32_MAX + 1);
+}
+
+// entries with chosen numbers against lines written out by hand: the edges of each digit group,
+// 2^32, 2^53 (the last exact integer) and past it, the largest u64, negative and extreme steps
+static void test_hand_written_lines(void) {
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    if (!read_and_plan("llama-tiny", &doc, &plan)) {
+        return;
+    }
+    static const struct galloc_place places[] = {
+        { .buffer = 0, .chunk = 0, .offset = 0, .size = 9, .how = GALLOC_HOW_BEST_FIT, .parent = -1, .first_step = 10, .last_step = 99 },
+        { .buffer = -1 },
+        { .buffer = 0, .chunk = 12, .offset = 10, .size = 99, .how = GALLOC_HOW_VIEW, .parent = 1000, .first_step = -1, .last_step = 2147483647 },
+        { .buffer = 10, .chunk = 0, .offset = 100, .size = 999, .how = GALLOC_HOW_INPLACE, .parent = 0, .first_step = 100, .last_step = 999 },
+        { .buffer = 3, .chunk = 9, .offset = 1000, .size = 999999, .how = GALLOC_HOW_GROW, .parent = 5, .first_step = 999999, .last_step = 1000000 },
+        { .buffer = 0, .chunk = 0, .offset = 1000000, .size = 999999999, .how = GALLOC_HOW_LAST_BLOCK, .first_step = 999999999, .last_step = 1000000000 },
+        { .buffer = 0, .chunk = 1, .offset = 1000000000, .size = 4294967295u, .how = GALLOC_HOW_NEW_CHUNK, .first_step = -2147483647 - 1, .last_step = -1000 },
+        { .buffer = 0, .chunk = 0, .offset = 4294967296u, .size = 999999999999u, .how = GALLOC_HOW_EXTERNAL, .first_step = 0, .last_step = 9 },
+        { .buffer = 0, .chunk = 0, .offset = 1000000000000u, .size = 9007199254740992u, .how = GALLOC_HOW_NONE, .first_step = 1, .last_step = 1001 },
+        { .buffer = 0, .chunk = 0, .offset = 9007199254740993u, .size = UINT64_MAX, .how = GALLOC_HOW_BEST_FIT, .first_step = 1000001, .last_step = 1000000001 },
+    };
+    static const char expected[] =
+        "\"tensors\": [\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 0, \"size\": 9, \"how\": \"best_fit\", \"first\": 10, \"last\": 99 },\n"
+        "    null,\n"
+        "    { \"buffer\": 0, \"chunk\": 12, \"offset\": 10, \"size\": 99, \"view\": true, \"how\": \"view\", \"parent\": 1000, \"first\": -1, \"last\": 2147483647 },\n"
+        "    { \"buffer\": 10, \"chunk\": 0, \"offset\": 100, \"size\": 999, \"how\": \"inplace\", \"parent\": 0, \"first\": 100, \"last\": 999 },\n"
+        "    { \"buffer\": 3, \"chunk\": 9, \"offset\": 1000, \"size\": 999999, \"how\": \"grow\", \"first\": 999999, \"last\": 1000000 },\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 1000000, \"size\": 999999999, \"how\": \"last_block\", \"first\": 999999999, \"last\": 1000000000 },\n"
+        "    { \"buffer\": 0, \"chunk\": 1, \"offset\": 1000000000, \"size\": 4294967295, \"how\": \"new_chunk\", \"first\": -2147483648, \"last\": -1000 },\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 4294967296, \"size\": 999999999999, \"how\": \"external\", \"first\": 0, \"last\": 9 },\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 1000000000000, \"size\": 9007199254740992, \"how\": \"none\", \"first\": 1, \"last\": 1001 },\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": \"9007199254740993\", \"size\": \"18446744073709551615\", \"how\": \"best_fit\", \"first\": 1000001, \"last\": 1000000001 }\n"
+        "  ]\n"
+        "}\n";
+    const int32_t n = (int32_t) (sizeof(places) / sizeof(places[0]));
+    const int32_t n_tensors = doc.n_tensors;
+    CHECK(n_tensors >= n);
+    if (n_tensors >= n) {
+        doc.n_tensors = plan.n_tensors = n;
+        for (int32_t i = 0; i < n; i++) {
+            plan.places[i]         = places[i];
+            doc.tensors[i].view_src = i == 2 ? 0 : -1;
+        }
+        size_t len  = 0;
+        char * text = galloc_document_write_plan(&doc, &plan, &len);
+        const char * tensors = text != NULL ? strstr(text, "\"tensors\": [") : NULL;
+        CHECK(tensors != NULL && strcmp(tensors, expected) == 0);
+        if (tensors != NULL && strcmp(tensors, expected) != 0) {
+            fprintf(stderr, "writer:\n%s\nexpected:\n%s\n", tensors, expected);
+        }
+        free(text);
+        doc.n_tensors = plan.n_tensors = n_tensors;
+    }
+    galloc_plan_free(&plan);
+    galloc_document_free(&doc);
+}
+
 // no tensors and no buffer types: the empty arrays' own layout
 static void test_empty_plan(void) {
     struct galloc_document doc;
@@ -280,5 +372,7 @@ int main(void) {
     RUN(test_awkward_numbers);
     RUN(test_random_numbers);
     RUN(test_empty_plan);
+    RUN(test_digit_writer);
+    RUN(test_hand_written_lines);
     return check_report("plan-write");
 }

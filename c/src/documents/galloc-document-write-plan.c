@@ -2,10 +2,12 @@
 //
 // The head (format, name, counts, buffers) is written by the JSON writer as a whole object; the
 // tensors, one line each and most of the document, are then appended to that same text by hand:
-// one room check per entry, constant pieces copied whole, integers by digit pairs. The bytes are
-// the JSON writer's layout (the format page's): `null` or `{ "buffer": B, ... }` per line.
+// one room check per block of entries, constant pieces copied whole, integers three digits per
+// look-up (galloc-document-digits.h). The bytes are the JSON writer's layout (the format page's):
+// `null` or `{ "buffer": B, ... }` per line.
 
 #include "galloc-document.h"
+#include "galloc-document-digits.h"
 #include "galloc-document-impl.h"
 #include "json.h"
 
@@ -79,93 +81,21 @@ static char * write_plan_head(const struct galloc_document * doc, const struct g
 // the tensors: integers and constant pieces straight into the text
 //
 
-// Digits two at a time from the front (after James Anhalt's itoa): v is turned once into the 32.32
-// fixed-point fraction y of v / 10^k (one multiplication), whose integer part is the leading one or
-// two digits; each next pair is the integer part of 100 times the fraction left. The fraction is
-// rounded up by less than 1 / 10^k (below), so every digit comes out exact.
-#define PAIR_LIMIT   100u
-#define DIGITS8_LIMIT 100000000u
-
-// ceil(2^48 / 10^k): y = (v * M >> 16) + 1 is above v / 10^k * 2^32 by less than v / 2^16 + 1,
-// below 2^32 / 10^k for every v < 100 * 10^k (k = 2, 4, 6), and v * M stays below 2^55
-#define FRACTION_MUL(scale) ((((uint64_t) 1 << 48) + (scale) - 1) / (scale))
-static inline uint64_t fraction(uint32_t v, uint64_t mul) {
-    return (((uint64_t) v * mul) >> 16) + 1;
-}
-
-static inline char * put_pair(char * at, uint32_t pair) {
-    memcpy(at, &galloc_json_digit_pairs[2 * pair], 2);
-    return at + 2;
-}
-
-// v < 100 without a leading zero
-static inline char * put_lead(char * at, uint32_t v) {
-    if (v < 10) {
-        *at = (char) ('0' + v);
-        return at + 1;
-    }
-    return put_pair(at, v);
-}
-
-// the n pairs of digits after the integer part of the fraction y
-static inline char * put_pairs(char * at, uint64_t y, int n) {
-    for (int i = 0; i < n; i++) {
-        y = (uint64_t) (uint32_t) y * 100;
-        at = put_pair(at, (uint32_t) (y >> 32));
-    }
-    return at;
-}
-
-// all eight digits of v < 10^8, leading zeros kept
-static inline char * put_8_digits(char * at, uint32_t v) {
-    uint64_t y = fraction(v, FRACTION_MUL(1000000));
-    return put_pairs(put_pair(at, (uint32_t) (y >> 32)), y, 3);
-}
-
-// the decimal digits of v at `at`; past them
-static inline char * put_digits32(char * at, uint32_t v) {
-    if (v < PAIR_LIMIT) {
-        return put_lead(at, v);
-    }
-    if (v < 10000) {
-        uint64_t y = fraction(v, FRACTION_MUL(100));
-        return put_pairs(put_lead(at, (uint32_t) (y >> 32)), y, 1);
-    }
-    if (v < 1000000) {
-        uint64_t y = fraction(v, FRACTION_MUL(10000));
-        return put_pairs(put_lead(at, (uint32_t) (y >> 32)), y, 2);
-    }
-    if (v < DIGITS8_LIMIT) {
-        uint64_t y = fraction(v, FRACTION_MUL(1000000));
-        return put_pairs(put_lead(at, (uint32_t) (y >> 32)), y, 3);
-    }
-    uint32_t high = v / DIGITS8_LIMIT; // 1..42
-    return put_8_digits(put_lead(at, high), v - high * DIGITS8_LIMIT);
-}
-
-// v < 10^16 (every exact JSON integer)
-static inline char * put_digits(char * at, uint64_t v) {
-    if (v <= UINT32_MAX) {
-        return put_digits32(at, (uint32_t) v);
-    }
-    uint32_t high = (uint32_t) (v / DIGITS8_LIMIT); // above 42, below 10^8
-    return put_8_digits(put_digits32(at, high), (uint32_t) (v - (uint64_t) high * DIGITS8_LIMIT));
-}
-_Static_assert(GALLOC_JSON_EXACT_LIMIT < 10000000000000000ull, "put_digits writes at most sixteen digits");
+_Static_assert(GALLOC_JSON_EXACT_LIMIT < GALLOC_DIGITS_U64_LIMIT, "galloc_digits_put_u64 writes every exact JSON integer");
 
 static inline char * put_u64(char * at, uint64_t v) {
     if (v > GALLOC_JSON_EXACT_LIMIT) {
         return at + galloc_json_format_u64(at, v); // a quoted decimal string, rare
     }
-    return put_digits(at, v);
+    return galloc_digits_put_u64(at, v);
 }
 
 static inline char * put_i32(char * at, int32_t v) {
     if (v < 0) {
         *at++ = '-';
-        return put_digits32(at, (uint32_t) 0 - (uint32_t) v);
+        return galloc_digits_put_u32(at, (uint32_t) 0 - (uint32_t) v);
     }
-    return put_digits32(at, (uint32_t) v);
+    return galloc_digits_put_u32(at, (uint32_t) v);
 }
 
 // a constant piece (a string literal) at `at`; past it
@@ -193,16 +123,14 @@ static void how_pieces_init(struct how_pieces * h) {
 }
 
 // the most bytes one entry takes: its separator ",\n    ", the longest object (every member, each
-// integer GALLOC_JSON_INTEGER_MAX bytes) and the how piece
+// integer GALLOC_JSON_INTEGER_MAX bytes, more than its digits and the junk bytes after them) and
+// the how piece
 #define ENTRY_MAX (6 + 96 + 7 * GALLOC_JSON_INTEGER_MAX + HOW_PIECE_ROOM)
 // entries written after one room check
 #define ENTRIES_PER_ROOM 64
 
-// one tensor's line (after its separator) at `at`; past it
+// a placed tensor's line (after its separator) at `at`; past it
 static inline char * put_entry(char * at, const struct galloc_place * p, bool view, const struct how_pieces * how) {
-    if (p->buffer < 0) {
-        return PUT_PIECE(at, "null");
-    }
     if ((uint32_t) p->buffer < 10 && (uint32_t) p->chunk < 10) { // the usual case: one digit each, into one piece
         static const char head[] = "{ \"buffer\": 0, \"chunk\": 0, \"offset\": ";
         memcpy(at, head, sizeof(head) - 1);
@@ -289,6 +217,7 @@ char * galloc_document_write_plan(const struct galloc_document * doc, const stru
     struct how_pieces how;
     how_pieces_init(&how);
     const struct galloc_tensor * tensors = doc->tensors;
+    const struct galloc_place *  places  = plan->places;
     for (int32_t i = 0; i < plan->n_tensors;) {
         int32_t block_end = plan->n_tensors - i > ENTRIES_PER_ROOM ? i + ENTRIES_PER_ROOM : plan->n_tensors;
         if (!text_room(&text, &cap, n, (size_t) (block_end - i) * ENTRY_MAX)) {
@@ -297,8 +226,12 @@ char * galloc_document_write_plan(const struct galloc_document * doc, const stru
         }
         char * at = text + n;
         for (; i < block_end; i++) {
+            if (places[i].buffer < 0) {
+                at = PUT_PIECE(at, ",\n    null"); // a tensor not placed (a weight, an external)
+                continue;
+            }
             at = PUT_PIECE(at, ",\n    ");
-            at = put_entry(at, &plan->places[i], tensors[i].view_src >= 0, &how);
+            at = put_entry(at, &places[i], tensors[i].view_src >= 0, &how);
         }
         n = (size_t) (at - text);
     }

@@ -1642,13 +1642,13 @@ bool galloc_json_write_cstr(struct galloc_json_writer * w, const char * s) {
 #define JSON_EXACT_LIMIT GALLOC_JSON_EXACT_LIMIT
 
 // "00" "01" ... "99": two digits per division
-const char galloc_json_digit_pairs[201] =
+static const char digit_pairs[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
 // 10^k for k = 0..19: the digit count of a magnitude by comparison
-const uint64_t galloc_json_pow10[20] = {
+static const uint64_t powers_of_ten[20] = {
     1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
     10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull, 1000000000000000ull,
     10000000000000000ull, 100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
@@ -1657,7 +1657,7 @@ const uint64_t galloc_json_pow10[20] = {
 // digits of a magnitude, optionally negative and/or quoted, into out (at most 24 bytes); the byte count
 static size_t format_integer(char * out, bool neg, uint64_t mag, bool quoted) {
     size_t digits = 1;
-    while (digits < 20 && mag >= galloc_json_pow10[digits]) {
+    while (digits < 20 && mag >= powers_of_ten[digits]) {
         digits++;
     }
     size_t n  = digits + (neg ? 1 : 0) + (quoted ? 2 : 0);
@@ -1666,14 +1666,14 @@ static size_t format_integer(char * out, bool neg, uint64_t mag, bool quoted) {
         *--at = '"';
     }
     while (mag >= 100) {
-        const char * pair = &galloc_json_digit_pairs[2 * (mag % 100)];
+        const char * pair = &digit_pairs[2 * (mag % 100)];
         mag /= 100;
         *--at = pair[1];
         *--at = pair[0];
     }
     if (mag >= 10) {
-        *--at = galloc_json_digit_pairs[2 * mag + 1];
-        *--at = galloc_json_digit_pairs[2 * mag];
+        *--at = digit_pairs[2 * mag + 1];
+        *--at = digit_pairs[2 * mag];
     } else {
         *--at = (char) ('0' + mag);
     }

@@ -172,9 +172,6 @@ bool galloc_json_write_cstr  (struct galloc_json_writer * w, const char * s);
 bool galloc_json_write_u64   (struct galloc_json_writer * w, uint64_t v);
 bool galloc_json_write_i64   (struct galloc_json_writer * w, int64_t  v);
 #define GALLOC_JSON_EXACT_LIMIT ((uint64_t) 1 << 53) // JavaScript numbers hold integers exactly up to here
-// the integer writer's tables, for writers of their own (galloc-document-write-plan.c): "00" "01" ... "99", 10^k for k = 0..19
-extern const char     galloc_json_digit_pairs[201];
-extern const uint64_t galloc_json_pow10[20];
 // the same integer text into out (room for GALLOC_JSON_INTEGER_MAX bytes, no NUL); its byte count
 #define GALLOC_JSON_INTEGER_MAX 24
 size_t galloc_json_format_u64(char * out, uint64_t v);
