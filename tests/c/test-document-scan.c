@@ -330,7 +330,8 @@ static int check_table_name(const struct galloc_fast_names * names, int kind, co
     struct galloc_scan s    = { copy, copy + len };
     int32_t            id   = -2;
     bool               ok   = galloc_fast_scan_table_name(&s, names, NULL, kind, &id);
-    // the same through the recent names of the calls before (a document's entries, one after another)
+    // the same through the recent names of the calls before (a document's entries, one after another):
+    // a name given before with the same 8 bytes after its quote is not looked up
     static struct galloc_fast_recent recent; // zero: none yet
     struct galloc_scan               again     = { copy, copy + len };
     int32_t                          again_id  = -2;
@@ -355,6 +356,13 @@ static void test_table_names(void) {
     struct galloc_fast_names         scratch;
     const struct galloc_fast_names * names = galloc_fast_names_shared(&scratch);
     CHECK(names != &scratch && galloc_fast_names_shared(&scratch) == names);
+    // first, while the recent names are all empty slots: eight zero bytes after the quote (the bytes
+    // an empty slot holds) are no name
+    static const unsigned char zeros[8] = { 0 };
+    for (int kind = 0; kind < N_KINDS; kind++) {
+        check_table_name(names, kind, zeros, sizeof(zeros), ", \"type\": \"f32\", \"ne\": [4] }", true);
+        check_table_name(names, kind, zeros, sizeof(zeros), ", \"type\": \"f32\", \"ne\": [4] }", true);
+    }
     static const char * const tails[]   = { "", "}", ", \"type\": \"f32\", \"ne\": [4] }", "\"" };
     static const unsigned char changes[] = { 'A', 'z', '_', '0', '"', '\\', 0x00, 0x1f, 0x7f, 0xc3, 0xff };
     int                        found    = 0;

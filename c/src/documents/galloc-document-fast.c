@@ -1,7 +1,7 @@
 // galloc-document-fast.c: one "tensors" entry read straight from the document's text into the tensor.
 //
 // Member names by length and bytes, numbers into 64 bits at once, op and type names by hash (built
-// from ggml's tables), no value tree. The text is read strictly (galloc-document-scan.h), so this
+// from ggml's tables; a name an earlier entry gave, by the 8 bytes after its quote), no value tree. The text is read strictly (galloc-document-scan.h), so this
 // reader serves both the one-pass reader (galloc-document-walk.c, text never parsed) and the
 // second pass over text that parsed. It takes only the common shape: known members once each,
 // plain strings, integers, names in ggml's tables, and every check of the checked reader
@@ -159,6 +159,11 @@ static inline int32_t names_find(const struct galloc_fast_names * names, int kin
     return -1;
 }
 
+// the slot of recent for a name whose quote is followed by the 8 bytes raw
+static inline struct galloc_fast_recent_slot * recent_slot(struct galloc_fast_recent * recent, int kind, uint64_t raw) {
+    return &recent->slots[kind][(raw * 0x9E3779B97F4A7C15ull) >> (64 - GALLOC_FAST_RECENT_BITS)];
+}
+
 // a string naming an entry of one of ggml's tables: the bytes up to the first '"' compared with the
 // table's names (which hold no '"', '\\', control or non-ASCII byte, so a string with one is in none)
 static inline bool table_name_at(const unsigned char ** at, const unsigned char * end, const struct galloc_fast_names * names,
@@ -171,7 +176,15 @@ static inline bool table_name_at(const unsigned char ** at, const unsigned char 
     size_t   n;
     uint64_t w0, w1 = 0;
     if (end - p >= 16) { // the common case: the name and its closing quote in the next 16 bytes
-        w0          = galloc_swar_load(p);
+        w0 = galloc_swar_load(p);
+        if (recent != NULL) {
+            const struct galloc_fast_recent_slot * r = recent_slot(recent, kind, w0);
+            if (r->raw == w0 && r->len_1 != 0) { // the name of an entry before, and its quote
+                *out = r->id;
+                *at  = p + r->len_1;
+                return true;
+            }
+        }
         uint64_t q0 = galloc_swar_equal(w0, '"');
         if (q0 != 0) {
             n  = galloc_swar_first(q0);
@@ -198,20 +211,15 @@ static inline bool table_name_at(const unsigned char ** at, const unsigned char 
         n = (size_t) (close - p);
         name_words(p, n, &w0, &w1);
     }
-    int32_t id;
-    if (recent != NULL && n + 1 == recent->len_1[kind] && w0 == recent->word[kind][0] && w1 == recent->word[kind][1]) {
-        id = recent->id[kind]; // the name before, whole in its two words (len is at most 16)
-    } else {
-        id = names_find(names, kind, p, n, w0, w1);
-        if (id < 0) {
-            return false;
-        }
-        if (recent != NULL && n <= 16) {
-            recent->word[kind][0] = w0;
-            recent->word[kind][1] = w1;
-            recent->len_1[kind]   = (uint8_t) (n + 1);
-            recent->id[kind]      = id;
-        }
+    int32_t id = names_find(names, kind, p, n, w0, w1);
+    if (id < 0) {
+        return false;
+    }
+    if (recent != NULL && n < 8 && end - p >= 16) { // its quote among the 8 bytes (as loaded above)
+        struct galloc_fast_recent_slot * r = recent_slot(recent, kind, galloc_swar_load(p));
+        r->raw                             = galloc_swar_load(p);
+        r->id                              = id;
+        r->len_1                           = (uint32_t) n + 1;
     }
     *out = id;
     *at  = p + n + 1;
@@ -685,7 +693,7 @@ static const unsigned char * writers_entry(const unsigned char * p, const unsign
 // over members that cannot be next: the same word never begins the text of another key
 #define NEXT_IS(key) (w == galloc_swar_load((const unsigned char *) ", \"" key))
 #define AT_CLOSE     ((w & 0xFFFF) == galloc_swar_load_short((const unsigned char *) " }", 2))
-    IN_ORDER(M_OP, "op", table_name_at(&p, end, names, NULL, GALLOC_NAME_OP, &e->op)) // (under 1 in 3 is the op before)
+    IN_ORDER(M_OP, "op", table_name_at(&p, end, names, recent, GALLOC_NAME_OP, &e->op))
     if (!NEXT_IS("type\"")) {
         IN_ORDER(M_UNARY_OP, "unary_op", table_name_at(&p, end, names, recent, GALLOC_NAME_UNARY_OP, &e->sub_op))
         IN_ORDER(M_GLU_OP, "glu_op", table_name_at(&p, end, names, recent, GALLOC_NAME_GLU_OP, &e->sub_op))

@@ -86,14 +86,20 @@ struct galloc_fast_bounds {
     int32_t n_tensors;      // src and view_src in [0, n_tensors)
     int32_t n_buffer_types; // buffer_type in [0, n_buffer_types)
 };
-// the last name of each kind found in the table, for the next entry of a document (most name the
-// type of the entry before; the writers' reader looks every op up: under 1 in 3 is the op before): a name
-// of up to 16 bytes equal to it is not looked up
-#define GALLOC_FAST_NAME_KINDS 4 // enum galloc_name_kind
+// the names of each kind a document's entries gave, for the entries after them (a graph names few
+// ops and types, again and again): the 8 bytes after a name's opening quote as the text had them,
+// the name and its closing quote among them (names of up to 7 bytes), in a slot chosen by a hash of
+// those bytes. Eight equal bytes at a later name's quote are the same name: it is not looked up.
+// All zero: none yet
+#define GALLOC_FAST_NAME_KINDS  4  // enum galloc_name_kind
+#define GALLOC_FAST_RECENT_BITS 4  // 16 slots of each kind
+struct galloc_fast_recent_slot {
+    uint64_t raw;   // the name, its closing quote and the bytes after it, as galloc_swar_load reads them
+    int32_t  id;    // the name's id in ggml's table
+    uint32_t len_1; // the name's bytes plus one (2 to 8); 0 for an empty slot
+};
 struct galloc_fast_recent {
-    uint64_t word[GALLOC_FAST_NAME_KINDS][2]; // its first 16 bytes as names_find takes them
-    uint8_t  len_1[GALLOC_FAST_NAME_KINDS];   // its bytes plus one, 2 to 17; 0 for none yet (no length matches)
-    int32_t  id[GALLOC_FAST_NAME_KINDS];
+    struct galloc_fast_recent_slot slots[GALLOC_FAST_NAME_KINDS][1 << GALLOC_FAST_RECENT_BITS];
 };
 // a string naming an entry of ggml's table of that kind (enum galloc_name_kind): its id; false for any
 // other value. recent: kept up to date and used (may be NULL: not kept)

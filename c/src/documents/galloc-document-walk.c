@@ -236,7 +236,7 @@ static bool walk_tensors(struct galloc_scan * s, const struct galloc_fast_names 
                          struct galloc_fast_links * links) {
     static const struct galloc_fast_bounds later = { INT32_MAX, INT32_MAX }; // checked after the walk
     struct galloc_fast_recent              recent;
-    memset(recent.len_1, 0, sizeof(recent.len_1)); // none yet (the rest is set with a name)
+    memset(&recent, 0, sizeof(recent)); // none yet
     const unsigned char *                  start = s->p;
     size_t                                 cap   = 0;
     int32_t                                n     = 0;
