@@ -141,11 +141,13 @@ static void test_golden_real(void) {
 }
 
 // by hand: an external source that is neither a leaf nor a node (in the graph only as a source),
-// a view used later than its root's last direct use, an output, and a tensor out of the graph
+// a view used later than its root's last direct use, an output, and tensors out of the graph (a
+// plain one, an external one, a view); a leaf that is a view and no node uses (in the graph, never
+// used: first and last step -1)
 static void test_by_hand(void) {
-    struct galloc_tensor tensors[6];
+    struct galloc_tensor tensors[9];
     memset(tensors, 0, sizeof(tensors));
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 9; i++) {
         for (int k = 0; k < GGML_MAX_SRC; k++) {
             tensors[i].src[k] = -1;
         }
@@ -160,9 +162,12 @@ static void test_by_hand(void) {
     tensors[3].op = GGML_OP_VIEW, tensors[3].view_src = 2, tensors[3].view_offs = 16, tensors[3].nbytes = 32;
     tensors[4].src[0] = 3, tensors[4].src[1] = 0;
     tensors[4].flags = GGML_TENSOR_FLAG_OUTPUT;
-    int32_t                   nodes[] = { 2, 3, 4 }, leafs[] = { 0 };
+    tensors[6].op = GGML_OP_NONE, tensors[6].external = 1;                                      // out of the graph
+    tensors[7].op = GGML_OP_VIEW, tensors[7].view_src = 2, tensors[7].nbytes = 32;             // out of the graph
+    tensors[8].op = GGML_OP_VIEW, tensors[8].view_src = 0, tensors[8].view_offs = 32, tensors[8].nbytes = 32; // a leaf
+    int32_t                   nodes[] = { 2, 3, 4 }, leafs[] = { 0, 8 };
     struct galloc_buffer_type buft    = { .alignment = 32, .max_size = GALLOC_NO_MAX_SIZE, .allocator = 0 };
-    struct galloc_graph g = { .n_tensors = 6, .tensors = tensors, .n_nodes = 3, .nodes = nodes, .n_leafs = 1, .leafs = leafs,
+    struct galloc_graph g = { .n_tensors = 9, .tensors = tensors, .n_nodes = 3, .nodes = nodes, .n_leafs = 2, .leafs = leafs,
                               .n_buffer_types = 1, .buffer_types = &buft };
     struct galloc_plan  plan;
     struct galloc_error err;
@@ -174,7 +179,9 @@ static void test_by_hand(void) {
     CHECK(plan.places[3].first_step == 1 && plan.places[3].last_step == 2);
     CHECK(plan.places[2].freed && plan.places[2].last_step == 2); // released with its view's last use
     CHECK(!plan.places[4].freed && plan.places[4].last_step == 2);
-    CHECK(plan.places[5].how == GALLOC_HOW_NONE);
+    CHECK(plan.places[5].how == GALLOC_HOW_NONE && plan.places[6].how == GALLOC_HOW_NONE && plan.places[7].how == GALLOC_HOW_NONE);
+    CHECK(plan.places[8].how == GALLOC_HOW_VIEW && plan.places[8].offset == plan.places[0].offset + 32);
+    CHECK(plan.places[8].first_step == -1 && plan.places[8].last_step == -1);
     galloc_plan_free(&plan);
 }
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 // the bytes a plan of n_tensors tensors takes from its arena (sums of galloc_arena_size)
-size_t galloc_plan_arena_bytes(int32_t n_tensors, bool placement_only);
+size_t galloc_plan_arena_bytes(int32_t n_tensors);
 
 // galloc_plan_graph_reuse with the places and the pass's state taken from arena, in the round the
 // caller began (with room for galloc_plan_arena_bytes more). plan->places then lives in the arena:

@@ -24,7 +24,6 @@ enum tensor_bits {
     TENSOR_OWNED    = 1 << 2, // memory handed out by this pass and not yet released
     TENSOR_VIEW     = 1 << 3, // a view: never placed by the pass
     TENSOR_EXTERNAL = 1 << 4, // memory before planning: never placed by the pass
-    TENSOR_IN_GRAPH = 1 << 5, // a leaf, a node or a node's source (reports only)
 };
 _Static_assert((GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT) == 3, "the two flags fit below the pass's own bits");
 // allocate_tensor has nothing to do for a tensor with any of these
@@ -33,15 +32,13 @@ _Static_assert((GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT) == 3, "the two
 struct tensor_state {
     int32_t n_children; // node source slots still to be consumed
     int32_t n_views;    // views of this tensor still to be consumed
+    int32_t last_use;   // reports only: the last node position at which it is a node or a source;
+                        // -1 for a leaf no node uses, NOT_IN_GRAPH for no leaf, node or source
     uint8_t bits;       // enum tensor_bits
     uint8_t n_src;      // source slots in use: src[n_src..] are all empty (loops stop there)
 };
-
-// the node positions at which a tensor is first a node and last a node or a source (reports only)
-struct tensor_steps {
-    int32_t first;
-    int32_t last;
-};
+_Static_assert(sizeof(struct tensor_state) == 16, "a power of two: a state's address is a shift of its index");
+#define NOT_IN_GRAPH INT32_MIN
 
 struct pass {
     const struct galloc_graph * graph;
@@ -53,7 +50,6 @@ struct pass {
     int32_t                     step;       // node position being executed, -1 before the first
     int32_t                     n_inplace;
     bool                        oom;
-    struct tensor_steps       * steps;      // NULL when placement_only
 };
 
 const char * galloc_how_name(enum galloc_how how) {
@@ -165,7 +161,7 @@ static uint8_t tensor_bits(const struct galloc_tensor * t) {
 }
 
 // every index in range; in the same walk over the tensors, each one's state (its used source
-// slots and bits), its place (not placed) and, for reports, its steps (none yet)
+// slots and bits, not yet used) and its place (not placed)
 static bool check_graph(struct pass * p, struct galloc_error * err) {
     const struct galloc_graph * g = p->graph;
     for (int32_t b = 0; b < g->n_buffer_types; b++) {
@@ -196,11 +192,8 @@ static bool check_graph(struct pass * p, struct galloc_error * err) {
                 return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].view_src: tensor %d is itself a view (view_src must be the root)", i, t->view_src);
             }
         }
-        p->state[i]  = (struct tensor_state) { .bits = tensor_bits(t), .n_src = (uint8_t) n_src };
+        p->state[i]  = (struct tensor_state) { .last_use = NOT_IN_GRAPH, .bits = tensor_bits(t), .n_src = (uint8_t) n_src };
         p->places[i] = (struct galloc_place) { .buffer = -1, .chunk = -1, .parent = -1, .first_step = -1, .last_step = -1 };
-        if (p->steps) {
-            p->steps[i] = (struct tensor_steps) { -1, -1 };
-        }
     }
     // indices and buffer ids in unsigned arithmetic: a negative one is above every count
     const uint32_t n_buffer_types = (uint32_t) g->n_buffer_types;
@@ -282,8 +275,9 @@ static bool can_take_over(const struct pass * p, int32_t t, int32_t s) {
         return false;
     }
     // upstream asserts here when the node needs more bytes than its parent: skip such a parent instead
-    int32_t b = p->places[s].buffer;
-    return tensor_alloc_size(p, s, b) >= tensor_alloc_size(p, t, b);
+    // (the parent's place holds its alloc size in its buffer)
+    const struct galloc_place * parent = &p->places[s];
+    return parent->size >= tensor_alloc_size(p, t, parent->buffer);
 }
 
 // memory for tensor t, which has none (allocate_tensor asked): in place over a source, else from its allocator
@@ -314,7 +308,7 @@ static void place_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
 
             // give back the parent's tail beyond what the node needs
             uint64_t align       = p->graph->buffer_types[allocator_of(p, parent->buffer)].alignment;
-            uint64_t parent_size = align_up(tensor_alloc_size(p, s, parent->buffer), align);
+            uint64_t parent_size = align_up(parent->size, align);
             uint64_t node_size   = align_up(place->size, align);
             if (parent_size > node_size) {
                 struct galloc_address tail = { parent->chunk, parent->offset + node_size };
@@ -363,7 +357,7 @@ PASS_INLINE void free_tensor(struct pass * p, int32_t t) {
         return; // only after running out of memory
     }
     struct galloc_address addr  = { place->chunk, place->offset };
-    release_bytes(p, place->buffer, addr, tensor_alloc_size(p, t, place->buffer));
+    release_bytes(p, place->buffer, addr, place->size); // its alloc size in that buffer
     p->state[t].bits &= (uint8_t) ~TENSOR_OWNED;
     place->last_step  = p->step;
     place->freed      = 1;
@@ -377,8 +371,9 @@ static int32_t leaf_buffer_id(const struct galloc_graph * g, int32_t i) {
     return g->leaf_buffer_ids ? g->leaf_buffer_ids[i] : 0;
 }
 
-// with report, the walk that counts children and views also notes what is in the graph and the
-// steps at which each tensor is first a node and last a node or a source (finish_places reads them)
+// with report, the walk that counts children and views also notes what is in the graph, the step
+// at which each tensor is last a node or a source, and the one at which a view is first a node
+// (in its place, which the pass never writes: a view is never placed). finish_places reads them
 PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
     const struct galloc_graph * g     = p->graph;
     struct tensor_state       * state = p->state;
@@ -388,7 +383,7 @@ PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
     for (int32_t i = 0; i < g->n_leafs; i++) {
         int32_t leaf = g->leafs[i];
         if (report) {
-            state[leaf].bits |= TENSOR_IN_GRAPH;
+            state[leaf].last_use = -1; // in the graph (the nodes, counted next, set the steps they use it at)
         }
         allocate_tensor(p, leaf, leaf_buffer_id(g, i));
     }
@@ -400,14 +395,15 @@ PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
         struct tensor_state        * ns    = &state[n];
         int                          n_src = ns->n_src;
         if (report) {
-            ns->bits |= TENSOR_IN_GRAPH;
-            if (p->steps[n].first == -1) {
-                p->steps[n].first = i;
-            }
-            p->steps[n].last = i;
+            ns->last_use = i;
         }
-        if ((ns->bits & TENSOR_VIEW) && node->op != GGML_OP_NONE) {
-            state[node->view_src].n_views++;
+        if (ns->bits & TENSOR_VIEW) {
+            if (report && p->places[n].first_step == -1) {
+                p->places[n].first_step = i;
+            }
+            if (node->op != GGML_OP_NONE) {
+                state[node->view_src].n_views++;
+            }
         }
         if (ns->bits & TENSOR_INPUT) {
             allocate_tensor(p, n, node_buffer_id(g, i));
@@ -420,8 +416,7 @@ PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
             struct tensor_state * ss = &state[src];
             ss->n_children++;
             if (report) {
-                ss->bits |= TENSOR_IN_GRAPH;
-                p->steps[src].last = i;
+                ss->last_use = i;
             }
             if (ss->bits & TENSOR_INPUT) {
                 allocate_tensor(p, src, node_buffer_id(g, i));
@@ -470,7 +465,7 @@ PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
 }
 
 static void run_pass(struct pass * p) {
-    if (p->steps) {
+    if (!p->graph->placement_only) {
         run_pass_with(p, true);
     } else {
         run_pass_with(p, false);
@@ -479,14 +474,15 @@ static void run_pass(struct pass * p) {
 
 // ---- results ------------------------------------------------------------
 
-// views take their root's place; lifetimes of views span their uses; what still holds its memory
-// (owned at the end: placed and neither released nor taken over) keeps it to the last step
+// for the tensors in the graph: views take their root's place; lifetimes of views span their uses;
+// what still holds its memory (owned at the end: placed and neither released nor taken over) keeps
+// it to the last step. Most tensors are none of these (checked first); an owned one is in the graph
 static void finish_places(struct pass * p) {
     const struct galloc_graph * g         = p->graph;
     int32_t                     last_step = g->n_nodes - 1;
     for (int32_t t = 0; t < g->n_tensors; t++) {
         uint8_t bits = p->state[t].bits;
-        if (!(bits & TENSOR_IN_GRAPH)) {
+        if (!(bits & TENSOR_HAS_MEMORY) || (!(bits & TENSOR_OWNED) && p->state[t].last_use == NOT_IN_GRAPH)) {
             continue;
         }
         struct galloc_place * place = &p->places[t];
@@ -496,8 +492,7 @@ static void finish_places(struct pass * p) {
             place->how        = GALLOC_HOW_VIEW;
             place->parent     = tensor->view_src;
             place->size       = tensor->nbytes;
-            place->first_step = p->steps[t].first;
-            place->last_step  = (bits & TENSOR_OUTPUT) ? last_step : p->steps[t].last;
+            place->last_step  = (bits & TENSOR_OUTPUT) ? last_step : p->state[t].last_use; // first_step: the pass's
             if (root->buffer >= 0) {
                 place->buffer = root->buffer;
                 place->chunk  = root->chunk;
@@ -579,13 +574,9 @@ static bool plan_reserve_buffers(struct galloc_plan * plan, int32_t nb) {
     return true;
 }
 
-size_t galloc_plan_arena_bytes(int32_t n_tensors, bool placement_only) {
-    size_t n     = n_tensors > 0 ? (size_t) n_tensors : 0;
-    size_t bytes = galloc_arena_sum(galloc_arena_array_size(n, sizeof(struct galloc_place)), galloc_arena_array_size(n, sizeof(struct tensor_state)));
-    if (!placement_only) { // the steps finish_places reads
-        bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n, sizeof(struct tensor_steps)));
-    }
-    return bytes;
+size_t galloc_plan_arena_bytes(int32_t n_tensors) {
+    size_t n = n_tensors > 0 ? (size_t) n_tensors : 0;
+    return galloc_arena_sum(galloc_arena_array_size(n, sizeof(struct galloc_place)), galloc_arena_array_size(n, sizeof(struct tensor_state)));
 }
 
 static bool plan_in_arena(const struct galloc_graph * graph, struct galloc_plan * plan, struct galloc_arena * arena, struct galloc_error * err) {
@@ -595,12 +586,7 @@ static bool plan_in_arena(const struct galloc_graph * graph, struct galloc_plan 
     struct pass p = { 0 };
     plan->places = galloc_arena_take_array(arena, n, sizeof(*plan->places));
     p.state      = galloc_arena_take_array(arena, n, sizeof(*p.state));
-    bool arrays  = plan->places && p.state;
-    if (!graph->placement_only) {
-        p.steps = galloc_arena_take_array(arena, n, sizeof(*p.steps));
-        arrays  = arrays && p.steps;
-    }
-    if (!arrays || !plan_reserve_buffers(plan, nb)) {
+    if (!plan->places || !p.state || !plan_reserve_buffers(plan, nb)) {
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory while planning %d tensors", nt);
     }
     struct galloc_plan_scratch * sc = plan->scratch;
@@ -691,7 +677,7 @@ bool galloc_plan_graph_reuse(const struct galloc_graph * graph, struct galloc_pl
         return false;
     }
     struct galloc_arena * arena = &plan->scratch->arena;
-    galloc_arena_begin(arena, galloc_plan_arena_bytes(graph->n_tensors, graph->placement_only)); // a failure shows in the takes
+    galloc_arena_begin(arena, galloc_plan_arena_bytes(graph->n_tensors)); // a failure shows in the takes
     return plan_in_arena(graph, plan, arena, err);
 }
 

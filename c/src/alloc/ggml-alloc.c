@@ -349,7 +349,7 @@ static bool take_arrays(ggml_gallocr_t galloc, struct ggml_cgraph * graph, int32
     size_t n_tensors = (size_t) max_tensors;
     size_t n_slots   = tensor_index_slots(max_tensors);
     size_t n_ids     = ((size_t) graph->n_nodes + (size_t) graph->n_leafs) * 2;
-    size_t bytes     = galloc_plan_arena_bytes(max_tensors, true);
+    size_t bytes     = galloc_plan_arena_bytes(max_tensors);
     bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_slots, sizeof(struct index_slot)));
     bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_tensors, sizeof(struct ggml_tensor *)));
     bytes = galloc_arena_sum(bytes, galloc_arena_array_size(n_tensors, sizeof(struct galloc_tensor)));
