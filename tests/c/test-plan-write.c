@@ -6,7 +6,8 @@
 // the largest u64, negative and extreme steps, every `how`, views and nulls, an empty plan; and
 // seeded random numbers of every length (1 to 20 digits), about 50,000 entries. The digit writer
 // (galloc-document-digits.h) on its own against snprintf for every number below 10^6 and at each
-// power of ten, and a few entries against lines written out by hand.
+// power of ten, and a few entries against lines written out by hand; the same few large numbers
+// over and over (the writer keeps their text), fewer and more of them than it keeps.
 
 #include "check.h"
 #include "files.h"
@@ -288,7 +289,8 @@ static void test_digit_writer(void) {
 }
 
 // entries with chosen numbers against lines written out by hand: the edges of each digit group,
-// 2^32, 2^53 (the last exact integer) and past it, the largest u64, negative and extreme steps
+// 2^32, 2^53 (the last exact integer) and past it, the largest u64, negative and extreme steps,
+// large numbers written a second time
 static void test_hand_written_lines(void) {
     struct galloc_document doc;
     struct galloc_plan     plan;
@@ -306,6 +308,7 @@ static void test_hand_written_lines(void) {
         { .buffer = 0, .chunk = 0, .offset = 4294967296u, .size = 999999999999u, .how = GALLOC_HOW_EXTERNAL, .first_step = 0, .last_step = 9 },
         { .buffer = 0, .chunk = 0, .offset = 1000000000000u, .size = 9007199254740992u, .how = GALLOC_HOW_NONE, .first_step = 1, .last_step = 1001 },
         { .buffer = 0, .chunk = 0, .offset = 9007199254740993u, .size = UINT64_MAX, .how = GALLOC_HOW_BEST_FIT, .first_step = 1000001, .last_step = 1000000001 },
+        { .buffer = 0, .chunk = 0, .offset = 999999999, .size = 1000000, .how = GALLOC_HOW_BEST_FIT, .first_step = 5, .last_step = 6 },
     };
     static const char expected[] =
         "\"tensors\": [\n"
@@ -318,7 +321,8 @@ static void test_hand_written_lines(void) {
         "    { \"buffer\": 0, \"chunk\": 1, \"offset\": 1000000000, \"size\": 4294967295, \"how\": \"new_chunk\", \"first\": -2147483648, \"last\": -1000 },\n"
         "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 4294967296, \"size\": 999999999999, \"how\": \"external\", \"first\": 0, \"last\": 9 },\n"
         "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 1000000000000, \"size\": 9007199254740992, \"how\": \"none\", \"first\": 1, \"last\": 1001 },\n"
-        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": \"9007199254740993\", \"size\": \"18446744073709551615\", \"how\": \"best_fit\", \"first\": 1000001, \"last\": 1000000001 }\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": \"9007199254740993\", \"size\": \"18446744073709551615\", \"how\": \"best_fit\", \"first\": 1000001, \"last\": 1000000001 },\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 999999999, \"size\": 1000000, \"how\": \"best_fit\", \"first\": 5, \"last\": 6 }\n"
         "  ]\n"
         "}\n";
     const int32_t n = (int32_t) (sizeof(places) / sizeof(places[0]));
@@ -339,6 +343,33 @@ static void test_hand_written_lines(void) {
         }
         free(text);
         doc.n_tensors = plan.n_tensors = n_tensors;
+    }
+    galloc_plan_free(&plan);
+    galloc_document_free(&doc);
+}
+
+// the same few large numbers over and over, as in a layered model's plan, and more of them than
+// the writer's memo has slots (so slots are taken over and taken back): each time its own digits
+static void test_repeated_numbers(void) {
+    struct galloc_document doc;
+    struct galloc_plan     plan;
+    if (!read_and_plan("llama-7b-like-2buft", &doc, &plan)) {
+        return;
+    }
+    rng_seed(17);
+    uint64_t few[97];
+    for (int k = 0; k < 97; k++) {
+        few[k] = k < 3 ? 999999 + (uint64_t) k : random_digits(7 + rng_below(10)); // from 10^6 - 1 to 16 digits
+    }
+    for (int round = 0; round < 4; round++) {
+        const int32_t n_few = round == 0 ? 5 : round == 1 ? 40 : 97; // fewer than the slots, then more
+        for (int32_t i = 0; i < plan.n_tensors; i++) {
+            struct galloc_place * p = &plan.places[i];
+            p->buffer               = i % 7 == 0 ? -1 : 0;
+            p->offset               = few[(i * 13 + round) % n_few];
+            p->size                 = few[(i * 7 + 3 * round) % n_few];
+        }
+        check_same_text("repeated numbers", &doc, &plan);
     }
     galloc_plan_free(&plan);
     galloc_document_free(&doc);
@@ -374,5 +405,6 @@ int main(void) {
     RUN(test_empty_plan);
     RUN(test_digit_writer);
     RUN(test_hand_written_lines);
+    RUN(test_repeated_numbers);
     return check_report("plan-write");
 }

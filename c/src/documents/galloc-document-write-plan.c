@@ -83,11 +83,42 @@ static char * write_plan_head(const struct galloc_document * doc, const struct g
 
 _Static_assert(GALLOC_JSON_EXACT_LIMIT < GALLOC_DIGITS_U64_LIMIT, "galloc_digits_put_u64 writes every exact JSON integer");
 
-static inline char * put_u64(char * at, uint64_t v) {
+// Plans of layered models repeat a few large numbers (the 7B prompt plan: 807 tensors placed at 9
+// distinct offsets, with 5 distinct sizes), so numbers from MEMO_FROM on (seven digits and more)
+// are kept with their text in a small direct-mapped memo, and a repeat is one 16-byte copy. Below
+// that, writing the digits costs about what looking them up would (and misses would add to it).
+#define MEMO_BITS  5
+#define MEMO_SLOTS (1u << MEMO_BITS)
+#define MEMO_FROM  1000000u
+#define MEMO_COPY  16 // bytes copied from a slot: the most digits of a number up to GALLOC_JSON_EXACT_LIMIT
+#define MEMO_ROOM  (MEMO_COPY + 8) // a slot's text: the digits and the junk galloc_digits_put_u64 writes after them
+_Static_assert(GALLOC_JSON_EXACT_LIMIT < 10000000000000000ull, "a memo slot's text holds every exact JSON integer");
+
+struct number_memo {
+    uint64_t      value[MEMO_SLOTS]; // the number a slot holds; 0 (below MEMO_FROM, never looked up): none yet
+    unsigned char len[MEMO_SLOTS];   // its digit count
+    char          text[MEMO_SLOTS][MEMO_ROOM];
+};
+
+// v (MEMO_FROM <= v <= GALLOC_JSON_EXACT_LIMIT) at `at` (MEMO_COPY bytes written), through the memo; past its digits
+static inline char * put_memo(char * at, uint64_t v, struct number_memo * memo) {
+    size_t slot = (size_t) ((v * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS)); // Fibonacci hashing: the top bits of v * 2^64 / phi
+    if (memo->value[slot] != v) {
+        memo->value[slot] = v;
+        memo->len[slot]   = (unsigned char) (galloc_digits_put_u64(memo->text[slot], v) - memo->text[slot]);
+    }
+    memcpy(at, memo->text[slot], MEMO_COPY);
+    return at + memo->len[slot];
+}
+
+static inline char * put_u64(char * at, uint64_t v, struct number_memo * memo) {
     if (v > GALLOC_JSON_EXACT_LIMIT) {
         return at + galloc_json_format_u64(at, v); // a quoted decimal string, rare
     }
-    return galloc_digits_put_u64(at, v);
+    if (v >= MEMO_FROM) {
+        return put_memo(at, v, memo);
+    }
+    return galloc_digits_put_u32(at, (uint32_t) v);
 }
 
 static inline char * put_i32(char * at, int32_t v) {
@@ -130,7 +161,8 @@ static void how_pieces_init(struct how_pieces * h) {
 #define ENTRIES_PER_ROOM 64
 
 // a placed tensor's line (after its separator) at `at`; past it
-static inline char * put_entry(char * at, const struct galloc_place * p, bool view, const struct how_pieces * how) {
+static inline char * put_entry(char * at, const struct galloc_place * p, bool view, const struct how_pieces * how,
+                               struct number_memo * memo) {
     if ((uint32_t) p->buffer < 10 && (uint32_t) p->chunk < 10) { // the usual case: one digit each, into one piece
         static const char head[] = "{ \"buffer\": 0, \"chunk\": 0, \"offset\": ";
         memcpy(at, head, sizeof(head) - 1);
@@ -144,9 +176,9 @@ static inline char * put_entry(char * at, const struct galloc_place * p, bool vi
         at = put_i32(at, p->chunk);
         at = PUT_PIECE(at, ", \"offset\": ");
     }
-    at = put_u64(at, p->offset);
+    at = put_u64(at, p->offset, memo);
     at = PUT_PIECE(at, ", \"size\": ");
-    at = put_u64(at, p->size);
+    at = put_u64(at, p->size, memo);
     if (view) {
         at = PUT_PIECE(at, ", \"view\": true");
     }
@@ -216,6 +248,8 @@ char * galloc_document_write_plan(const struct galloc_document * doc, const stru
 
     struct how_pieces how;
     how_pieces_init(&how);
+    struct number_memo memo;
+    memset(memo.value, 0, sizeof(memo.value));
     const struct galloc_tensor * tensors = doc->tensors;
     const struct galloc_place *  places  = plan->places;
     for (int32_t i = 0; i < plan->n_tensors;) {
@@ -231,7 +265,7 @@ char * galloc_document_write_plan(const struct galloc_document * doc, const stru
                 continue;
             }
             at = PUT_PIECE(at, ",\n    ");
-            at = put_entry(at, &places[i], tensors[i].view_src >= 0, &how);
+            at = put_entry(at, &places[i], tensors[i].view_src >= 0, &how, &memo);
         }
         n = (size_t) (at - text);
     }
