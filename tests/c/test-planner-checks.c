@@ -4,6 +4,8 @@
 // A three-tensor graph (leaf 0, node 1 = f(0), node 2 = f(0, 1)) broken one field at a time:
 // every source slot, view_src, nodes, leafs and both buffer id lists at -2, -1 where it is not
 // allowed, the tensor count, and the int32 extremes; the intact graph and -1 slots accepted.
+// And a chain with lists long enough to be checked many entries at a time: a bad entry at every
+// position of each list named, and of two bad entries the one the checks meet first.
 
 #include "check.h"
 #include "galloc-planner.h"
@@ -142,10 +144,94 @@ static void test_bad_lists(void) {
     }
 }
 
+// a chain: leaf 0, then node k (tensor k + 1) = f(tensor k); the leaf listed LONG_LEAFS times
+enum { LONG_NODES = 37, LONG_LEAFS = 21, LONG_TENSORS = LONG_NODES + 1 };
+struct long_graph {
+    struct galloc_tensor      tensors[LONG_TENSORS];
+    int32_t                   nodes[LONG_NODES], node_ids[LONG_NODES], leafs[LONG_LEAFS], leaf_ids[LONG_LEAFS];
+    struct galloc_buffer_type bufts[1];
+    struct galloc_graph       g;
+};
+
+static void long_graph_init(struct long_graph * l) {
+    memset(l, 0, sizeof(*l));
+    for (int i = 0; i < LONG_TENSORS; i++) {
+        struct galloc_tensor * t = &l->tensors[i];
+        t->op = i == 0 ? GGML_OP_NONE : GGML_OP_MUL_MAT;
+        for (int k = 0; k < GGML_MAX_SRC; k++) {
+            t->src[k] = -1;
+        }
+        t->src[0]     = i - 1;
+        t->view_src   = -1;
+        t->alloc_size = t->nbytes = 64;
+    }
+    for (int k = 0; k < LONG_NODES; k++) {
+        l->nodes[k] = k + 1;
+    }
+    l->bufts[0] = (struct galloc_buffer_type) { .alignment = 32, .max_size = GALLOC_NO_MAX_SIZE, .allocator = 0 };
+    l->g = (struct galloc_graph) { .n_tensors = LONG_TENSORS, .tensors = l->tensors, .n_nodes = LONG_NODES, .nodes = l->nodes,
+                                   .node_buffer_ids = l->node_ids, .n_leafs = LONG_LEAFS, .leafs = l->leafs, .leaf_buffer_ids = l->leaf_ids,
+                                   .n_buffer_types = 1, .buffer_types = l->bufts };
+}
+
+// plans l->g as expect_plan does
+static void expect_long_plan(const struct long_graph * l, const char * message) {
+    struct small_graph s; // expect_plan reads only the graph
+    memset(&s, 0, sizeof(s));
+    s.g = l->g;
+    expect_plan(&s, message ? message : "the intact chain", message);
+}
+
+// the four lists of a long graph, in the order the checks walk them
+static const char * const long_list_names[4] = { "nodes", "node_buffer_ids", "leafs", "leaf_buffer_ids" };
+static const int          long_list_sizes[4] = { LONG_NODES, LONG_NODES, LONG_LEAFS, LONG_LEAFS };
+
+static int32_t * long_list(struct long_graph * l, int which) {
+    int32_t * lists[4] = { l->nodes, l->node_ids, l->leafs, l->leaf_ids };
+    return lists[which];
+}
+
+// list `which` holds `bad` at k: the message naming it (indices in even lists, buffer ids in odd)
+static void bad_entry_message(char * message, size_t size, int which, int k, int32_t bad) {
+    if (which % 2 == 0) {
+        snprintf(message, size, "%s[%d]: index %d out of range (%d tensors)", long_list_names[which], k, bad, LONG_TENSORS);
+    } else {
+        snprintf(message, size, "%s[%d]: buffer type %d out of range (1 buffer types)", long_list_names[which], k, bad);
+    }
+}
+
+static void test_bad_long_lists(void) {
+    static const int32_t bad_index[] = { LONG_TENSORS, -1, INT32_MIN };
+    static const int32_t bad_id[]    = { 1, -1, INT32_MAX };
+    struct long_graph l;
+    char message[128];
+    long_graph_init(&l);
+    expect_long_plan(&l, NULL);
+    for (int which = 0; which < 4; which++) {
+        for (int k = 0; k < long_list_sizes[which]; k++) {
+            int32_t bad = which % 2 == 0 ? bad_index[k % 3] : bad_id[k % 3];
+            long_graph_init(&l);
+            long_list(&l, which)[k] = bad;
+            bad_entry_message(message, sizeof(message), which, k, bad);
+            expect_long_plan(&l, message);
+            // a bad entry that the checks meet later changes nothing: the last node's index, or
+            // (for a bad node) the last leaf
+            if (which == 1 && k + 1 < LONG_NODES) {
+                l.nodes[LONG_NODES - 1] = bad_index[0];
+                expect_long_plan(&l, message);
+            } else if (which == 0) {
+                l.leafs[LONG_LEAFS - 1] = bad_index[0];
+                expect_long_plan(&l, message);
+            }
+        }
+    }
+}
+
 int main(void) {
     RUN(test_intact_graph);
     RUN(test_bad_sources);
     RUN(test_bad_views);
     RUN(test_bad_lists);
+    RUN(test_bad_long_lists);
     return check_report("planner-checks");
 }

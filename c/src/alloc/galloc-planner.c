@@ -155,6 +155,17 @@ static int used_slots(const int32_t * src) {
     return n;
 }
 
+// every id below limit (in unsigned arithmetic, where a negative one is above every limit): one
+// test of the whole array, without a branch per entry (compilers vectorize it); the checks walk
+// the array entry by entry only to name the first bad one
+static bool all_below(const int32_t * ids, int32_t n, uint32_t limit) {
+    uint32_t above = 0;
+    for (int32_t i = 0; i < n; i++) {
+        above |= (uint32_t) ids[i] >= limit;
+    }
+    return above == 0;
+}
+
 // the bits of a tensor's state that copy the tensor
 static uint8_t tensor_bits(const struct galloc_tensor * t) {
     return (uint8_t) ((t->flags & (TENSOR_INPUT | TENSOR_OUTPUT)) | (t->view_src >= 0 ? TENSOR_VIEW : 0) | (t->external ? TENSOR_EXTERNAL : 0));
@@ -197,7 +208,9 @@ static bool check_graph(struct pass * p, struct galloc_error * err) {
     }
     // indices and buffer ids in unsigned arithmetic: a negative one is above every count
     const uint32_t n_buffer_types = (uint32_t) g->n_buffer_types;
-    for (int32_t i = 0; i < g->n_nodes; i++) {
+    bool nodes_ok = all_below(g->nodes, g->n_nodes, n_tensors_u) && (!g->node_buffer_ids || all_below(g->node_buffer_ids, g->n_nodes, n_buffer_types));
+    bool leafs_ok = all_below(g->leafs, g->n_leafs, n_tensors_u) && (!g->leaf_buffer_ids || all_below(g->leaf_buffer_ids, g->n_leafs, n_buffer_types));
+    for (int32_t i = 0; !nodes_ok && i < g->n_nodes; i++) {
         if ((uint32_t) g->nodes[i] >= n_tensors_u) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "nodes[%d]: index %d out of range (%d tensors)", i, g->nodes[i], g->n_tensors);
         }
@@ -205,7 +218,7 @@ static bool check_graph(struct pass * p, struct galloc_error * err) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "node_buffer_ids[%d]: buffer type %d out of range (%d buffer types)", i, g->node_buffer_ids[i], g->n_buffer_types);
         }
     }
-    for (int32_t i = 0; i < g->n_leafs; i++) {
+    for (int32_t i = 0; !leafs_ok && i < g->n_leafs; i++) {
         if ((uint32_t) g->leafs[i] >= n_tensors_u) {
             return galloc_fail(err, GALLOC_STATUS_INVALID, "leafs[%d]: index %d out of range (%d tensors)", i, g->leafs[i], g->n_tensors);
         }
@@ -363,20 +376,23 @@ PASS_INLINE void free_tensor(struct pass * p, int32_t t) {
     place->freed      = 1;
 }
 
-static int32_t node_buffer_id(const struct galloc_graph * g, int32_t i) {
-    return g->node_buffer_ids ? g->node_buffer_ids[i] : 0;
-}
-
-static int32_t leaf_buffer_id(const struct galloc_graph * g, int32_t i) {
-    return g->leaf_buffer_ids ? g->leaf_buffer_ids[i] : 0;
+// entry i of a graph's node_buffer_ids or leaf_buffer_ids (NULL: all 0)
+static int32_t buffer_id_at(const int32_t * buffer_ids, int32_t i) {
+    return buffer_ids ? buffer_ids[i] : 0;
 }
 
 // with report, the walk that counts children and views also notes what is in the graph, the step
 // at which each tensor is last a node or a source, and the one at which a view is first a node
 // (in its place, which the pass never writes: a view is never placed). finish_places reads them
 PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
-    const struct galloc_graph * g     = p->graph;
-    struct tensor_state       * state = p->state;
+    // the graph's arrays in locals: the state's byte stores may alias anything, so fields read
+    // through g would be loaded again after each
+    const struct galloc_graph  * g        = p->graph;
+    const struct galloc_tensor * tensors  = g->tensors;
+    const int32_t              * nodes    = g->nodes;
+    const int32_t              * node_ids = g->node_buffer_ids;
+    const int32_t                n_nodes  = g->n_nodes;
+    struct tensor_state        * state    = p->state;
     p->step = -1;
 
     // allocate leafs
@@ -385,13 +401,13 @@ PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
         if (report) {
             state[leaf].last_use = -1; // in the graph (the nodes, counted next, set the steps they use it at)
         }
-        allocate_tensor(p, leaf, leaf_buffer_id(g, i));
+        allocate_tensor(p, leaf, buffer_id_at(g->leaf_buffer_ids, i));
     }
 
     // count children and views; allocate graph inputs first so nothing overwrites them
-    for (int32_t i = 0; i < g->n_nodes; i++) {
-        int32_t                      n     = g->nodes[i];
-        const struct galloc_tensor * node  = &g->tensors[n];
+    for (int32_t i = 0; i < n_nodes; i++) {
+        int32_t                      n     = nodes[i];
+        const struct galloc_tensor * node  = &tensors[n];
         struct tensor_state        * ns    = &state[n];
         int                          n_src = ns->n_src;
         if (report) {
@@ -406,7 +422,7 @@ PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
             }
         }
         if (ns->bits & TENSOR_INPUT) {
-            allocate_tensor(p, n, node_buffer_id(g, i));
+            allocate_tensor(p, n, buffer_id_at(node_ids, i));
         }
         for (int s = 0; s < n_src; s++) {
             int32_t src = node->src[s];
@@ -419,16 +435,16 @@ PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
                 ss->last_use = i;
             }
             if (ss->bits & TENSOR_INPUT) {
-                allocate_tensor(p, src, node_buffer_id(g, i));
+                allocate_tensor(p, src, buffer_id_at(node_ids, i));
             }
         }
     }
 
     // allocate the nodes in execution order, freeing sources after their last use
-    for (int32_t i = 0; i < g->n_nodes; i++) {
-        int32_t                      n         = g->nodes[i];
-        const struct galloc_tensor * node      = &g->tensors[n];
-        int32_t                      buffer_id = node_buffer_id(g, i);
+    for (int32_t i = 0; i < n_nodes; i++) {
+        int32_t                      n         = nodes[i];
+        const struct galloc_tensor * node      = &tensors[n];
+        int32_t                      buffer_id = buffer_id_at(node_ids, i);
         int                          n_src     = state[n].n_src;
         p->step = i;
 
@@ -451,7 +467,7 @@ PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
                 continue;
             }
             if (st->bits & TENSOR_VIEW) {
-                int32_t               root = g->tensors[src].view_src;
+                int32_t               root = tensors[src].view_src;
                 struct tensor_state * rs   = &state[root];
                 rs->n_views--;
                 if (rs->n_views == 0 && rs->n_children == 0 && (rs->bits & TENSOR_OWNED)) {
