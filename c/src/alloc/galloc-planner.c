@@ -281,10 +281,10 @@ static bool can_take_over(const struct pass * p, int32_t t, int32_t s) {
     if (is_output(p, s) || (ts->view_src >= 0 && is_output(p, ts->view_src))) {
         return false;
     }
-    if (!galloc_same_layout(tt, ts)) {
-        return false;
-    }
     if (p->state[s].n_children != 1 || p->state[s].n_views != 0) {
+        return false; // not consumed here for the last time (tested before the layout: it costs less)
+    }
+    if (!galloc_same_layout(tt, ts)) {
         return false;
     }
     // upstream asserts here when the node needs more bytes than its parent: skip such a parent instead
@@ -302,7 +302,8 @@ static void place_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
 
     // in place: the first source consumed here for the last time
     if (galloc_op_can_inplace(tensor->op)) {
-        for (int i = 0; i < p->state[t].n_src; i++) {
+        int n_src = p->state[t].n_src;
+        for (int i = 0; i < n_src; i++) {
             int32_t s = tensor->src[i];
             if (s < 0 || !can_take_over(p, t, s)) {
                 continue;
