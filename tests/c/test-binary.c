@@ -5,7 +5,8 @@
 // adds up, the string ends grow and end at the text's UTF-16 length, every string index is in
 // range, the body is read to its last word, and what it carries is the document's and the plan's
 // (names, ops, types, sources, nodes; each tensor's buffer, chunk, offset and size). The value
-// checks against the JSON documents are tests/js/wasm-binary.test.js's, on the real module.
+// checks against the JSON documents are tests/js/wasm-binary.test.js's, on the real module. One small
+// plan word for word against words written out by hand.
 
 #include "check.h"
 #include "files.h"
@@ -313,9 +314,77 @@ static void test_strings(void) {
     galloc_planned_free(&p);
 }
 
+// a plan's binary word for word against words written out by hand from the layout in galloc-binary.h:
+// the how names in the order the tensors first use them ("view" before "best_fit"), u64s split
+// low then high, a null tensor, a view with its parent, the text padded to a word with zeros
+static void test_plan_words(void) {
+    static const char text[] =
+        "{\"name\": \"w\", \"buffer_types\": [{\"name\": \"b\", \"alignment\": 32, \"max_size\": null}],"
+        " \"tensors\": [{\"name\": \"a\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"input\"]},"
+        " {\"name\": \"c\", \"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4], \"flags\": [\"input\"]},"
+        " {\"name\": \"d\", \"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0, 1], \"flags\": [\"output\"]}], \"outputs\": [2]}";
+    struct galloc_planned p;
+    struct galloc_error   err;
+    if (!galloc_planned_read(text, strlen(text), &p, &err)) {
+        CHECK(false);
+        return;
+    }
+    CHECK(p.doc.n_tensors == 3 && p.plan.n_buffer_types == 1);
+    if (p.doc.n_tensors != 3 || p.plan.n_buffer_types != 1) {
+        galloc_planned_free(&p);
+        return;
+    }
+    p.plan.n_steps   = 7;
+    p.plan.n_inplace = 1;
+    struct galloc_buffer_plan * bp = &p.plan.buffers[0];
+    bp->n_chunks       = 1;
+    bp->chunk_sizes[0] = 0x100000040ull;
+    bp->size           = 0x100000040ull;
+    bp->peak_live      = 0x100000000ull;
+    bp->shared_with    = -1;
+    p.plan.places[0]   = (struct galloc_place) { .buffer = 0, .chunk = 0, .offset = 0x200000001ull, .size = 64, .how = GALLOC_HOW_VIEW, .parent = 2, .first_step = 1, .last_step = 5 };
+    p.plan.places[1]   = (struct galloc_place) { .buffer = -1, .how = GALLOC_HOW_NONE, .parent = -1, .first_step = -1, .last_step = -1 };
+    p.plan.places[2]   = (struct galloc_place) { .buffer = 0, .chunk = 3, .offset = 96, .size = 0x300000020ull, .how = GALLOC_HOW_BEST_FIT, .parent = -1, .first_step = 0, .last_step = 6 };
+    p.doc.tensors[0].view_src = 2;
+    p.doc.tensors[2].view_src = -1;
+    static const uint32_t expected[] = {
+        // header: 4 strings, their ends at word 10, their 14 bytes at byte 56, 42 body words at word 18, 240 bytes
+        GALLOC_BINARY_MAGIC, GALLOC_BINARY_VERSION, GALLOC_BINARY_PLAN, 4, 10, 56, 14, 18, 42, 240,
+        // string ends in UTF-16 units: "w", "b", "view", "best_fit"
+        1, 2, 6, 14,
+        // "wbviewbest_fit" and two zero bytes, little-endian
+        0x69766277u, 0x65627765u, 0x665f7473u, 0x00007469u,
+        // name, n_steps, n_inplace, n_buffers
+        0, 7, 1, 1,
+        // buffer 0: its name, alignment 32, max_size null, one chunk of 2^32 + 64, size, peak 2^32, overhead 64, shared with none
+        0, 1, 32, 0, 0, 1, 0x40, 1, 0x40, 1, 0, 1, 0x40, 0, 0xFFFFFFFFu,
+        // three tensors: a view with its parent (head 7) at 2^33 + 1, 64 bytes, "view", parent 2, steps 1..5
+        3, 7, 0, 0, 1, 2, 64, 0, 2, 2, 1, 5,
+        // not placed
+        0,
+        // placed (head 1), chunk 3, offset 96, 3 * 2^32 + 32 bytes, "best_fit", steps 0..6
+        1, 0, 3, 96, 0, 0x20, 3, 3, 0, 6,
+    };
+    size_t    len = 0;
+    uint8_t * b   = galloc_binary_write_plan(&p.doc, &p.plan, &len);
+    CHECK(b != NULL && len == sizeof(expected));
+    if (b != NULL && len == sizeof(expected)) {
+        const uint32_t * w = (const uint32_t *) (const void *) b;
+        for (size_t i = 0; i < sizeof(expected) / 4; i++) {
+            if (w[i] != expected[i]) {
+                check_failures++;
+                fprintf(stderr, "plan word %zu: 0x%08x, expected 0x%08x\n", i, w[i], expected[i]);
+            }
+        }
+    }
+    free(b);
+    galloc_planned_free(&p);
+}
+
 int main(void) {
     RUN(test_golden);
     RUN(test_golden_real);
     RUN(test_strings);
+    RUN(test_plan_words);
     return check_report("binary");
 }

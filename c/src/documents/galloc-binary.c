@@ -8,6 +8,7 @@
 #include "galloc-binary.h"
 #include "galloc-document-impl.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,14 +208,18 @@ static void binary_free(struct binary * b) {
     free(b->str.slots);
 }
 
-// header, string ends, string bytes (padded to a word), body: one malloc'd block
-static uint8_t * binary_finish(struct binary * b, uint32_t kind, size_t * len) {
+// header, string ends, string bytes (padded to a word), body, then room for `more` body words that
+// the caller writes at *tail: one malloc'd block (b freed either way); NULL when out of memory or
+// past 2^32 - 1 bytes
+static uint8_t * binary_finish_more(struct binary * b, uint32_t kind, size_t more, uint32_t ** tail, size_t * len) {
     uint8_t * out = NULL;
-    *len = 0;
-    if (!b->body.failed && !b->str.failed && !b->str.ends.failed) {
+    *len  = 0;
+    *tail = NULL;
+    if (!b->body.failed && !b->str.failed && !b->str.ends.failed && more <= UINT32_MAX / 4) {
         const size_t n_strings  = b->str.ends.n;
         const size_t text_words = (b->str.n_bytes + 3) / 4;
-        const size_t words      = GALLOC_BINARY_HEADER_WORDS + n_strings + text_words + b->body.n;
+        const size_t body_words = b->body.n + more;
+        const size_t words      = GALLOC_BINARY_HEADER_WORDS + n_strings + text_words + body_words;
         if (words <= UINT32_MAX / 4) {
             out = malloc(words * 4);
         }
@@ -223,7 +228,7 @@ static uint8_t * binary_finish(struct binary * b, uint32_t kind, size_t * len) {
             const size_t ends_at = GALLOC_BINARY_HEADER_WORDS, text_at = ends_at + n_strings, body_at = text_at + text_words;
             const uint32_t header[GALLOC_BINARY_HEADER_WORDS] = {
                 GALLOC_BINARY_MAGIC, GALLOC_BINARY_VERSION, kind, (uint32_t) n_strings, (uint32_t) ends_at,
-                (uint32_t) (text_at * 4), (uint32_t) b->str.n_bytes, (uint32_t) body_at, (uint32_t) b->body.n, (uint32_t) (words * 4),
+                (uint32_t) (text_at * 4), (uint32_t) b->str.n_bytes, (uint32_t) body_at, (uint32_t) body_words, (uint32_t) (words * 4),
             };
             memcpy(w, header, sizeof(header));
             if (n_strings > 0) {
@@ -236,11 +241,17 @@ static uint8_t * binary_finish(struct binary * b, uint32_t kind, size_t * len) {
             if (b->body.n > 0) {
                 memcpy(w + body_at, b->body.w, b->body.n * 4);
             }
-            *len = words * 4;
+            *tail = w + body_at + b->body.n;
+            *len  = words * 4;
         }
     }
     binary_free(b);
     return out;
+}
+
+static uint8_t * binary_finish(struct binary * b, uint32_t kind, size_t * len) {
+    uint32_t * tail;
+    return binary_finish_more(b, kind, 0, &tail, len);
 }
 
 //
@@ -373,6 +384,19 @@ uint8_t * galloc_binary_write_graph(const struct galloc_document * doc, size_t *
 // plan
 //
 
+#define PLAN_HOW_COUNT (GALLOC_HOW_VIEW + 1)
+
+// a placed tensor's how as an index of its name (galloc_how_name names others "none")
+static inline int plan_how(const struct galloc_place * p) {
+    return (uint32_t) p->how < PLAN_HOW_COUNT ? p->how : GALLOC_HOW_NONE;
+}
+
+// whether a placed tensor of that how (plan_how's) has a parent, in its words
+static inline bool plan_has_parent(int how) {
+    return how >= GALLOC_HOW_INPLACE;
+}
+_Static_assert(GALLOC_HOW_VIEW == GALLOC_HOW_INPLACE + 1 && PLAN_HOW_COUNT == GALLOC_HOW_VIEW + 1, "the hows with a parent are the last two");
+
 uint8_t * galloc_binary_write_plan(const struct galloc_document * doc, const struct galloc_plan * plan, size_t * len) {
     *len = 0;
     if (plan->n_tensors != doc->n_tensors || plan->n_buffer_types != doc->n_buffer_types) {
@@ -402,28 +426,40 @@ uint8_t * galloc_binary_write_plan(const struct galloc_document * doc, const str
         put_index(&b, bp->shared_with);
     }
     put(&b, (uint32_t) plan->n_tensors);
-    // the tensors, most of the body: their words reserved at once (PLAN_TENSOR_WORDS at most each)
-    // and written in place; each how name interned when first used, as put_interned would
-    enum { PLAN_TENSOR_WORDS = 11, HOW_COUNT = GALLOC_HOW_VIEW + 1 };
-    uint32_t how_id[HOW_COUNT];
-    bool     how_known[HOW_COUNT] = { false };
-    if (!words_reserve(&b.body, (size_t) plan->n_tensors * PLAN_TENSOR_WORDS)) {
-        binary_free(&b);
-        return NULL;
-    }
-    uint32_t * w = b.body.w + b.body.n;
+    // the tensors, most of the body, go straight into the finished block (no copy of them): first
+    // their words are counted and each how name interned where the tensors first use it, as
+    // put_interned would in order, so that the strings before the body are complete
+    uint32_t how_id[PLAN_HOW_COUNT];
+    bool     how_known[PLAN_HOW_COUNT] = { false };
+    size_t   tensor_words              = 0; // not placed: one word (0); placed: 10 words, and its parent
+    const struct galloc_place * places = plan->places;
     for (int32_t i = 0; i < plan->n_tensors; i++) {
-        const struct galloc_place * p = &plan->places[i];
+        const struct galloc_place * p = &places[i];
         if (p->buffer < 0) {
-            *w++ = 0;
+            tensor_words += 1;
             continue;
         }
-        const bool parent = p->how == GALLOC_HOW_INPLACE || p->how == GALLOC_HOW_VIEW;
-        const int  how    = p->how >= 0 && p->how < HOW_COUNT ? p->how : GALLOC_HOW_NONE; // as galloc_how_name names others
+        const int how = plan_how(p);
+        tensor_words += 10 + (size_t) plan_has_parent(how);
         if (!how_known[how]) {
             how_id[how]    = strings_intern(&b.str, galloc_how_name((enum galloc_how) how));
             how_known[how] = true;
         }
+    }
+    uint32_t * w   = NULL;
+    uint8_t *  out = binary_finish_more(&b, GALLOC_BINARY_PLAN, tensor_words, &w, len);
+    if (out == NULL) {
+        return NULL;
+    }
+    const uint32_t * const end = w + tensor_words;
+    for (int32_t i = 0; i < plan->n_tensors; i++) {
+        const struct galloc_place * p = &places[i];
+        if (p->buffer < 0) {
+            *w++ = 0;
+            continue;
+        }
+        const int  how    = plan_how(p);
+        const bool parent = plan_has_parent(how);
         *w++ = 1u | (doc->tensors[i].view_src >= 0 ? 2u : 0u) | (parent ? 4u : 0u);
         *w++ = (uint32_t) p->buffer;
         *w++ = (uint32_t) p->chunk;
@@ -438,6 +474,7 @@ uint8_t * galloc_binary_write_plan(const struct galloc_document * doc, const str
         *w++ = (uint32_t) p->first_step;
         *w++ = (uint32_t) p->last_step;
     }
-    b.body.n = (size_t) (w - b.body.w);
-    return binary_finish(&b, GALLOC_BINARY_PLAN, len);
+    assert(w == end); // the words counted are the words written
+    (void) end;
+    return out;
 }
