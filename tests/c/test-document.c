@@ -601,6 +601,13 @@ static const struct bad_document BAD_DOCUMENTS[] = {
     { "{\"tensors\": [" T0 ", {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [2], \"src\": [0], \"view_src\": 0},"
       " {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [1], \"src\": [1], \"view_src\": 1}], \"nodes\": [1, 2], \"leafs\": [0]}",
       "tensors[2].view_src: tensor 1 is itself a view (of tensor 0): view_src must name the root", EXACT },
+    // views of later tensors (the one-pass reader checks views of earlier ones as it reads them)
+    { "{\"tensors\": [{\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [8], \"view_src\": 1}, {\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}],"
+      " \"nodes\": [0], \"leafs\": [1]}",
+      "tensors[0]: the view's bytes [0, 0 + 32) reach past the 16 bytes of its view_src 1", EXACT },
+    { "{\"tensors\": [{\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [1], \"view_src\": 1}, {\"op\": \"VIEW\", \"type\": \"f32\", \"ne\": [2], \"view_src\": 2},"
+      " {\"op\": \"NONE\", \"type\": \"f32\", \"ne\": [4]}], \"nodes\": [0, 1], \"leafs\": [2]}",
+      "tensors[0].view_src: tensor 1 is itself a view (of tensor 2): view_src must name the root", EXACT },
     { "{\"tensors\": [{\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [1]}, {\"op\": \"ADD\", \"type\": \"f32\", \"ne\": [4], \"src\": [0]}],"
       " \"nodes\": [0, 1], \"leafs\": []}",
       "tensors[1].src[0]: 0 closes a cycle (tensor 0 already depends on tensor 1)", EXACT },

@@ -851,6 +851,9 @@ bool galloc_document_fast_entry(const struct galloc_fast_names * names, struct g
         doc->tensors[i] = copy;
     } else {
         int32_t top = t->view_src > e.src_top ? t->view_src : e.src_top;
+        if (t->view_src >= 0 && t->view_src < i && galloc_document_view_fit(t, &doc->tensors[t->view_src]) != GALLOC_VIEW_FITS) {
+            return false; // (a view of a later tensor: the one-pass reader checks all views after the walk)
+        }
         links->forward |= top > i;
         links->max_tensor = top > links->max_tensor ? top : links->max_tensor;
         if (HAS(&e, M_BUFFER_TYPE) && e.buffer_type > links->max_buffer_type) {

@@ -29,6 +29,25 @@ static inline bool galloc_add_u64(uint64_t a, uint64_t b, uint64_t * out) {
     return true;
 }
 
+// how a view fits the tensor its view_src names (root): the readers' rule (upstream: a view's
+// view_src is no view, and its bytes lie in the root's; ggml checks no range for a view without bytes)
+enum galloc_view_fit {
+    GALLOC_VIEW_FITS,
+    GALLOC_VIEW_OF_A_VIEW,       // root is itself a view
+    GALLOC_VIEW_OFFS_OVER_LIMIT, // no bytes, and view_offs over GALLOC_DOCUMENT_MAX_TENSOR_BYTES
+    GALLOC_VIEW_PAST_ROOT,       // [view_offs, view_offs + nbytes) reaches past root's nbytes
+};
+static inline enum galloc_view_fit galloc_document_view_fit(const struct galloc_tensor * view, const struct galloc_tensor * root) {
+    uint64_t end;
+    if (root->view_src >= 0) {
+        return GALLOC_VIEW_OF_A_VIEW;
+    }
+    if (view->nbytes == 0) {
+        return view->view_offs > GALLOC_DOCUMENT_MAX_TENSOR_BYTES ? GALLOC_VIEW_OFFS_OVER_LIMIT : GALLOC_VIEW_FITS;
+    }
+    return galloc_add_u64(view->view_offs, view->nbytes, &end) && end <= root->nbytes ? GALLOC_VIEW_FITS : GALLOC_VIEW_PAST_ROOT;
+}
+
 #define GALLOC_DOCUMENT_N_FLAGS 5
 
 // "input", "output", "param", "loss", "compute": the names of flag bits 1 << 0 .. 1 << 4
@@ -106,7 +125,8 @@ struct galloc_fast_recent {
 bool galloc_fast_scan_table_name(struct galloc_scan * s, const struct galloc_fast_names * names, struct galloc_fast_recent * recent, int kind,
                                  int32_t * out);
 // what the indices of the entries read so far reach, for the one-pass reader to check them once the
-// counts are known (links may be NULL: not kept)
+// counts are known (links may be NULL: not kept). With links, the tensors are read in place and a
+// view of an earlier tensor is checked against it (galloc_document_view_fit): false when it does not fit
 struct galloc_fast_links {
     int32_t max_tensor;      // the largest src or view_src, -1 for none
     int32_t max_buffer_type; // the largest buffer_type, -1 for none

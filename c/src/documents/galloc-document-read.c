@@ -906,25 +906,22 @@ static bool check_views(struct reader * r) {
             continue;
         }
         const struct galloc_tensor * root = &doc->tensors[t->view_src];
-        if (root->view_src >= 0) {
-            struct doc_path path = path_field("tensors", i, "view_src");
-            return reader_fail(r, &path, "tensor %d is itself a view (of tensor %d): view_src must name the root", t->view_src,
-                               root->view_src);
-        }
-        uint64_t end;
-        if (t->nbytes == 0) { // ggml checks no range for a view without bytes
-            if (t->view_offs > GALLOC_DOCUMENT_MAX_TENSOR_BYTES) {
-                struct doc_path path = path_field("tensors", i, "view_offs");
+        struct doc_path              path;
+        switch (galloc_document_view_fit(t, root)) {
+            case GALLOC_VIEW_FITS: break;
+            case GALLOC_VIEW_OF_A_VIEW:
+                path = path_field("tensors", i, "view_src");
+                return reader_fail(r, &path, "tensor %d is itself a view (of tensor %d): view_src must name the root", t->view_src,
+                                   root->view_src);
+            case GALLOC_VIEW_OFFS_OVER_LIMIT:
+                path = path_field("tensors", i, "view_offs");
                 return reader_fail(r, &path, "%llu is over the limit of %llu bytes (2^40)", (unsigned long long) t->view_offs,
                                    (unsigned long long) GALLOC_DOCUMENT_MAX_TENSOR_BYTES);
-            }
-            continue;
-        }
-        if (!galloc_add_u64(t->view_offs, t->nbytes, &end) || end > root->nbytes) {
-            struct doc_path path = path_item("tensors", i);
-            return reader_fail(r, &path, "the view's bytes [%llu, %llu + %llu) reach past the %llu bytes of its view_src %d",
-                               (unsigned long long) t->view_offs, (unsigned long long) t->view_offs,
-                               (unsigned long long) t->nbytes, (unsigned long long) root->nbytes, t->view_src);
+            case GALLOC_VIEW_PAST_ROOT:
+                path = path_item("tensors", i);
+                return reader_fail(r, &path, "the view's bytes [%llu, %llu + %llu) reach past the %llu bytes of its view_src %d",
+                                   (unsigned long long) t->view_offs, (unsigned long long) t->view_offs,
+                                   (unsigned long long) t->nbytes, (unsigned long long) root->nbytes, t->view_src);
         }
     }
     return true;
@@ -1351,7 +1348,9 @@ static void finish_graph(struct reader * r) {
 static bool read_one_pass(struct reader * r, const char * json, size_t len) {
     struct galloc_document * doc = r->doc;
     struct galloc_walk       walk;
-    bool ok = galloc_document_walk(r->fast_names, json, len, doc, &walk) && check_views(r) && (!walk.links.forward || check_cycles(r));
+    // the views of earlier tensors were checked as they were read (galloc_document_fast_entry); with
+    // a source or view_src naming a later tensor, every view is checked here
+    bool ok = galloc_document_walk(r->fast_names, json, len, doc, &walk) && (!walk.links.forward || (check_views(r) && check_cycles(r)));
     if (ok && !walk.has_nodes && !walk.has_leafs) { // the graph from the outputs, all in range
         ok = walk.outputs != NULL;
         for (int32_t k = 0; ok && k < walk.n_outputs; k++) {
