@@ -290,7 +290,8 @@ static void test_digit_writer(void) {
 
 // entries with chosen numbers against lines written out by hand: the edges of each digit group,
 // 2^32, 2^53 (the last exact integer) and past it, the largest u64, negative and extreme steps,
-// large numbers written a second time
+// steps on both sides of 1000 (the writer's short way for two steps below it), large numbers
+// written a second time
 static void test_hand_written_lines(void) {
     struct galloc_document doc;
     struct galloc_plan     plan;
@@ -309,6 +310,8 @@ static void test_hand_written_lines(void) {
         { .buffer = 0, .chunk = 0, .offset = 1000000000000u, .size = 9007199254740992u, .how = GALLOC_HOW_NONE, .first_step = 1, .last_step = 1001 },
         { .buffer = 0, .chunk = 0, .offset = 9007199254740993u, .size = UINT64_MAX, .how = GALLOC_HOW_BEST_FIT, .first_step = 1000001, .last_step = 1000000001 },
         { .buffer = 0, .chunk = 0, .offset = 999999999, .size = 1000000, .how = GALLOC_HOW_BEST_FIT, .first_step = 5, .last_step = 6 },
+        { .buffer = 0, .chunk = 0, .offset = 1, .size = 2, .how = GALLOC_HOW_INPLACE, .parent = 999, .first_step = 1000, .last_step = 999 },
+        { .buffer = 0, .chunk = 0, .offset = 3, .size = 4, .how = GALLOC_HOW_GROW, .first_step = 999, .last_step = 0 },
     };
     static const char expected[] =
         "\"tensors\": [\n"
@@ -322,7 +325,9 @@ static void test_hand_written_lines(void) {
         "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 4294967296, \"size\": 999999999999, \"how\": \"external\", \"first\": 0, \"last\": 9 },\n"
         "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 1000000000000, \"size\": 9007199254740992, \"how\": \"none\", \"first\": 1, \"last\": 1001 },\n"
         "    { \"buffer\": 0, \"chunk\": 0, \"offset\": \"9007199254740993\", \"size\": \"18446744073709551615\", \"how\": \"best_fit\", \"first\": 1000001, \"last\": 1000000001 },\n"
-        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 999999999, \"size\": 1000000, \"how\": \"best_fit\", \"first\": 5, \"last\": 6 }\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 999999999, \"size\": 1000000, \"how\": \"best_fit\", \"first\": 5, \"last\": 6 },\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 1, \"size\": 2, \"how\": \"inplace\", \"parent\": 999, \"first\": 1000, \"last\": 999 },\n"
+        "    { \"buffer\": 0, \"chunk\": 0, \"offset\": 3, \"size\": 4, \"how\": \"grow\", \"first\": 999, \"last\": 0 }\n"
         "  ]\n"
         "}\n";
     const int32_t n = (int32_t) (sizeof(places) / sizeof(places[0]));

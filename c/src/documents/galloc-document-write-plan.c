@@ -190,6 +190,12 @@ static inline char * put_entry(char * at, const struct galloc_place * p, bool vi
         at = put_i32(at, p->parent);
     }
     at = PUT_PIECE(at, ", \"first\": ");
+    if ((uint32_t) p->first_step < GALLOC_DIGITS_THOUSAND && (uint32_t) p->last_step < GALLOC_DIGITS_THOUSAND) { // the usual steps
+        at = galloc_digits_put_lead(at, (uint32_t) p->first_step);
+        at = PUT_PIECE(at, ", \"last\": ");
+        at = galloc_digits_put_lead(at, (uint32_t) p->last_step);
+        return PUT_PIECE(at, " }");
+    }
     at = put_i32(at, p->first_step);
     at = PUT_PIECE(at, ", \"last\": ");
     at = put_i32(at, p->last_step);
