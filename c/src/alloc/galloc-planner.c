@@ -305,7 +305,7 @@ static void place_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
         int n_src = p->state[t].n_src;
         for (int i = 0; i < n_src; i++) {
             int32_t s = tensor->src[i];
-            if (s < 0 || !can_take_over(p, t, s)) {
+            if (s < 0 || s == t || !can_take_over(p, t, s)) { // (its own memory is not there yet, as in upstream)
                 continue;
             }
             struct galloc_place * parent = &p->places[s];
