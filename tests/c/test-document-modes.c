@@ -5,7 +5,8 @@
 // golden-real and models-real graph and a table of entries, each member varied one way at a time
 // (valid, invalid, and shapes only the checked reader takes), are read all three ways
 // (document_modes_agree: same verdict, status, message and document). The fast reader must take
-// the plain entries (the golden graphs' shapes) itself, and the 8 MB array of zeros is refused at
+// the plain entries (the golden graphs' shapes) itself, documents of short entries are read whole
+// as the tensors' arrays grow, and the 8 MB array of zeros is refused at
 // tensors[0] having allocated little (the reader's allocations counted through a malloc wrapper
 // is not portable; the tree it no longer builds is: see wasm-hostile's heap bound).
 
@@ -409,11 +410,47 @@ static void test_hostile_arrays(void) {
     free(text);
 }
 
+// a document of n short entries (compact, ~40 bytes each: more than the walk first makes room for,
+// which counts on the writers' longer ones): the tensors' arrays grow as they are read, every entry kept
+static void test_growing_arrays(void) {
+    static const int counts[] = { 1, 2, 4095, 4097, 20000, 40000 };
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+        int    n    = counts[c];
+        size_t size = (size_t) n * 64 + 256, len = 0;
+        char * text = malloc(size);
+        CHECK(text != NULL);
+        if (text == NULL) {
+            return;
+        }
+        len += (size_t) snprintf(text + len, size - len, "{\"tensors\": [");
+        for (int k = 0; k < n; k++) {
+            len += (size_t) snprintf(text + len, size - len, "%s{\"op\":\"NONE\",\"type\":\"f32\",\"ne\":[%d]}", k > 0 ? "," : "", k + 1);
+        }
+        len += (size_t) snprintf(text + len, size - len, "], \"outputs\": [%d]}", n - 1);
+        CHECK(len < size);
+        char what[64];
+        snprintf(what, sizeof(what), "%d short entries", n);
+        CHECK(agree(what, text, len)); // (taken by the one pass alone)
+        struct galloc_document doc;
+        struct galloc_error    err;
+        CHECK(galloc_document_read(text, len, &doc, &err) && doc.n_tensors == n);
+        for (int k = 0; k < doc.n_tensors; k++) { // each entry where it belongs, after every growth
+            if (doc.tensors[k].ne[0] != k + 1 || doc.tensors[k].nbytes != 4 * (uint64_t) (k + 1)) {
+                CHECK(false);
+                break;
+            }
+        }
+        galloc_document_free(&doc);
+        free(text);
+    }
+}
+
 int main(void) {
     RUN(test_graph_files);
     RUN(test_entries);
     RUN(test_documents);
     RUN(test_fast_takes_plain);
     RUN(test_hostile_arrays);
+    RUN(test_growing_arrays);
     return check_report("test-document-modes");
 }

@@ -205,13 +205,18 @@ bool galloc_document_grow_tensors(struct galloc_document * doc, size_t * cap, si
     return true;
 }
 
-#define WALK_MIN_ENTRY_BYTES 32 // {"op":"ADD","type":"i8","ne":[0]}, the shortest entry taken, and its ','
+#define WALK_MIN_ENTRY_BYTES    32    // {"op":"ADD","type":"i8","ne":[0]}, the shortest entry taken, and its ','
+#define WALK_WRITER_ENTRY_BYTES 96    // fewer than the writers' entries have (about 130 in the bench's graphs)
+#define WALK_FIRST_MAX          16384 // the most set aside before any entry is read (about 3.7 MB)
 
-// room for the tensors of the array being read, grown to what the bytes read so far say the rest
-// holds (never more than the bytes left could hold, never zeroed: each entry read sets all of its bytes)
+// room for the tensors of the array being read: at first what the bytes left hold of entries in the
+// writers' layout (a document of that many tensors is read without growing, and so copied, again),
+// then grown to what the bytes read so far say the rest holds (never more than the bytes left could
+// hold, never zeroed: each entry read sets all of its bytes)
 static bool walk_grow(struct galloc_document * doc, size_t * cap, size_t n, size_t consumed, size_t left) {
     size_t most = n + left / WALK_MIN_ENTRY_BYTES + 1;
-    size_t want = 4096;
+    size_t want = left / WALK_WRITER_ENTRY_BYTES + 64;
+    want        = want < WALK_FIRST_MAX ? want : WALK_FIRST_MAX;
     if (n > 0) {
         size_t guess = n + (size_t) ((double) left * (double) n / (double) consumed * 1.0625) + 64;
         want         = guess > n + n / 2 ? guess : n + n / 2;
