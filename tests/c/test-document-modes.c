@@ -16,7 +16,6 @@
 #include "galloc-document-impl.h"
 #include "json.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,35 +31,21 @@ static bool agree(const char * what, const char * text, size_t len) {
     return took;
 }
 
+// a graph document read every way (ctx: the count the one pass alone took)
+static void agree_file(const char * path, const char * text, size_t len, void * ctx) {
+    CHECK(text != NULL);
+    if (text != NULL) {
+        bool took = agree(path, text, len);
+        if (!took) {
+            fprintf(stderr, "test-document-modes: the one-pass reader declines %s\n", path);
+        }
+        *(int *) ctx += took;
+    }
+}
+
 // every *.graph.json of dir read every way; the number of graphs (*taken: by the one pass alone)
 static int agree_dir(const char * dir, int * taken) {
-    DIR * d = opendir(dir);
-    if (d == NULL) {
-        return 0;
-    }
-    int n = 0;
-    for (struct dirent * e; (e = readdir(d)) != NULL;) {
-        size_t nl = strlen(e->d_name);
-        if (nl < 11 || strcmp(e->d_name + nl - 11, ".graph.json") != 0) {
-            continue;
-        }
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        size_t len  = 0;
-        char * text = read_whole_file(path, &len);
-        CHECK(text != NULL);
-        if (text != NULL) {
-            bool took = agree(path, text, len);
-            if (!took) {
-                fprintf(stderr, "test-document-modes: the one-pass reader declines %s\n", path);
-            }
-            *taken += took;
-            n++;
-        }
-        free(text);
-    }
-    closedir(d);
-    return n;
+    return graph_files_each(dir, agree_file, taken);
 }
 
 static void test_graph_files(void) {

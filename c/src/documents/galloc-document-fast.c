@@ -708,9 +708,9 @@ static const unsigned char * writers_entry(const unsigned char * p, const unsign
     }
     IN_ORDER(M_FLAGS, "flags", tight_flags(&p, end, names, &e->flags))
     if (!AT_CLOSE) {
+        IN_ORDER(M_ALLOC_SIZE, "alloc_size", galloc_scan_tight_u64(&p, end, &e->alloc_size)) // (the graph writer's order)
         IN_ORDER(M_BUFFER_TYPE, "buffer_type", tight_index(&p, end, bounds->n_buffer_types, &e->buffer_type))
         IN_ORDER(M_EXTERNAL, "external", tight_bool(&p, end, &e->external))
-        IN_ORDER(M_ALLOC_SIZE, "alloc_size", galloc_scan_tight_u64(&p, end, &e->alloc_size))
         if (!AT_CLOSE) {
             return NULL;
         }
@@ -877,4 +877,18 @@ size_t galloc_document_fast_tensor(const struct galloc_fast_names * names, struc
     struct galloc_fast_bounds bounds = { doc->n_tensors, doc->n_buffer_types };
     galloc_scan_ws(&s);
     return galloc_document_fast_entry(names, NULL, &bounds, doc, &s, i, NULL) ? (size_t) (s.p - (const unsigned char *) text) : 0;
+}
+
+size_t galloc_document_fast_writers_entry(const struct galloc_fast_names * names, const char * text, size_t len, size_t pos, int32_t n_tensors,
+                                          int32_t n_buffer_types) {
+    if (galloc_scan_ends_in_digit(text, len) || pos > len) {
+        return 0; // (as galloc_document_fast_tensor: the tight number readers stop at the last byte)
+    }
+    struct galloc_fast_recent recent;
+    memset(&recent, 0, sizeof(recent));
+    struct galloc_fast_bounds bounds = { n_tensors, n_buffer_types };
+    struct entry              e;
+    entry_init(&e);
+    const unsigned char * after = writers_entry((const unsigned char *) text + pos, (const unsigned char *) text + len, names, &recent, &bounds, &e);
+    return after != NULL ? (size_t) (after - (const unsigned char *) text) : 0;
 }

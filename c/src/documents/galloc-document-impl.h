@@ -134,6 +134,12 @@ struct galloc_fast_links {
 };
 bool galloc_document_fast_entry(const struct galloc_fast_names * names, struct galloc_fast_recent * recent, const struct galloc_fast_bounds * bounds,
                                struct galloc_document * doc, struct galloc_scan * s, int32_t i, struct galloc_fast_links * links);
+// the entry at pos by galloc_document_fast_entry's shortest way, the writers' layout alone (no
+// scanner's rules): the offset just after it, 0 when that way leaves it to the scanner. Nothing is
+// kept. For the tests that check the writers' documents never leave it (they would still read
+// alike, only slower)
+size_t galloc_document_fast_writers_entry(const struct galloc_fast_names * names, const char * text, size_t len, size_t pos, int32_t n_tensors,
+                                          int32_t n_buffer_types);
 
 // the one buffer type of a document without "buffer_types"
 #define GALLOC_DOCUMENT_DEFAULT_BUFFER_TYPE_NAME      "host"

@@ -105,3 +105,26 @@ char * golden_read_in(const char * dir, const char * name, const char * kind, si
     snprintf(path, sizeof(path), "%s/%s.%s.json", dir, name, kind);
     return read_whole_file(path, len);
 }
+
+int graph_files_each(const char * dir, void (*fn)(const char * path, const char * text, size_t len, void * ctx), void * ctx) {
+    DIR * d = opendir(dir);
+    if (d == NULL) {
+        return 0;
+    }
+    int n = 0;
+    for (struct dirent * e; (e = readdir(d)) != NULL;) {
+        size_t nl = strlen(e->d_name);
+        if (nl < 11 || strcmp(e->d_name + nl - 11, ".graph.json") != 0) {
+            continue;
+        }
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        size_t len  = 0;
+        char * text = read_whole_file(path, &len);
+        fn(path, text, len, ctx);
+        free(text);
+        n++;
+    }
+    closedir(d);
+    return n;
+}

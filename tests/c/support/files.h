@@ -20,3 +20,6 @@ char ** golden_names_in(const char * dir, int * n_out);
 char *  golden_read(const char * name, const char * kind, size_t * len);
 // DIR/NAME.KIND.json, as read_whole_file
 char *  golden_read_in(const char * dir, const char * name, const char * kind, size_t * len);
+// each DIR/*.graph.json in turn: fn(path, text, len, ctx) with its bytes (text NULL when unreadable);
+// the number of documents, 0 when the directory is missing
+int     graph_files_each(const char * dir, void (*fn)(const char * path, const char * text, size_t len, void * ctx), void * ctx);
