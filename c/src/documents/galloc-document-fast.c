@@ -1,13 +1,13 @@
 // galloc-document-fast.c: one "tensors" entry read straight from the document's text into the tensor.
 //
 // Member names by length and bytes, numbers into 64 bits at once, op and type names by hash (built
-// from ggml's tables; a name an earlier entry gave, by the 8 bytes after its quote), no value tree. The text is read strictly (galloc-document-scan.h), so this
-// reader serves both the one-pass reader (galloc-document-walk.c, text never parsed) and the
-// second pass over text that parsed. It takes only the common shape: known members once each,
-// plain strings, integers, names in ggml's tables, and every check of the checked reader
-// (galloc-document-read.c, read_tensor) passing. For anything else it answers false and changes
-// nothing, and the entry (or the whole document) is left to the checked reader, so every verdict
-// and message stays that reader's.
+// from ggml's tables; a name an earlier entry gave, by the 8 bytes after its quote), no value tree.
+// The text is read strictly (galloc-document-scan.h), so this reader serves both the one-pass
+// reader (galloc-document-walk.c, text never parsed) and the second pass over text that parsed.
+// It takes only the common shape: known members once each, plain strings, integers, names in
+// ggml's tables, and every check of the checked reader (galloc-document-read.c, read_tensor)
+// passing. For anything else it answers false and changes nothing, and the entry (or the whole
+// document) is left to the checked reader, so every verdict and message stays that reader's.
 
 #include "galloc-document-impl.h"
 #include "galloc-document-scan.h"
