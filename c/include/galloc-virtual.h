@@ -20,6 +20,10 @@ ggml_backend_buffer_type_t galloc_virtual_buft_new (const char * name, size_t al
 ggml_backend_buffer_type_t galloc_virtual_buft_new_padded(const char * name, size_t alignment, size_t max_size, size_t pad);
 void                       galloc_virtual_buft_free(ggml_backend_buffer_type_t buft);
 
+// a virtual buffer of any buffer type (the alloc_buffer of a type whose buffers have no memory,
+// such as the virtual devices' types of galloc-device.h); NULL when out of memory
+ggml_backend_buffer_t      galloc_virtual_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

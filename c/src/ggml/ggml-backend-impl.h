@@ -1,7 +1,9 @@
-// ggml-backend-impl.h: the interfaces a buffer type or buffer implements.
+// ggml-backend-impl.h: the interfaces a buffer type, buffer, device or backend implements.
 //
 // Code that defines its own buffer type (like the allocator test's dummy
-// backend, or a fake "device" in the JSON reader) fills these tables.
+// backend, or a fake "device" in the JSON reader) fills these tables; the
+// virtual devices (galloc-device.c) fill the device and backend tables, which
+// keep upstream's member names for the members planning uses.
 // Optional entries may be NULL: a missing get_max_size means SIZE_MAX, a
 // missing get_alloc_size means ggml_nbytes, a missing init_tensor or reset
 // does nothing.
@@ -68,6 +70,51 @@ struct ggml_backend_buffer {
     size_t                         size;
     enum ggml_backend_buffer_usage usage;
 };
+
+//
+// backend (stream): nothing computes here, so only naming, freeing and graph_optimize
+//
+
+struct ggml_backend_i {
+    const char * (*get_name)(ggml_backend_t backend);
+    void         (*free)    (ggml_backend_t backend);
+    // (optional) reorder the nodes of a split before it runs (the scheduler calls it per split)
+    void         (*graph_optimize)(ggml_backend_t backend, struct ggml_cgraph * cgraph);
+};
+
+struct ggml_backend {
+    struct ggml_backend_i iface;
+    ggml_backend_dev_t    device;
+    void *                context;
+};
+
+//
+// device
+//
+
+struct ggml_backend_device_i {
+    const char *               (*get_name)       (ggml_backend_dev_t dev);
+    const char *               (*get_description)(ggml_backend_dev_t dev);
+    void                       (*get_memory)     (ggml_backend_dev_t dev, size_t * free, size_t * total);
+    enum ggml_backend_dev_type (*get_type)       (ggml_backend_dev_t dev);
+    ggml_backend_t             (*init_backend)   (ggml_backend_dev_t dev, const char * params);
+    ggml_backend_buffer_type_t (*get_buffer_type)(ggml_backend_dev_t dev);
+    // (optional) pinned host memory the device reads fast
+    ggml_backend_buffer_type_t (*get_host_buffer_type)(ggml_backend_dev_t dev);
+    bool                       (*supports_op)    (ggml_backend_dev_t dev, const struct ggml_tensor * op);
+    bool                       (*supports_buft)  (ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft);
+    // (optional) run this op here even though its weights are in host memory (large batches)
+    bool                       (*offload_op)     (ggml_backend_dev_t dev, const struct ggml_tensor * op);
+};
+
+struct ggml_backend_device {
+    struct ggml_backend_device_i iface;
+    ggml_backend_reg_t           reg; // always NULL: no registry here
+    void *                       context;
+};
+
+// the CPU device's supports_op (ggml-cpu's rules), for devices that run some ops like the CPU
+bool ggml_backend_cpu_device_supports_op_impl(const struct ggml_tensor * op);
 
 // wrap memory a buffer type allocated; the buffer owns context and frees it through iface.free_buffer
 GGML_API ggml_backend_buffer_t ggml_backend_buffer_init(ggml_backend_buffer_type_t buft, struct ggml_backend_buffer_i iface,

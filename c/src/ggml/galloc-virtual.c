@@ -30,7 +30,7 @@ static void * virtual_get_base(ggml_backend_buffer_t buffer) {
     return VIRTUAL_BASE;
 }
 
-static ggml_backend_buffer_t virtual_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
+ggml_backend_buffer_t galloc_virtual_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
     struct ggml_backend_buffer_i iface = { 0 };
     iface.get_base = virtual_get_base;
     return ggml_backend_buffer_init(buft, iface, NULL, size);
@@ -66,7 +66,7 @@ ggml_backend_buffer_type_t galloc_virtual_buft_new(const char * name, size_t ali
     vt->alignment = alignment;
     vt->max_size  = max_size;
     vt->buft.iface.get_name      = virtual_get_name;
-    vt->buft.iface.alloc_buffer  = virtual_alloc_buffer;
+    vt->buft.iface.alloc_buffer  = galloc_virtual_alloc_buffer;
     vt->buft.iface.get_alignment = virtual_get_alignment;
     vt->buft.iface.get_max_size  = virtual_get_max_size;
     vt->buft.context             = vt;
