@@ -231,7 +231,7 @@ test-golden: build/san/galloc build/rel/galloc
 # ---- fuzzing ---------------------------------------------------------------------
 
 FUZZ_SECONDS ?= 60
-FUZZ_SUP := tests/c/support/gallocr-compare.c tests/c/support/galloc-document-ggml.c tests/c/support/document-modes.c
+FUZZ_SUP := tests/c/support/gallocr-compare.c tests/c/support/galloc-document-ggml.c
 build/fuzz/fuzz-document: tests/fuzz/fuzz-document.c $(FUZZ_SUP) $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(FUZZ_SUP) $(LIB_SRC) -o $@

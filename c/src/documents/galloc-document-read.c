@@ -1,11 +1,11 @@
-// galloc-document-read.c: reads and checks a graph document (galloc_document_read).
+// galloc-document-read.c: reads and checks a graph document (galloc_document_read), the one reader.
 //
-// Parses the JSON (the "tensors" entries checked, not kept), then checks it in passes: top-level
-// fields, buffer types, each tensor on its own (read again from the text, one entry at a time,
-// plain ones by galloc-document-fast.c), tensors against each other (views, cycles), then the
-// graph (nodes and leafs, or built from outputs). Anything the planner or the
-// writers could trip on is refused with one line naming its JSON path. Array
-// sizes come only from JSON arrays already in memory, never from a number.
+// Two parses of the text, memory bounded by one entry: the first checks the whole document as JSON
+// and keeps all but the "tensors" entries (counted, not kept); the second hands the entries over one
+// at a time, each read and checked on its own. Then the checks across tensors (views, cycles) and of
+// the graph (nodes and leafs, or built from outputs). Anything the planner or the writers could trip
+// on is refused with one line naming its JSON path. Array sizes come only from JSON arrays already in
+// memory or counted, never from a number.
 
 #include "galloc-document.h"
 #include "galloc-document-impl.h"
@@ -66,16 +66,6 @@ struct reader {
     int32_t                  n_types;
     size_t                   n_alloc_sizes;   // tensors with "alloc_sizes" so far
     size_t                   cap_alloc_sizes; // rows doc->alloc_sizes has room for
-    const struct galloc_fast_names * fast_names; // the fast readers' table of ggml's names, built once per process
-};
-
-// where the "tensors" entries are read from
-struct tensor_source {
-    const struct galloc_json_value * tree;    // the array, parsed with the whole document (GALLOC_READ_TREE); else NULL
-    const char *                     text;    // else: the document's text, which parsed,
-    size_t                           len;
-    struct galloc_json_skipped       skipped; // and where the array is in it
-    bool                             fast;    // plain entries by galloc_document_fast_tensor
 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1241,45 +1231,60 @@ static uint64_t document_alloc_size(void * user, int32_t t, int32_t buffer_id) {
     return row < 0 ? doc->tensors[t].alloc_size : doc->alloc_sizes[(size_t) row * (size_t) doc->n_buffer_types + (size_t) buffer_id];
 }
 
-// doubling from 1024, at most to the n entries the parse counted
-static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
-    size_t want = *cap ? 2 * *cap : 1024;
-    return galloc_document_grow_tensors(r->doc, cap, want < n ? want : n, true) || reader_oom(r);
+// the per-tensor arrays of doc grown to want > *cap entries, the new ones zero-filled, *cap updated;
+// false when out of memory (the arrays are then as they were, still doc's)
+static bool grow_tensors(struct galloc_document * doc, size_t * cap, size_t want) {
+    size_t old = *cap;
+    void * t  = realloc(doc->tensors, want * sizeof(*doc->tensors));
+    doc->tensors = t ? t : doc->tensors;
+    void * nm = t ? realloc(doc->tensor_names, want * sizeof(*doc->tensor_names)) : NULL;
+    doc->tensor_names = nm ? nm : doc->tensor_names;
+    void * bt = nm ? realloc(doc->tensor_buffer_type, want * sizeof(int32_t)) : NULL;
+    doc->tensor_buffer_type = bt ? bt : doc->tensor_buffer_type;
+    void * so = bt ? realloc(doc->tensor_sub_op, want * sizeof(int32_t)) : NULL;
+    doc->tensor_sub_op = so ? so : doc->tensor_sub_op;
+    void * as = so ? realloc(doc->tensor_alloc_sizes, want * sizeof(int32_t)) : NULL;
+    doc->tensor_alloc_sizes = as ? as : doc->tensor_alloc_sizes;
+    if (!as) {
+        return false;
+    }
+    *cap = want;
+    memset(doc->tensors + old, 0, (want - old) * sizeof(*doc->tensors));
+    memset(doc->tensor_names + old, 0, (want - old) * sizeof(*doc->tensor_names));
+    memset(doc->tensor_buffer_type + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_sub_op + old, 0, (want - old) * sizeof(int32_t));
+    memset(doc->tensor_alloc_sizes + old, 0, (want - old) * sizeof(int32_t));
+    return true;
 }
 
-// tensors[i] from the text at *pos (then just after it): the fast reader, or the entry parsed alone
-// (it parsed within the document, so only memory can fail) and read by read_tensor
-static bool read_tensor_text(struct reader * r, const struct tensor_source * src, size_t * pos, int32_t i) {
-    size_t at = *pos;
-    for (int sep = 0; sep < 2; sep++) { // whitespace, the ',' (or the array's '[') and whitespace before the entry
-        while (at < src->len && (src->text[at] == ' ' || src->text[at] == '\n' || src->text[at] == '\r' || src->text[at] == '\t')) {
-            at++;
-        }
-        if (sep == 0 && at < src->len) {
-            at++;
-        }
+// doubling from 1024, at most to the n entries the first parse counted
+static bool grow_tensor_arrays(struct reader * r, size_t * cap, size_t n) {
+    size_t want = *cap ? 2 * *cap : 1024;
+    return grow_tensors(r->doc, cap, want < n ? want : n) || reader_oom(r);
+}
+
+// the second parse: each entry of "tensors" read as it is parsed (the other arrays' items are not looked at)
+struct tensor_stream {
+    struct reader * r;
+    size_t          n;   // entries counted by the first parse
+    size_t          cap; // entries the tensor arrays have room for
+};
+
+static bool read_tensor_item(void * user, const char * key, size_t index, const struct galloc_json_value * item, struct galloc_error * err) {
+    struct tensor_stream * ts = user;
+    (void) err; // the reader writes its own message into it (the same struct)
+    if (strcmp(key, "tensors") != 0) {
+        return true;
     }
-    size_t end = src->fast ? galloc_document_fast_tensor(r->fast_names, r->doc, src->text, src->len, at, i) : 0;
-    if (end == 0) {
-        end = galloc_json_skip_valid(src->text, src->len, at);
-        struct galloc_json_doc * entry = galloc_json_parse(src->text + at, end - at, r->err);
-        if (entry == NULL) {
-            r->failed = true; // its message (out of memory) stands
-            return false;
-        }
-        bool ok = read_tensor(r, galloc_json_doc_root(entry), i);
-        galloc_json_doc_free(entry);
-        if (!ok) {
-            return false;
-        }
+    if (index == ts->cap && !grow_tensor_arrays(ts->r, &ts->cap, ts->n)) {
+        return false;
     }
-    *pos = end;
-    return true;
+    return read_tensor(ts->r, item, (int32_t) index);
 }
 
 static void finish_graph(struct reader * r);
 
-static bool read_document(struct reader * r, const struct galloc_json_value * root, const struct tensor_source * src) {
+static bool read_document(struct reader * r, const struct galloc_json_value * root, size_t n, const char * json, size_t len) {
     struct galloc_document * doc  = r->doc;
     struct doc_path          path = path_top("document");
     if (!read_expect(r, root, &path, JSON_TYPE_OBJECT) || !read_header(r, root) || !read_buffer_types(r, root)) {
@@ -1294,7 +1299,6 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
     if (!read_expect(r, tensors, &path, JSON_TYPE_ARRAY)) {
         return false;
     }
-    size_t n = src->tree != NULL ? galloc_json_array_size(tensors) : src->skipped.count;
     if (n > GALLOC_DOCUMENT_MAX_TENSORS) {
         return reader_limit(r, &path, "%zu entries, more than %d", n, GALLOC_DOCUMENT_MAX_TENSORS);
     }
@@ -1303,19 +1307,16 @@ static bool read_document(struct reader * r, const struct galloc_json_value * ro
     if (!read_type_traits(r, root)) {
         return false;
     }
-    size_t cap = 0;
-    size_t pos = src->skipped.start;
-    for (size_t i = 0; i < n; i++) {
-        if (i == cap && !grow_tensor_arrays(r, &cap, n)) {
+    struct tensor_stream ts = { r, n, 0 };
+    if (n > 0) {
+        struct galloc_json_doc * again = galloc_json_parse_stream(json, len, read_tensor_item, &ts, r->err);
+        if (again == NULL) {
+            r->failed = true; // the entry's message, or out of memory
             return false;
         }
-        bool ok = src->tree != NULL ? read_tensor(r, galloc_json_array_at(tensors, i), (int32_t) i)
-                                    : read_tensor_text(r, src, &pos, (int32_t) i);
-        if (!ok) {
-            return false;
-        }
+        galloc_json_doc_free(again);
     }
-    if (n == 0 && !grow_tensor_arrays(r, &cap, 1)) {
+    if (n == 0 && !grow_tensor_arrays(r, &ts.cap, 1)) {
         return false; // the arrays are never NULL
     }
     if (!check_views(r) || !check_cycles(r) || !read_graph(r, root)) {
@@ -1343,89 +1344,26 @@ static void finish_graph(struct reader * r) {
     g->user            = r->n_alloc_sizes > 0 ? doc : NULL;
 }
 
-// the whole document in one pass (galloc_document_walk), then the checks across tensors and of the
-// graph. Silent (r->err is NULL): false declines the document, which is then read the checked way
-static bool read_one_pass(struct reader * r, const char * json, size_t len) {
-    struct galloc_document * doc = r->doc;
-    struct galloc_walk       walk;
-    // the views of earlier tensors were checked as they were read (galloc_document_fast_entry); with
-    // a source or view_src naming a later tensor, every view is checked here
-    bool ok = galloc_document_walk(r->fast_names, json, len, doc, &walk) && (!walk.links.forward || (check_views(r) && check_cycles(r)));
-    if (ok && !walk.has_nodes && !walk.has_leafs) { // the graph from the outputs, all in range
-        ok = walk.outputs != NULL;
-        for (int32_t k = 0; ok && k < walk.n_outputs; k++) {
-            ok = walk.outputs[k] < doc->n_tensors;
-        }
-        if (ok) {
-            ok           = build_from_output_list(r, walk.outputs, walk.n_outputs);
-            walk.outputs = NULL; // freed by it
-        }
-    } else {
-        ok = ok && walk.has_nodes && walk.has_leafs;
-    }
-    free(walk.outputs);
-    ok = ok && check_graph(r) && (doc->node_buffer_ids == NULL || walk.n_node_buffer_ids == doc->n_nodes) &&
-         (doc->leaf_buffer_ids == NULL || walk.n_leaf_buffer_ids == doc->n_leafs);
-    if (ok) {
-        finish_graph(r);
-    }
-    return ok;
-}
-
 bool galloc_document_read(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err) {
-    return galloc_document_read_mode(json, len, doc, err, GALLOC_READ_ONE_PASS);
-}
-
-bool galloc_document_read_mode(const char * json, size_t len, struct galloc_document * doc, struct galloc_error * err,
-                               enum galloc_document_read_mode mode) {
     memset(doc, 0, sizeof(*doc));
     galloc_error_clear(err);
-    struct galloc_fast_names         scratch; // ggml's names for the fast readers, when another thread is building the shared table
-    const struct galloc_fast_names * names = galloc_fast_names_shared(&scratch);
-    struct reader            r;
+    struct reader r;
     memset(&r, 0, sizeof(r));
-    r.doc        = doc;
-    r.err        = err;
-    r.fast_names = names;
+    r.doc = doc;
+    r.err = err;
     if (len > GALLOC_DOCUMENT_MAX_BYTES) {
         reader_limit(&r, NULL, "document is %zu bytes, over the %zu-byte limit", len, GALLOC_DOCUMENT_MAX_BYTES);
         return false;
     }
-    if (mode == GALLOC_READ_ONE_PASS || mode == GALLOC_READ_ONE_PASS_ONLY) {
-        r.err = NULL; // silent: a document it declines is read below, which says what is wrong with it
-        if (read_one_pass(&r, json, len)) {
-            return true;
-        }
-        galloc_document_free(doc); // everything it built goes before the checked way builds anything
-        if (mode == GALLOC_READ_ONE_PASS_ONLY) {
-            if (err != NULL) {
-                err->status = GALLOC_STATUS_DECLINED;
-                snprintf(err->message, sizeof(err->message), "declined by the one-pass reader");
-            }
-            return false;
-        }
-        memset(&r, 0, sizeof(r));
-        r.doc        = doc;
-        r.err        = err;
-        r.fast_names = names;
-    }
-    // the entries of "tensors" are checked as JSON while the rest is parsed, then read from the text
-    // one at a time, so memory grows with the entries read, not with the array (an 8 MB array of 0s
-    // is refused at tensors[0] without a tree of 4M values)
-    struct tensor_source src;
-    memset(&src, 0, sizeof(src));
-    src.text = json;
-    src.len  = len;
-    src.fast = mode == GALLOC_READ_FAST;
-    struct galloc_json_doc * parsed = mode == GALLOC_READ_TREE ? galloc_json_parse(json, len, err)
-                                                               : galloc_json_parse_skipping(json, len, "tensors", &src.skipped, err);
+    // the first parse: the whole text checked as JSON (a syntax error anywhere is the error), the
+    // "tensors" entries counted, not kept, so that memory does not grow with them (an 8 MB array of
+    // 0s is refused at tensors[0] without a tree of 4M values)
+    struct galloc_json_skipped skipped;
+    struct galloc_json_doc *   parsed = galloc_json_parse_skipping(json, len, "tensors", &skipped, err);
     if (parsed == NULL) {
         return false;
     }
-    if (mode == GALLOC_READ_TREE) {
-        src.tree = galloc_json_object_get(galloc_json_doc_root(parsed), "tensors");
-    }
-    bool ok = read_document(&r, galloc_json_doc_root(parsed), &src);
+    bool ok = read_document(&r, galloc_json_doc_root(parsed), skipped.count, json, len);
     galloc_json_doc_free(parsed);
     if (!ok) {
         galloc_document_free(doc);

@@ -7,7 +7,6 @@
 // is reported.
 
 #include "json.h"
-#include "galloc-document-scan.h"
 #include "galloc-error.h"
 
 #include <math.h>
@@ -139,7 +138,7 @@ struct galloc_json_doc {
 //
 
 // bytes of the valid UTF-8 sequence starting at s[0] (n bytes available), 0 when invalid
-size_t galloc_json_utf8_length(const unsigned char * s, size_t n) {
+static size_t utf8_length(const unsigned char * s, size_t n) {
     unsigned char c = s[0];
     if (c < 0x80) {
         return 1;
@@ -205,7 +204,6 @@ struct parser_frame {
     // streamed arrays (members of the root object, when galloc_json_parse_stream has a callback)
     bool                 streamed;
     bool                 skipped;    // galloc_json_parse_skipping's array: items checked, counted, not kept
-    size_t               open_pos;   // input offset of its '['
     const char *         key;        // the member's name
     size_t               n_streamed; // items handed over so far
     struct arena_block * mark_block; // the arena as the current item started
@@ -440,7 +438,7 @@ static bool parser_string(struct parser * p, struct galloc_json_value * out) {
             i++;
             continue;
         }
-        size_t seq = galloc_json_utf8_length((const unsigned char *) p->text + i, end - i);
+        size_t seq = utf8_length((const unsigned char *) p->text + i, end - i);
         if (seq == 0) {
             parser_fail(p, i, "invalid UTF-8 in a string (byte 0x%02X)", c);
             return false;
@@ -682,8 +680,6 @@ static bool parser_close(struct parser * p, struct galloc_json_value * out) {
     if (f->skipped && p->skipped != NULL) {
         p->skipped->found = true;
         p->skipped->count = f->n_streamed;
-        p->skipped->start = f->open_pos;
-        p->skipped->end   = p->pos;
     }
     out->type    = f->is_object ? JSON_TYPE_OBJECT : JSON_TYPE_ARRAY;
     out->sub     = 0;
@@ -739,214 +735,9 @@ static bool parser_open(struct parser * p, bool is_object) {
         }
     }
     f->key        = f->streamed ? p->stack[p->n_stack - 1].u.text : NULL;
-    f->open_pos   = p->pos;
     f->n_streamed = 0;
     p->pos++;
     return true;
-}
-
-//
-// items of a skipped array, checked without building them: plain strings (no escapes or control
-// bytes; UTF-8 checked), numbers, literals, arrays and objects of those (at most FAST_MAX_DEPTH
-// deep, FAST_MAX_KEYS members, no key twice). Anything else is left to the parser, which builds
-// the item (and says what is wrong with it); an item taken here is one the parser accepts.
-//
-
-#define FAST_MAX_DEPTH 3
-#define FAST_MAX_KEYS  16
-
-// 1 for the bytes a string holds as they are: printable ASCII but '"' and '\\'
-const uint8_t galloc_json_plain[256] = {
-    ['\x20'] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                               // 0x20-0x2F, '"' is 0x22
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x30-0x3F
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x40-0x4F
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,                                             // 0x50-0x5F, '\\' is 0x5C
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x60-0x6F
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x70-0x7F
-};
-
-// whitespace and plain strings by the rules of galloc-document-scan.h (the one scanner of both)
-static size_t fast_ws(const char * t, size_t len, size_t i) {
-    struct galloc_scan s = { (const unsigned char *) t + i, (const unsigned char *) t + len };
-    galloc_scan_ws(&s);
-    return (size_t) (s.p - (const unsigned char *) t);
-}
-
-// the string at t[i] == '"': the offset after its closing quote; 0 when it has an escape, a control byte or bad UTF-8
-static size_t fast_string(const char * t, size_t len, size_t i) {
-    struct galloc_scan s = { (const unsigned char *) t + i, (const unsigned char *) t + len };
-    const char *       value;
-    size_t             n;
-    return galloc_scan_string(&s, &value, &n) ? (size_t) (s.p - (const unsigned char *) t) : 0;
-}
-
-// the number at t[i] ('-' or a digit), by the parser's grammar: the offset after it, 0 when malformed
-static size_t fast_number(const char * t, size_t len, size_t i) {
-    if (t[i] == '-') {
-        i++;
-    }
-    if (i >= len || !is_digit(t[i])) {
-        return 0;
-    }
-    if (t[i] == '0') {
-        i++;
-        if (i < len && is_digit(t[i])) {
-            return 0;
-        }
-    } else {
-        while (i < len && is_digit(t[i])) {
-            i++;
-        }
-    }
-    if (i < len && t[i] == '.') {
-        i++;
-        if (i >= len || !is_digit(t[i])) {
-            return 0;
-        }
-        while (i < len && is_digit(t[i])) {
-            i++;
-        }
-    }
-    if (i < len && (t[i] == 'e' || t[i] == 'E')) {
-        i++;
-        if (i < len && (t[i] == '+' || t[i] == '-')) {
-            i++;
-        }
-        if (i >= len || !is_digit(t[i])) {
-            return 0;
-        }
-        while (i < len && is_digit(t[i])) {
-            i++;
-        }
-    }
-    return i;
-}
-
-static size_t fast_value(const char * t, size_t len, size_t i, int depth);
-
-static size_t fast_array(const char * t, size_t len, size_t i, int depth) {
-    i = fast_ws(t, len, i + 1);
-    if (i < len && t[i] == ']') {
-        return i + 1;
-    }
-    for (;;) {
-        i = fast_value(t, len, i, depth);
-        if (i == 0) {
-            return 0;
-        }
-        i = fast_ws(t, len, i);
-        if (i >= len) {
-            return 0;
-        }
-        if (t[i] == ']') {
-            return i + 1;
-        }
-        if (t[i] != ',') {
-            return 0;
-        }
-        i = fast_ws(t, len, i + 1);
-    }
-}
-
-static size_t fast_object(const char * t, size_t len, size_t i, int depth) {
-    size_t key_at[FAST_MAX_KEYS]; // offset of each key's first byte (keys have no escapes: raw = decoded)
-    size_t key_len[FAST_MAX_KEYS];
-    int    n_keys = 0;
-    i = fast_ws(t, len, i + 1);
-    if (i < len && t[i] == '}') {
-        return i + 1;
-    }
-    for (;;) {
-        if (i >= len || t[i] != '"' || n_keys == FAST_MAX_KEYS) {
-            return 0;
-        }
-        size_t end = fast_string(t, len, i);
-        if (end == 0) {
-            return 0;
-        }
-        size_t n = end - i - 2;
-        for (int k = 0; k < n_keys; k++) {
-            if (key_len[k] == n && memcmp(t + key_at[k], t + i + 1, n) == 0) {
-                return 0; // a duplicate: the parser reports it
-            }
-        }
-        key_at[n_keys]  = i + 1;
-        key_len[n_keys] = n;
-        n_keys++;
-        i = fast_ws(t, len, end);
-        if (i >= len || t[i] != ':') {
-            return 0;
-        }
-        i = fast_value(t, len, fast_ws(t, len, i + 1), depth);
-        if (i == 0) {
-            return 0;
-        }
-        i = fast_ws(t, len, i);
-        if (i >= len) {
-            return 0;
-        }
-        if (t[i] == '}') {
-            return i + 1;
-        }
-        if (t[i] != ',') {
-            return 0;
-        }
-        i = fast_ws(t, len, i + 1);
-    }
-}
-
-// the value at t[i]: the offset after it, 0 to leave it to the parser
-static size_t fast_value(const char * t, size_t len, size_t i, int depth) {
-    if (i >= len) {
-        return 0;
-    }
-    switch (t[i]) {
-        case '"': return fast_string(t, len, i);
-        case '{': return depth < FAST_MAX_DEPTH ? fast_object(t, len, i, depth + 1) : 0;
-        case '[': return depth < FAST_MAX_DEPTH ? fast_array(t, len, i, depth + 1) : 0;
-        case 't': return len - i >= 4 && memcmp(t + i, "true", 4) == 0 ? i + 4 : 0;
-        case 'f': return len - i >= 5 && memcmp(t + i, "false", 5) == 0 ? i + 5 : 0;
-        case 'n': return len - i >= 4 && memcmp(t + i, "null", 4) == 0 ? i + 4 : 0;
-        default:  return t[i] == '-' || is_digit(t[i]) ? fast_number(t, len, i) : 0;
-    }
-}
-
-size_t galloc_json_skip_valid(const char * text, size_t len, size_t pos) {
-    int  depth     = 0;
-    bool in_string = false;
-    for (size_t i = pos; i < len; i++) {
-        char c = text[i];
-        if (in_string) {
-            if (c == '\\') {
-                i++;
-            } else if (c == '"') {
-                in_string = false;
-                if (depth == 0) {
-                    return i + 1;
-                }
-            }
-            continue;
-        }
-        switch (c) {
-            case '"': in_string = true; break;
-            case '{': case '[': depth++; break;
-            case '}': case ']':
-                if (depth == 0) {
-                    return i; // the end of a scalar before its container closes
-                }
-                if (--depth == 0) {
-                    return i + 1;
-                }
-                break;
-            case ',': case ' ': case '\t': case '\n': case '\r':
-                if (depth == 0) {
-                    return i; // after a scalar
-                }
-                break;
-            default: break;
-        }
-    }
-    return len;
 }
 
 static bool parser_run(struct parser * p) {
@@ -964,14 +755,7 @@ static bool parser_run(struct parser * p) {
         }
         char   c          = p->text[p->pos];
         bool   have_value = true;
-        size_t fast_end   = 0;
-        if (p->depth == 2 && p->frames[1].skipped && (fast_end = fast_value(p->text, p->len, p->pos, 0)) != 0) {
-            p->pos     = fast_end; // a plain item, checked without building it
-            v.type     = JSON_TYPE_NULL;
-            v.sub      = 0;
-            v.n        = 0;
-            v.u.mag    = 0;
-        } else if (c == '{' || c == '[') {
+        if (c == '{' || c == '[') {
             if (!parser_open(p, c == '{')) {
                 return false;
             }
@@ -1539,6 +1323,16 @@ bool galloc_json_write_newline(struct galloc_json_writer * w, int32_t indent) {
     return true;
 }
 
+// 1 for the bytes a string holds as they are: printable ASCII but '"' and '\\'
+static const uint8_t json_plain[256] = {
+    ['\x20'] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                               // 0x20-0x2F, '"' is 0x22
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x30-0x3F
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x40-0x4F
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,                                             // 0x50-0x5F, '\\' is 0x5C
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x60-0x6F
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                                             // 0x70-0x7F
+};
+
 // the quoted, escaped string; then `tail` (tail_len bytes, e.g. ": " after a key)
 static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t len, const char * tail, size_t tail_len) {
     // fast path: printable ASCII without '"' or '\\' is copied as it is checked
@@ -1547,7 +1341,7 @@ static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t 
         char *                out = w->buf + w->len;
         size_t                i   = 0;
         *out++ = '"';
-        while (i < len && galloc_json_plain[u[i]]) {
+        while (i < len && json_plain[u[i]]) {
             *out++ = (char) u[i++];
         }
         if (i == len) {
@@ -1594,7 +1388,7 @@ static bool writer_quoted(struct galloc_json_writer * w, const char * s, size_t 
                     snprintf(esc, sizeof(esc), "\\u%04X", c);
                     n = 6;
                 } else {
-                    size_t seq = galloc_json_utf8_length(u + i, len - i);
+                    size_t seq = utf8_length(u + i, len - i);
                     if (seq == 0) {
                         out = "\xEF\xBF\xBD"; // U+FFFD for a byte that is not UTF-8
                         n   = 3;

@@ -77,25 +77,15 @@ struct galloc_json_doc * galloc_json_parse_stream(const char * text, size_t len,
 
 // the same, for a document whose root object holds one big array: the items of its member named key
 // are checked (any error is reported as galloc_json_parse would) and counted, not kept, so memory does
-// not grow with them; in the returned document that member is an empty array. skipped says where the
-// array was (found: false when there is no such member or it is no array). A document that parses
-// is valid JSON throughout: read its items again from the text (galloc_json_skip_valid).
+// not grow with them; in the returned document that member is an empty array. skipped says whether
+// it was an array and how many items it had. A document that parses is valid JSON throughout: its
+// items can then be read with galloc_json_parse_stream, which fails on them only for memory.
 struct galloc_json_skipped {
     bool   found; // the member is an array
     size_t count; // its items
-    size_t start; // input offset of its '['
-    size_t end;   // input offset just past its ']'
 };
 struct galloc_json_doc * galloc_json_parse_skipping(const char * text, size_t len, const char * key, struct galloc_json_skipped * skipped,
                                                     struct galloc_error * err);
-// in text that parsed (valid JSON), the value starting at pos: the offset just after it
-size_t galloc_json_skip_valid(const char * text, size_t len, size_t pos);
-
-// for readers that take plain JSON straight from the text (the one-pass document reader): 1 for the
-// bytes a string holds as they are (printable ASCII but '"' and '\\'), and the bytes of the valid
-// UTF-8 sequence at s[0] (n bytes available, n >= 1), 0 when invalid: the parser's own rules
-extern const uint8_t galloc_json_plain[256];
-size_t galloc_json_utf8_length(const unsigned char * s, size_t n);
 
 const struct galloc_json_value * galloc_json_doc_root(const struct galloc_json_doc * doc);
 
