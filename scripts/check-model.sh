@@ -71,5 +71,24 @@ head -c 100 "$tiny" > "$tmp/short.gguf"
 expect 3 "short.gguf" -- "$galloc" model "$tmp/short.gguf"
 expect 0 "usage: galloc model" -- sh -c "\"$galloc\" model --help >&2"
 
+# devices (galloc model --device): llama.cpp's breakdown table and galloc-memory JSON, bytes from
+# tests/devices (llama.cpp over one RPC device: llama3-8b-rpc1-ngl8-c32768-faoff)
+big=$dir/gguf/llama3-8b.meta.gguf
+expect 0 '^common_memory_breakdown_print: |   - RPC0 (127.0.0.1:50052) | 16384 = 16384 + ( 4810 =  3914 +     896 +       0) +       -4810 |$' -- \
+    sh -c "\"$galloc\" model $big --device rpc -ngl 8 -c 32768 -ub 512 -fa off >&2"
+"$galloc" model $big --device rpc -ngl 8 -c 32768 -ub 512 -fa off --json > "$tmp/mem.json" 2> /dev/null
+grep -q '{"name": "RPC0\[127.0.0.1:50052\]", "device": 0, "model": 4104372224, "context": 939524096, "compute": null}' "$tmp/mem.json" &&
+    grep -q '{"name": "CPU", "device": -1, "model": 11956682752, "context": 3355443200, "compute": null}' "$tmp/mem.json" &&
+    grep -q '^{"format": "galloc-memory", "version": 1, "buffer_types": \[' "$tmp/mem.json" && ok || bad "--json: llama.cpp's bytes ($(head -c 300 "$tmp/mem.json"))"
+# the CPU alone: the table on stderr after the sizes, compute included
+expect 0 '^common_memory_breakdown_print: |   - Host               |                   15 =     3 +       4 +       8                |$' -- \
+    "$galloc" model "$tiny" -c 4096
+expect 2 "^galloc model: --device: unknown device kind 'gpu'" -- "$galloc" model "$big" --device gpu
+expect 2 "^galloc model: --device: '12XB' is not a memory size" -- "$galloc" model "$big" --device cuda:12XB
+expect 2 "^galloc model: -ot: unknown buffer type 'CUDA1'" -- "$galloc" model "$big" --device cuda -ot blk=CUDA1
+expect 2 "^galloc model: -sm row: device RPC0 does not support split buffers" -- "$galloc" model "$big" --device rpc -sm row
+expect 2 "^galloc model: -o with --device" -- "$galloc" model "$big" --device rpc -o "$tmp/x.json"
+expect 2 "^galloc model: --device: llama.cpp puts RPC devices before" -- "$galloc" model "$big" --device cuda --device rpc
+
 echo "model-cli: $pass cases passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,14 +1,18 @@
 // cli-model.c: `galloc model` (see cli-model.h).
 //
 // Reads only the header of a GGUF file (a growing prefix, never the tensor data) or takes a
-// built-in card, applies llama.cpp's flags (-c, -b, -ub, -fa, -ctk, -ctv, -np) and writes the
-// graph document llama.cpp reserves (stdout or -o) and, on stderr, the compute buffer size per
-// buffer type as llama.cpp logs it. Bad flags and values are usage errors naming the flag.
+// built-in card, applies llama.cpp's flags (galloc_model_parse_flag: context and placement) and
+// writes the graph document llama.cpp reserves (stdout or -o) and, on stderr, the compute buffer
+// size per buffer type as llama.cpp logs it and llama.cpp's memory breakdown table. With
+// --device (virtual devices, llama.cpp's order) the breakdown table goes to stdout: weights and
+// KV cache per buffer type as llama.cpp places them. --json prints the breakdown as galloc-memory
+// JSON instead. Bad flags and values are usage errors naming the flag.
 
 #include "cli-model.h"
 #include "cli-exit.h"
 #include "cli-io.h"
 #include "galloc-gguf.h"
+#include "galloc-model-place.h"
 #include "galloc-model.h"
 #include "galloc-status.h"
 
@@ -24,6 +28,8 @@
 static const char * usage_model =
     "usage: galloc model MODEL.gguf [-c N] [-b N] [-ub N] [-fa on|off|auto] [-ctk T] [-ctv T] [-np N]\n"
     "                   [--graph prompt|decode] [-o GRAPH.json]\n"
+    "                   [--device KIND[:MEMORY] ...] [-ngl N] [-sm layer|none] [-ts N0,N1] [-mg I]\n"
+    "                   [-ot PATTERN=BUFT,...] [-cmoe] [-ncmoe N] [-nkvo] [--no-op-offload] [--swa-full] [--json]\n"
     "       galloc model --card NAME [same options]\n"
     "       galloc model --cards\n"
     "\n"
@@ -42,6 +48,23 @@ static const char * usage_model =
     "  --graph prompt|decode   the full micro-batch reserved at context creation (default), or\n"
     "                          the graph of a one-token context (-b 1 -ub 1)\n"
     "  --card NAME, --cards    a built-in model card instead of a file; list the cards\n"
+    "  --swa-full              the sliding-window cache as large as the context\n"
+    "\n"
+    "Devices and placement (llama.cpp's memory breakdown, as llama-fit-params computes it):\n"
+    "  --device KIND[:MEMORY]  a device, in llama.cpp's order (RPC devices first): rpc, llvmpipe\n"
+    "                          (both verified against real runs), cuda, vulkan, metal, rocm (read from\n"
+    "                          their code); MEMORY like 24GiB or 12000MiB (default: the kind's)\n"
+    "  -ngl, --gpu-layers N    layers on the devices, the output layer counted (default: all)\n"
+    "  -sm, --split-mode X     layer (default) or none (only -mg's device); row is not modelled\n"
+    "  -ts, --tensor-split L   proportions per device, e.g. 3,1 (default: by the devices' memory)\n"
+    "  -mg, --main-gpu I       the device of -sm none\n"
+    "  -ot, --override-tensor PATTERN=BUFT,...  weights whose name matches (ECMAScript) to BUFT\n"
+    "  -cmoe, -ncmoe N         the experts of all (of the first N) layers in the CPU\n"
+    "  -nkvo                   the KV cache in the CPU buffer type\n"
+    "  --no-op-offload, --no-host, --no-mmap  as llama.cpp (the breakdown is measured with load mode none)\n"
+    "  --json                  print the breakdown as {\"format\": \"galloc-memory\", ...} on stdout\n"
+    "With --device the compute column is not yet modelled (the scheduler): it shows 0 and a note,\n"
+    "and null in --json; the model and context columns are llama.cpp's bytes.\n"
     "exit status: 0 ok, 2 usage or settings llama.cpp refuses, 3 invalid model file (or a graph past the\n"
     "library's limits), 4 file error, 5 out of memory\n";
 
@@ -54,20 +77,6 @@ static int usage_error(const char * fmt, ...) {
     fprintf(stderr, "\n(galloc model --help for usage)\n");
     va_end(args);
     return EXIT_USAGE;
-}
-
-static bool parse_count(const char * text, long long max, long long * out) {
-    if (!text || text[0] < '0' || text[0] > '9') {
-        return false;
-    }
-    errno = 0;
-    char * end = NULL;
-    long long v = strtoll(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v < 0 || v > max) {
-        return false;
-    }
-    *out = v;
-    return true;
 }
 
 // reads the header of a GGUF file: a prefix, grown until the reader has what it needs
@@ -129,63 +138,67 @@ static void list_cards(void) {
     }
 }
 
+// the breakdown over devices: llama.cpp's table (or galloc-memory JSON) on stdout
+static int print_placement(const struct galloc_model * m, const struct galloc_model_settings * s,
+                           const struct galloc_place_settings * p, bool json, const char * output) {
+    struct galloc_error err;
+    if (output && p->n_devices > 0) {
+        return usage_error("-o with --device: the scheduler's graph over devices is not built yet");
+    }
+    struct galloc_placement * pl = galloc_model_place(m, s, p, &err);
+    if (!pl) {
+        fprintf(stderr, "galloc model: %s\n", err.message);
+        return err.status == GALLOC_STATUS_ARGUMENT ? EXIT_USAGE : cli_exit_code(err.status);
+    }
+    char * text = json ? galloc_placement_json(pl) : galloc_placement_table(pl);
+    int code = EXIT_OK;
+    if (!text) {
+        fprintf(stderr, "galloc model: out of memory\n");
+        code = EXIT_MEMORY;
+    } else {
+        fputs(text, stdout);
+        if (!pl->has_compute) {
+            fprintf(stderr, "galloc model: the compute column over devices is not modelled yet (the scheduler): %s\n",
+                    json ? "null" : "shown as 0");
+        }
+    }
+    free(text);
+    galloc_placement_free(pl);
+    return code;
+}
+
 int cli_model_command(int argc, char ** argv) {
     struct galloc_model_settings s;
+    struct galloc_place_settings p;
     galloc_model_settings_default(&s);
+    galloc_place_settings_default(&p);
     const char * file = NULL, * card = NULL, * output = NULL;
+    bool json = false;
     for (int i = 0; i < argc; i++) {
         const char * a = argv[i];
         const char * v = i + 1 < argc ? argv[i + 1] : NULL;
-        long long n = 0;
+        struct galloc_error ferr;
+        const int took = galloc_model_parse_flag(argc, argv, i, &s, &p, &ferr);
+        if (took < 0) {
+            if (ferr.status != GALLOC_STATUS_ARGUMENT) {
+                fprintf(stderr, "galloc model: %s\n", ferr.message);
+                return cli_exit_code(ferr.status);
+            }
+            return usage_error("%s", ferr.message);
+        }
+        if (took > 0) {
+            i += took - 1;
+            continue;
+        }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_model, stdout);
             return EXIT_OK;
         } else if (strcmp(a, "--cards") == 0) {
             list_cards();
             return EXIT_OK;
-        } else if (strcmp(a, "-c") == 0 || strcmp(a, "--ctx-size") == 0) {
-            if (!parse_count(v, 1 << 24, &n)) {
-                return usage_error("%s: '%s' is not a context length (0 to 16777216)", a, v ? v : "");
-            }
-            s.n_ctx = n;
-        } else if (strcmp(a, "-b") == 0 || strcmp(a, "--batch-size") == 0) {
-            if (!parse_count(v, 1 << 24, &n)) {
-                return usage_error("%s: '%s' is not a batch size (0 to 16777216)", a, v ? v : "");
-            }
-            s.n_batch = n;
-        } else if (strcmp(a, "-ub") == 0 || strcmp(a, "--ubatch-size") == 0) {
-            if (!parse_count(v, 1 << 24, &n)) {
-                return usage_error("%s: '%s' is not a micro-batch size (0 to 16777216)", a, v ? v : "");
-            }
-            s.n_ubatch = n;
-        } else if (strcmp(a, "-np") == 0 || strcmp(a, "--parallel") == 0) {
-            if (!parse_count(v, 256, &n) || n < 1) {
-                return usage_error("%s: '%s' is not a number of sequences (1 to 256)", a, v ? v : "");
-            }
-            s.n_seq = (int32_t) n;
-        } else if (strcmp(a, "-fa") == 0 || strcmp(a, "--flash-attn") == 0) {
-            if (v && (strcmp(v, "on") == 0 || strcmp(v, "auto") == 0)) {
-                s.flash_attn = 1;
-            } else if (v && strcmp(v, "off") == 0) {
-                s.flash_attn = 0;
-            } else {
-                return usage_error("%s: '%s' is not on, off or auto", a, v ? v : "");
-            }
-        } else if (strcmp(a, "-ctk") == 0 || strcmp(a, "--cache-type-k") == 0 || strcmp(a, "-ctv") == 0 ||
-                   strcmp(a, "--cache-type-v") == 0) {
-            const bool is_k = strcmp(a, "-ctk") == 0 || strcmp(a, "--cache-type-k") == 0;
-            if (!galloc_model_cache_type_from_name(v, is_k ? &s.type_k : &s.type_v)) {
-                return usage_error("%s: unsupported cache type '%s' (f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1)", a,
-                                   v ? v : "");
-            }
-        } else if (strcmp(a, "--graph") == 0) {
-            if (v && strcmp(v, "prompt") == 0) {
-                s.graph = GALLOC_MODEL_GRAPH_PROMPT;
-            } else if (v && strcmp(v, "decode") == 0) {
-                s.graph = GALLOC_MODEL_GRAPH_DECODE;
-            } else {
-                return usage_error("%s: '%s' is not prompt or decode", a, v ? v : "");
-            }
+        } else if (strcmp(a, "--json") == 0) {
+            json = true;
+            continue;
         } else if (strcmp(a, "--card") == 0) {
             if (!v) {
                 return usage_error("%s: needs a card name (galloc model --cards lists them)", a);
@@ -212,6 +225,7 @@ int cli_model_command(int argc, char ** argv) {
 
     struct galloc_error err;
     struct galloc_model * m = NULL;
+    int code = EXIT_OK;
     if (card) {
         if (!galloc_model_from_card(card, &m, &err)) {
             fprintf(stderr, "galloc model: %s\n", err.message);
@@ -219,9 +233,9 @@ int cli_model_command(int argc, char ** argv) {
         }
     } else {
         struct galloc_gguf g;
-        int code = read_gguf(file, &g);
-        if (code != EXIT_OK) {
-            return code;
+        const int read = read_gguf(file, &g);
+        if (read != EXIT_OK) {
+            return read;
         }
         bool ok = galloc_model_from_gguf(&g, &m, &err);
         galloc_gguf_free(&g);
@@ -231,7 +245,11 @@ int cli_model_command(int argc, char ** argv) {
         }
     }
 
-    int code = EXIT_OK;
+    if (p.n_devices > 0 || json) {
+        code = print_placement(m, &s, &p, json, output);
+        galloc_model_free(m);
+        return code;
+    }
     struct galloc_error werr;
     size_t len = 0;
     struct galloc_model_sizes z;
@@ -253,6 +271,19 @@ int cli_model_command(int argc, char ** argv) {
         for (int b = 0; b < z.n_bufts; b++) {
             fprintf(stderr, "%s compute buffer size = %.2f MiB\n", z.names[b], (double) z.compute[b] / 1024.0 / 1024.0);
         }
+        // the CPU's breakdown (weights, KV cache, the compute buffer just planned), as llama.cpp prints it
+        p.skip_compute = true;
+        struct galloc_placement * pl = galloc_model_place(m, &s, &p, &err);
+        const int32_t cpu = galloc_placement_buft_index(pl, "CPU");
+        if (cpu >= 0 && z.n_bufts == 1) {
+            pl->bufts[cpu].compute = z.compute[0];
+        }
+        char * table = pl ? galloc_placement_table(pl) : NULL;
+        if (table) {
+            fputs(table, stderr);
+        }
+        free(table);
+        galloc_placement_free(pl);
     }
     free(doc);
     galloc_model_free(m);

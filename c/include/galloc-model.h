@@ -55,6 +55,7 @@ struct galloc_model_settings {
     enum ggml_type type_v;     // -ctv: V cache type
     int32_t        n_seq;      // -np: sequences (n_seq_max), each with its own KV stream
     enum galloc_model_graph graph; // --graph prompt|decode
+    bool           swa_full;   // --swa-full: the sliding-window cache as large as the context
 };
 
 // llama.cpp's defaults: -c 0, -b 2048, -ub 512, -fa auto (on), -ctk f16, -ctv f16, -np 1, prompt

@@ -149,7 +149,7 @@ bool galloc_model_cparams_init(const struct galloc_model * m, const struct gallo
 
     cp->n_seq_max   = (uint32_t) s->n_seq;
     cp->kv_unified  = false;
-    cp->swa_full    = false;
+    cp->swa_full    = s->swa_full;
     cp->causal_attn = hp->causal_attn;
     cp->n_ctx       = s->n_ctx == 0 ? hp->n_ctx_train : (uint32_t) s->n_ctx;
 
@@ -248,7 +248,7 @@ static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint3
 
 // cells of the caches: the non-SWA cache n_ctx_seq, the SWA cache the window (per sequence when
 // unified) plus a micro-batch, padded to 256 and at most the base
-static void cache_sizes(const struct model_hparams * hp, const struct model_cparams * cp, uint32_t * base, uint32_t * swa) {
+void galloc_model_cache_sizes(const struct model_hparams * hp, const struct model_cparams * cp, uint32_t * base, uint32_t * swa) {
     *base = cp->n_ctx_seq;
     *swa  = 0;
     if (hp->swa_type != MODEL_SWA_NONE) {
@@ -325,7 +325,7 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
     g->gf = ggml_new_graph_custom(g->ctx, n_graph, false);
 
     uint32_t size_base, size_swa;
-    cache_sizes(&m->hp, cp, &size_base, &size_swa);
+    galloc_model_cache_sizes(&m->hp, cp, &size_base, &size_swa);
     bool ok = m->arch->load_tensors(g) && !g->failed;
     ok = ok && cache_init(g, &b->caches[0], size_base, false);
     if (ok && m->hp.swa_type != MODEL_SWA_NONE) {

@@ -130,6 +130,9 @@ struct model_cparams {
 bool galloc_model_cparams_init(const struct galloc_model * m, const struct galloc_model_settings * s, struct model_cparams * cp,
                                struct galloc_error * err);
 
+// cells per stream of the caches: the non-SWA (or only) cache, and the SWA cache (0: none)
+void galloc_model_cache_sizes(const struct model_hparams * hp, const struct model_cparams * cp, uint32_t * base, uint32_t * swa);
+
 // llama_kv_cache: one per layer filter (all layers, or the non-SWA and SWA layers)
 struct model_kv_cache {
     bool     used;
