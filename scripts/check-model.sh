@@ -74,11 +74,11 @@ expect 0 "usage: galloc model" -- sh -c "\"$galloc\" model --help >&2"
 # devices (galloc model --device): llama.cpp's breakdown table and galloc-memory JSON, bytes from
 # tests/devices (llama.cpp over one RPC device: llama3-8b-rpc1-ngl8-c32768-faoff)
 big=$dir/gguf/llama3-8b.meta.gguf
-expect 0 '^common_memory_breakdown_print: |   - RPC0 (127.0.0.1:50052) | 16384 = 16384 + ( 4810 =  3914 +     896 +       0) +       -4810 |$' -- \
+expect 0 '^common_memory_breakdown_print: |   - RPC0 (127.0.0.1:50052) | 16384 = 16384 + ( 6958 =  3914 +     896 +    2148) +       -6958 |$' -- \
     sh -c "\"$galloc\" model $big --device rpc -ngl 8 -c 32768 -ub 512 -fa off >&2"
 "$galloc" model $big --device rpc -ngl 8 -c 32768 -ub 512 -fa off --json > "$tmp/mem.json" 2> /dev/null
-grep -q '{"name": "RPC0\[127.0.0.1:50052\]", "device": 0, "model": 4104372224, "context": 939524096, "compute": null}' "$tmp/mem.json" &&
-    grep -q '{"name": "CPU", "device": -1, "model": 11956682752, "context": 3355443200, "compute": null}' "$tmp/mem.json" &&
+grep -q '{"name": "RPC0\[127.0.0.1:50052\]", "device": 0, "model": 4104372224, "context": 939524096, "compute": 2252349440}' "$tmp/mem.json" &&
+    grep -q '{"name": "CPU", "device": -1, "model": 11956682752, "context": 3355443200, "compute": 2260740096}' "$tmp/mem.json" &&
     grep -q '^{"format": "galloc-memory", "version": 1, "buffer_types": \[' "$tmp/mem.json" && ok || bad "--json: llama.cpp's bytes ($(head -c 300 "$tmp/mem.json"))"
 # the CPU alone: the table on stderr after the sizes, compute included
 expect 0 '^common_memory_breakdown_print: |   - Host               |                   15 =     3 +       4 +       8                |$' -- \
@@ -87,7 +87,19 @@ expect 2 "^galloc model: --device: unknown device kind 'gpu'" -- "$galloc" model
 expect 2 "^galloc model: --device: '12XB' is not a memory size" -- "$galloc" model "$big" --device cuda:12XB
 expect 2 "^galloc model: -ot: unknown buffer type 'CUDA1'" -- "$galloc" model "$big" --device cuda -ot blk=CUDA1
 expect 2 "^galloc model: -sm row: device RPC0 does not support split buffers" -- "$galloc" model "$big" --device rpc -sm row
-expect 2 "^galloc model: -o with --device" -- "$galloc" model "$big" --device rpc -o "$tmp/x.json"
+# the scheduler's graph (-o) plans as the graph llama.cpp's scheduler handed to ggml_gallocr (captured)
+for set in llama3-8b-rpc2-ngl20-ts31-c4096-faon qwen3moe-30b-a3b-rpc1-ncmoe10-faon; do
+    row=$(grep "^$set	" tests/devices/manifest.tsv)
+    model=$(printf '%s' "$row" | cut -f2); flags=$(printf '%s' "$row" | cut -f3)
+    # shellcheck disable=SC2086
+    "$galloc" model $dir/gguf/$model.meta.gguf $flags -o "$tmp/$set.json" > /dev/null 2>&1 &&
+        "$galloc" plan "$tmp/$set.json" -o "$tmp/$set.plan.json" 2> /dev/null &&
+        "$galloc" plan tests/devices/graphs/$set.graph.json -o "$tmp/$set.ref.plan.json" 2> /dev/null &&
+        "$galloc" diff "$tmp/$set.plan.json" "$tmp/$set.ref.plan.json" > /dev/null && ok || bad "$set: the scheduler's graph plans as llama.cpp's"
+done
+# -o with --device: the scheduler's graph, which plans to the compute buffers of the table
+"$galloc" model "$tiny" --device rpc -ngl 2 -c 4096 -ub 512 -fa off -o "$tmp/s.json" > "$tmp/s.table" 2> /dev/null &&
+    "$galloc" plan "$tmp/s.json" -o "$tmp/s.plan.json" 2> /dev/null && [ -s "$tmp/s.plan.json" ] && ok || bad "-o with --device: a graph that plans"
 expect 2 "^galloc model: --device: llama.cpp puts RPC devices before" -- "$galloc" model "$big" --device cuda --device rpc
 
 echo "model-cli: $pass cases passed, $fail failed"

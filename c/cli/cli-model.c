@@ -5,8 +5,8 @@
 // writes the graph document llama.cpp reserves (stdout or -o) and, on stderr, the compute buffer
 // size per buffer type as llama.cpp logs it and llama.cpp's memory breakdown table. With
 // --device (virtual devices, llama.cpp's order) the breakdown table goes to stdout: weights and
-// KV cache per buffer type as llama.cpp places them. --json prints the breakdown as galloc-memory
-// JSON instead. Bad flags and values are usage errors naming the flag.
+// KV cache per buffer type as llama.cpp places them, compute buffers from the scheduler; -o the
+// scheduler's graph. --json prints the breakdown as galloc-memory JSON instead. Bad flags and values are usage errors naming the flag.
 
 #include "cli-model.h"
 #include "cli-exit.h"
@@ -63,8 +63,8 @@ static const char * usage_model =
     "  -nkvo                   the KV cache in the CPU buffer type\n"
     "  --no-op-offload, --no-host, --no-mmap  as llama.cpp (the breakdown is measured with load mode none)\n"
     "  --json                  print the breakdown as {\"format\": \"galloc-memory\", ...} on stdout\n"
-    "With --device the compute column is not yet modelled (the scheduler): it shows 0 and a note,\n"
-    "and null in --json; the model and context columns are llama.cpp's bytes.\n"
+    "With --device, -o GRAPH.json writes the graph the scheduler hands to ggml_gallocr (its buffer\n"
+    "types and ids; --graph decode: a one-token context's), for plan, explain and diff.\n"
     "exit status: 0 ok, 2 usage or settings llama.cpp refuses, 3 invalid model file (or a graph past the\n"
     "library's limits), 4 file error, 5 out of memory\n";
 
@@ -140,18 +140,29 @@ static void list_cards(void) {
 
 // the breakdown over devices: llama.cpp's table (or galloc-memory JSON) on stdout
 static int print_placement(const struct galloc_model * m, const struct galloc_model_settings * s,
-                           const struct galloc_place_settings * p, bool json, const char * output) {
+                           struct galloc_place_settings * p, bool json, const char * output) {
     struct galloc_error err;
-    if (output && p->n_devices > 0) {
-        return usage_error("-o with --device: the scheduler's graph over devices is not built yet");
-    }
+    p->keep_graph = output != NULL;
     struct galloc_placement * pl = galloc_model_place(m, s, p, &err);
     if (!pl) {
         fprintf(stderr, "galloc model: %s\n", err.message);
         return err.status == GALLOC_STATUS_ARGUMENT ? EXIT_USAGE : cli_exit_code(err.status);
     }
-    char * text = json ? galloc_placement_json(pl) : galloc_placement_table(pl);
     int code = EXIT_OK;
+    if (output) {
+        struct galloc_error werr;
+        if (!pl->graph) {
+            fprintf(stderr, "galloc model: -o: no scheduler graph without --device (the graph alone: leave out --json)\n");
+            galloc_placement_free(pl);
+            return EXIT_USAGE;
+        }
+        if (!cli_write_file(output, pl->graph, pl->graph_len, &werr)) {
+            fprintf(stderr, "galloc model: %s\n", werr.message);
+            galloc_placement_free(pl);
+            return EXIT_FILE;
+        }
+    }
+    char * text = json ? galloc_placement_json(pl) : galloc_placement_table(pl);
     if (!text) {
         fprintf(stderr, "galloc model: out of memory\n");
         code = EXIT_MEMORY;

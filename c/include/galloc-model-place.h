@@ -8,8 +8,9 @@
 // buffer type of the first device, the fallback to the CPU when a device's supports_op refuses
 // the weight's op), the buffer type of every layer's KV cache, and the memory per buffer type as
 // llama_get_memory_breakdown reports it in no_alloc mode (llama-fit-params, --fit): model
-// (weights), context (KV cache) and compute (the compute buffers; 0 until the scheduler is
-// modelled, see `has_compute`). The buffer types are those of llama.cpp's breakdown map.
+// (weights), context (KV cache) and compute (the compute buffers: over devices the scheduler's
+// reserve of the prompt graph, galloc-device.h's virtual devices; the CPU alone its planned
+// buffer). The buffer types are those of llama.cpp's breakdown map.
 //
 // Device kinds: `rpc` (the RPC backend over a CPU server: every op supported, alignment 32) and
 // `llvmpipe` (ggml-vulkan on Mesa's llvmpipe) equal real runs; `cuda`, `vulkan`, `metal` and
@@ -95,6 +96,7 @@ struct galloc_place_settings {
     bool    no_op_offload;        // --no-op-offload (the scheduler's offload of host ops)
     bool    no_host;              // --no-host: no device host buffer type for the CPU's weights
     bool    skip_compute;         // leave the compute column 0 (has_compute false): weights and KV only
+    bool    keep_graph;           // keep the graph the scheduler hands to ggml_gallocr (galloc_placement.graph)
 };
 
 // no devices, -ngl -1 (all), -sm layer, no -ts, -mg 0, no overrides
@@ -133,7 +135,7 @@ struct galloc_place_buft {
     bool     is_host;     // counted under "Host" in llama.cpp's table (CPU, CUDA_Host, Vulkan_Host)
     uint64_t model;       // weights, bytes (each padded to the buffer type's alignment)
     uint64_t context;     // KV cache, bytes
-    uint64_t compute;     // compute buffer, bytes (0 when !has_compute)
+    uint64_t compute;     // compute buffer, bytes (0 when !has_compute: skip_compute)
 };
 
 struct galloc_place_device_info {
@@ -159,7 +161,10 @@ struct galloc_placement {
     int32_t * kv_buft;        // [n_layer]: each layer's KV cache buffer type (-1: no cache)
     int32_t   n_weights;
     struct galloc_place_weight * weights;
-    bool      has_compute;    // the compute column is computed (the scheduler)
+    bool      has_compute;    // the compute column is computed (false with skip_compute)
+    char *    graph;          // with keep_graph and devices: the graph the scheduler hands to ggml_gallocr
+    size_t    graph_len;      // (the prompt's; with --graph decode a one-token context's), a graph document
+
     int64_t   n_ctx, n_ubatch, n_batch, n_seq;
 };
 

@@ -281,9 +281,15 @@ static void build_free(struct model_build * b) {
 }
 
 // the graph of a micro-batch of n_tokens tokens in n_seqs sequences with n_outputs outputs
-static struct model_build * build_graph(const struct galloc_model * m, const struct model_cparams * cp,
-                                        ggml_backend_buffer_type_t buft, uint32_t n_tokens, uint32_t n_seqs,
-                                        uint32_t n_outputs, struct galloc_error * err) {
+struct hooks {
+    void (*on_weights)(struct model_graph * g, void * ud);
+    void (*on_cb)(struct model_graph * g, struct ggml_tensor * t, const char * name, int il, void * ud);
+    void * ud;
+};
+
+static struct model_build * build_graph_hooked(const struct galloc_model * m, const struct model_cparams * cp,
+                                               ggml_backend_buffer_type_t buft, uint32_t n_tokens, uint32_t n_seqs,
+                                               uint32_t n_outputs, const struct hooks * hooks, struct galloc_error * err) {
     struct model_build * b = calloc(1, sizeof(*b));
     if (!b) {
         galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
@@ -304,6 +310,11 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
     g->n_seqs        = n_seqs;
     g->n_outputs     = n_outputs;
     g->n_expert_used = m->hp.n_expert_used;
+    if (hooks) {
+        g->on_weights = hooks->on_weights;
+        g->on_cb      = hooks->on_cb;
+        g->hook_ud    = hooks->ud;
+    }
 
     const uint32_t n_layer   = m->hp.n_layer;
     const size_t   n_weights = (size_t) (m->n_tensors > 0 ? m->n_tensors : 0) + 64 * (size_t) n_layer + 64;
@@ -331,6 +342,10 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
     if (ok && m->hp.swa_type != MODEL_SWA_NONE) {
         ok = cache_init(g, &b->caches[1], size_swa, true);
     }
+    if (ok && g->on_weights) {
+        g->on_weights(g, g->hook_ud);
+        ok = !g->failed;
+    }
     ok = ok && m->arch->build_graph(g) && !g->failed;
     if (!ok || g->gf->out_of_memory) {
         if (g->failed) {
@@ -344,6 +359,31 @@ static struct model_build * build_graph(const struct galloc_model * m, const str
         return NULL;
     }
     return b;
+}
+
+static struct model_build * build_graph(const struct galloc_model * m, const struct model_cparams * cp,
+                                        ggml_backend_buffer_type_t buft, uint32_t n_tokens, uint32_t n_seqs,
+                                        uint32_t n_outputs, struct galloc_error * err) {
+    return build_graph_hooked(m, cp, buft, n_tokens, n_seqs, n_outputs, NULL, err);
+}
+
+struct model_build * galloc_model_build_prompt_hooked(const struct galloc_model * m, const struct model_cparams * cp,
+                                                      ggml_backend_buffer_type_t buft,
+                                                      void (*on_weights)(struct model_graph * g, void * ud),
+                                                      void (*on_cb)(struct model_graph * g, struct ggml_tensor * t, const char * name, int il, void * ud),
+                                                      void * ud, struct galloc_error * err) {
+    const struct hooks h = { on_weights, on_cb, ud };
+    const uint32_t n_tokens  = cp->n_ctx < cp->n_ubatch ? cp->n_ctx : cp->n_ubatch;
+    const uint32_t n_outputs = n_tokens < cp->n_outputs_max ? n_tokens : cp->n_outputs_max;
+    return build_graph_hooked(m, cp, buft, n_tokens, cp->n_seq_max, n_outputs, &h, err);
+}
+
+struct model_graph * galloc_model_build_graph_of(struct model_build * b) {
+    return b ? &b->g : NULL;
+}
+
+void galloc_model_build_free(struct model_build * b) {
+    build_free(b);
 }
 
 // llama_context::sched_reserve's worst case: the full micro-batch, one stream per sequence,

@@ -40,11 +40,13 @@ void * galloc_model_fail_status(struct model_graph * g, enum galloc_status statu
 }
 
 void galloc_model_cb(struct model_graph * g, struct ggml_tensor * t, const char * name, int il) {
-    (void) g;
     if (il >= 0) {
         ggml_format_name(t, "%s-%d", name, il);
     } else {
         ggml_set_name(t, name);
+    }
+    if (g->on_cb) {
+        g->on_cb(g, t, name, il, g->hook_ud);
     }
 }
 

@@ -133,6 +133,19 @@ bool galloc_model_cparams_init(const struct galloc_model * m, const struct gallo
 // cells per stream of the caches: the non-SWA (or only) cache, and the SWA cache (0: none)
 void galloc_model_cache_sizes(const struct model_hparams * hp, const struct model_cparams * cp, uint32_t * base, uint32_t * swa);
 
+struct model_graph;
+
+// the prompt graph llama.cpp reserves first (sched_reserve's pp graph), built with the hooks above
+// set; its graph and freeing
+struct model_build;
+struct model_build * galloc_model_build_prompt_hooked(const struct galloc_model * m, const struct model_cparams * cp,
+                                                      ggml_backend_buffer_type_t buft,
+                                                      void (*on_weights)(struct model_graph * g, void * ud),
+                                                      void (*on_cb)(struct model_graph * g, struct ggml_tensor * t, const char * name, int il, void * ud),
+                                                      void * ud, struct galloc_error * err);
+struct model_graph * galloc_model_build_graph_of(struct model_build * b);
+void                 galloc_model_build_free(struct model_build * b);
+
 // llama_kv_cache: one per layer filter (all layers, or the non-SWA and SWA layers)
 struct model_kv_cache {
     bool     used;
@@ -187,6 +200,11 @@ struct model_graph {
     // the first error; blocks return NULL after it
     struct galloc_error * err;
     bool                  failed;
+    // placement hooks (galloc-model-place-compute.c; NULL for the CPU alone): after the weights and
+    // caches exist, before the graph; and in the graph callback, after the name (llama.cpp's pins)
+    void (*on_weights)(struct model_graph * g, void * ud);
+    void (*on_cb)(struct model_graph * g, struct ggml_tensor * t, const char * name, int il, void * ud);
+    void * hook_ud;
 };
 
 // the first failure wins; returns NULL so that builders can `return fail(...)`: a model llama.cpp

@@ -44,3 +44,20 @@ struct place_regex;
 struct place_regex * galloc_place_regex_new(const char * pattern, struct galloc_error * err);
 bool galloc_place_regex_search(const struct place_regex * re, const char * name);
 void galloc_place_regex_free(struct place_regex * re);
+
+// the compute column (galloc-model-place-compute.c): fills pl's compute bytes per buffer type and
+// sets has_compute; false with err (GALLOC_STATUS_DECLINED for what is not modelled)
+struct model_cparams;
+struct place_compute_in {
+    const struct galloc_model *  m;
+    const struct model_cparams * cp;
+    struct galloc_placement *    pl;     // buffer types as listed (after the listing)
+    int32_t n_kept;                      // the devices in use, their --device index and kind
+    int32_t kept[GALLOC_PLACE_MAX_DEVICES];
+    enum galloc_device_kind kinds[GALLOC_PLACE_MAX_DEVICES];
+    bool    full_offload;                // n_gpu_layers > n_layer
+    bool    parallel;                    // pipeline parallelism
+    bool    op_offload;
+    bool    keep_graph;                  // export the scheduler's graph into pl->graph
+};
+bool galloc_place_compute(const struct place_compute_in * in, struct galloc_error * err);

@@ -552,6 +552,7 @@ void galloc_placement_free(struct galloc_placement * pl) {
         free(pl->layer_device);
         free(pl->kv_buft);
         free(pl->weights);
+        free(pl->graph);
         free(pl);
     }
 }
@@ -807,6 +808,28 @@ struct galloc_placement * galloc_model_place(const struct galloc_model * m, cons
     }
     if (ok) {
         keep_listed(st);
+    }
+    if (ok && st->n_kept > 0 && !p->skip_compute) {
+        struct place_compute_in in;
+        memset(&in, 0, sizeof(in));
+        in.m  = m;
+        in.cp = &cp;
+        in.pl = pl;
+        in.n_kept = st->n_kept;
+        bool async = true;
+        for (int32_t k = 0; k < st->n_kept; k++) {
+            in.kept[k]  = st->kept[k];
+            in.kinds[k] = st->kept_profile[k]->kind;
+            // devices with async compute and events (llama.cpp's pipeline parallelism needs both)
+            async = async && (in.kinds[k] == GALLOC_DEVICE_CUDA || in.kinds[k] == GALLOC_DEVICE_ROCM);
+        }
+        const int32_t n_gpu_layers = p->n_gpu_layers >= 0 ? p->n_gpu_layers : n_layer + 1;
+        in.full_offload = n_gpu_layers > n_layer;
+        in.parallel     = st->n_kept > 1 && in.full_offload && p->split_mode == GALLOC_SPLIT_LAYER && !p->no_kv_offload &&
+                          p->n_overrides == 0 && async;
+        in.op_offload   = !p->no_op_offload;
+        in.keep_graph   = p->keep_graph;
+        ok = galloc_place_compute(&in, err);
     }
     free(st);
     if (!ok) {
