@@ -102,5 +102,25 @@ done
     "$galloc" plan "$tmp/s.json" -o "$tmp/s.plan.json" 2> /dev/null && [ -s "$tmp/s.plan.json" ] && ok || bad "-o with --device: a graph that plans"
 expect 2 "^galloc model: --device: llama.cpp puts RPC devices before" -- "$galloc" model "$big" --device cuda --device rpc
 
+# does it fit: --max-ctx's answer leaves the margin (1 GiB) on the device and 256 more cells do not,
+# by the JSON breakdown at both; --sweep ngl is monotone and its first "no" is where -ngl stops fitting
+moe=$dir/gguf/qwen3moe-30b-a3b.meta.gguf
+dev_bytes() { # MODEL FLAGS...: CUDA0's model + context + compute
+    "$galloc" model "$@" --json 2> /dev/null | sed -n 's/.*"name": "CUDA0".*"model": \([0-9]*\), "context": \([0-9]*\), "compute": \([0-9]*\)}.*/\1 \2 \3/p' |
+        awk '{ printf "%.0f\n", $1 + $2 + $3 }'
+}
+"$galloc" model "$moe" -cmoe -fa on --device cuda:6GiB --max-ctx > "$tmp/out" 2> /dev/null
+c=$(sed -n 's/^largest context that fits: -c \([0-9]*\).*/\1/p' "$tmp/out")
+a=$(dev_bytes "$moe" -cmoe -fa on --device cuda:6GiB -c "$c"); b=$(dev_bytes "$moe" -cmoe -fa on --device cuda:6GiB -c $((c + 256)))
+limit=$((6 * 1073741824 - 1073741824))
+if [ -n "$c" ] && [ -n "$a" ] && [ -n "$b" ] && [ "$a" -le "$limit" ] && [ "$b" -gt "$limit" ]; then ok; else bad "--max-ctx: -c $c uses $a, -c $((c + 256)) uses $b, limit $limit"; fi
+"$galloc" model "$big" -c 32768 -fa off --device cuda:12GiB --sweep ngl > "$tmp/sweep" 2> /dev/null
+first_no=$(awk '$NF == "no" { print $1; exit }' "$tmp/sweep")
+a=$(dev_bytes "$big" -c 32768 -fa off --device cuda:12GiB -ngl $((first_no - 1))); b=$(dev_bytes "$big" -c 32768 -fa off --device cuda:12GiB -ngl "$first_no")
+limit=$((12 * 1073741824 - 1073741824))
+if [ "$(awk '$NF == "yes" && seen { bad = 1 } $NF == "no" { seen = 1 } END { print bad + 0 }' "$tmp/sweep")" -eq 0 ] && [ "$(grep -c 'MiB' "$tmp/sweep")" -eq 35 ] &&
+    [ "$a" -le "$limit" ] && [ "$b" -gt "$limit" ]; then ok; else bad "--sweep ngl: first no at $first_no ($a, $b bytes, limit $limit)"; fi
+expect 2 "^galloc model: --sweep: 'x' is not ngl or c" -- "$galloc" model "$big" --device rpc --sweep x
+
 echo "model-cli: $pass cases passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -9,6 +9,7 @@
 // scheduler's graph. --json prints the breakdown as galloc-memory JSON instead. Bad flags and values are usage errors naming the flag.
 
 #include "cli-model.h"
+#include "cli-model-fit.h"
 #include "cli-exit.h"
 #include "cli-io.h"
 #include "galloc-gguf.h"
@@ -63,6 +64,14 @@ static const char * usage_model =
     "  -nkvo                   the KV cache in the CPU buffer type\n"
     "  --no-op-offload, --no-host, --no-mmap  as llama.cpp (the breakdown is measured with load mode none)\n"
     "  --json                  print the breakdown as {\"format\": \"galloc-memory\", ...} on stdout\n"
+    "\n"
+    "Does it fit (each device keeps --fit-target free, as llama.cpp's --fit; the host when --host-memory\n"
+    "is given). Not llama.cpp's --fit search: every point is a whole placement with one flag changed.\n"
+    "  --sweep ngl|c           the memory per device at every -ngl (0 to all), or -c 1024, 2048, ... up\n"
+    "                          to the training context, and whether it fits\n"
+    "  --max-ctx               the largest -c (a multiple of 256) that fits at these flags\n"
+    "  --fit-target MiB        the margin each device keeps (default 1024)\n"
+    "  --host-memory MEMORY    the host's memory, checked too (default: not checked)\n"
     "With --device, -o GRAPH.json writes the graph the scheduler hands to ggml_gallocr (its buffer\n"
     "types and ids; --graph decode: a one-token context's), for plan, explain and diff.\n"
     "exit status: 0 ok, 2 usage or settings llama.cpp refuses, 3 invalid model file (or a graph past the\n"
@@ -185,6 +194,7 @@ int cli_model_command(int argc, char ** argv) {
     galloc_place_settings_default(&p);
     const char * file = NULL, * card = NULL, * output = NULL;
     bool json = false;
+    struct cli_fit_options fit = { CLI_FIT_NONE, (uint64_t) 1024 << 20, 0 };
     for (int i = 0; i < argc; i++) {
         const char * a = argv[i];
         const char * v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -210,6 +220,28 @@ int cli_model_command(int argc, char ** argv) {
         } else if (strcmp(a, "--json") == 0) {
             json = true;
             continue;
+        } else if (strcmp(a, "--max-ctx") == 0) {
+            fit.mode = CLI_FIT_MAX_CTX;
+            continue;
+        } else if (strcmp(a, "--sweep") == 0) {
+            if (v && strcmp(v, "ngl") == 0) {
+                fit.mode = CLI_FIT_SWEEP_NGL;
+            } else if (v && strcmp(v, "c") == 0) {
+                fit.mode = CLI_FIT_SWEEP_CTX;
+            } else {
+                return usage_error("%s: '%s' is not ngl or c", a, v ? v : "");
+            }
+        } else if (strcmp(a, "--fit-target") == 0) {
+            char * end = NULL;
+            const unsigned long long mib = v ? strtoull(v, &end, 10) : 0;
+            if (!v || v[0] < '0' || v[0] > '9' || *end != '\0' || mib > (1ull << 30)) {
+                return usage_error("%s: '%s' is not a number of MiB", a, v ? v : "");
+            }
+            fit.margin = (uint64_t) mib << 20;
+        } else if (strcmp(a, "--host-memory") == 0) {
+            if (!galloc_parse_memory(v, &fit.host_memory) || fit.host_memory == 0) {
+                return usage_error("%s: '%s' is not a memory size (64GiB, 32000MiB)", a, v ? v : "");
+            }
         } else if (strcmp(a, "--card") == 0) {
             if (!v) {
                 return usage_error("%s: needs a card name (galloc model --cards lists them)", a);
@@ -256,6 +288,22 @@ int cli_model_command(int argc, char ** argv) {
         }
     }
 
+    if (fit.mode != CLI_FIT_NONE) {
+        struct galloc_placement * pl = NULL;
+        struct galloc_place_settings q = p;
+        q.skip_compute = true;
+        if (output || json) {
+            code = usage_error("--sweep and --max-ctx print a table (no -o, no --json)");
+        } else if (!(pl = galloc_model_place(m, &s, &q, &err))) {
+            fprintf(stderr, "galloc model: %s\n", err.message);
+            code = err.status == GALLOC_STATUS_ARGUMENT ? EXIT_USAGE : cli_exit_code(err.status);
+        } else {
+            code = cli_model_fit(m, &s, &p, &fit, pl->n_layer, pl->n_ctx_train);
+        }
+        galloc_placement_free(pl);
+        galloc_model_free(m);
+        return code;
+    }
     if (p.n_devices > 0 || json) {
         code = print_placement(m, &s, &p, json, output);
         galloc_model_free(m);

@@ -166,6 +166,7 @@ struct galloc_placement {
     size_t    graph_len;      // (the prompt's; with --graph decode a one-token context's), a graph document
 
     int64_t   n_ctx, n_ubatch, n_batch, n_seq;
+    int64_t   n_ctx_train;    // the model's training context
 };
 
 // NULL with err filled: GALLOC_STATUS_ARGUMENT for flags llama.cpp refuses (the message starts with

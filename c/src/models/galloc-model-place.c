@@ -782,6 +782,7 @@ struct galloc_placement * galloc_model_place(const struct galloc_model * m, cons
     pl->n_ubatch = cp.n_ubatch;
     pl->n_batch  = cp.n_batch;
     pl->n_seq    = cp.n_seq_max;
+    pl->n_ctx_train = m->hp.n_ctx_train;
 
     struct weights_graph w;
     bool ok = setup_devices(st, p) && setup_overrides(st, p);
