@@ -78,6 +78,10 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
 bool galloc_model_from_card(const char * card, struct galloc_model ** out, struct galloc_error * err);
 void galloc_model_free(struct galloc_model * m);
 
+// the architectures galloc builds (general.architecture names: "llama", "qwen2", ...), in order
+int          galloc_model_arch_count(void);
+const char * galloc_model_arch_name_at(int i);            // NULL when out of range
+void         galloc_model_arch_list(char * out, size_t size); // "llama, qwen2, ...", cut to size
 const char * galloc_model_arch_name(const struct galloc_model * m); // "llama", "gemma3", "gpt-oss", ...
 const char * galloc_model_name(const struct galloc_model * m);      // general.name or the card's name
 

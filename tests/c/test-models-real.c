@@ -16,190 +16,13 @@
 #include "galloc-model.h"
 #include "galloc-planner.h"
 #include "galloc-status.h"
-#include "json.h"
+#include "model-compare.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MODELS_DIR "tests/models-real"
-
-//
-// an independent structural comparison of two graph documents
-//
-
-static int n_reported;
-
-static void report(const char * row, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
-static void report(const char * row, const char * fmt, ...) {
-    if (n_reported++ < 8) {
-        va_list args;
-        va_start(args, fmt);
-        fprintf(stderr, "  %s: ", row);
-        vfprintf(stderr, fmt, args);
-        fprintf(stderr, "\n");
-        va_end(args);
-    }
-}
-
-// ne with trailing 1s dropped (documents may write them or not)
-static size_t ne_dims(const struct galloc_json_value * ne, uint64_t out[4]) {
-    size_t n = galloc_json_array_size(ne);
-    for (size_t d = 0; d < 4; d++) {
-        out[d] = 1;
-        if (d < n) {
-            galloc_json_get_u64(galloc_json_array_at(ne, d), &out[d]);
-        }
-    }
-    size_t dims = 4;
-    while (dims > 1 && out[dims - 1] == 1) {
-        dims--;
-    }
-    return dims;
-}
-
-static bool same_value(const struct galloc_json_value * a, const struct galloc_json_value * b) {
-    char da[4096], db[4096];
-    if (!a || !b) {
-        return a == b;
-    }
-    galloc_json_describe(a, da, sizeof(da));
-    galloc_json_describe(b, db, sizeof(db));
-    return strcmp(da, db) == 0;
-}
-
-// every field of tensor i: the fields a document may carry, each compared as a value
-static bool same_tensor(const char * row, size_t i, const struct galloc_json_value * ta, const struct galloc_json_value * tb) {
-    static const char * const fields[] = {
-        "name", "op", "unary_op", "glu_op", "type", "nb", "src", "view_src", "view_offs", "flags", "alloc_size", "buffer_type",
-    };
-    bool ok = true;
-    char where[64];
-    snprintf(where, sizeof(where), "tensors[%zu]", i);
-    for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
-        const struct galloc_json_value * va = galloc_json_object_get(ta, fields[f]);
-        const struct galloc_json_value * vb = galloc_json_object_get(tb, fields[f]);
-        if (!same_value(va, vb)) {
-            char da[256] = "(absent)", db[256] = "(absent)";
-            if (va) {
-                galloc_json_describe(va, da, sizeof(da));
-            }
-            if (vb) {
-                galloc_json_describe(vb, db, sizeof(db));
-            }
-            report(row, "%s.%s: built %s, llama.cpp %s", where, fields[f], da, db);
-            ok = false;
-        }
-    }
-    uint64_t na[4], nb[4];
-    size_t   da = ne_dims(galloc_json_object_get(ta, "ne"), na), db = ne_dims(galloc_json_object_get(tb, "ne"), nb);
-    if (da != db || memcmp(na, nb, sizeof(na)) != 0) {
-        char sa[96], sb[96];
-        snprintf(sa, sizeof(sa), "[%llu, %llu, %llu, %llu]", (unsigned long long) na[0], (unsigned long long) na[1],
-                 (unsigned long long) na[2], (unsigned long long) na[3]);
-        snprintf(sb, sizeof(sb), "[%llu, %llu, %llu, %llu]", (unsigned long long) nb[0], (unsigned long long) nb[1],
-                 (unsigned long long) nb[2], (unsigned long long) nb[3]);
-        report(row, "%s.ne: built %s, llama.cpp %s", where, sa, sb);
-        ok = false;
-    }
-    // no field the checker does not know about
-    for (size_t k = 0; k < galloc_json_object_size(ta) + galloc_json_object_size(tb); k++) {
-        const struct galloc_json_value * t = k < galloc_json_object_size(ta) ? ta : tb;
-        size_t j = k < galloc_json_object_size(ta) ? k : k - galloc_json_object_size(ta);
-        const char * key = galloc_json_object_key_at(t, j, NULL);
-        bool known = strcmp(key, "ne") == 0;
-        for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]) && !known; f++) {
-            known = strcmp(key, fields[f]) == 0;
-        }
-        if (!known) {
-            report(row, "%s: unexpected field %s", where, key);
-            ok = false;
-        }
-    }
-    return ok;
-}
-
-static bool same_graph(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len) {
-    struct galloc_error jerr;
-    struct galloc_json_doc * a = galloc_json_parse(built, built_len, &jerr);
-    struct galloc_json_doc * b = a ? galloc_json_parse(ref, ref_len, &jerr) : NULL;
-    const char * err = jerr.message;
-    bool ok = a && b;
-    if (ok) {
-        const struct galloc_json_value * ra = galloc_json_doc_root(a), * rb = galloc_json_doc_root(b);
-        static const char * const lists[] = { "buffer_types", "nodes", "leafs", "node_buffer_ids", "leaf_buffer_ids" };
-        for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
-            if (!same_value(galloc_json_object_get(ra, lists[l]), galloc_json_object_get(rb, lists[l]))) {
-                report(row, "%s differ", lists[l]);
-                ok = false;
-            }
-        }
-        const struct galloc_json_value * ta = galloc_json_object_get(ra, "tensors"), * tb = galloc_json_object_get(rb, "tensors");
-        const size_t n = galloc_json_array_size(ta) < galloc_json_array_size(tb) ? galloc_json_array_size(ta) : galloc_json_array_size(tb);
-        if (galloc_json_array_size(ta) != galloc_json_array_size(tb)) {
-            report(row, "tensors: built %zu, llama.cpp %zu", galloc_json_array_size(ta), galloc_json_array_size(tb));
-            ok = false;
-        }
-        for (size_t i = 0; i < n; i++) {
-            ok = same_tensor(row, i, galloc_json_array_at(ta, i), galloc_json_array_at(tb, i)) && ok;
-        }
-    } else {
-        report(row, "unreadable document: %s", err);
-    }
-    galloc_json_doc_free(a);
-    galloc_json_doc_free(b);
-    return ok;
-}
-
-// plan equality as the format defines it: chunk sizes, and every tensor's buffer, chunk, offset.
-// A placement ggml made in a real run (`.ggml-plan.json`) also lists the buffer type the weights were
-// loaded into, which the allocator never used: with extra_empty, reference buffers past the built
-// plan's must be empty.
-static bool same_plan(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len, bool extra_empty) {
-    struct galloc_error jerr;
-    struct galloc_json_doc * a = galloc_json_parse(built, built_len, &jerr);
-    struct galloc_json_doc * b = a ? galloc_json_parse(ref, ref_len, &jerr) : NULL;
-    const char * err = jerr.message;
-    bool ok = a && b;
-    if (ok) {
-        const struct galloc_json_value * ba = galloc_json_object_get(galloc_json_doc_root(a), "buffers");
-        const struct galloc_json_value * bb = galloc_json_object_get(galloc_json_doc_root(b), "buffers");
-        ok = extra_empty ? galloc_json_array_size(ba) <= galloc_json_array_size(bb) : galloc_json_array_size(ba) == galloc_json_array_size(bb);
-        for (size_t i = 0; ok && i < galloc_json_array_size(ba); i++) {
-            ok = same_value(galloc_json_object_get(galloc_json_array_at(ba, i), "chunk_sizes"), galloc_json_object_get(galloc_json_array_at(bb, i), "chunk_sizes"));
-        }
-        for (size_t i = galloc_json_array_size(ba); ok && i < galloc_json_array_size(bb); i++) {
-            ok = galloc_json_array_size(galloc_json_object_get(galloc_json_array_at(bb, i), "chunk_sizes")) == 0;
-        }
-        if (!ok) {
-            report(row, "plan: chunk sizes differ");
-        }
-        const struct galloc_json_value * ta = galloc_json_object_get(galloc_json_doc_root(a), "tensors");
-        const struct galloc_json_value * tb = galloc_json_object_get(galloc_json_doc_root(b), "tensors");
-        if (galloc_json_array_size(ta) != galloc_json_array_size(tb)) {
-            report(row, "plan: tensor counts differ");
-            ok = false;
-        }
-        for (size_t i = 0; i < galloc_json_array_size(ta) && i < galloc_json_array_size(tb); i++) {
-            const struct galloc_json_value * x = galloc_json_array_at(ta, i), * y = galloc_json_array_at(tb, i);
-            static const char * const keys[] = { "buffer", "chunk", "offset" };
-            bool same = (galloc_json_type_of(x) == JSON_TYPE_NULL) == (galloc_json_type_of(y) == JSON_TYPE_NULL);
-            for (size_t k = 0; same && galloc_json_type_of(x) != JSON_TYPE_NULL && k < 3; k++) {
-                same = same_value(galloc_json_object_get(x, keys[k]), galloc_json_object_get(y, keys[k]));
-            }
-            if (!same) {
-                report(row, "plan: tensors[%zu] placed differently", i);
-                ok = false;
-            }
-        }
-    } else {
-        report(row, "unreadable plan: %s", err);
-    }
-    galloc_json_doc_free(a);
-    galloc_json_doc_free(b);
-    return ok;
-}
 
 //
 // the manifest
@@ -303,8 +126,8 @@ static void check_row(const struct manifest * mf, const struct row * r) {
     CHECK(ref != NULL && (ref_plan != NULL || !plan_path[0]));
 
     if (built && ref && (ref_plan || !plan_path[0])) {
-        n_reported = 0;
-        CHECK(same_graph(row, built, built_len, ref, ref_len));
+        model_compare_reset();
+        CHECK(model_same_graph(row, built, built_len, ref, ref_len));
         // the built graph planned by the project's planner equals upstream's plan
         struct galloc_document doc;
         struct galloc_plan     plan;
@@ -313,7 +136,7 @@ static void check_row(const struct manifest * mf, const struct row * r) {
             if (galloc_plan_graph(&doc.graph, &plan, &derr)) {
                 size_t plan_len = 0;
                 char * plan_json = galloc_document_write_plan(&doc, &plan, &plan_len);
-                CHECK(plan_json != NULL && (!ref_plan || same_plan(row, plan_json, plan_len, ref_plan, ref_plan_len, mf->captured)));
+                CHECK(plan_json != NULL && (!ref_plan || model_same_plan(row, plan_json, plan_len, ref_plan, ref_plan_len, mf->captured)));
                 free(plan_json);
                 // the one reserve llama.cpp made: its total is the planned graph's
                 CHECK_EQ_U64(plan.buffers[0].size, strtoull(r->cols[COL_BYTES], NULL, 10));
@@ -599,8 +422,8 @@ static void test_cards_match_files(void) {
             size_t la = 0, lb = 0;
             char * a = galloc_model_document(file, &s, &la, &err);
             char * b = galloc_model_document(card, &s, &lb, &err);
-            n_reported = 0;
-            CHECK(a && b && same_graph(pairs[i][0], b, lb, a, la));
+            model_compare_reset();
+            CHECK(a && b && model_same_graph(pairs[i][0], b, lb, a, la));
             free(a);
             free(b);
         }

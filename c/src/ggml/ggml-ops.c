@@ -220,6 +220,15 @@ struct ggml_tensor * ggml_repeat(struct ggml_context * ctx, struct ggml_tensor *
     return result;
 }
 
+struct ggml_tensor * ggml_repeat_4d(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2,
+                                    int64_t ne3) {
+    GGML_ASSERT(ggml_is_empty(a) || (ne0 % a->ne[0] == 0 && ne1 % a->ne[1] == 0 && ne2 % a->ne[2] == 0 && ne3 % a->ne[3] == 0));
+    struct ggml_tensor * result = ggml_new_tensor_4d(ctx, a->type, ne0, ne1, ne2, ne3);
+    result->op     = GGML_OP_REPEAT;
+    result->src[0] = a;
+    return result;
+}
+
 struct ggml_tensor * ggml_concat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int dim) {
     GGML_ASSERT(dim >= 0 && dim < GGML_MAX_DIMS);
     GGML_ASSERT(a->type == b->type);

@@ -90,7 +90,7 @@ static bool gemma3_graph(struct model_graph * g) {
         galloc_model_cb(g, k, "Kcur", il);
         galloc_model_cb(g, v, "Vcur", il);
         q = ggml_scale(g->ctx, q, hp->f_attention_scale);
-        cur = galloc_model_attn(g, &attn, l->wo, NULL, q, k, v, NULL, 1.0f, il);
+        cur = galloc_model_attn(g, &attn, l->wo, NULL, l->wo_s, q, k, v, NULL, 1.0f, il);
         if (!cur) {
             break;
         }
@@ -105,7 +105,8 @@ static bool gemma3_graph(struct model_graph * g) {
 
         cur = galloc_model_norm(g, sa_out, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
         galloc_model_cb(g, cur, "ffn_norm", il);
-        cur = galloc_model_ffn(g, cur, l->ffn_up, NULL, l->ffn_gate, NULL, l->ffn_down, NULL, MODEL_FFN_GELU, MODEL_FFN_PAR, il);
+        cur = galloc_model_ffn(g, cur, l->ffn_up, NULL, NULL, l->ffn_gate, NULL, NULL, l->ffn_down, NULL, NULL, MODEL_FFN_GELU,
+                               MODEL_FFN_PAR, il);
         galloc_model_cb(g, cur, "ffn_out", il);
         cur = galloc_model_norm(g, cur, l->ffn_post_norm, NULL, MODEL_NORM_RMS, -1);
         galloc_model_cb(g, cur, "ffn_post_norm", il);

@@ -76,7 +76,7 @@ static bool gpt_oss_graph(struct model_graph * g) {
         galloc_model_cb(g, q, "Qcur", il);
         galloc_model_cb(g, k, "Kcur", il);
         galloc_model_cb(g, v, "Vcur", il);
-        cur = galloc_model_attn(g, &attn, l->wo, l->wo_b, q, k, v, l->attn_sinks, 1.0f / galloc_model_sqrtf((float) n_rot), il);
+        cur = galloc_model_attn(g, &attn, l->wo, l->wo_b, l->wo_s, q, k, v, l->attn_sinks, 1.0f / galloc_model_sqrtf((float) n_rot), il);
         if (!cur) {
             break;
         }
@@ -89,7 +89,7 @@ static bool gpt_oss_graph(struct model_graph * g) {
         cur = galloc_model_moe_ffn(g, cur, l->ffn_gate_inp, l->ffn_gate_inp_b, l->ffn_up_exps, l->ffn_up_exps_b,
                             l->ffn_gate_exps, l->ffn_gate_exps_b, l->ffn_down_exps, l->ffn_down_exps_b, hp->n_expert,
                             g->n_expert_used, MODEL_FFN_SWIGLU_OAI_MOE, false, hp->expert_weights_scale,
-                            MODEL_GATING_SOFTMAX_WEIGHT, il);
+                            MODEL_GATING_SOFTMAX_WEIGHT, NULL, il);
         if (!cur) {
             break;
         }

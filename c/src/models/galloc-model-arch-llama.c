@@ -11,7 +11,7 @@ static bool llama_hparams(struct model_loader * ml, struct model_hparams * hp) {
     return galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
 }
 
-static bool llama_tensors(struct model_graph * g) {
+bool galloc_model_llama_tensors(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd = hp->n_embd, n_head = hp->n_head[0];
     const int64_t n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
@@ -45,7 +45,7 @@ static bool llama_tensors(struct model_graph * g) {
     return !g->failed;
 }
 
-static bool llama_graph(struct model_graph * g) {
+bool galloc_model_llama_graph(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd_head = galloc_hp_n_embd_head_v(hp, 0);
     if (!galloc_model_same_head_sizes(g)) {
@@ -72,7 +72,7 @@ static bool llama_graph(struct model_graph * g) {
         galloc_model_cb(g, q, "Qcur", il);
         galloc_model_cb(g, k, "Kcur", il);
         galloc_model_cb(g, v, "Vcur", il);
-        cur = galloc_model_attn(g, &attn, l->wo, l->wo_b, q, k, v, NULL, kq_scale, il);
+        cur = galloc_model_attn(g, &attn, l->wo, l->wo_b, l->wo_s, q, k, v, NULL, kq_scale, il);
         if (!cur) {
             break;
         }
@@ -87,13 +87,14 @@ static bool llama_graph(struct model_graph * g) {
         cur = galloc_model_norm(g, ffn_inp, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
         galloc_model_cb(g, cur, "ffn_norm", il);
         if (l->ffn_gate_inp == NULL) {
-            cur = galloc_model_ffn(g, cur, l->ffn_up, l->ffn_up_b, l->ffn_gate, l->ffn_gate_b, l->ffn_down, l->ffn_down_b,
-                            MODEL_FFN_SILU, MODEL_FFN_PAR, il);
+            cur = galloc_model_ffn(g, cur, l->ffn_up, l->ffn_up_b, l->ffn_up_s, l->ffn_gate, l->ffn_gate_b, l->ffn_gate_s,
+                                   l->ffn_down, l->ffn_down_b, l->ffn_down_s, MODEL_FFN_SILU, MODEL_FFN_PAR, il);
             galloc_model_cb(g, cur, "ffn_out", il);
         } else {
+            const struct model_moe_scales scales = { l->ffn_up_exps_s, l->ffn_gate_exps_s, l->ffn_down_exps_s };
             cur = galloc_model_moe_ffn(g, cur, l->ffn_gate_inp, NULL, l->ffn_up_exps, NULL, l->ffn_gate_exps, NULL,
                                 l->ffn_down_exps, NULL, hp->n_expert, g->n_expert_used, MODEL_FFN_SILU, true,
-                                hp->expert_weights_scale, MODEL_GATING_SOFTMAX, il);
+                                hp->expert_weights_scale, MODEL_GATING_SOFTMAX, &scales, il);
             galloc_model_cb(g, cur, "ffn_moe_out", il);
         }
         if (!cur) {
@@ -108,5 +109,5 @@ static bool llama_graph(struct model_graph * g) {
 }
 
 const struct model_arch_def galloc_model_arch_llama = {
-    "llama", MODEL_ROPE_NORM, llama_hparams, llama_tensors, llama_graph,
+    "llama", MODEL_ROPE_NORM, llama_hparams, galloc_model_llama_tensors, galloc_model_llama_graph,
 };

@@ -39,6 +39,10 @@ static bool qwen3_tensors(struct model_graph * g, bool moe) {
     const int64_t n_embd = hp->n_embd, n_head = hp->n_head[0], n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
     const int64_t n_expert = hp->n_expert;
     galloc_model_weights_io(g, false);
+    if (!moe) {
+        // the rerank head: loaded, used only by embedding contexts (pooling), never by this graph
+        galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, hp->n_cls_out, "cls.output.weight", -1);
+    }
     if (moe && (n_expert == 0 || hp->n_expert_used == 0)) {
         galloc_model_fail(g, "qwen3moe: %s must be > 0", n_expert == 0 ? "n_expert" : "n_expert_used");
         return false;
@@ -109,7 +113,7 @@ static bool qwen_graph(struct model_graph * g) {
         galloc_model_cb(g, q, "Qcur", il);
         galloc_model_cb(g, k, "Kcur", il);
         galloc_model_cb(g, v, "Vcur", il);
-        cur = galloc_model_attn(g, &attn, l->wo, l->wo_b, q, k, v, NULL, kq_scale, il);
+        cur = galloc_model_attn(g, &attn, l->wo, l->wo_b, l->wo_s, q, k, v, NULL, kq_scale, il);
         if (!cur) {
             break;
         }
@@ -122,12 +126,17 @@ static bool qwen_graph(struct model_graph * g) {
         cur = galloc_model_norm(g, ffn_inp, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
         galloc_model_cb(g, cur, "ffn_norm", il);
         if (l->ffn_gate_inp) {
+            const struct model_moe_scales scales = { l->ffn_up_exps_s, l->ffn_gate_exps_s, l->ffn_down_exps_s };
             cur = galloc_model_moe_ffn(g, cur, l->ffn_gate_inp, NULL, l->ffn_up_exps, NULL, l->ffn_gate_exps, NULL,
                                 l->ffn_down_exps, NULL, hp->n_expert, g->n_expert_used, MODEL_FFN_SILU, true,
-                                hp->expert_weights_scale, MODEL_GATING_SOFTMAX, il);
+                                hp->expert_weights_scale, MODEL_GATING_SOFTMAX, &scales, il);
             galloc_model_cb(g, cur, "ffn_moe_out", il);
         } else {
-            cur = galloc_model_ffn(g, cur, l->ffn_up, NULL, l->ffn_gate, NULL, l->ffn_down, NULL, MODEL_FFN_SILU, MODEL_FFN_PAR, il);
+            // qwen3 multiplies by the FFN's scales, qwen2 loads them and leaves them aside
+            const bool scaled = g->m->arch == &galloc_model_arch_qwen3;
+            cur = galloc_model_ffn(g, cur, l->ffn_up, NULL, scaled ? l->ffn_up_s : NULL, l->ffn_gate, NULL,
+                                   scaled ? l->ffn_gate_s : NULL, l->ffn_down, NULL, scaled ? l->ffn_down_s : NULL,
+                                   MODEL_FFN_SILU, MODEL_FFN_PAR, il);
             galloc_model_cb(g, cur, "ffn_out", il);
         }
         if (!cur) {

@@ -197,7 +197,7 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
         if (v->type == GGML_TYPE_F32) {
             v = ggml_cast(ctx, v, GGML_TYPE_F16);
         }
-        cur = ggml_flash_attn_ext(ctx, q, k, v, kq_mask, kq_scale, 0.0f, 0.0f);
+        cur = ggml_flash_attn_ext(ctx, q, k, v, kq_mask, kq_scale, 0.0f, g->hp->attn_soft_cap ? g->hp->f_attn_logit_softcapping : 0.0f);
         ggml_flash_attn_ext_add_sinks(cur, sinks);
         ggml_flash_attn_ext_set_prec(cur, GGML_PREC_F32);
         cur = ggml_reshape_2d(ctx, cur, cur->ne[0] * cur->ne[1], cur->ne[2] * cur->ne[3]);
@@ -205,6 +205,14 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
         struct ggml_tensor * kq = ggml_mul_mat(ctx, k, q);
         galloc_model_cb(g, kq, "kq", il);
         ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
+        if (g->hp->attn_soft_cap) {
+            kq = ggml_scale(ctx, kq, 1.0f / g->hp->f_attn_logit_softcapping);
+            galloc_model_cb(g, kq, "kq_scaled_1", il);
+            kq = ggml_tanh(ctx, kq);
+            galloc_model_cb(g, kq, "kq_tanh", il);
+            kq = ggml_scale(ctx, kq, g->hp->f_attn_logit_softcapping);
+            galloc_model_cb(g, kq, "kq_scaled_2", il);
+        }
         kq = ggml_soft_max_ext(ctx, kq, kq_mask, kq_scale, 0.0f);
         ggml_soft_max_add_sinks(kq, sinks);
         galloc_model_cb(g, kq, "kq_soft_max", il);
@@ -222,7 +230,7 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
 }
 
 struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct model_attn_input * inp,
-                                struct ggml_tensor * wo, struct ggml_tensor * wo_b,
+                                struct ggml_tensor * wo, struct ggml_tensor * wo_b, struct ggml_tensor * wo_s,
                                 struct ggml_tensor * q_cur, struct ggml_tensor * k_cur, struct ggml_tensor * v_cur,
                                 struct ggml_tensor * sinks, float kq_scale, int il) {
     if (g->failed) {
@@ -265,7 +273,7 @@ struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct mode
         cur = hadamard(g, cur, v_rot);
     }
     if (wo) {
-        cur = ggml_mul_mat(g->ctx, wo, cur);
+        cur = galloc_model_mm(g, wo, cur, wo_s);
     }
     if (wo_b) {
         cur = ggml_add(g->ctx, cur, wo_b);

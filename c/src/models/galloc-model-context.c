@@ -338,6 +338,10 @@ static struct model_build * build_graph_hooked(const struct galloc_model * m, co
     uint32_t size_base, size_swa;
     galloc_model_cache_sizes(&m->hp, cp, &size_base, &size_swa);
     bool ok = m->arch->load_tensors(g) && !g->failed;
+    if (ok) {
+        galloc_model_weights_scales(g);
+        ok = !g->failed && (m->card || galloc_model_weights_all_used(g));
+    }
     ok = ok && cache_init(g, &b->caches[0], size_base, false);
     if (ok && m->hp.swa_type != MODEL_SWA_NONE) {
         ok = cache_init(g, &b->caches[1], size_swa, true);

@@ -205,6 +205,57 @@ void galloc_model_weights_io(struct model_graph * g, bool output_bias) {
     }
 }
 
+void galloc_model_weights_scales(struct model_graph * g) {
+    const int64_t n_expert = g->hp->n_expert;
+    for (uint32_t i = 0; i < g->hp->n_layer && !g->failed; i++) {
+        struct model_layer * l = &g->layers[i];
+        const int il = (int) i;
+        // weight, its scale, its name; experts' scales have one entry per expert
+        const struct { struct ggml_tensor * w; struct ggml_tensor ** s; const char * name; bool exps; } proj[] = {
+            { l->wq, &l->wq_s, "attn_q", false },           { l->wk, &l->wk_s, "attn_k", false },
+            { l->wv, &l->wv_s, "attn_v", false },           { l->wo, &l->wo_s, "attn_output", false },
+            { l->wqkv, &l->wqkv_s, "attn_qkv", false },     { l->ffn_gate, &l->ffn_gate_s, "ffn_gate", false },
+            { l->ffn_down, &l->ffn_down_s, "ffn_down", false }, { l->ffn_up, &l->ffn_up_s, "ffn_up", false },
+            { l->ffn_gate_shexp, &l->ffn_gate_shexp_s, "ffn_gate_shexp", false },
+            { l->ffn_down_shexp, &l->ffn_down_shexp_s, "ffn_down_shexp", false },
+            { l->ffn_up_shexp, &l->ffn_up_shexp_s, "ffn_up_shexp", false },
+            { l->ffn_gate_exps, &l->ffn_gate_exps_s, "ffn_gate_exps", true },
+            { l->ffn_down_exps, &l->ffn_down_exps_s, "ffn_down_exps", true },
+            { l->ffn_up_exps, &l->ffn_up_exps_s, "ffn_up_exps", true },
+        };
+        const size_t n_proj = sizeof(proj) / sizeof(proj[0]);
+        char name[GGML_MAX_NAME];
+        for (size_t p = 0; p < n_proj; p++) {
+            if (proj[p].w && !*proj[p].s) {
+                snprintf(name, sizeof(name), "%s.scale", proj[p].name);
+                *proj[p].s = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, proj[p].exps ? n_expert : 1, name, il);
+            }
+        }
+        // input scales: loaded, used by no graph (the llama.cpp snapshot's CPU path)
+        for (size_t p = 0; p < n_proj; p++) {
+            if (proj[p].w) {
+                snprintf(name, sizeof(name), "%s.input_scale", proj[p].name);
+                l->in_s[p] = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, proj[p].exps ? n_expert : 1, name, il);
+            }
+        }
+    }
+    if (g->output && g->output->type == GGML_TYPE_NVFP4) {
+        g->output_s    = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, 1, "output.scale", -1);
+        g->output_in_s = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, 1, "output.input_scale", -1);
+    }
+}
+
+bool galloc_model_weights_all_used(struct model_graph * g) {
+    for (int64_t i = 0; i < g->m->n_tensors && !g->failed; i++) {
+        const char * name = g->m->tensors[i].name;
+        if (ggml_get_tensor(g->wctx, name) == NULL) {
+            galloc_model_fail(g, "%s: tensor '%s' is not handled by galloc's %s graph (llama.cpp's graph would differ); "
+                              "%s", g->m->arch->name, name, g->m->arch->name, GALLOC_MODEL_CAPTURE_HINT);
+        }
+    }
+    return !g->failed;
+}
+
 void galloc_model_weights_ffn(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_ff) {
     l->ffn_gate = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_gate.weight", il);
     l->ffn_down = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
@@ -225,7 +276,7 @@ bool galloc_model_logits(struct model_graph * g, struct ggml_tensor * inpL, floa
     struct ggml_tensor * cur = galloc_model_norm(g, inpL, g->output_norm, NULL, MODEL_NORM_RMS, -1);
     galloc_model_cb(g, cur, "result_norm", -1);
     ggml_set_output(cur);
-    cur = ggml_mul_mat(g->ctx, g->output, cur);
+    cur = galloc_model_mm(g, g->output, cur, g->output_s);
     if (g->output_b) {
         cur = ggml_add(g->ctx, cur, g->output_b);
     }
@@ -314,7 +365,7 @@ void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, stru
     const int64_t n_embd_kv = n_embd_head * n_head_kv;
     struct ggml_tensor * qc, * kc, * vc;
     if (l->wqkv) {
-        struct ggml_tensor * qkv = ggml_mul_mat(ctx, l->wqkv, cur);
+        struct ggml_tensor * qkv = galloc_model_mm(g, l->wqkv, cur, l->wqkv_s);
         galloc_model_cb(g, qkv, "wqkv", il);
         if (l->wqkv_b) {
             qkv = ggml_add(ctx, qkv, l->wqkv_b);
@@ -326,19 +377,19 @@ void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, stru
         vc = ggml_view_3d(ctx, qkv, n_embd_head, n_head_kv, g->n_tokens, ggml_row_size(qkv->type, n_embd_head), qkv->nb[1],
                           ggml_row_size(qkv->type, n_embd_q + n_embd_kv));
     } else {
-        qc = ggml_mul_mat(ctx, l->wq, cur);
+        qc = galloc_model_mm(g, l->wq, cur, l->wq_s);
         galloc_model_cb(g, qc, "Qcur", il);
         if (l->wq_b) {
             qc = ggml_add(ctx, qc, l->wq_b);
             galloc_model_cb(g, qc, "Qcur", il);
         }
-        kc = ggml_mul_mat(ctx, l->wk, cur);
+        kc = galloc_model_mm(g, l->wk, cur, l->wk_s);
         galloc_model_cb(g, kc, "Kcur", il);
         if (l->wk_b) {
             kc = ggml_add(ctx, kc, l->wk_b);
             galloc_model_cb(g, kc, "Kcur", il);
         }
-        vc = ggml_mul_mat(ctx, l->wv, cur);
+        vc = galloc_model_mm(g, l->wv, cur, l->wv_s);
         galloc_model_cb(g, vc, "Vcur", il);
         if (l->wv_b) {
             vc = ggml_add(ctx, vc, l->wv_b);
@@ -375,10 +426,30 @@ struct ggml_tensor * galloc_model_rope(struct model_graph * g, struct ggml_tenso
                          cp->yarn_ext_factor, cp->yarn_attn_factor, cp->yarn_beta_fast, cp->yarn_beta_slow);
 }
 
+struct ggml_tensor * galloc_model_mm(struct model_graph * g, struct ggml_tensor * w, struct ggml_tensor * cur, struct ggml_tensor * w_s) {
+    struct ggml_tensor * res = ggml_mul_mat(g->ctx, w, cur);
+    return w_s ? ggml_mul(g->ctx, res, w_s) : res;
+}
+
+// build_lora_mm_id: the experts' products, times each selected expert's scale when there are scales
+static struct ggml_tensor * mm_id(struct model_graph * g, struct ggml_tensor * w, struct ggml_tensor * cur,
+                                  struct ggml_tensor * ids, struct ggml_tensor * w_s) {
+    struct ggml_context * ctx = g->ctx;
+    struct ggml_tensor * res = ggml_mul_mat_id(ctx, w, cur, ids);
+    if (w_s) {
+        const int64_t n_expert = w_s->ne[0], n_tokens = cur->ne[2];
+        struct ggml_tensor * s = ggml_reshape_3d(ctx, w_s, 1, n_expert, 1);
+        s   = ggml_repeat_4d(ctx, s, 1, n_expert, n_tokens, 1);
+        s   = ggml_get_rows(ctx, s, ids);
+        res = ggml_mul(ctx, res, s);
+    }
+    return res;
+}
+
 struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor * cur,
-                               struct ggml_tensor * up, struct ggml_tensor * up_b,
-                               struct ggml_tensor * gate, struct ggml_tensor * gate_b,
-                               struct ggml_tensor * down, struct ggml_tensor * down_b,
+                               struct ggml_tensor * up, struct ggml_tensor * up_b, struct ggml_tensor * up_s,
+                               struct ggml_tensor * gate, struct ggml_tensor * gate_b, struct ggml_tensor * gate_s,
+                               struct ggml_tensor * down, struct ggml_tensor * down_b, struct ggml_tensor * down_s,
                                enum model_ffn_op op, enum model_ffn_gate gate_type, int il) {
     if (g->failed) {
         return NULL;
@@ -390,12 +461,20 @@ struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor
         tmp = ggml_add(ctx, tmp, up_b);
         galloc_model_cb(g, tmp, "ffn_up_b", il);
     }
+    if (up_s) {
+        tmp = ggml_mul(ctx, tmp, up_s);
+        galloc_model_cb(g, tmp, "ffn_up_s", il);
+    }
     if (gate) {
         cur = ggml_mul_mat(ctx, gate, gate_type == MODEL_FFN_SEQ ? tmp : cur);
         galloc_model_cb(g, cur, "ffn_gate", il);
         if (gate_b) {
             cur = ggml_add(ctx, cur, gate_b);
             galloc_model_cb(g, cur, "ffn_gate_b", il);
+        }
+        if (gate_s) {
+            cur = ggml_mul(ctx, cur, gate_s);
+            galloc_model_cb(g, cur, "ffn_gate_s", il);
         }
     } else {
         cur = tmp;
@@ -436,6 +515,10 @@ struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor
         galloc_model_cb(g, cur, "ffn_down", il);
         cur = ggml_add(ctx, cur, down_b);
     }
+    if (down_s) {
+        cur = ggml_mul(ctx, cur, down_s);
+        galloc_model_cb(g, cur, "ffn_down_s", il);
+    }
     return cur;
 }
 
@@ -445,7 +528,7 @@ struct ggml_tensor * galloc_model_moe_ffn(struct model_graph * g, struct ggml_te
                                    struct ggml_tensor * gate_exps, struct ggml_tensor * gate_exps_b,
                                    struct ggml_tensor * down_exps, struct ggml_tensor * down_exps_b,
                                    int64_t n_expert, int64_t n_expert_used, enum model_ffn_op op, bool norm_w,
-                                   float w_scale, enum model_gating gating, int il) {
+                                   float w_scale, enum model_gating gating, const struct model_moe_scales * scales, int il) {
     if (g->failed) {
         return NULL;
     }
@@ -492,17 +575,27 @@ struct ggml_tensor * galloc_model_moe_ffn(struct model_graph * g, struct ggml_te
     ggml_build_forward_expand(g->gf, weights);
 
     cur = ggml_reshape_3d(ctx, cur, n_embd, 1, n_tokens);
-    struct ggml_tensor * up = ggml_mul_mat_id(ctx, up_exps, cur, selected); // [n_ff, n_expert_used, n_tokens]
+    const struct model_moe_scales no_scales = { NULL, NULL, NULL };
+    if (!scales) {
+        scales = &no_scales;
+    }
+    struct ggml_tensor * up = mm_id(g, up_exps, cur, selected, scales->up); // [n_ff, n_expert_used, n_tokens]
     galloc_model_cb(g, up, "ffn_moe_up", il);
+    if (scales->up) {
+        galloc_model_cb(g, up, "ffn_moe_up_scaled", il);
+    }
     if (up_exps_b) {
         up = ggml_add_id(ctx, up, up_exps_b, selected);
         galloc_model_cb(g, up, "ffn_moe_up_biased", il);
     }
     if (gate_exps) {
-        cur = ggml_mul_mat_id(ctx, gate_exps, cur, selected);
+        cur = mm_id(g, gate_exps, cur, selected, scales->gate);
         galloc_model_cb(g, cur, "ffn_moe_gate", il);
     } else {
         cur = up;
+    }
+    if (scales->gate) {
+        galloc_model_cb(g, cur, "ffn_moe_gate_scaled", il);
     }
     if (gate_exps_b) {
         cur = ggml_add_id(ctx, cur, gate_exps_b, selected);
@@ -532,8 +625,11 @@ struct ggml_tensor * galloc_model_moe_ffn(struct model_graph * g, struct ggml_te
             galloc_model_cb(g, cur, "ffn_moe_swiglu_oai", il);
             break;
     }
-    struct ggml_tensor * experts = ggml_mul_mat_id(ctx, down_exps, cur, selected); // [n_embd, n_expert_used, n_tokens]
+    struct ggml_tensor * experts = mm_id(g, down_exps, cur, selected, scales->down); // [n_embd, n_expert_used, n_tokens]
     galloc_model_cb(g, experts, "ffn_moe_down", il);
+    if (scales->down) {
+        galloc_model_cb(g, experts, "ffn_moe_down_scaled", il);
+    }
     if (down_exps_b) {
         experts = ggml_add_id(ctx, experts, down_exps_b, selected);
         galloc_model_cb(g, experts, "ffn_moe_down_biased", il);

@@ -70,6 +70,21 @@ static bool ml_fail(struct model_loader * ml, const char * fmt, ...) {
     return false;
 }
 
+bool galloc_model_loader_refuse(struct model_loader * ml, const char * fmt, ...) {
+    if (ml->err) {
+        va_list args;
+        va_start(args, fmt);
+        const int n = vsnprintf(ml->err->message, sizeof(ml->err->message), fmt, args);
+        va_end(args);
+        if (n >= 0 && (size_t) n < sizeof(ml->err->message)) {
+            snprintf(ml->err->message + n, sizeof(ml->err->message) - (size_t) n, "; %s", GALLOC_MODEL_CAPTURE_HINT);
+        }
+        ml->err->status = GALLOC_STATUS_INVALID;
+        galloc_error_one_line(ml->err->message, false);
+    }
+    return false;
+}
+
 // ".block_count" -> "llama.block_count"
 static void ml_key(const struct model_loader * ml, const char * key, char * out, size_t size) {
     if (key[0] == '.') {
@@ -412,6 +427,18 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
         hp->n_vocab = (uint32_t) n_tokens;
     } else if (!galloc_ml_get_u32(ml, ".vocab_size", &hp->n_vocab, false)) {
         return false;
+    }
+
+    // classifier heads: one output per label (llama.cpp: classifier.output_labels, default 1)
+    hp->n_cls_out = 1;
+    char labels_key[128];
+    snprintf(labels_key, sizeof(labels_key), "%s.classifier.output_labels", ml->arch);
+    uint64_t n_labels = 0;
+    if (ml->gguf && galloc_gguf_get_arr(ml->gguf, labels_key, &elem, &n_labels) && n_labels > 0) {
+        if (n_labels > (1u << 20)) {
+            return ml_fail(ml, "%s: %llu labels", labels_key, (unsigned long long) n_labels);
+        }
+        hp->n_cls_out = (uint32_t) n_labels;
     }
 
     if (!m->arch->load_hparams(ml, hp)) {

@@ -21,6 +21,11 @@
 #define MODEL_MAX_EXPERTS 1024 // LLAMA_MAX_EXPERTS
 #define MODEL_MAX_TENSORS (MODEL_MAX_LAYERS * 64 + 64)
 
+// the end of every refusal of a model galloc cannot build exactly: where llama.cpp's own graph comes from
+#define GALLOC_MODEL_CAPTURE_HINT \
+    "for this model's graph, run llama.cpp under the capture library (LD_PRELOAD=libgalloc-capture.so " \
+    "llama-fit-params -m MODEL --fit-print on; README: Capturing the graphs of a ggml program)"
+
 enum model_rope_type { MODEL_ROPE_NORM = 0, MODEL_ROPE_NEOX = 2 };
 enum model_swa_type  { MODEL_SWA_NONE = 0, MODEL_SWA_STANDARD = 1 };
 enum model_rope_scaling { MODEL_ROPE_SCALING_NONE, MODEL_ROPE_SCALING_LINEAR, MODEL_ROPE_SCALING_YARN,
@@ -32,8 +37,9 @@ struct model_hparams {
     uint32_t n_embd;
     uint32_t n_layer;
     uint32_t n_vocab;
+    uint32_t n_cls_out;  // classifier outputs (rerank heads): the labels, 1 without
     uint32_t n_expert, n_expert_used, n_expert_groups, n_group_used;
-    uint32_t n_ff_exp;
+    uint32_t n_ff_exp, n_ff_shexp;
     uint32_t n_head[MODEL_MAX_LAYERS], n_head_kv[MODEL_MAX_LAYERS], n_ff[MODEL_MAX_LAYERS];
     uint32_t n_embd_head_k_full, n_embd_head_v_full, n_rot_full;
     uint32_t n_embd_head_k_swa,  n_embd_head_v_swa,  n_rot_swa;
@@ -47,6 +53,8 @@ struct model_hparams {
     float    yarn_ext_factor, yarn_attn_factor, yarn_beta_fast, yarn_beta_slow;
     float    f_attention_scale;
     float    f_final_logit_softcapping;
+    bool     attn_soft_cap;            // gemma2: attention logits soft-capped at f_attn_logit_softcapping
+    float    f_attn_logit_softcapping;
     float    expert_weights_scale;
     enum model_swa_type swa_type;
     uint32_t n_swa;
@@ -111,6 +119,9 @@ bool galloc_ml_get_bool (struct model_loader * ml, const char * key, bool * out,
 bool galloc_ml_has_key  (struct model_loader * ml, const char * key);
 // a number, or an array of n_layer numbers (llama.cpp's get_key_or_arr)
 bool galloc_ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required);
+// a value galloc does not build (the graph would differ from llama.cpp's): false, the message
+// (printf-style, naming the key) followed by the capture library's hint, GALLOC_STATUS_INVALID
+bool galloc_model_loader_refuse(struct model_loader * ml, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
 const char * galloc_ml_get_str(struct model_loader * ml, const char * key); // a string value, NULL if absent or not a string
 
 //
@@ -173,6 +184,15 @@ struct model_layer {
     struct ggml_tensor * ffn_gate_exps, * ffn_up_exps, * ffn_down_exps;
     struct ggml_tensor * ffn_gate_exps_b, * ffn_up_exps_b, * ffn_down_exps_b;
     struct ggml_tensor * rope_freqs;
+    // shared experts (qwen2moe, ...)
+    struct ggml_tensor * ffn_gate_inp_shexp, * ffn_gate_shexp, * ffn_up_shexp, * ffn_down_shexp;
+    // per-tensor (per-expert) ".scale" multipliers after the projection (llama.cpp's *_s), and the
+    // ".input_scale" tensors llama.cpp loads but no graph uses (*_in_s)
+    struct ggml_tensor * wq_s, * wk_s, * wv_s, * wo_s, * wqkv_s;
+    struct ggml_tensor * ffn_gate_s, * ffn_up_s, * ffn_down_s;
+    struct ggml_tensor * ffn_gate_shexp_s, * ffn_up_shexp_s, * ffn_down_shexp_s;
+    struct ggml_tensor * ffn_gate_exps_s, * ffn_up_exps_s, * ffn_down_exps_s;
+    struct ggml_tensor * in_s[16];
 };
 
 struct model_attn_input {
@@ -190,7 +210,7 @@ struct model_graph {
     struct ggml_cgraph  * gf;
     ggml_backend_buffer_t wbuf;   // the dummy buffer of wctx's tensors
     // weights
-    struct ggml_tensor * tok_embd, * output_norm, * output, * output_b;
+    struct ggml_tensor * tok_embd, * output_norm, * output, * output_b, * output_s, * output_in_s;
     struct model_layer * layers;
     // memory: caches[0] all or non-SWA layers, caches[1] SWA layers
     struct model_kv_cache * caches;
@@ -229,6 +249,12 @@ void galloc_model_weights_qkv(struct model_graph * g, struct model_layer * l, in
 // token embeddings, the final norm and the output head: output.weight, else (tied) the embeddings
 // again; with output_bias also the optional output.bias
 void galloc_model_weights_io(struct model_graph * g, bool output_bias);
+// llama.cpp's generic pass after an architecture's tensors: the optional ".scale" and ".input_scale"
+// tensors of every projection the layer has (load_tensors), and the output's for an NVFP4 head
+void galloc_model_weights_scales(struct model_graph * g);
+// every tensor of the file was created (llama.cpp refuses a file with tensors it does not create;
+// galloc creates only what its builder uses): false naming the first tensor the builder left aside
+bool galloc_model_weights_all_used(struct model_graph * g);
 // a dense SwiGLU FFN's weights, created as llama's and qwen's builders create them (gate, down, up)
 void galloc_model_weights_ffn(struct model_graph * g, struct model_layer * l, int il, int64_t n_embd, int64_t n_ff);
 // decoders with one head size: key, value and rope sizes must agree (fails naming the architecture)
@@ -259,21 +285,28 @@ struct ggml_tensor * galloc_model_norm(struct model_graph * g, struct ggml_tenso
 void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur, int64_t n_embd_head,
                int64_t n_head, int64_t n_head_kv, int il, struct ggml_tensor ** q, struct ggml_tensor ** k,
                struct ggml_tensor ** v);
+// build_lora_mm: w x, times the scale w_s when there is one
+struct ggml_tensor * galloc_model_mm(struct model_graph * g, struct ggml_tensor * w, struct ggml_tensor * cur, struct ggml_tensor * w_s);
+// build_ffn; the scales (up_s, gate_s, down_s) may be NULL
 struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor * cur,
-                               struct ggml_tensor * up, struct ggml_tensor * up_b,
-                               struct ggml_tensor * gate, struct ggml_tensor * gate_b,
-                               struct ggml_tensor * down, struct ggml_tensor * down_b,
+                               struct ggml_tensor * up, struct ggml_tensor * up_b, struct ggml_tensor * up_s,
+                               struct ggml_tensor * gate, struct ggml_tensor * gate_b, struct ggml_tensor * gate_s,
+                               struct ggml_tensor * down, struct ggml_tensor * down_b, struct ggml_tensor * down_s,
                                enum model_ffn_op op, enum model_ffn_gate gate_type, int il);
+// the expert weights' per-expert scales of a layer (NULL when it has none), for galloc_model_moe_ffn
+struct model_moe_scales {
+    struct ggml_tensor * up, * gate, * down;
+};
 struct ggml_tensor * galloc_model_moe_ffn(struct model_graph * g, struct ggml_tensor * cur,
                                    struct ggml_tensor * gate_inp, struct ggml_tensor * gate_inp_b,
                                    struct ggml_tensor * up_exps, struct ggml_tensor * up_exps_b,
                                    struct ggml_tensor * gate_exps, struct ggml_tensor * gate_exps_b,
                                    struct ggml_tensor * down_exps, struct ggml_tensor * down_exps_b,
                                    int64_t n_expert, int64_t n_expert_used, enum model_ffn_op op, bool norm_w,
-                                   float w_scale, enum model_gating gating, int il);
+                                   float w_scale, enum model_gating gating, const struct model_moe_scales * scales, int il);
 // self-attention with the KV cache (build_attn): stores K and V, attends, projects with wo (+ wo_b)
 struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct model_attn_input * inp,
-                                struct ggml_tensor * wo, struct ggml_tensor * wo_b,
+                                struct ggml_tensor * wo, struct ggml_tensor * wo_b, struct ggml_tensor * wo_s,
                                 struct ggml_tensor * q_cur, struct ggml_tensor * k_cur, struct ggml_tensor * v_cur,
                                 struct ggml_tensor * sinks, float kq_scale, int il);
 struct ggml_tensor * galloc_model_rope(struct model_graph * g, struct ggml_tensor * x, struct ggml_tensor * pos,
@@ -295,10 +328,18 @@ struct model_arch_def {
     bool (*build_graph)(struct model_graph * g);                                // composes the blocks
 };
 
+// llama's tensors and graph, shared by the architectures that are llama with other keys (mistral3)
+bool galloc_model_llama_tensors(struct model_graph * g);
+bool galloc_model_llama_graph(struct model_graph * g);
+
 extern const struct model_arch_def galloc_model_arch_llama;
+extern const struct model_arch_def galloc_model_arch_mistral3;
 extern const struct model_arch_def galloc_model_arch_qwen2;
+extern const struct model_arch_def galloc_model_arch_qwen2moe;
 extern const struct model_arch_def galloc_model_arch_qwen3;
 extern const struct model_arch_def galloc_model_arch_qwen3moe;
+extern const struct model_arch_def galloc_model_arch_gemma;
+extern const struct model_arch_def galloc_model_arch_gemma2;
 extern const struct model_arch_def galloc_model_arch_gemma3;
 extern const struct model_arch_def galloc_model_arch_openai_moe;
 

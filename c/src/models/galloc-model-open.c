@@ -25,6 +25,23 @@ const struct model_arch_def * galloc_model_arch_find(const char * name) {
     return NULL;
 }
 
+int galloc_model_arch_count(void) {
+    return (int) (sizeof(model_archs) / sizeof(model_archs[0]));
+}
+
+const char * galloc_model_arch_name_at(int i) {
+    return i >= 0 && i < galloc_model_arch_count() ? model_archs[i]->name : NULL;
+}
+
+void galloc_model_arch_list(char * out, size_t size) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < galloc_model_arch_count() && used < size; i++) {
+        const int n = snprintf(out + used, size - used, "%s%s", i ? ", " : "", model_archs[i]->name);
+        used += n > 0 ? (size_t) n : 0;
+    }
+}
+
 static int tensor_info_by_name(const void * a, const void * b) {
     return strcmp(((const struct model_tensor_info *) a)->name, ((const struct model_tensor_info *) b)->name);
 }
@@ -38,8 +55,10 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
     }
     const struct model_arch_def * arch = galloc_model_arch_find(arch_name);
     if (!arch) {
-        return galloc_fail(err, GALLOC_STATUS_INVALID,
-                           "general.architecture: '%.64s' is not supported (llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss)", arch_name);
+        char names[256];
+        galloc_model_arch_list(names, sizeof(names));
+        return galloc_fail(err, GALLOC_STATUS_INVALID, "general.architecture: '%.64s' is not supported by galloc (it builds %s); %s",
+                           arch_name, names, GALLOC_MODEL_CAPTURE_HINT);
     }
     if (g->n_tensors > MODEL_MAX_TENSORS) {
         return galloc_fail(err, GALLOC_STATUS_LIMIT, "%lld tensors: more than a model of %d layers has", (long long) g->n_tensors,

@@ -1,0 +1,15 @@
+// model-compare.h: built graph documents and plans against llama.cpp's / upstream's, field by field.
+
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+// forget the differences reported so far (at most 8 are printed between resets)
+void model_compare_reset(void);
+// the two graph documents are equal tensor for tensor (name, op, sub-op, type, shape, strides,
+// sources, view, flags, buffer types and ids) with the same node and leaf lists; row names them
+bool model_same_graph(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len);
+// the plans are equal: chunk sizes, every tensor's buffer, chunk and offset; with extra_empty,
+// reference buffers past the built plan's must be empty
+bool model_same_plan(const char * row, const char * built, size_t built_len, const char * ref, size_t ref_len, bool extra_empty);

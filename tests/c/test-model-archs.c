@@ -1,0 +1,232 @@
+// test-model-archs.c: every architecture of llama.cpp's test models is built exactly or refused.
+//
+// tests/model-archs/archs.tsv lists the 108 small models llama.cpp's test-llama-archs saves (every
+// optional tensor and key set; headers in tests/model-archs/gguf) and what galloc must do with
+// each at llama.cpp's `-c 256 -b 32 -ub 32 -fa off`:
+//  - "built": the graph equals llama.cpp's (tests/model-archs/graphs/NAME.graph.json, captured
+//    from llama.cpp 3f545bec) tensor for tensor, both plan to llama.cpp's compute buffer, and the
+//    compute and KV sizes galloc reports are llama.cpp's breakdown (NAME.breakdown.tsv);
+//  - "refused": galloc_model_from_gguf or the graph build fails with a message that names the
+//    architecture and points to the capture library.
+// A model that builds where a refusal is expected, or builds without a reference graph, fails:
+// nothing is silently different.
+
+#include "check.h"
+#include "files.h"
+#include "galloc-document.h"
+#include "galloc-gguf.h"
+#include "galloc-model.h"
+#include "galloc-planner.h"
+#include "galloc-status.h"
+#include "model-compare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARCHS_DIR "tests/model-archs"
+
+// the breakdown's model, context and compute bytes of the CPU row
+static bool read_breakdown(const char * name, uint64_t * model, uint64_t * context, uint64_t * compute) {
+    char path[256];
+    snprintf(path, sizeof(path), ARCHS_DIR "/graphs/%s.breakdown.tsv", name);
+    size_t len;
+    char * text = read_whole_file(path, &len);
+    bool ok = false;
+    char * row = text ? strstr(text, "\nCPU\t") : NULL;
+    if (row) {
+        char dev[32], host[32];
+        unsigned long long m = 0, c = 0, k = 0;
+        ok = sscanf(row + 1, "CPU\t%31s\t%31s\t%llu\t%llu\t%llu", dev, host, &m, &c, &k) == 5;
+        *model = m, *context = c, *compute = k;
+    }
+    free(text);
+    return ok;
+}
+
+static struct galloc_model * open_model(const char * name, struct galloc_error * err) {
+    char path[256];
+    snprintf(path, sizeof(path), ARCHS_DIR "/gguf/%s.meta.gguf", name);
+    size_t len;
+    char * bytes = read_whole_file(path, &len);
+    if (!bytes) {
+        snprintf(err->message, sizeof(err->message), "%s: unreadable", path);
+        err->status = GALLOC_STATUS_IO;
+        return NULL;
+    }
+    struct galloc_gguf g;
+    uint64_t need = 0;
+    struct galloc_model * m = NULL;
+    if (galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, err) == GALLOC_GGUF_OK) {
+        galloc_model_from_gguf(&g, &m, err);
+        galloc_gguf_free(&g);
+    }
+    free(bytes);
+    return m;
+}
+
+static void settings(struct galloc_model_settings * s) {
+    galloc_model_settings_default(s);
+    s->n_ctx      = 256;
+    s->n_batch    = 32;
+    s->n_ubatch   = 32;
+    s->flash_attn = 0;
+}
+
+// the built graph against llama.cpp's, and both plans against llama.cpp's compute buffer
+static void check_built(const char * name, const struct galloc_model * m, const char * built, size_t built_len) {
+    char path[256];
+    snprintf(path, sizeof(path), ARCHS_DIR "/graphs/%s.graph.json", name);
+    size_t ref_len;
+    char * ref = read_whole_file(path, &ref_len);
+    uint64_t model = 0, context = 0, compute = 0;
+    if (!ref || !read_breakdown(name, &model, &context, &compute)) {
+        fprintf(stderr, "  %s: built, but no reference graph or breakdown of llama.cpp's to check it against\n", name);
+        check_failures++;
+        free(ref);
+        return;
+    }
+    model_compare_reset();
+    CHECK(model_same_graph(name, built, built_len, ref, ref_len));
+    // each document planned by the project's planner (upstream's plan on every CPU graph)
+    const char * docs[2]    = { built, ref };
+    const size_t lens[2]    = { built_len, ref_len };
+    for (int i = 0; i < 2; i++) {
+        struct galloc_document doc;
+        struct galloc_plan     plan;
+        struct galloc_error    err;
+        if (galloc_document_read(docs[i], lens[i], &doc, &err)) {
+            if (galloc_plan_graph(&doc.graph, &plan, &err)) {
+                CHECK_EQ_U64(plan.buffers[0].size, compute);
+                galloc_plan_free(&plan);
+            } else {
+                fprintf(stderr, "  %s: plan: %s\n", name, err.message);
+                check_failures++;
+            }
+            galloc_document_free(&doc);
+        } else {
+            fprintf(stderr, "  %s: document %d: %s\n", name, i, err.message);
+            check_failures++;
+        }
+    }
+    struct galloc_model_settings s;
+    settings(&s);
+    struct galloc_model_sizes sizes;
+    struct galloc_error err;
+    CHECK(galloc_model_compute_sizes(m, &s, &sizes, &err));
+    CHECK_EQ_U64(sizes.compute[0], compute);
+    CHECK_EQ_U64(sizes.kv_bytes, context);
+    free(ref);
+}
+
+// a refusal names the architecture and where llama.cpp's own graph comes from
+static void check_refused(const char * name, const char * arch, const struct galloc_error * err) {
+    const bool names_arch = strstr(err->message, arch) != NULL;
+    const bool capture    = strstr(err->message, "capture library") != NULL;
+    if (!names_arch || !capture || err->status == GALLOC_STATUS_OK) {
+        fprintf(stderr, "  %s: refusal without the architecture or the capture library: %s\n", name, err->message);
+        check_failures++;
+    }
+}
+
+static void test_archs(void) {
+    size_t len;
+    char * text = read_whole_file(ARCHS_DIR "/archs.tsv", &len);
+    CHECK(text != NULL);
+    if (!text) {
+        return;
+    }
+    int n = 0, n_built = 0, n_refused = 0;
+    char * line = strchr(text, '\n'); // skip the header
+    while (line && *++line) {
+        char * end = strchr(line, '\n');
+        if (end) {
+            *end = '\0';
+        }
+        char name[64], arch[64], expect[16];
+        if (sscanf(line, "%63s %63s %15s", name, arch, expect) != 3) {
+            line = end;
+            continue;
+        }
+        n++;
+        const int before = check_failures;
+        struct galloc_error err = { 0 };
+        struct galloc_model * m = open_model(name, &err);
+        char * built = NULL;
+        size_t built_len = 0;
+        if (m) {
+            struct galloc_model_settings s;
+            settings(&s);
+            built = galloc_model_document(m, &s, &built_len, &err);
+        }
+        if (built) {
+            n_built++;
+            if (strcmp(expect, "built") != 0) {
+                fprintf(stderr, "  %s: built, but archs.tsv expects a refusal\n", name);
+                check_failures++;
+            }
+            check_built(name, m, built, built_len);
+        } else {
+            n_refused++;
+            if (strcmp(expect, "refused") != 0) {
+                fprintf(stderr, "  %s: refused, but archs.tsv expects it built: %s\n", name, err.message);
+                check_failures++;
+            }
+            check_refused(name, arch, &err);
+        }
+        if (check_failures != before) {
+            fprintf(stderr, "  row FAILED: %s\n", name);
+        }
+        free(built);
+        galloc_model_free(m);
+        line = end;
+    }
+    free(text);
+    CHECK(n == 108);
+    printf("model-archs: %d architectures' test models: %d built equal to llama.cpp, %d refused\n", n, n_built, n_refused);
+}
+
+// llama.cpp's test model of llama with one tensor renamed to one no builder knows: refused, naming it
+static void test_unknown_tensor(void) {
+    size_t len;
+    char * bytes = read_whole_file(ARCHS_DIR "/gguf/llama-dense.meta.gguf", &len);
+    CHECK(bytes != NULL);
+    if (!bytes) {
+        return;
+    }
+    static const char from[] = "blk.1.ffn_up.input_scale", to[] = "blk.1.ffn_up.extra_scale";
+    bool renamed = false;
+    for (size_t i = 0; i + sizeof(from) - 1 <= len && !renamed; i++) {
+        if (memcmp(bytes + i, from, sizeof(from) - 1) == 0) {
+            memcpy(bytes + i, to, sizeof(to) - 1);
+            renamed = true;
+        }
+    }
+    CHECK(renamed);
+    struct galloc_gguf g;
+    uint64_t need = 0;
+    struct galloc_error err = { 0 };
+    struct galloc_model * m = NULL;
+    CHECK(galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, &err) == GALLOC_GGUF_OK);
+    CHECK(galloc_model_from_gguf(&g, &m, &err));
+    galloc_gguf_free(&g);
+    free(bytes);
+    struct galloc_model_settings s;
+    settings(&s);
+    size_t doc_len = 0;
+    char * doc = m ? galloc_model_document(m, &s, &doc_len, &err) : NULL;
+    CHECK(doc == NULL);
+    CHECK(err.status == GALLOC_STATUS_INVALID);
+    CHECK(strstr(err.message, "'blk.1.ffn_up.extra_scale'") != NULL);
+    CHECK(strstr(err.message, "capture library") != NULL);
+    struct galloc_model_sizes sizes;
+    CHECK(m && !galloc_model_compute_sizes(m, &s, &sizes, &err));
+    free(doc);
+    galloc_model_free(m);
+}
+
+int main(void) {
+    RUN(test_archs);
+    RUN(test_unknown_tensor);
+    return check_report("test-model-archs");
+}
