@@ -37,7 +37,8 @@ static const char * usage_model =
     "Builds the compute graph llama.cpp (3f545bec) reserves for the model with these context\n"
     "settings, writes its graph document (stdout, or GRAPH.json) and prints on stderr the\n"
     "compute buffer size per buffer type as llama.cpp logs it (CPU backend). Only the GGUF\n"
-    "header is read. Architectures: llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss.\n"
+    "header is read. A model whose graph galloc cannot build exactly (another architecture, a\n"
+    "tensor or key value its builder does not handle) is refused, naming what.\n"
     "\n"
     "  -c, --ctx-size N        context length (default 0: the model's training context)\n"
     "  -b, --batch-size N      logical batch (default 2048)\n"
@@ -75,7 +76,8 @@ static const char * usage_model =
     "With --device, -o GRAPH.json writes the graph the scheduler hands to ggml_gallocr (its buffer\n"
     "types and ids; --graph decode: a one-token context's), for plan, explain and diff.\n"
     "exit status: 0 ok, 2 usage or settings llama.cpp refuses, 3 invalid model file (or a graph past the\n"
-    "library's limits), 4 file error, 5 out of memory\n";
+    "library's limits), 4 file error, 5 out of memory\n"
+    "architectures built: ";
 
 static int usage_error(const char * fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char * fmt, ...) {
@@ -212,7 +214,9 @@ int cli_model_command(int argc, char ** argv) {
             continue;
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage_model, stdout);
+            char archs[512];
+            galloc_model_arch_list(archs, sizeof(archs));
+            printf("%s%s\n", usage_model, archs);
             return EXIT_OK;
         } else if (strcmp(a, "--cards") == 0) {
             list_cards();

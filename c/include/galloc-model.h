@@ -5,7 +5,7 @@
 // context settings (-c, -b, -ub, -fa, -ctk, -ctv, -np) it yields the graph llama.cpp reserves at
 // context creation (snapshot 3f545bec, ggml 0.21.0): the same tensors, names, ops, shapes,
 // strides, views and order, so the same plan, and the compute buffer size llama.cpp logs.
-// Architectures: llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss. CPU backend only.
+// Architectures: galloc_model_arch_list; a model galloc cannot build exactly is refused. CPU backend only.
 //
 // Example usage:
 //
