@@ -23,9 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GGUF_FIRST_READ  ((size_t) 1 << 20)   // most headers fit
-#define GGUF_MAX_HEADER  ((uint64_t) 1 << 30) // tokenizer arrays make headers many MiB, not GiB
-
 static const char * usage_model =
     "usage: galloc model MODEL.gguf [-c N] [-b N] [-ub N] [-fa on|off|auto] [-ctk T] [-ctv T] [-np N]\n"
     "                   [--graph prompt|decode] [-o GRAPH.json]\n"
@@ -90,7 +87,12 @@ static int usage_error(const char * fmt, ...) {
     return EXIT_USAGE;
 }
 
-// reads the header of a GGUF file: a prefix, grown until the reader has what it needs
+static size_t file_source(void * ctx, uint64_t offset, uint8_t * dst, size_t n) {
+    (void) offset; // read in order (galloc_gguf_read_source asks for each byte once, in order)
+    return fread(dst, 1, n, (FILE *) ctx);
+}
+
+// reads the header of a GGUF file: a prefix, at least doubled until the reader has what it needs
 static int read_gguf(const char * path, struct galloc_gguf * g) {
     FILE * f = fopen(path, "rb");
     if (!f) {
@@ -103,42 +105,17 @@ static int read_gguf(const char * path, struct galloc_gguf * g) {
         file_size = end >= 0 ? (uint64_t) end : GALLOC_GGUF_SIZE_UNKNOWN;
     }
     rewind(f);
-    size_t   want = GGUF_FIRST_READ, have = 0;
-    uint8_t * buf = NULL;
-    int code = EXIT_INPUT;
-    for (;;) {
-        if (file_size != GALLOC_GGUF_SIZE_UNKNOWN && want > file_size) {
-            want = (size_t) file_size;
-        }
-        uint8_t * grown = realloc(buf, want ? want : 1);
-        if (!grown) {
-            fprintf(stderr, "galloc model: out of memory reading %s\n", path);
-            code = EXIT_MEMORY;
-            break;
-        }
-        buf = grown;
-        have += fread(buf + have, 1, want - have, f);
-        uint64_t need = 0;
-        struct galloc_error err;
-        enum galloc_gguf_status st = galloc_gguf_read_prefix(buf, have, file_size, g, &need, &err);
-        if (st == GALLOC_GGUF_OK) {
-            code = EXIT_OK;
-            break;
-        }
-        if (st == GALLOC_GGUF_NEED_MORE && have == want && need > have && need <= GGUF_MAX_HEADER) {
-            want = (size_t) need;
-            continue;
-        }
-        if (st == GALLOC_GGUF_NEED_MORE) {
-            fprintf(stderr, "galloc model: %s: %s\n", path,
-                    need > GGUF_MAX_HEADER ? "the header is larger than 1 GiB" : "the file ends inside its header");
-        } else {
-            fprintf(stderr, "galloc model: %s: %s\n", path, err.message);
-            code = cli_exit_code(err.status);
-        }
-        break;
+    struct galloc_error err;
+    enum galloc_gguf_status st = galloc_gguf_read_source(file_source, f, file_size, g, &err);
+    int code = EXIT_OK;
+    if (ferror(f)) {
+        fprintf(stderr, "galloc model: %s: read error\n", path);
+        code = EXIT_FILE;
+        galloc_gguf_free(g);
+    } else if (st != GALLOC_GGUF_OK) {
+        fprintf(stderr, "galloc model: %s: %s\n", path, err.message);
+        code = cli_exit_code(err.status);
     }
-    free(buf);
     fclose(f);
     return code;
 }

@@ -136,6 +136,22 @@ enum galloc_gguf_status galloc_gguf_read_prefix(const uint8_t * data, size_t len
                                                 struct galloc_gguf * out, uint64_t * need_bytes,
                                                 struct galloc_error * err);
 
+// A source of a file's bytes: copies up to n bytes starting at offset into dst and returns how many
+// it copied (fewer than n only at the end of the file, or on a read error).
+typedef size_t (*galloc_gguf_source_fn)(void * ctx, uint64_t offset, uint8_t * dst, size_t n);
+
+#define GALLOC_GGUF_FIRST_READ ((uint64_t) 1 << 20) // bytes of the first prefix read (most headers fit)
+#define GALLOC_GGUF_MAX_HEADER ((uint64_t) 1 << 30) // tokenizer arrays make headers many MiB, not GiB
+
+// Reads the header of a file_size-byte file (GALLOC_GGUF_SIZE_UNKNOWN when unknown) from source, each
+// byte once, in order: GALLOC_GGUF_FIRST_READ bytes first, then a prefix at least twice as long
+// whenever the reader needs more, so a header is parsed at most log2(size / FIRST_READ) + 2 times
+// (time linear in its size). Returns as galloc_gguf_read_prefix, never NEED_MORE: a source that ends
+// inside the header is INVALID (err: GALLOC_STATUS_INVALID), a header past GALLOC_GGUF_MAX_HEADER is
+// INVALID with err's status GALLOC_STATUS_LIMIT.
+enum galloc_gguf_status galloc_gguf_read_source(galloc_gguf_source_fn source, void * ctx, uint64_t file_size,
+                                                struct galloc_gguf * out, struct galloc_error * err);
+
 // frees what galloc_gguf_read filled (and empties it); safe on an emptied or zeroed struct
 void galloc_gguf_free(struct galloc_gguf * g);
 
