@@ -97,6 +97,15 @@ expect_out "     0  ?]0;pwn?$(printf 'Ã©%.0s' $(seq 24)) NONE"  # 8 + 24 of 27 Ã
 expect_out "     1  a?b                              ADD"
 expect_lines 6
 
+# explain likewise: the graph's name, tensor and buffer names (one document, and two compared)
+sed 's/"buffer_types"/"name": "g\\u001b]0;t\\u0007", "buffer_types"/' "$tmp/names.json" > "$tmp/names-named.json"
+expect 0 20 ""                                     -- "$galloc" explain "$tmp/names-named.json" --no-fold
+no_controls "explain"
+expect_out "names-named.json g?]0;t?: 2 tensors"
+expect 0 20 ""                                     -- "$galloc" explain "$tmp/names-named.json" "$tmp/names.json"
+no_controls "explain A B"
+expect_out "buffer b?\[31mX??: A"
+
 # every command whose stdout cannot be written exits 4 (file error), not 0
 g=tests/golden
 for args in "plan $g/llama-tiny.graph.json" "plan $g/llama-tiny.graph.json --table" "plan $g/llama-tiny.graph.json --draw" \
@@ -138,6 +147,18 @@ expect_lines 21
   yes '0,' | head -c 120000000 | tr -d '\n'; printf '0]}'; } > "$tmp/padded.plan.json"
 expect 0 60 ""                                -- sh -c "ulimit -v 1000000 && exec '$release' diff '$tmp/padded.plan.json' '$tmp/padded.plan.json'"
 rm -f "$tmp/padded.plan.json"
+
+# the hostile-model table (tests/models-hostile/cases.tsv, shared with the WebAssembly module's test
+# tests/js/wasm-hostile-models.test.js): each header and settings, the status and message it names
+status_exit() { case $1 in ok) echo 0;; invalid-input|limit) echo 3;; bad-argument|not-found) echo 2;; out-of-memory) echo 5;; *) echo 99;; esac; }
+while IFS=$'\037' read -r name base edits flags status message wasm32; do # (tabs as \037: empty fields kept)
+    case $name in '#'*|name|'') continue;; esac
+    # shellcheck disable=SC2086 # flags are words
+    expect "$(status_exit "$status")" 60 "$message" -- "$galloc" model "tests/models-hostile/$name.gguf" $flags -o /dev/null
+done < <(tr '\t' '\037' < tests/models-hostile/cases.tsv)
+# general.name reaches the terminal as text (the name-escapes row: ESC ]0; ... BEL, colours, CR LF)
+expect 0 60 "pwned" -- "$galloc" model tests/models-hostile/name-escapes.gguf -c 4096 -o /dev/null
+cp "$tmp/err" "$tmp/out" && no_controls "galloc model (general.name)"
 
 echo "hostile: $pass cases passed, $fail failed"
 [ "$fail" -eq 0 ]

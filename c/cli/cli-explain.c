@@ -22,6 +22,15 @@
 
 #define DEFAULT_TOP 20
 
+// a name from a document made safe for the terminal (cli_safe_text: control characters as '?'), in
+// one of eight buffers used in turn, so that one printf may show several (the CLI has one thread)
+static const char * safe(const char * s) {
+    static char bufs[8][1024];
+    static int  next;
+    next = (next + 1) % 8;
+    return cli_safe_text(bufs[next], sizeof(bufs[next]), s, 0, 0);
+}
+
 // "1.05 GiB", "512 B": binary units, for the eye (exact bytes are printed beside)
 static const char * human_bytes(uint64_t bytes, char * buf, size_t size) {
     static const char * units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
@@ -89,7 +98,7 @@ static void print_live(FILE * out, const struct galloc_document * doc, const str
     for (int32_t i = 0; i < shown; i++) {
         int32_t t = b->live[i].tensor;
         char    name[GGML_MAX_NAME + 16], layer[32];
-        snprintf(name, sizeof(name), "#%d %s", t, doc->tensor_names[t]);
+        snprintf(name, sizeof(name), "#%d %s", t, safe(doc->tensor_names[t]));
         shape_text(&doc->tensors[t], shape, sizeof(shape));
         if (ex->layer[t] >= 0) {
             snprintf(layer, sizeof(layer), "%d of %d", ex->layer[t], ex->n_layers);
@@ -123,8 +132,8 @@ static void print_groups(FILE * out, const struct galloc_document * doc, const s
         layers_text(g, ex->n_layers, layers, sizeof(layers));
         shape_text(&doc->tensors[g->tensor], shape, sizeof(shape));
         fprintf(out, "  %14" PRIu64 " %10s %6.2f%%  %-32s %7d  %-12s %-12s %-5s %-20s #%d %s\n", g->bytes, human_bytes(g->bytes, h, sizeof(h)),
-                galloc_explain_percent(g->bytes, b->size), g->name, g->count, layers, galloc_document_op_desc(doc, g->tensor),
-                ggml_type_name((enum ggml_type) doc->tensors[g->tensor].type), shape, g->tensor, doc->tensor_names[g->tensor]);
+                galloc_explain_percent(g->bytes, b->size), safe(g->name), g->count, layers, galloc_document_op_desc(doc, g->tensor),
+                ggml_type_name((enum ggml_type) doc->tensors[g->tensor].type), shape, g->tensor, safe(doc->tensor_names[g->tensor]));
     }
     if (shown < b->n_groups) {
         fprintf(out, "  ... and %d more names (--top N shows more)\n", b->n_groups - shown);
@@ -138,7 +147,7 @@ static void print_chunks(FILE * out, const struct galloc_document * doc, const s
         int32_t t = b->chunk_raiser[c];
         fprintf(out, "    chunk %d: %" PRIu64 " bytes (%s)", c, b->chunk_sizes[c], human_bytes(b->chunk_sizes[c], h, sizeof(h)));
         if (t >= 0) {
-            fprintf(out, ", raised last by #%d %s (%s, %" PRIu64 " bytes at offset %" PRIu64 ") at %s\n", t, doc->tensor_names[t],
+            fprintf(out, ", raised last by #%d %s (%s, %" PRIu64 " bytes at offset %" PRIu64 ") at %s\n", t, safe(doc->tensor_names[t]),
                     galloc_document_op_desc(doc, t), b->chunk_raiser_bytes[c], b->chunk_raiser_offset[c],
                     step_text(b->chunk_raiser_step[c], step, sizeof(step)));
         } else {
@@ -150,16 +159,16 @@ static void print_chunks(FILE * out, const struct galloc_document * doc, const s
 static void print_explain(FILE * out, const char * path, const struct galloc_document * doc, const struct galloc_explain * ex,
                           int32_t top, bool fold) {
     char h1[32], h2[32], step[40];
-    fprintf(out, "%s%s%s: %d tensors, %d steps", path, doc->name[0] ? " " : "", doc->name, doc->n_tensors, ex->n_steps);
+    fprintf(out, "%s%s%s: %d tensors, %d steps", path, doc->name[0] ? " " : "", safe(doc->name), doc->n_tensors, ex->n_steps);
     if (ex->n_layers > 0) {
         fprintf(out, ", %d layers", ex->n_layers);
     }
     fprintf(out, "\n");
     for (int32_t i = 0; i < ex->n_buffers; i++) {
         const struct galloc_explain_buffer * b = &ex->buffers[i];
-        fprintf(out, "\nbuffer %d (%s): ", i, doc->buffer_type_names[i]);
+        fprintf(out, "\nbuffer %d (%s): ", i, safe(doc->buffer_type_names[i]));
         if (b->shared_with >= 0) {
-            fprintf(out, "shares the allocator of buffer %d (%s)\n", b->shared_with, doc->buffer_type_names[b->shared_with]);
+            fprintf(out, "shares the allocator of buffer %d (%s)\n", b->shared_with, safe(doc->buffer_type_names[b->shared_with]));
             continue;
         }
         fprintf(out, "%s (%" PRIu64 " bytes) in %d chunk%s; peak of live bytes %s (%" PRIu64 " bytes) at %s; overhead %" PRIu64 " bytes (%.2f %%)\n",
@@ -191,7 +200,7 @@ static void print_above(FILE * out, const char * side, const char * other, const
     for (int32_t r = 0; r < shown; r++) {
         const struct galloc_explain_above * a = &rows[r];
         fprintf(out, "  %14" PRIu64 " %10s %5d %14" PRIu64 " %14" PRIu64 "  %-40s %s\n", a->above, human_bytes(a->above, h, sizeof(h)),
-                a->chunk, a->offset, a->bytes, a->name, step_text(a->step, s, sizeof(s)));
+                a->chunk, a->offset, a->bytes, safe(a->name), step_text(a->step, s, sizeof(s)));
     }
     if (shown < n) {
         fprintf(out, "  ... and %d more tensors (--top N shows more)\n", n - shown);
@@ -200,7 +209,7 @@ static void print_above(FILE * out, const char * side, const char * other, const
 
 // "A: PATH NAME" (NAME: the document's name, when it has one), then ", WHAT" when given
 static void print_side(FILE * out, const char * side, const char * path, const struct galloc_document * doc, const char * what) {
-    fprintf(out, "%s: %s%s%s%s%s\n", side, path, doc->name[0] ? " " : "", doc->name, what ? ", " : "", what ? what : "");
+    fprintf(out, "%s: %s%s%s%s%s\n", side, path, doc->name[0] ? " " : "", safe(doc->name), what ? ", " : "", what ? what : "");
 }
 
 // what_a, what_b: which plan of the document each side is (NULL: its ggml plan, said by nothing)
@@ -212,7 +221,7 @@ static void print_compare(FILE * out, const char * path_a, const char * what_a, 
     print_side(out, "B", path_b, doc_b, what_b);
     for (int32_t i = 0; i < d->n_buffers; i++) {
         const struct galloc_explain_diff_buffer * b = &d->buffers[i];
-        fprintf(out, "\nbuffer %s: A %s (%" PRIu64 " bytes), B %s (%" PRIu64 " bytes), difference %s (%+" PRId64 " bytes)\n", b->name,
+        fprintf(out, "\nbuffer %s: A %s (%" PRIu64 " bytes), B %s (%" PRIu64 " bytes), difference %s (%+" PRId64 " bytes)\n", safe(b->name),
                 b->buffer_a >= 0 ? human_bytes(b->size_a, h1, sizeof(h1)) : "absent", b->size_a,
                 b->buffer_b >= 0 ? human_bytes(b->size_b, h2, sizeof(h2)) : "absent", b->size_b,
                 human_diff(b->size_diff, h3, sizeof(h3)), b->size_diff);
@@ -232,7 +241,7 @@ static void print_compare(FILE * out, const char * path_a, const char * what_a, 
             const struct galloc_explain_diff_row * row = &b->rows[r];
             int64_t diff = (int64_t) (row->bytes_b - row->bytes_a);
             fprintf(out, "  %14" PRIu64 " %14" PRIu64 " %+15" PRId64 " %10s  %-40s %d/%d\n", row->bytes_a, row->bytes_b, diff,
-                    human_diff(diff, h1, sizeof(h1)), row->name, row->count_a, row->count_b);
+                    human_diff(diff, h1, sizeof(h1)), safe(row->name), row->count_a, row->count_b);
         }
         if (shown < b->n_rows) {
             fprintf(out, "  ... and %d more names (--top N shows more)\n", b->n_rows - shown);
@@ -322,7 +331,7 @@ static int explain_offline(const struct loaded * l, const char * planner, uint32
         }
         struct galloc_whatif_result r;
         if (!galloc_whatif_from_plan_tensors(&l->doc.graph, &l->plan, &tensors, b, galloc_whatif_budget_next(&budget), &r, &err)) {
-            fprintf(stderr, "galloc: buffer type %s: %s\n", l->doc.buffer_type_names[b], err.message);
+            fprintf(stderr, "galloc: buffer type %s: %s\n", safe(l->doc.buffer_type_names[b]), err.message);
             code = cli_exit_code(err.status);
             break;
         }
@@ -335,11 +344,11 @@ static int explain_offline(const struct loaded * l, const char * planner, uint32
             fprintf(stderr, ")\n");
             code = EXIT_USAGE;
         } else if (!r.plans[k].valid || !r.plans[k].checked) {
-            fprintf(stderr, "galloc: buffer type %s: %s has no checked plan%s%s\n", l->doc.buffer_type_names[b], planner,
+            fprintf(stderr, "galloc: buffer type %s: %s has no checked plan%s%s\n", safe(l->doc.buffer_type_names[b]), planner,
                     r.plans[k].note && r.plans[k].note[0] ? ": " : "", r.plans[k].note ? r.plans[k].note : "");
             code = EXIT_USAGE;
         } else if (!galloc_whatif_apply_indexed(&l->doc.graph, &tensors, &r, r.plans[k].chunks, r.plans[k].offsets, r.problem.n_items, plan, &err)) {
-            fprintf(stderr, "galloc: buffer type %s: %s\n", l->doc.buffer_type_names[b], err.message);
+            fprintf(stderr, "galloc: buffer type %s: %s\n", safe(l->doc.buffer_type_names[b]), err.message);
             code = cli_exit_code(err.status);
         }
         galloc_whatif_free(&r);

@@ -301,7 +301,9 @@ int cli_model_command(int argc, char ** argv) {
         fprintf(stderr, "galloc model: %s\n", werr.message);
         code = EXIT_FILE;
     } else {
-        fprintf(stderr, "%s (%s): n_ctx = %lld, n_ctx_seq = %lld", galloc_model_name(m), galloc_model_arch_name(m),
+        char name[256]; // general.name, from the file: control characters (terminal escapes) as '?'
+        fprintf(stderr, "%s (%s): n_ctx = %lld, n_ctx_seq = %lld", cli_safe_text(name, sizeof(name), galloc_model_name(m), 0, 0),
+                galloc_model_arch_name(m),
                 (long long) z.n_ctx, (long long) z.n_ctx_seq);
         if (z.n_ctx_swa > 0) {
             fprintf(stderr, ", SWA cache = %lld cells", (long long) z.n_ctx_swa);

@@ -99,7 +99,7 @@ static bool qwen_graph(struct model_graph * g) {
         galloc_model_cb(g, cur, "attn_norm", il);
 
         struct ggml_tensor * q, * k, * v;
-        galloc_model_qkv(g, l, cur, n_embd_head, hp->n_head[il], hp->n_head_kv[il], il, &q, &k, &v);
+        galloc_model_qkv(g, l, cur, n_embd_head, hp->n_head[0], hp->n_head_kv[0], il, &q, &k, &v); // layer 0's, as llama.cpp
         if (l->attn_q_norm) {
             q = galloc_model_norm(g, q, l->attn_q_norm, NULL, MODEL_NORM_RMS, il);
             galloc_model_cb(g, q, "Qcur_normed", il);

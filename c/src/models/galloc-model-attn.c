@@ -241,6 +241,22 @@ struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct mode
     if (kv->k[il] == NULL) {
         return galloc_model_fail(g, "layer %d has no KV cache", il);
     }
+    // what llama.cpp's ggml calls would assert on (it aborts; here a refusal naming the keys)
+    if (k_cur->ne[0] * k_cur->ne[1] != kv->k[il]->ne[0] || q_cur->ne[0] != k_cur->ne[0]) {
+        return galloc_model_fail(g, "%s.attention.key_length/rope.dimension_count: layer %d: heads of %lld values for a KV cache "
+                                 "of %u-value heads (llama.cpp's ggml_set_rows would abort)", g->m->arch->name, il,
+                                 (long long) k_cur->ne[0], galloc_hp_n_embd_head_k(g->hp, (uint32_t) il));
+    }
+    if (v_cur->ne[0] * v_cur->ne[1] > kv->v[il]->ne[0] || v_cur->ne[0] != (int64_t) galloc_hp_n_embd_head_v(g->hp, (uint32_t) il)) {
+        return galloc_model_fail(g, "%s.attention.value_length: layer %d: V heads of %lld values for a KV cache of %u-value heads "
+                                 "(llama.cpp's ggml_set_rows would abort)", g->m->arch->name, il, (long long) v_cur->ne[0],
+                                 galloc_hp_n_embd_head_v(g->hp, (uint32_t) il));
+    }
+    if (sinks && (sinks->type != GGML_TYPE_F32 || sinks->ne[0] != q_cur->ne[1])) {
+        return galloc_model_fail(g, "tensor '%s': %s [%lld]: llama.cpp's attention takes f32 sinks, one per head (%lld; its "
+                                 "ggml_soft_max_add_sinks would abort)", sinks->name, ggml_type_name(sinks->type),
+                                 (long long) sinks->ne[0], (long long) q_cur->ne[1]);
+    }
     struct ggml_tensor * k_rot = is_swa ? inp->k_rot_swa : inp->k_rot;
     struct ggml_tensor * v_rot = is_swa ? inp->v_rot_swa : inp->v_rot;
     if (k_rot) {

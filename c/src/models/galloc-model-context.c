@@ -7,6 +7,7 @@
 // every token an output), with weights and caches on a dummy buffer as in no_alloc mode.
 // The compute buffer size is what ggml_gallocr keeps after llama.cpp's three reserves.
 
+#include "galloc-document.h"
 #include "galloc-error.h"
 #include "galloc-export.h"
 #include "galloc-gallocr.h"
@@ -67,31 +68,79 @@ static uint32_t pad256(uint64_t x) {
     return (uint32_t) ((x + 255) / 256 * 256);
 }
 
-// the largest tensors a graph of these settings has, in f32, below 2^40 bytes (what documents hold)
+// bytes of a tensor of this type and shape, in 64 bits whatever size_t is (as a double: no overflow)
+static double tensor_bytes64(enum ggml_type type, const int64_t * ne) {
+    return (double) ne[0] / (double) ggml_blck_size(type) * (double) ggml_type_size(type) * (double) ne[1] * (double) ne[2] *
+           (double) ne[3];
+}
+
+// the tensor limits: 2^40 bytes (what a graph document holds: galloc plan refuses more), and where
+// size_t has 32 bits (wasm32) SIZE_MAX / margin: 2 for what the graph computes (so that no size or
+// offset the ggml layer derives from it wraps), 1 for weights (only read, whole or by views)
+static bool bytes_fit(double bytes, double margin, const char * what, struct galloc_error * err) {
+    if (bytes > (double) GALLOC_DOCUMENT_MAX_TENSOR_BYTES) {
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "-c/-ub: %s would take %.0f GiB, more than a graph document holds (1 TiB per tensor)",
+                           what, bytes / 1073741824.0);
+    }
+    if (bytes * margin > (double) SIZE_MAX) {
+        return galloc_fail(err, GALLOC_STATUS_LIMIT, "-c/-ub: %s would take %.0f MiB, too large to plan with a 32-bit size_t (use the 64-bit CLI)",
+                           what, bytes / 1048576.0);
+    }
+    return true;
+}
+
+// the largest tensors a graph of these settings has (an upper bound of each kind, f32 activations),
+// checked before building: past the limits, the ggml layer's sizes would wrap on wasm32
 static bool sizes_fit(const struct galloc_model * m, const struct model_cparams * cp, struct galloc_error * err) {
     const struct model_hparams * hp = &m->hp;
-    const double n_tokens = cp->n_ubatch < cp->n_ctx ? cp->n_ubatch : cp->n_ctx, limit = 1099511627776.0;
+    const double n_tokens = cp->n_ubatch < cp->n_ctx ? cp->n_ubatch : cp->n_ctx;
+    const double n_used = hp->n_expert_used > 0 ? hp->n_expert_used : 1;
     double worst = 0.0;
     const char * what = "";
+#define SIZES_CONSIDER(bytes, name) do { const double b_ = (bytes); if (b_ > worst) { worst = b_; what = (name); } } while (0)
+    // the KQ mask: every cell of a sequence's cache for every token (f16 with flash attention)
+    SIZES_CONSIDER((double) cp->n_ctx_seq * n_tokens * (cp->flash_attn ? 2.0 : 4.0), "the attention mask");
+    SIZES_CONSIDER(n_tokens * hp->n_embd * n_used * 4.0, "the activations");
+    SIZES_CONSIDER(n_tokens * (double) hp->n_ff_exp * n_used * 4.0, "the experts' activations");
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        const double kq  = cp->flash_attn ? 0.0 : (double) cp->n_ctx_seq * n_tokens * hp->n_head[il] * 4.0; // attention scores
-        const double kv  = (double) cp->n_ctx_seq * cp->n_seq_max * galloc_hp_n_embd_v_gqa_max(hp) * 4.0;  // one layer's cache
-        const double ffn = n_tokens * (double) (hp->n_ff[il] > hp->n_ff_exp * hp->n_expert_used ? hp->n_ff[il]
-                                                                                               : hp->n_ff_exp * hp->n_expert_used) * 4.0;
-        if (kq > worst) { worst = kq; what = "the attention scores"; }
-        if (kv > worst) { worst = kv; what = "a layer's KV cache"; }
-        if (ffn > worst) { worst = ffn; what = "the FFN"; }
+        const double heads = (double) hp->n_head[il] * (hp->n_embd_head_k_full > hp->n_embd_head_k_swa ? hp->n_embd_head_k_full
+                                                                                                        : hp->n_embd_head_k_swa);
+        SIZES_CONSIDER(cp->flash_attn ? 0.0 : (double) cp->n_ctx_seq * n_tokens * hp->n_head[il] * 4.0, "the attention scores");
+        SIZES_CONSIDER((double) cp->n_ctx_seq * cp->n_seq_max * galloc_hp_n_embd_v_gqa_max(hp) * 4.0, "a layer's KV cache");
+        SIZES_CONSIDER(n_tokens * heads * 4.0, "the attention heads");
+        SIZES_CONSIDER(n_tokens * (double) hp->n_ff[il] * 4.0, "the FFN");
     }
-    const double logits = (double) hp->n_vocab * n_tokens * 4.0;
-    if (logits > worst) { worst = logits; what = "the logits"; }
-    if (worst > limit) {
-        return galloc_fail(err, GALLOC_STATUS_LIMIT, "-c/-ub: %s would take %.0f GiB, more than a graph document holds (1 TiB per tensor)", what,
-                 worst / 1073741824.0);
+    SIZES_CONSIDER((double) hp->n_vocab * n_tokens * 4.0, "the logits");
+#undef SIZES_CONSIDER
+    if (!bytes_fit(worst, 2.0, what, err)) {
+        return false;
     }
-    // ggml counts a tensor's bytes in size_t: where it has 32 bits (wasm32), every tensor must fit
-    if (worst * 2.0 > (double) SIZE_MAX) {
-        return galloc_fail(err, GALLOC_STATUS_LIMIT, "-c/-ub: %s would take %.0f MiB, too large to plan with a 32-bit size_t (use the 64-bit CLI)",
-                 what, worst / 1048576.0);
+    // the weights: the file's, or a card's (f16 token embeddings and output, the largest)
+    for (int64_t i = 0; i < m->n_tensors; i++) {
+        if (!bytes_fit(tensor_bytes64(m->tensors[i].type, m->tensors[i].ne), 1.0, m->tensors[i].name, err)) {
+            return false;
+        }
+    }
+    return bytes_fit((double) hp->n_embd * hp->n_vocab * 2.0, 1.0, "the token embeddings", err);
+}
+
+// after building: every tensor of the graph within the limits (the estimate above is the guard that
+// keeps the build from wrapping; this makes sure `galloc model` never writes what `galloc plan` refuses)
+static bool graph_fits(const struct ggml_cgraph * gf, struct galloc_error * err) {
+    char what[GGML_MAX_NAME + 16];
+    for (int pass = 0; pass < 2; pass++) {
+        const int n = pass == 0 ? gf->n_nodes : gf->n_leafs;
+        for (int i = 0; i < n; i++) {
+            const struct ggml_tensor * t = pass == 0 ? gf->nodes[i] : gf->leafs[i];
+            for (int s = -1; s < GGML_MAX_SRC; s++) {
+                const struct ggml_tensor * x = s < 0 ? t : t->src[s];
+                const double bytes = x ? tensor_bytes64(x->type, x->ne) : 0.0;
+                if (bytes > (double) GALLOC_DOCUMENT_MAX_TENSOR_BYTES || bytes > (double) SIZE_MAX) {
+                    snprintf(what, sizeof(what), "tensor '%s'", x->name);
+                    return bytes_fit(bytes, 1.0, what, err);
+                }
+            }
+        }
     }
     return true;
 }
@@ -351,6 +400,10 @@ static struct model_build * build_graph_hooked(const struct galloc_model * m, co
         ok = !g->failed;
     }
     ok = ok && m->arch->build_graph(g) && !g->failed;
+    if (ok && !g->gf->out_of_memory && !graph_fits(g->gf, err)) {
+        build_free(b);
+        return NULL;
+    }
     if (!ok || g->gf->out_of_memory) {
         if (g->failed) {
             *err = b->err;

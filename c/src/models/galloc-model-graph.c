@@ -40,6 +40,9 @@ void * galloc_model_fail_status(struct model_graph * g, enum galloc_status statu
 }
 
 void galloc_model_cb(struct model_graph * g, struct ggml_tensor * t, const char * name, int il) {
+    if (!t) {
+        return; // after a refusal (g->failed)
+    }
     if (il >= 0) {
         ggml_format_name(t, "%s-%d", name, il);
     } else {
@@ -335,7 +338,7 @@ struct ggml_tensor * galloc_model_inp_out_ids(struct model_graph * g) {
 struct ggml_tensor * galloc_model_norm(struct model_graph * g, struct ggml_tensor * cur, struct ggml_tensor * mw,
                                 struct ggml_tensor * mb, enum model_norm_type type, int il) {
     if (g->failed) {
-        return NULL;
+        return cur; // unchanged: the caller goes on to its next check of g->failed, the graph is discarded
     }
     cur = type == MODEL_NORM_RMS ? ggml_rms_norm(g->ctx, cur, g->hp->f_norm_rms_eps) : ggml_norm(g->ctx, cur, 1e-5f);
     if (mw || mb) {
@@ -353,11 +356,20 @@ struct ggml_tensor * galloc_model_norm(struct model_graph * g, struct ggml_tenso
     return cur;
 }
 
+// after a refusal in galloc_model_qkv: Q, K and V of the shapes the caller expects, so that what it
+// builds on them before checking g->failed (norms, rope, scale) builds; the graph is then discarded
+static void qkv_placeholders(struct model_graph * g, int64_t n_embd_head, int64_t n_head, int64_t n_head_kv,
+                             struct ggml_tensor ** q, struct ggml_tensor ** k, struct ggml_tensor ** v) {
+    *q = ggml_new_tensor_3d(g->ctx, GGML_TYPE_F32, n_embd_head, n_head, g->n_tokens);
+    *k = ggml_new_tensor_3d(g->ctx, GGML_TYPE_F32, n_embd_head, n_head_kv, g->n_tokens);
+    *v = ggml_new_tensor_3d(g->ctx, GGML_TYPE_F32, n_embd_head, n_head_kv, g->n_tokens);
+}
+
 void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur, int64_t n_embd_head,
                int64_t n_head, int64_t n_head_kv, int il, struct ggml_tensor ** q, struct ggml_tensor ** k,
                struct ggml_tensor ** v) {
-    *q = *k = *v = NULL;
     if (g->failed) {
+        qkv_placeholders(g, n_embd_head, n_head, n_head_kv, q, k, v);
         return;
     }
     struct ggml_context * ctx = g->ctx;
@@ -370,6 +382,13 @@ void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, stru
         if (l->wqkv_b) {
             qkv = ggml_add(ctx, qkv, l->wqkv_b);
             galloc_model_cb(g, qkv, "wqkv_b", il);
+        }
+        if (qkv->ne[0] < n_embd_q + 2 * n_embd_kv) {
+            galloc_model_fail(g, "%s.attention.head_count/head_count_kv: layer %d: the fused QKV projection has %lld values per "
+                              "token, fewer than %lld + 2 x %lld (llama.cpp's views would reach past it)", g->m->arch->name, il,
+                              (long long) qkv->ne[0], (long long) n_embd_q, (long long) n_embd_kv);
+            qkv_placeholders(g, n_embd_head, n_head, n_head_kv, q, k, v);
+            return;
         }
         qc = ggml_view_3d(ctx, qkv, n_embd_head, n_head, g->n_tokens, ggml_row_size(qkv->type, n_embd_head), qkv->nb[1], 0);
         kc = ggml_view_3d(ctx, qkv, n_embd_head, n_head_kv, g->n_tokens, ggml_row_size(qkv->type, n_embd_head), qkv->nb[1],
@@ -395,6 +414,22 @@ void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, stru
             vc = ggml_add(ctx, vc, l->wv_b);
             galloc_model_cb(g, vc, "Vcur", il);
         }
+        // llama.cpp reshapes without checking (GGML_ASSERT): Q to n_head heads, K and V to n_head_kv
+        // heads of n_embd_head values; a header whose projections are another width is refused
+        const struct { struct ggml_tensor * t; int64_t want; const char * what, * keys; } parts[3] = {
+            { qc, n_embd_q, "Q", "attention.head_count" },
+            { kc, n_embd_kv, "K", "attention.head_count_kv/key_length" },
+            { vc, n_embd_kv, "V", "attention.head_count_kv/value_length" },
+        };
+        for (int i = 0; i < 3; i++) {
+            if (parts[i].t->ne[0] != parts[i].want) {
+                galloc_model_fail(g, "%s.%s: layer %d: %s has %lld values per token where llama.cpp's graph takes %lld heads of "
+                                  "%lld (its reshape would abort)", g->m->arch->name, parts[i].keys, il, parts[i].what,
+                                  (long long) parts[i].t->ne[0], (long long) (i == 0 ? n_head : n_head_kv), (long long) n_embd_head);
+                qkv_placeholders(g, n_embd_head, n_head, n_head_kv, q, k, v);
+                return;
+            }
+        }
         qc = ggml_reshape_3d(ctx, qc, n_embd_head, n_head, g->n_tokens);
         kc = ggml_reshape_3d(ctx, kc, n_embd_head, n_head_kv, g->n_tokens);
         vc = ggml_reshape_3d(ctx, vc, n_embd_head, n_head_kv, g->n_tokens);
@@ -418,7 +453,7 @@ float galloc_model_rope_freq_scale(const struct model_graph * g, int il) {
 struct ggml_tensor * galloc_model_rope(struct model_graph * g, struct ggml_tensor * x, struct ggml_tensor * pos,
                                 struct ggml_tensor * factors, int il) {
     if (g->failed) {
-        return NULL;
+        return x; // unchanged, as galloc_model_norm
     }
     const struct model_cparams * cp = g->cp;
     return ggml_rope_ext(g->ctx, x, pos, factors, (int) galloc_hp_n_rot(g->hp, (uint32_t) il), (int) g->hp->rope_type,

@@ -9,6 +9,7 @@
 #include "galloc-error.h"
 #include "galloc-model-impl.h"
 
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,11 +169,18 @@ bool galloc_ml_get_u32(struct model_loader * ml, const char * key, uint32_t * ou
     return true;
 }
 
+// float keys must be finite: an infinite or NaN hyperparameter makes no model (llama.cpp would build
+// a graph computing NaNs; the builders' YaRN and attention-scale arithmetic would not end)
 bool galloc_ml_get_f32(struct model_loader * ml, const char * key, float * out, bool required) {
     double num;
     bool   found;
     if (!ml_get_num(ml, key, GALLOC_GGUF_TYPE_FLOAT32, &num, required, &found)) {
         return false;
+    }
+    if (found && !(num >= -FLT_MAX && num <= FLT_MAX)) {
+        char full[128];
+        ml_key(ml, key, full, sizeof(full));
+        return ml_fail(ml, "%s: %s is not a finite number", full, num != num ? "nan" : num > 0 ? "inf" : "-inf");
     }
     if (found) {
         *out = (float) num;

@@ -5,6 +5,8 @@
 
 #include "galloc-model-impl.h"
 
+#include <float.h>
+
 float galloc_model_sqrtf(float x) {
     if (!(x > 0.0f)) {
         return 0.0f;
@@ -24,6 +26,9 @@ float galloc_model_sqrtf(float x) {
 float galloc_model_logf(float x) {
     if (!(x > 0.0f)) {
         return 0.0f;
+    }
+    if (x > FLT_MAX) {
+        return x; // ln inf = inf (the loops below would never end)
     }
     double m = x;
     int    e = 0;

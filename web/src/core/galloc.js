@@ -214,6 +214,14 @@ export async function loadGalloc(options = {}) {
   if (options.fresh) return instantiate(options);
   const key = options.factory ?? DEFAULT_FACTORY;
   let loading = shared.get(key);
+  if (loading !== undefined) {
+    // a module that stopped is never handed out again, even to a call made right after it stopped
+    // (before call()'s clean-up of the shared map has run)
+    const g = await loading.catch(() => null);
+    if (g === null || g.dead === null) return loading;
+    if (shared.get(key) === loading) shared.delete(key);
+    loading = shared.get(key); // another call may have loaded a fresh one meanwhile
+  }
   if (loading === undefined) {
     loading = instantiate(options).catch((e) => {
       if (shared.get(key) === loading) shared.delete(key); // let a later call try again
