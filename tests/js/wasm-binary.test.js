@@ -202,6 +202,36 @@ describe('a damaged binary is refused, never misread', () => {
     expect(() => decodePlan(resized(plan, 1))).toThrow(/1 words after the plan/);
     expect(() => decodeGraph(resized(graph, -3))).toThrow(/ends early|string|dimensions/);
   });
+  // a graph body written here (galloc-binary.h's layout): buffer type "b", n tensors "t" of op NONE,
+  // type f32, ne [4], each with the flag bits given
+  const handMade = (flagNames, n, flagBits) => {
+    const strings = ['g', 'b', 't', 'NONE', 'f32', ...flagNames];
+    const text = strings.join('');
+    const ends = [];
+    let at = 0;
+    for (const x of strings) ends.push((at += x.length));
+    const textBytes = new TextEncoder().encode(text);
+    const body = [0, flagNames.length, ...flagNames.map((_, i) => 5 + i), 1, 1, 32, 0, 0, 0, n];
+    for (let i = 0; i < n; i++) body.push((flagBits << 16) | 1, 2, 3, 4, 4, 0);
+    body.push(0, 0, 0, 0);
+    const endsAt = 10, textAt = 4 * (endsAt + ends.length), bodyAt = Math.ceil((textAt + textBytes.length) / 4);
+    const total = 4 * (bodyAt + body.length);
+    const out = new Uint8Array(total);
+    const w = new Uint32Array(out.buffer);
+    w.set([0x4e424c47, 1, 1, strings.length, endsAt, textAt, textBytes.length, bodyAt, body.length, total]);
+    w.set(ends, endsAt);
+    out.set(textBytes, textAt);
+    w.set(body, bodyAt);
+    return out;
+  };
+  it('flag names and bits the head cannot hold: refused (each tensor looped over every name, 1 << b wrapping)', () => {
+    const flags = ['input', 'output', 'param', 'loss'];
+    expect(decodeGraph(handMade(flags, 3, 0b101)).tensors.map((t) => t.flags)).toEqual([['input', 'param'], ['input', 'param'], ['input', 'param']]);
+    expect(() => decodeGraph(handMade(flags, 3, 0b10001))).toThrow(/flag bits 0x11 of 4 flag names/);
+    expect(() => decodeGraph(handMade(Array.from({ length: 9 }, (_, i) => `f${i}`), 1, 1))).toThrow(/9 flag names for 8 flag bits/);
+    // 40,000 names and 10,000 flagged tensors: 400 million steps and a name list per tensor before
+    expect(() => decodeGraph(handMade(Array.from({ length: 40000 }, (_, i) => `f${i}`), 10000, 0xff))).toThrow(/40000 flag names/);
+  });
   it('a closed document', () => {
     expect(() => d.graph()).toThrow(/closed/);
     expect(() => d.plan()).toThrow(/closed/);

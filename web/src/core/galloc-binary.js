@@ -10,6 +10,7 @@ export const BINARY_VERSION = 1;
 export const BINARY_GRAPH = 1;
 export const BINARY_PLAN = 2;
 const HEADER_WORDS = 10;
+const FLAG_BITS = 8; // head bits 16-23: at most 8 flag names can be used
 const NULL_INDEX = 0xffffffff;
 const TWO_32 = 4294967296;
 const EXACT_HI = 0x200000; // 2^53 / 2^32
@@ -140,7 +141,9 @@ export function decodeGraph(bytes) {
 function readGraph() {
   const doc = { format: 'galloc-graph', version: 1, name: str() };
   const flagNames = [];
-  for (let n = word(), f = 0; f < n; f++) flagNames.push(str());
+  const nFlags = word();
+  if (nFlags > FLAG_BITS) throw new RangeError(`binary document: ${nFlags} flag names for ${FLAG_BITS} flag bits`);
+  for (let f = 0; f < nFlags; f++) flagNames.push(str());
   const nBufferTypes = word();
   const bufferTypes = [];
   for (let b = 0; b < nBufferTypes; b++) {
@@ -214,6 +217,7 @@ function graphTensor(flagNames, nBufferTypes) {
   }
   const flags = (head >>> 16) & 0xff;
   if (flags !== 0) {
+    if (flags >>> flagNames.length !== 0) throw new RangeError(`binary document: flag bits 0x${flags.toString(16)} of ${flagNames.length} flag names`);
     const names = [];
     for (let b = 0; b < flagNames.length; b++) if (flags & (1 << b)) names.push(flagNames[b]);
     t.flags = names;
