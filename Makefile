@@ -45,7 +45,7 @@ REL_CLI  := $(CLI_SRC:c/cli/%.c=build/rel/cli/%.o)
 SAN_CLI  := $(CLI_SRC:c/cli/%.c=build/san/cli/%.o)
 SUP_OBJ  := $(TEST_SUP:tests/c/support/%.c=build/san/sup/%.o)
 TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
-REPLAYS  := build/san/replay-document build/san/replay-csv build/san/replay-dynalloc build/san/replay-gguf
+REPLAYS  := build/san/replay-document build/san/replay-csv build/san/replay-dynalloc build/san/replay-gguf build/san/replay-model
 
 SHARED   ?= ../shared
 comma    := ,
@@ -244,6 +244,10 @@ build/fuzz/fuzz-gguf: tests/fuzz/fuzz-gguf.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
 
+build/fuzz/fuzz-model: tests/fuzz/fuzz-model.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(TEST_INC) $< $(LIB_SRC) -o $@
+
 # a fuzz target's corpus (and seeds) replayed without libFuzzer under ASan+UBSan, as a test-c program (REPLAYS)
 # (the kept corpus and the seeds of each target, FUZZ_CORPUS_* and FUZZ_SEEDS_* below)
 build/san/replay/fuzz-%.o: tests/fuzz/fuzz-%.c build/san/replay/fuzz-%.d
@@ -261,15 +265,17 @@ build/fuzz/fuzz-dynalloc: tests/fuzz/fuzz-dynalloc.c tests/c/support/dynalloc-re
 
 # libFuzzer over reader + planner + writer (kept corpus tests/fuzz/corpus, seeds tests/golden),
 # the CSV problem reader + what-if planners (tests/fuzz/corpus-csv), the dynamic allocator
-# against upstream's loops (tests/fuzz/corpus-dynalloc), the GGUF header reader (tests/fuzz/corpus-gguf).
+# against upstream's loops (tests/fuzz/corpus-dynalloc), the GGUF header reader (tests/fuzz/corpus-gguf), the model
+# builder: GGUF header and settings together (tests/fuzz/corpus-model, seeded from tests/models-real and the hostile models).
 # New inputs go to build/fuzz/new-<target>: the git tree stays clean. `make fuzz-merge` then adds
 # the new inputs that reach new code to the kept corpora (libFuzzer -merge=1), to be committed.
 # make test replays every kept corpus (build/san/replay-*, in test-c).
-FUZZ_TARGETS         := document csv dynalloc gguf
+FUZZ_TARGETS         := document csv dynalloc gguf model
 FUZZ_CORPUS_document := tests/fuzz/corpus
 FUZZ_CORPUS_csv      := tests/fuzz/corpus-csv
 FUZZ_CORPUS_dynalloc := tests/fuzz/corpus-dynalloc
 FUZZ_CORPUS_gguf     := tests/fuzz/corpus-gguf
+FUZZ_CORPUS_model    := tests/fuzz/corpus-model
 FUZZ_SEEDS_document  := tests/golden
 FUZZ_SEEDS_csv       := tests/fixtures/minimalloc
 FUZZ_SEEDS_gguf      := tests/models-real/gguf
@@ -277,6 +283,7 @@ FUZZ_FLAGS_document  := -max_len=65536 -dict=tests/fuzz/fuzz-document.dict
 FUZZ_FLAGS_csv       := -max_len=16384
 FUZZ_FLAGS_dynalloc  := -max_len=16384
 FUZZ_FLAGS_gguf      := -max_len=65536 -dict=tests/fuzz/fuzz-gguf.dict
+FUZZ_FLAGS_model     := -max_len=65536 -dict=tests/fuzz/fuzz-gguf.dict
 FUZZ_COMMON          := -timeout=10 -rss_limit_mb=4096
 .PHONY: fuzz fuzz-merge
 fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
