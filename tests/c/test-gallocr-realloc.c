@@ -422,7 +422,7 @@ static const struct sequence sequences[] = {
         { ALLOC,   "grow.3 alloc(32)", CHAIN, 32, 0, 0 },
         { ALLOC,   "grow.4 alloc(100)", CHAIN, 100, 0, 0 } } },
     // a leaf that no node consumes, grown: upstream does not look at leafs, so no re-reserve
-    // (the leaf keeps its offset); grown past the buffer's end it would abort in ggml_backend_tensor_alloc
+    // (the leaf keeps its offset); grown past its chunk's end the project re-reserves (own_cases)
     { .type = &cpu_type, .steps = {
         { RESERVE, "leaf.1 reserve(64, L 16)", CHAIN, 64, 16, 0 },
         { ALLOC,   "leaf.2 alloc(64, L 32)", CHAIN, 64, 32, 0 },
@@ -512,7 +512,24 @@ static int own_cases(void) {
     OWN_CHECK(ggml_gallocr_reserve(g, g1)); // an explicit reserve recovers
     OWN_CHECK(ggml_gallocr_alloc_graph(g, g1));
     sequence_end(g);
-    return 2;
+
+    // a leaf no node reads, grown past the end of the buffer since the reserve (upstream writes past
+    // its buffer; the project aborted in ggml_backend_tensor_alloc): re-reserved, the leaf inside the
+    // new buffer, the same graph then placed without another reserve
+    g = ggml_gallocr_new(&cpu_type.buft);
+    OWN_CHECK(ggml_gallocr_reserve(g, chain_graph(ctx_new(), 64, 16, 0)));
+    const size_t before = ggml_gallocr_get_buffer_size(g, 0);
+    const int    serial = rec_serial;
+    struct ggml_cgraph * grown = chain_graph(ctx_new(), 64, 4096, 0);
+    struct ggml_tensor * leaf  = ggml_get_tensor(contexts[n_contexts - 1], "L");
+    OWN_CHECK(ggml_gallocr_alloc_graph(g, grown));
+    OWN_CHECK(rec_serial == serial + 1 && ggml_gallocr_get_buffer_size(g, 0) > before &&
+              ggml_gallocr_get_buffer_size(g, 0) >= 4096 * sizeof(float));
+    OWN_CHECK(leaf->data != NULL && (char *) leaf->data + ggml_nbytes(leaf) <=
+              (char *) ggml_backend_buffer_get_base(leaf->buffer) + ggml_backend_buffer_get_size(leaf->buffer));
+    OWN_CHECK(ggml_gallocr_alloc_graph(g, grown) && rec_serial == serial + 1);
+    sequence_end(g);
+    return 3;
 }
 
 // ---- main -------------------------------------------------------------------------------------

@@ -708,10 +708,40 @@ static inline bool gallocr_init_tensor(ggml_gallocr_t galloc, struct ggml_tensor
     return place_planned(galloc, t, ta, validated, cc);
 }
 
+// a leaf the check does not look at (upstream's does not either) that cannot go where the last
+// reserve put it: grown past the end of its chunk, or without data now where it had some then
+// (upstream writes past its buffer or asserts there). Re-reserving for it leaves every plan upstream
+// makes unchanged: a leaf that still fits its chunk is placed as upstream places it.
+static bool leaf_out_of_place(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
+    if (galloc->n_nodes != graph->n_nodes || galloc->n_leafs != graph->n_leafs) {
+        return false; // re-reserved anyway
+    }
+    for (int i = 0; i < graph->n_leafs; i++) {
+        const struct ggml_tensor * t = graph->leafs[i];
+        if (t->data != NULL || t->view_src != NULL) {
+            continue;
+        }
+        const struct tensor_alloc * ta = leaf_alloc(galloc, i);
+        if (ta->buffer_id < 0 || ta->offset == SIZE_MAX) {
+            return true;
+        }
+        const struct vbuffer * buf = galloc->buffers[ta->buffer_id];
+        if (buf == NULL || buf->chunks[ta->chunk] == NULL) {
+            continue; // no memory to place it in: said by planned_chunk
+        }
+        const size_t chunk = ggml_backend_buffer_get_size(buf->chunks[ta->chunk]);
+        const size_t size  = ggml_backend_buft_get_alloc_size(galloc->bufts[ta->buffer_id], t);
+        if (ta->offset > chunk || size > chunk - ta->offset) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
     bool uniform = gallocr_uniform_alloc_size(galloc);
     bool wide    = false;
-    if (gallocr_needs_reserve(galloc, graph, uniform, &wide)) {
+    if (gallocr_needs_reserve(galloc, graph, uniform, &wide) || leaf_out_of_place(galloc, graph)) {
         if (galloc->n_buffers != 1) {
             GGML_LOG_ERROR("%s: the graph changed since the last reserve and there are %d buffer types: call ggml_gallocr_reserve_n first\n",
                            __func__, galloc->n_buffers);
