@@ -63,8 +63,8 @@
 //                      With items larger than max_size it lets no other item use their
 //                      chunk's extra room (stricter than step 4), so it then proves
 //                      optimality only by meeting the lower bound.
-// best = the smallest plan among them that passes the checker, and ggml's (ggml's on ties),
-// so it is never worse than ggml.
+// best = the smallest plan among them that passes the checker, and ggml's (ggml's on ties, unless
+// ggml's fails the checker: then the first checked plan as small), so it is never worse than ggml.
 //
 // Limits, frankly: the exact search is exponential in the worst case and within a budget
 // only proves what it finishes; plans of more than 16 chunks are not explored (the 16th

@@ -1309,7 +1309,31 @@ static void test_json_above_bound(void) {
     galloc_whatif_free(&r);
 }
 
+// the best plan: the smallest checked one; ties go to ggml's when it passes the checker, to the first
+// checked one when it does not (explain --offline best refused "best has no checked plan" on a graph
+// where ggml's plan, failing the checker, tied with three checked ones)
+static void test_pick_best(void) {
+    struct galloc_whatif_plan plans[GALLOC_WHATIF_N_PLANNERS];
+    memset(plans, 0, sizeof(plans));
+    for (int k = 0; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        plans[k].valid = plans[k].checked = true;
+        plans[k].total = 1000;
+    }
+    CHECK(galloc_whatif_pick_best(plans) == GALLOC_WHATIF_GGML);     // a tie: ggml's
+    plans[GALLOC_WHATIF_GGML].checked = false;
+    CHECK(galloc_whatif_pick_best(plans) == 1);                      // ggml's fails the checker: the first tying
+    plans[1].checked = false;
+    CHECK(galloc_whatif_pick_best(plans) == 2);
+    plans[GALLOC_WHATIF_EXACT].total = 900;
+    CHECK(galloc_whatif_pick_best(plans) == GALLOC_WHATIF_EXACT);    // smaller
+    for (int k = 1; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        plans[k].total = 1100;
+    }
+    CHECK(galloc_whatif_pick_best(plans) == GALLOC_WHATIF_GGML);     // none as small: never worse than ggml
+}
+
 int main(void) {
+    RUN(test_pick_best);
     RUN(test_csv_good);
     RUN(test_csv_bad);
     RUN(test_bad_problems);

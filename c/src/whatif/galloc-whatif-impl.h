@@ -34,6 +34,10 @@ bool galloc_whatif_index_build(const struct galloc_whatif_problem * problem, str
 void galloc_whatif_index_free (struct galloc_whatif_index * index);
 
 // per-item arrays for n items (zeroed), name and note set; false when out of memory
+// the best of the plans (GALLOC_WHATIF_N_PLANNERS): the smallest checked one; ggml's on ties with a
+// checked ggml plan, the first checked one tying with a ggml plan that fails the checker; ggml's when
+// no checked plan is smaller
+int32_t galloc_whatif_pick_best(const struct galloc_whatif_plan * plans);
 bool galloc_whatif_plan_init   (struct galloc_whatif_plan * plan, int32_t n_items, const char * name);
 void galloc_whatif_plan_release(struct galloc_whatif_plan * plan);
 // the chunk sizes (highest end per chunk), n_chunks and total, from chunks[] and offsets[]

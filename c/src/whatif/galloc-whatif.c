@@ -86,13 +86,21 @@ static bool solve(struct galloc_whatif_result * r, bool have_ggml, uint32_t budg
     if (!ok) {
         return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory planning %d items", p->n_items);
     }
-    r->best = GALLOC_WHATIF_GGML;
-    for (int k = 1; k < GALLOC_WHATIF_N_PLANNERS; k++) {
-        if (plans[k].valid && plans[k].checked && plans[k].total < plans[r->best].total) {
-            r->best = k;
+    r->best = galloc_whatif_pick_best(plans);
+    return true;
+}
+
+int32_t galloc_whatif_pick_best(const struct galloc_whatif_plan * plans) {
+    int32_t best = GALLOC_WHATIF_GGML;
+    for (int32_t k = 1; k < GALLOC_WHATIF_N_PLANNERS; k++) {
+        // smaller, or as small as a ggml plan that fails the checker (explain --offline best then has
+        // a checked plan to show where it had none)
+        if (plans[k].valid && plans[k].checked &&
+            (plans[k].total < plans[best].total || (plans[k].total == plans[best].total && !plans[best].checked))) {
+            best = k;
         }
     }
-    return true;
+    return best;
 }
 
 // one allocator's problem through the plan's tensor index, unsolved (as galloc_whatif_items_from_plan);
