@@ -140,8 +140,13 @@ static FILE * create_graph_file(const struct capture_alloc * ca, const struct gg
         *number = next_number++;
         make_stem(stem, ca, graph, *number);
         char path[4096];
+        // the longest name of the pair, .ggml-plan.json, must fit too (a cut name would be another file's)
+        if (snprintf(path, sizeof(path), "%s/%s.ggml-plan.json", capture_dir(), stem) >= (int) sizeof(path)) {
+            capture_warn_once(4, "the capture directory's path is too long (%zu bytes): nothing is written", strlen(capture_dir()));
+            return NULL;
+        }
         snprintf(path, sizeof(path), "%s/%s.graph.json", capture_dir(), stem);
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0) {
             return fdopen(fd, "w");
         }
@@ -210,8 +215,8 @@ const char * capture_graph_stem(int g) {
 }
 
 const char * capture_graph_path(int g, const char * suffix, char * buf, size_t size) {
-    snprintf(buf, size, "%s/%s%s", capture_dir(), capture_graph_stem(g) ? capture_graph_stem(g) : "?", suffix);
-    return buf;
+    int n = snprintf(buf, size, "%s/%s%s", capture_dir(), capture_graph_stem(g) ? capture_graph_stem(g) : "?", suffix);
+    return n >= 0 && (size_t) n < size ? buf : NULL; // NULL (buf cut) when it does not fit
 }
 
 int capture_graph_number(int g) {
@@ -249,6 +254,7 @@ void capture_print_summary(const struct capture_alloc * ca, const struct capture
         }
     }
     char path[4096];
-    fprintf(stderr, "%s%s%s%s%s\n", line, is_new ? " -> " : "", is_new ? capture_graph_path(ca->graph, ".graph.json", path, sizeof(path)) : "",
+    const char * written_to = is_new ? capture_graph_path(ca->graph, ".graph.json", path, sizeof(path)) : NULL;
+    fprintf(stderr, "%s%s%s%s%s\n", line, is_new ? " -> " : "", written_to ? written_to : "",
             capture_verbose() ? " via " : "", capture_verbose() ? via : "");
 }

@@ -20,8 +20,14 @@
 //    or its source's when it took that memory over in place (these differ only
 //    between entries of one buffer type listed twice).
 
+#define _GNU_SOURCE
 #include "capture.h"
 #include "ggml-impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -217,11 +223,17 @@ bool capture_write_placement(struct capture_alloc * ca, const struct capture_bef
                           capture_graph_number(g));
     }
     label_all(ca, places);
+    // created, never opened: a file or a link planted at that name (the graph's stem is new) is left alone
     char   path[4096];
-    FILE * f = fopen(capture_graph_path(g, ".ggml-plan.json", path, sizeof(path)), "w");
+    FILE * f   = NULL;
+    int    fd  = capture_graph_path(g, ".ggml-plan.json", path, sizeof(path)) != NULL
+                     ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666) : -1;
+    if (fd >= 0 && (f = fdopen(fd, "w")) == NULL) {
+        close(fd);
+    }
     if (f == NULL) {
         free(places);
-        capture_warn_once(4, "cannot write %s", path);
+        capture_warn_once(4, "cannot create %s: %s (nothing written over a file that is there)", path, strerror(errno));
         return false;
     }
     write_document(f, ca, places, capture_graph_stem(g));

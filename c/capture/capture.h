@@ -121,6 +121,7 @@ bool capture_write_graph(struct capture_alloc * ca, struct ggml_cgraph * graph, 
 void capture_print_summary(const struct capture_alloc * ca, const struct capture_sizes * sizes, bool is_new, const char * via);
 // the stem of written graph g ("prog-003-4182n-CPU"), NULL if g is not one
 const char * capture_graph_stem(int g);
+// dir/stem+suffix in buf; NULL when it does not fit in size bytes
 const char * capture_graph_path(int g, const char * suffix, char * buf, size_t size);
 int          capture_graph_number(int g); // NNN in its name
 bool         capture_graph_placed(int g);

@@ -13,7 +13,7 @@
 // library has no strong references to ggml and exports its hooks only, that static and
 // -Bsymbolic builds are named, and that valgrind finds no error or leak of it in the program.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 
@@ -125,6 +125,39 @@ for (const dir of builds) {
   const sym = run(join(dir, 'symbolic', 'capture-demo'), [], { LD_PRELOAD: lib, GALLOC_CAPTURE_DIR: symOut });
   check(sym.status === 0 && /was linked with -Bsymbolic/.test(sym.stderr), `${cc}: a -Bsymbolic ggml is named (${sym.stderr.split('\n')[1]})`);
   rmSync(symOut, { recursive: true, force: true });
+}
+
+// the library never writes over a file or through a link planted in its directory (every file is
+// created with O_EXCL | O_NOFOLLOW), a directory whose path leaves no room for its names writes
+// nothing (names cut at 4,095 bytes made each .graph.json and its .ggml-plan.json one file), and the
+// closing summary counts only what was written
+{
+  const dir = builds[0];
+  const cc = basename(dir);
+  const lib = join(dir, 'libgalloc-capture.so');
+  const victims = mkdtempSync(join(tmpdir(), 'capture-victims-'));
+  const out = mkdtempSync(join(tmpdir(), 'capture-planted-'));
+  const placed = expected.filter((e) => e.placed);
+  for (const e of placed) {
+    writeFileSync(join(victims, e.stem), 'keep me');
+    symlinkSync(join(victims, e.stem), join(out, `${e.stem}.ggml-plan.json`));
+  }
+  const r = run(join(dir, 'capture-demo'), [], { LD_PRELOAD: lib, GALLOC_CAPTURE_DIR: out });
+  check(r.status === 0, `${cc}: capture-demo exits 0 with links planted (${r.status})`);
+  check(placed.every((e) => readFileSync(join(victims, e.stem), 'utf8') === 'keep me'), `${cc}: no file written through a planted link`);
+  check(/7 graphs written \(\d+ reserved again\), 0 placements/.test(r.stderr), `${cc}: the summary counts no placement (${r.stderr.split('\n').slice(-2).join(' ')})`);
+  check(/cannot create .*ggml-plan\.json: File exists/.test(r.stderr), `${cc}: the planted name is said`);
+  rmSync(out, { recursive: true, force: true });
+  rmSync(victims, { recursive: true, force: true });
+
+  const base = mkdtempSync(join(tmpdir(), 'capture-long-'));
+  let long = base;
+  while (long.length < 4085) long = join(long, 'd'.repeat(Math.min(200, 4085 - long.length - 1)));
+  mkdirSync(long, { recursive: true });
+  const l = run(join(dir, 'capture-demo'), [], { LD_PRELOAD: lib, GALLOC_CAPTURE_DIR: long });
+  check(l.status === 0 && readdirSync(long).length === 0, `${cc}: a ${long.length}-byte directory: nothing written (${readdirSync(long).join(' ')})`);
+  check(/path is too long/.test(l.stderr) && /0 graphs written/.test(l.stderr), `${cc}: ... said, and counted (${l.stderr.split('\n').slice(-2).join(' ')})`);
+  rmSync(base, { recursive: true, force: true });
 }
 
 // memory errors and leaks of the library in the program, under valgrind (the library is not built
