@@ -94,7 +94,7 @@ static bool gemma_graph_v(struct model_graph * g, bool gemma2) {
         galloc_model_cb(g, cur, "attn_norm", il);
 
         struct ggml_tensor * q, * k, * v;
-        galloc_model_qkv(g, l, cur, n_embd_head, hp->n_head[il], hp->n_head_kv[il], il, &q, &k, &v);
+        galloc_model_qkv(g, l, cur, n_embd_head, hp->n_head[0], hp->n_head_kv[0], il, &q, &k, &v); // layer 0's, as llama.cpp
         q = galloc_model_rope(g, q, inp_pos, NULL, il);
         k = galloc_model_rope(g, k, inp_pos, NULL, il);
         galloc_model_cb(g, q, "Qcur", il);
