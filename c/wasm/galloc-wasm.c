@@ -17,6 +17,7 @@
 #include "galloc-document.h"
 #include "galloc-explain.h"
 #include "galloc-gguf.h"
+#include "galloc-model-place.h"
 #include "galloc-model.h"
 #include "galloc-planner.h"
 #include "galloc-presets.h"
@@ -118,6 +119,10 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_model_sizes       (int32_t handle, c
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_model_build_document(int32_t handle, const char * settings, size_t len);
 // the sizes of a document galloc_wasm_model_build_document made, as galloc_wasm_model_sizes writes them
 GALLOC_WASM_EXPORT char *       galloc_wasm_doc_model_sizes   (int32_t handle);
+// llama.cpp's memory breakdown (galloc-model-place.h) for a line of llama.cpp's flags, as the CLI
+// takes them ("-c 4096 -ngl 16 --device cuda:12GiB"): galloc-memory JSON. Over devices the compute
+// column is null where size_t has 32 bits (the scheduler counts in size_t; use the 64-bit CLI)
+GALLOC_WASM_EXPORT char *       galloc_wasm_model_memory      (int32_t handle, const char * flags, size_t len);
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_model_card_count  (void);
 GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_name   (int32_t i);                       // static; NULL out of range
 GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_description(int32_t i);
@@ -973,6 +978,41 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_sizes(int32_t handle, const char * s
     size_t out_len = 0;
     char * out = galloc_wasm_sizes_json(&z, &out_len);
     return out ? galloc_wasm_result(out, out_len) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the sizes");
+}
+
+GALLOC_WASM_EXPORT char * galloc_wasm_model_memory(int32_t handle, const char * flags, size_t len) {
+    const struct galloc_model * m = galloc_wasm_model_at(handle);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (flags == NULL) {
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no flags (NULL pointer)");
+    }
+    char * line = malloc(len + 1);
+    if (line == NULL) {
+        return galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory");
+    }
+    memcpy(line, flags, len);
+    line[len] = '\0';
+    struct galloc_model_settings s;
+    struct galloc_place_settings p;
+    struct galloc_error err;
+    galloc_model_settings_default(&s);
+    galloc_place_settings_default(&p);
+    const bool parsed = strlen(line) == len && galloc_model_parse_flags(line, &s, &p, &err);
+    free(line);
+    if (!parsed) {
+        return strlen(flags) < len ? galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "flags with a NUL byte")
+                                   : galloc_wasm_fail(err.status, "%s", err.message);
+    }
+    p.skip_compute = p.n_devices > 0 && SIZE_MAX < UINT64_MAX;
+    struct galloc_placement * pl = galloc_model_place(m, &s, &p, &err);
+    if (pl == NULL) {
+        return galloc_wasm_fail(err.status, "%s", err.message);
+    }
+    char * out = galloc_placement_json(pl);
+    galloc_placement_free(pl);
+    return out ? galloc_wasm_result(out, strlen(out)) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the breakdown");
 }
 
 // what a settings change shows, from one build of the graph: its document read, planned and kept

@@ -754,7 +754,12 @@ struct galloc_placement * galloc_model_place(const struct galloc_model * m, cons
     }
     struct model_cparams cp;
     if (!galloc_model_cparams_init(m, s, &cp, err)) {
-        return NULL;
+        // a limit on the compute graph's tensors (checked last, with cp filled) does not concern the
+        // weights and KV cache, and skip_compute builds no graph
+        if (!(p->skip_compute && err && err->status == GALLOC_STATUS_LIMIT)) {
+            return NULL;
+        }
+        galloc_error_clear(err);
     }
     struct place_state * st = calloc(1, sizeof(*st));
     struct galloc_placement * pl = calloc(1, sizeof(*pl));

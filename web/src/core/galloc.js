@@ -968,6 +968,20 @@ export class GallocModel {
   }
 
   /**
+   * llama.cpp's memory breakdown per buffer type for a line of llama.cpp's flags, as `galloc model`
+   * takes them ("-c 4096 -ngl 16 --device cuda:12GiB"; no device: the CPU alone): weights (model),
+   * KV cache (context) and compute buffers in bytes; device -1 for a host buffer type. Over devices
+   * compute is null here (the module's size_t has 32 bits; the CLI computes it).
+   * @param {string} flags
+   * @returns {{format: 'galloc-memory', version: 1, buffer_types: {name: string, device: number, model: number, context: number, compute: number|null}[]}}
+   * @throws {GallocError} flags llama.cpp refuses ('bad-argument', the message starting with the flag)
+   */
+  memory(flags) {
+    const h = this.open();
+    return JSON.parse(this.g.withInput(String(flags ?? ''), (ptr, len) => this.g.m._galloc_wasm_model_memory(h, ptr, len)));
+  }
+
+  /**
    * What a settings change shows, from one build of the graph: the sizes (as sizes()) and the
    * graph document they were planned from, read and planned in the module and kept there as
    * Galloc.open keeps a document (its graph() is document()'s, its plan() the CLI's plan of it).

@@ -1,0 +1,67 @@
+// wasm-model-memory.test.js: llama.cpp's memory breakdown per buffer type through the WebAssembly module.
+//
+// Every setting of tests/devices (llama.cpp over RPC devices and over llvmpipe, its bytes copied from
+// ../shared/devices): GallocModel.memory(flags) gives llama.cpp's model and context bytes per buffer
+// type, the same buffer types, and a null compute column over devices (the 32-bit module leaves it
+// to the CLI); the CPU alone has its compute buffer; flags llama.cpp refuses throw naming the flag.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+import { ROOT, loadWasm } from './wasm-helpers.js';
+
+const galloc = await loadWasm();
+const DEV = path.join(ROOT, 'tests/devices');
+const gguf = (model) => new Uint8Array(readFileSync(path.join(ROOT, 'tests/models-real/gguf', `${model}.meta.gguf`)));
+const rows = readFileSync(path.join(DEV, 'manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+
+describe('memory breakdown, against llama.cpp', () => {
+  for (const model of [...new Set(rows.map((r) => r[1]))]) {
+    it(`${model}: model and context bytes per buffer type at every setting`, () => {
+      const m = galloc.openModel({ gguf: gguf(model) });
+      try {
+        for (const [setting, , flags] of rows.filter((r) => r[1] === model)) {
+          const mem = m.memory(flags);
+          expect(mem.format).toBe('galloc-memory');
+          expect(mem.version).toBe(1);
+          const want = readFileSync(path.join(DEV, `${setting}.breakdown.tsv`), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+          expect(mem.buffer_types.map((b) => b.name).sort(), setting).toEqual(want.map((w) => w[0]).sort());
+          for (const [name, , where, model_b, context_b] of want) {
+            const b = mem.buffer_types.find((x) => x.name === name);
+            expect([b.model, b.context, b.compute], `${setting} ${name}`).toEqual([Number(model_b), Number(context_b), null]);
+            expect(b.device === -1, `${setting} ${name}`).toBe(where === 'host');
+          }
+        }
+      } finally {
+        m.close();
+      }
+    });
+  }
+
+  it('the CPU alone: one buffer type with its compute buffer', () => {
+    const m = galloc.openModel({ gguf: gguf('llama3-tiny') });
+    try {
+      const mem = m.memory('-c 4096 -b 512 -ub 512 -fa off');
+      expect(mem.buffer_types.length).toBe(1);
+      expect(mem.buffer_types[0].name).toBe('CPU');
+      expect(mem.buffer_types[0].device).toBe(-1);
+      expect((mem.buffer_types[0].compute / 1048576).toFixed(2)).toBe('43.01'); // llama.cpp's log (models-real)
+      expect(mem.buffer_types[0].context).toBe(4 * 1048576); // the KV cache galloc model logs (4.00 MiB)
+    } finally {
+      m.close();
+    }
+  });
+
+  it('flags llama.cpp refuses throw, naming the flag', () => {
+    const m = galloc.openModel({ gguf: gguf('llama3-8b') });
+    try {
+      expect(() => m.memory('--device rpc -ot blk=RPC9')).toThrow(/^-ot: unknown buffer type 'RPC9'/);
+      expect(() => m.memory('--device gpu')).toThrow(/^--device: unknown device kind 'gpu'/);
+      expect(() => m.memory('-c 4096 --bogus')).toThrow(/^unknown option '--bogus'/);
+      expect(m.memory('--device cuda:12GiB -ngl 16 -c 4096').buffer_types.map((b) => b.name)).toEqual(['CUDA0', 'CUDA_Host', 'CPU']);
+    } finally {
+      m.close();
+    }
+  });
+});
