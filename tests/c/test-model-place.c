@@ -2,10 +2,11 @@
 //
 // Every row of tests/devices/manifest.tsv (llama.cpp 3f545bec over one or two RPC devices, and over
 // ggml-vulkan on llvmpipe; copied from ../shared/devices) is placed from its GGUF header and flags,
-// and each buffer type's model and context bytes must equal llama_get_memory_breakdown's
-// (SETTING.breakdown.tsv), with the same buffer types; the context's sizes equal context.txt's. The
-// compute column (the scheduler's reserve) must be equal over RPC; over llvmpipe it is counted only
-// (the scheduler's Vulkan supports_op is a placeholder still).
+// and each buffer type's model, context and compute bytes (the scheduler's reserve) must equal
+// llama_get_memory_breakdown's (SETTING.breakdown.tsv), with the same buffer types; the context's
+// sizes equal context.txt's. Where tests/devices/graphs has the graph llama.cpp's scheduler
+// handed to ggml_gallocr for a setting, the scheduler's graph must equal it tensor for tensor
+// (name, op, type, shape, strides, sources, view, flags, buffer types, node and leaf ids, order).
 // Then hand-derived cases: -ot's regular expressions, flags llama.cpp refuses, the layer split,
 // the tied output matrix, the CPU alone, and the table's layout.
 
@@ -15,6 +16,7 @@
 #include "galloc-model-place.h"
 #include "galloc-model.h"
 #include "galloc-status.h"
+#include "model-compare.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -49,7 +51,24 @@ static struct galloc_model * load_model(const char * name) {
     return m;
 }
 
-static int n_settings, n_model_equal, n_context_equal, n_compute_equal, n_compute_llvmpipe;
+static int n_settings, n_model_equal, n_context_equal, n_compute_equal, n_compute_llvmpipe, n_graphs, n_graphs_equal;
+
+// the scheduler's graph against the captured one, when tests/devices/graphs has it
+static void check_graph(const char * setting, const struct galloc_placement * pl) {
+    char path[512];
+    snprintf(path, sizeof(path), "%s/graphs/%s.graph.json", DEVICES_DIR, setting);
+    size_t len;
+    char * ref = read_whole_file(path, &len);
+    if (!ref) {
+        return;
+    }
+    n_graphs++;
+    model_compare_reset();
+    const bool same = pl->graph && model_same_graph(setting, pl->graph, pl->graph_len, ref, len);
+    n_graphs_equal += same;
+    CHECK(same);
+    free(ref);
+}
 
 // one setting: its breakdown.tsv rows against the placement
 static void check_setting(const char * setting, const char * model, const char * flags) {
@@ -65,7 +84,9 @@ static void check_setting(const char * setting, const char * model, const char *
     galloc_model_settings_default(&s);
     galloc_place_settings_default(&p);
     struct galloc_placement * pl = NULL;
-    if (!galloc_model_parse_flags(flags, &s, &p, &err) || !(pl = galloc_model_place(m, &s, &p, &err))) {
+    bool parsed = galloc_model_parse_flags(flags, &s, &p, &err);
+    p.keep_graph = true;
+    if (!parsed || !(pl = galloc_model_place(m, &s, &p, &err))) {
         fprintf(stderr, "  %s: %s\n", setting, err.message);
         CHECK(false);
         galloc_model_free(m);
@@ -98,9 +119,7 @@ static void check_setting(const char * setting, const char * model, const char *
             model_ok = false;
         }
         if (pl->bufts[b].compute != compute_b) {
-            if (!llvmpipe) {
-                fprintf(stderr, "  %s: %s compute %" PRIu64 ", llama.cpp %llu\n", setting, name, pl->bufts[b].compute, compute_b);
-            }
+            fprintf(stderr, "  %s: %s compute %" PRIu64 ", llama.cpp %llu\n", setting, name, pl->bufts[b].compute, compute_b);
             compute_ok = false;
         }
         if (pl->bufts[b].context != context_b) {
@@ -119,7 +138,8 @@ static void check_setting(const char * setting, const char * model, const char *
     n_compute_llvmpipe += compute_ok && llvmpipe;
     CHECK(model_ok);
     CHECK(context_ok);
-    CHECK(compute_ok || llvmpipe); // llvmpipe: the scheduler's Vulkan supports_op is a placeholder
+    CHECK(compute_ok);
+    check_graph(setting, pl);
     // the context's sizes
     snprintf(path, sizeof(path), "%s/%s.context.txt", DEVICES_DIR, setting);
     text = read_whole_file(path, &len);
@@ -156,9 +176,11 @@ static void test_breakdowns(void) {
         check_setting(setting, model, flags);
     }
     free(text);
-    fprintf(stderr, "  %d settings: model column equal in %d, context column equal in %d, compute column equal in %d (%d of them llvmpipe)\n",
-            n_settings, n_model_equal, n_context_equal, n_compute_equal, n_compute_llvmpipe);
+    fprintf(stderr, "  %d settings: model column equal in %d, context column equal in %d, compute column equal in %d (%d of them llvmpipe);"
+            " scheduler graphs equal in %d of %d\n",
+            n_settings, n_model_equal, n_context_equal, n_compute_equal, n_compute_llvmpipe, n_graphs_equal, n_graphs);
     CHECK(n_settings == 53);
+    CHECK(n_graphs == 5);
 }
 
 // places llama3-8b with these flags (NULL on failure, err filled)

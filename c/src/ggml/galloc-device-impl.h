@@ -7,6 +7,22 @@
 
 struct galloc_dev;
 
+// what ggml-vulkan's supports_op reads from a Vulkan device (VkPhysicalDeviceLimits, features,
+// subgroup properties, and what ggml-vulkan derives from them)
+struct galloc_vk_limits {
+    uint64_t max_storage_buffer_range; // maxStorageBufferRange, bytes
+    uint64_t max_buffer_size;          // min(maxMemoryAllocationSize, maxBufferSize), bytes
+    bool     shader_64b_indexing;      // VK_EXT_shader_64bit_indexing: no storage range limit
+    bool     bda;                      // shaderInt64 and bufferDeviceAddress (im2col ignores the range)
+    bool     coopmat2;                 // VK_NV_cooperative_matrix2
+    bool     subgroup_basic, subgroup_arithmetic, subgroup_shuffle, subgroup_vote; // in compute shaders
+    bool     full_subgroups;           // computeFullSubgroups (subgroup_require_full_support)
+    bool     vulkan_memory_model;      // vulkanMemoryModel
+    uint32_t max_workgroup_size_log2;  // log2(maxComputeWorkGroupInvocations)
+    uint32_t max_shared_memory;        // maxComputeSharedMemorySize, bytes
+    bool     mul_mat_id;               // the small mul_mat_id tile fits the shared memory, every type
+};
+
 struct galloc_device_profile {
     const char *               kind;        // "cpu", "rpc", ...
     const char *               prefix;      // device / buffer type name (CUDA -> CUDA0)
@@ -27,6 +43,7 @@ struct galloc_device_profile {
     ggml_backend_buffer_type_t (*host_buft)(void); // NULL: none
     bool                       (*supports_op)(const struct galloc_dev * dev, const struct ggml_tensor * op);
     void                       (*graph_optimize)(struct ggml_cgraph * cgraph); // NULL: none
+    const struct galloc_vk_limits * vk;     // Vulkan devices: what supports_op reads
 };
 
 struct galloc_dev {

@@ -114,6 +114,36 @@ static bool supports_cuda(const struct galloc_dev * dev, const struct ggml_tenso
     return true;
 }
 
+// ---- Vulkan device limits (what ggml-vulkan's supports_op reads) ------------------
+
+// Mesa llvmpipe 22.3.6 (LLVM 15.0.6, Debian bookworm), the driver of ../shared/devices/vulkan.
+// Verified: vulkaninfo of that driver (maxStorageBufferRange 134,217,728; maxMemoryAllocationSize
+// 2 GiB, maxBufferSize 4 GiB - 1; subgroup operations basic, vote, arithmetic, ballot, shuffle in
+// compute; computeFullSubgroups, vulkanMemoryModel, shaderInt64, bufferDeviceAddress;
+// maxComputeWorkGroupInvocations 1024; maxComputeSharedMemorySize 32,768), and in the captured
+// graphs: 8B's token embeddings and output matrix (1,002 MiB) and -fa off's attention scores
+// (512 MiB at -c 8192 -ub 512) refused, FLASH_ATTN_EXT and MUL_MAT_ID accepted. Read: no
+// VK_EXT_shader_64bit_indexing (bookworm's Vulkan headers predate it, so ggml-vulkan built there
+// never asks); the small mul_mat_id tile (32x32, 32-deep, f32 loads: at most 17 KiB with the
+// largest lookup table) fits 32 KiB for every type.
+static const struct galloc_vk_limits llvmpipe_limits = {
+    .max_storage_buffer_range = 134217728, .max_buffer_size = (uint64_t) 2 * GiB, .shader_64b_indexing = false,
+    .bda = true, .coopmat2 = false, .subgroup_basic = true, .subgroup_arithmetic = true, .subgroup_shuffle = true,
+    .subgroup_vote = true, .full_subgroups = true, .vulkan_memory_model = true, .max_workgroup_size_log2 = 10,
+    .max_shared_memory = 32768, .mul_mat_id = true,
+};
+
+// A discrete GPU (read, not run: an NVIDIA-like device as vulkan.gpuinfo.org lists them: a 4 GiB
+// storage buffer range and allocation, the subgroup operations, 48 KiB of shared memory; no
+// cooperative matrix 2, no 64-bit indexing). Another GPU's limits change which large tensors it
+// refuses.
+static const struct galloc_vk_limits gpu_limits = {
+    .max_storage_buffer_range = (uint64_t) 4 * GiB - 1, .max_buffer_size = (uint64_t) 4 * GiB, .shader_64b_indexing = false,
+    .bda = true, .coopmat2 = false, .subgroup_basic = true, .subgroup_arithmetic = true, .subgroup_shuffle = true,
+    .subgroup_vote = true, .full_subgroups = true, .vulkan_memory_model = true, .max_workgroup_size_log2 = 10,
+    .max_shared_memory = 49152, .mul_mat_id = true,
+};
+
 // ---- the profiles -------------------------------------------------------------
 
 static const struct galloc_device_profile profiles[] = {
@@ -128,20 +158,24 @@ static const struct galloc_device_profile profiles[] = {
     // parallelism over it). Memory: what the server reports; 16 GiB until set.
     { .kind = "rpc", .prefix = "RPC", .rpc = true, .type = GGML_BACKEND_DEVICE_TYPE_GPU,
       .alignment = 32, .max_size = SIZE_MAX, .memory = 16 * GiB, .supports_op = supports_all },
-    // ggml-vulkan on Mesa llvmpipe (verified against tests/devices/vulkan: Vulkan<n>, alignment
-    // 16 (minStorageBufferOffsetAlignment), max size 1 GiB, host type Vulkan_Host, offload_op at
-    // 32 tokens, 2048 MiB, supports_op and graph_optimize as galloc-device-vulkan.c says).
+    // ggml-vulkan on Mesa llvmpipe. Verified: the compute column of llama.cpp's breakdown in the
+    // 15 settings of ../shared/devices/vulkan and the scheduler's graph tensor for tensor (node
+    // order after graph_optimize, buffer ids) in tests/devices/graphs: Vulkan<n>, alignment 16
+    // (minStorageBufferOffsetAlignment), max size 1 GiB (the suballocation block), ggml_nbytes,
+    // host type Vulkan_Host, offload_op at 32 tokens (GGML_OP_OFFLOAD_MIN_BATCH unset), 2048 MiB
+    // (llvmpipe's one heap), supports_op with llvmpipe_limits, type GPU (a CPU-type Vulkan device
+    // is not integrated).
     { .kind = "llvmpipe", .prefix = "Vulkan", .numbered = true, .description = "llvmpipe (LLVM 15.0.6, 256 bits)",
       .type = GGML_BACKEND_DEVICE_TYPE_GPU, .alignment = 16, .max_size = GiB, .memory = 2048 * MiB,
       .offload_min_batch = 32, .host_buft = vulkan_host, .supports_op = galloc_device_vulkan_supports_op,
-      .graph_optimize = galloc_device_vulkan_graph_optimize },
+      .graph_optimize = galloc_device_vulkan_graph_optimize, .vk = &llvmpipe_limits },
     // ggml-vulkan on a discrete GPU (read: as llvmpipe's code path; alignment is the device's
     // minStorageBufferOffsetAlignment, taken as 16 (NVIDIA; AMD reports 4), max size the 1 GiB
     // suballocation block). 8 GiB until set.
     { .kind = "vulkan", .prefix = "Vulkan", .numbered = true, .description = "Vulkan GPU",
       .type = GGML_BACKEND_DEVICE_TYPE_GPU, .alignment = 16, .max_size = GiB, .memory = 8 * GiB,
       .offload_min_batch = 32, .host_buft = vulkan_host, .supports_op = galloc_device_vulkan_supports_op,
-      .graph_optimize = galloc_device_vulkan_graph_optimize },
+      .graph_optimize = galloc_device_vulkan_graph_optimize, .vk = &gpu_limits },
     // ggml-cuda (read: CUDA<n>, alignment 128, no max size, quantized rows padded to 512,
     // host type CUDA_Host, offload_op at 32 tokens (not GET_ROWS), type GPU). 24 GiB until set.
     { .kind = "cuda", .prefix = "CUDA", .numbered = true, .description = "NVIDIA GPU",

@@ -48,14 +48,52 @@ static size_t ne_dims(const struct galloc_json_value * ne, uint64_t out[4]) {
     return dims;
 }
 
+// deep equality: strings byte for byte, numbers by value (or their text, for non-integers),
+// arrays element by element, objects key by key in order
 static bool same_value(const struct galloc_json_value * a, const struct galloc_json_value * b) {
-    char da[4096], db[4096];
     if (!a || !b) {
         return a == b;
     }
-    galloc_json_describe(a, da, sizeof(da));
-    galloc_json_describe(b, db, sizeof(db));
-    return strcmp(da, db) == 0;
+    const enum galloc_json_type ta = galloc_json_type_of(a);
+    if (ta != galloc_json_type_of(b)) {
+        return false;
+    }
+    switch (ta) {
+        case JSON_TYPE_STRING: {
+            size_t la = 0, lb = 0;
+            const char * sa = galloc_json_get_string(a, &la), * sb = galloc_json_get_string(b, &lb);
+            return la == lb && (la == 0 || memcmp(sa, sb, la) == 0);
+        }
+        case JSON_TYPE_ARRAY:
+            if (galloc_json_array_size(a) != galloc_json_array_size(b)) {
+                return false;
+            }
+            for (size_t i = 0; i < galloc_json_array_size(a); i++) {
+                if (!same_value(galloc_json_array_at(a, i), galloc_json_array_at(b, i))) {
+                    return false;
+                }
+            }
+            return true;
+        case JSON_TYPE_OBJECT:
+            if (galloc_json_object_size(a) != galloc_json_object_size(b)) {
+                return false;
+            }
+            for (size_t i = 0; i < galloc_json_object_size(a); i++) {
+                size_t la = 0, lb = 0;
+                const char * ka = galloc_json_object_key_at(a, i, &la), * kb = galloc_json_object_key_at(b, i, &lb);
+                if (la != lb || memcmp(ka, kb, la) != 0 ||
+                    !same_value(galloc_json_object_value_at(a, i), galloc_json_object_value_at(b, i))) {
+                    return false;
+                }
+            }
+            return true;
+        default: {
+            char da[128], db[128];
+            galloc_json_describe(a, da, sizeof(da));
+            galloc_json_describe(b, db, sizeof(db));
+            return strcmp(da, db) == 0;
+        }
+    }
 }
 
 // every field of tensor i: the fields a document may carry, each compared as a value
