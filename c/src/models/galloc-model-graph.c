@@ -1,9 +1,9 @@
 // galloc-model-graph.c: the shared blocks of llama.cpp's graph builder (llm_graph_context).
 //
-// Weights, inputs, norms, Q/K/V, FFN, MoE FFN and self-attention over the KV cache, each built
-// with the same ggml calls in the same order as llama-graph.cpp, so that names (set by the graph
-// callback "name-il"), node order and views come out as llama.cpp's. Architecture files
-// (galloc-model-arch-*.c) compose these blocks.
+// Weights, inputs, norms, Q/K/V and the FFN (the MoE FFN is in galloc-model-moe.c, attention in
+// galloc-model-attn.c), each built with the same ggml calls in the same order as llama-graph.cpp,
+// so that names (set by the graph callback "name-il"), node order and views come out as
+// llama.cpp's. Architecture files (galloc-model-arch-*.c) compose these blocks.
 
 #include "galloc-error.h"
 #include "galloc-model-impl.h"
@@ -331,6 +331,13 @@ struct ggml_tensor * galloc_model_inp_out_ids(struct model_graph * g) {
     return cur;
 }
 
+struct ggml_tensor * galloc_model_inp_attn_scale(struct model_graph * g) {
+    struct ggml_tensor * cur = ggml_new_tensor_3d(g->ctx, GGML_TYPE_F32, 1, 1, g->n_tokens); // 1x1xN, broadcast over Q
+    ggml_set_input(cur);
+    ggml_set_name(cur, "attn_scale");
+    return cur;
+}
+
 //
 // blocks
 //
@@ -466,21 +473,6 @@ struct ggml_tensor * galloc_model_mm(struct model_graph * g, struct ggml_tensor 
     return w_s ? ggml_mul(g->ctx, res, w_s) : res;
 }
 
-// build_lora_mm_id: the experts' products, times each selected expert's scale when there are scales
-static struct ggml_tensor * mm_id(struct model_graph * g, struct ggml_tensor * w, struct ggml_tensor * cur,
-                                  struct ggml_tensor * ids, struct ggml_tensor * w_s) {
-    struct ggml_context * ctx = g->ctx;
-    struct ggml_tensor * res = ggml_mul_mat_id(ctx, w, cur, ids);
-    if (w_s) {
-        const int64_t n_expert = w_s->ne[0], n_tokens = cur->ne[2];
-        struct ggml_tensor * s = ggml_reshape_3d(ctx, w_s, 1, n_expert, 1);
-        s   = ggml_repeat_4d(ctx, s, 1, n_expert, n_tokens, 1);
-        s   = ggml_get_rows(ctx, s, ids);
-        res = ggml_mul(ctx, res, s);
-    }
-    return res;
-}
-
 struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor * cur,
                                struct ggml_tensor * up, struct ggml_tensor * up_b, struct ggml_tensor * up_s,
                                struct ggml_tensor * gate, struct ggml_tensor * gate_b, struct ggml_tensor * gate_s,
@@ -555,142 +547,4 @@ struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor
         galloc_model_cb(g, cur, "ffn_down_s", il);
     }
     return cur;
-}
-
-struct ggml_tensor * galloc_model_moe_ffn(struct model_graph * g, struct ggml_tensor * cur,
-                                   struct ggml_tensor * gate_inp, struct ggml_tensor * gate_inp_b,
-                                   struct ggml_tensor * up_exps, struct ggml_tensor * up_exps_b,
-                                   struct ggml_tensor * gate_exps, struct ggml_tensor * gate_exps_b,
-                                   struct ggml_tensor * down_exps, struct ggml_tensor * down_exps_b,
-                                   int64_t n_expert, int64_t n_expert_used, enum model_ffn_op op, bool norm_w,
-                                   float w_scale, enum model_gating gating, const struct model_moe_scales * scales, int il) {
-    if (g->failed) {
-        return NULL;
-    }
-    struct ggml_context * ctx = g->ctx;
-    const int64_t n_embd   = cur->ne[0];
-    const int64_t n_tokens = cur->ne[1];
-
-    struct ggml_tensor * logits = ggml_mul_mat(ctx, gate_inp, cur); // [n_expert, n_tokens]
-    galloc_model_cb(g, logits, "ffn_moe_logits", il);
-    if (gate_inp_b) {
-        logits = ggml_add(ctx, logits, gate_inp_b);
-        galloc_model_cb(g, logits, "ffn_moe_logits_biased", il);
-    }
-    struct ggml_tensor * probs = gating == MODEL_GATING_SOFTMAX ? ggml_soft_max(ctx, logits) : logits;
-    galloc_model_cb(g, probs, "ffn_moe_probs", il);
-
-    struct ggml_tensor * selected = ggml_argsort_top_k(ctx, probs, (int) n_expert_used); // [n_expert_used, n_tokens]
-    galloc_model_cb(g, selected->src[0], "ffn_moe_argsort", il);
-    galloc_model_cb(g, selected, "ffn_moe_topk", il);
-
-    probs = ggml_reshape_3d(ctx, probs, 1, n_expert, n_tokens);
-    struct ggml_tensor * weights = ggml_get_rows(ctx, probs, selected); // [1, n_expert_used, n_tokens]
-    galloc_model_cb(g, weights, "ffn_moe_weights", il);
-    if (gating == MODEL_GATING_SOFTMAX_WEIGHT) {
-        weights = ggml_reshape_2d(ctx, weights, n_expert_used, n_tokens);
-        weights = ggml_soft_max(ctx, weights);
-        weights = ggml_reshape_3d(ctx, weights, 1, n_expert_used, n_tokens);
-        galloc_model_cb(g, weights, "ffn_moe_weights_softmax", il);
-    }
-    if (norm_w) {
-        weights = ggml_reshape_2d(ctx, weights, n_expert_used, n_tokens);
-        struct ggml_tensor * sum = ggml_sum_rows(ctx, weights); // [1, n_tokens]
-        galloc_model_cb(g, sum, "ffn_moe_weights_sum", il);
-        sum = ggml_clamp(ctx, sum, 6.103515625e-5f, INFINITY); // the smallest normal f16
-        galloc_model_cb(g, sum, "ffn_moe_weights_sum_clamped", il);
-        weights = ggml_div(ctx, weights, sum);
-        galloc_model_cb(g, weights, "ffn_moe_weights_norm", il);
-        weights = ggml_reshape_3d(ctx, weights, 1, n_expert_used, n_tokens);
-    }
-    if (w_scale != 0.0f && w_scale != 1.0f) {
-        weights = ggml_scale(ctx, weights, w_scale);
-        galloc_model_cb(g, weights, "ffn_moe_weights_scaled", il);
-    }
-    ggml_build_forward_expand(g->gf, weights);
-
-    cur = ggml_reshape_3d(ctx, cur, n_embd, 1, n_tokens);
-    const struct model_moe_scales no_scales = { NULL, NULL, NULL };
-    if (!scales) {
-        scales = &no_scales;
-    }
-    struct ggml_tensor * up = mm_id(g, up_exps, cur, selected, scales->up); // [n_ff, n_expert_used, n_tokens]
-    galloc_model_cb(g, up, "ffn_moe_up", il);
-    if (scales->up) {
-        galloc_model_cb(g, up, "ffn_moe_up_scaled", il);
-    }
-    if (up_exps_b) {
-        up = ggml_add_id(ctx, up, up_exps_b, selected);
-        galloc_model_cb(g, up, "ffn_moe_up_biased", il);
-    }
-    if (gate_exps) {
-        cur = mm_id(g, gate_exps, cur, selected, scales->gate);
-        galloc_model_cb(g, cur, "ffn_moe_gate", il);
-    } else {
-        cur = up;
-    }
-    if (scales->gate) {
-        galloc_model_cb(g, cur, "ffn_moe_gate_scaled", il);
-    }
-    if (gate_exps_b) {
-        cur = ggml_add_id(ctx, cur, gate_exps_b, selected);
-        galloc_model_cb(g, cur, "ffn_moe_gate_biased", il);
-    }
-    switch (op) {
-        case MODEL_FFN_SILU:
-            if (gate_exps) {
-                cur = ggml_swiglu_split(ctx, cur, up);
-                galloc_model_cb(g, cur, "ffn_moe_swiglu", il);
-            } else {
-                cur = ggml_silu(ctx, cur);
-                galloc_model_cb(g, cur, "ffn_moe_silu", il);
-            }
-            break;
-        case MODEL_FFN_GELU:
-            if (gate_exps) {
-                cur = ggml_geglu_split(ctx, cur, up);
-                galloc_model_cb(g, cur, "ffn_moe_geglu", il);
-            } else {
-                cur = ggml_gelu(ctx, cur);
-                galloc_model_cb(g, cur, "ffn_moe_gelu", il);
-            }
-            break;
-        case MODEL_FFN_SWIGLU_OAI_MOE:
-            cur = ggml_swiglu_oai(ctx, cur, up, 1.702f, 7.0f);
-            galloc_model_cb(g, cur, "ffn_moe_swiglu_oai", il);
-            break;
-    }
-    struct ggml_tensor * experts = mm_id(g, down_exps, cur, selected, scales->down); // [n_embd, n_expert_used, n_tokens]
-    galloc_model_cb(g, experts, "ffn_moe_down", il);
-    if (scales->down) {
-        galloc_model_cb(g, experts, "ffn_moe_down_scaled", il);
-    }
-    if (down_exps_b) {
-        experts = ggml_add_id(ctx, experts, down_exps_b, selected);
-        galloc_model_cb(g, experts, "ffn_moe_down_biased", il);
-    }
-    experts = ggml_mul(ctx, experts, weights);
-    galloc_model_cb(g, experts, "ffn_moe_weighted", il);
-    ggml_build_forward_expand(g->gf, experts);
-
-    // the views first, then the adds (hparams.n_expert_used of them, not the warm-up count)
-    const int64_t n_used = g->hp->n_expert_used;
-    if (n_used < 1 || n_used > MODEL_MAX_EXPERTS) {
-        return galloc_model_fail(g, "layer %d: %lld experts used", il, (long long) n_used);
-    }
-    struct ggml_tensor * views[MODEL_MAX_EXPERTS] = { NULL };
-    for (int64_t i = 0; i < n_used; i++) {
-        views[i] = ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], (size_t) i * experts->nb[1]);
-        ggml_build_forward_expand(g->gf, views[i]);
-    }
-    struct ggml_tensor * moe_out = views[0];
-    for (int64_t i = 1; i < n_used; i++) {
-        moe_out = ggml_add(ctx, moe_out, views[i]);
-        ggml_build_forward_expand(g->gf, moe_out);
-    }
-    if (n_used == 1) {
-        moe_out = ggml_cont(ctx, moe_out); // not a view
-    }
-    galloc_model_cb(g, moe_out, "ffn_moe_out", il);
-    return moe_out;
 }

@@ -327,6 +327,7 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
     hp->yarn_beta_slow            = 1.0f;
     hp->f_final_logit_softcapping = 30.0f;
     hp->rope_type                 = m->arch->rope_type;
+    hp->n_no_rope_layer_step      = 4;
 
     if (!galloc_ml_get_u32(ml, ".context_length", &hp->n_ctx_train, true) ||
         !galloc_ml_get_u32(ml, ".embedding_length", &hp->n_embd, true) ||

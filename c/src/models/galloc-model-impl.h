@@ -27,7 +27,7 @@
     "llama-fit-params -m MODEL --fit-print on; README: Capturing the graphs of a ggml program)"
 
 enum model_rope_type { MODEL_ROPE_NORM = 0, MODEL_ROPE_NEOX = 2 };
-enum model_swa_type  { MODEL_SWA_NONE = 0, MODEL_SWA_STANDARD = 1 };
+enum model_swa_type  { MODEL_SWA_NONE = 0, MODEL_SWA_STANDARD = 1, MODEL_SWA_CHUNKED = 2 };
 enum model_rope_scaling { MODEL_ROPE_SCALING_NONE, MODEL_ROPE_SCALING_LINEAR, MODEL_ROPE_SCALING_YARN,
                           MODEL_ROPE_SCALING_LONGROPE };
 
@@ -60,6 +60,9 @@ struct model_hparams {
     uint32_t n_swa;
     bool     is_swa[MODEL_MAX_LAYERS];
     enum model_rope_type rope_type;
+    uint32_t n_moe_layer_step;       // every n-th layer is MoE (llama4; 0: none)
+    uint32_t n_no_rope_layer_step;   // every n-th layer skips RoPE (llama.cpp's default 4)
+    bool     use_kq_norm;            // llama4: Q and K RMS-normalised after RoPE
 };
 
 // per-layer hyperparameters, as llama_hparams computes them
@@ -271,13 +274,14 @@ void galloc_model_cb(struct model_graph * g, struct ggml_tensor * t, const char 
 struct ggml_tensor * galloc_model_inp_embd(struct model_graph * g, struct ggml_tensor * tok_embd);
 struct ggml_tensor * galloc_model_inp_pos(struct model_graph * g);
 struct ggml_tensor * galloc_model_inp_out_ids(struct model_graph * g);
+struct ggml_tensor * galloc_model_inp_attn_scale(struct model_graph * g); // attention temperature tuning's per-token scale
 bool                 galloc_model_attn_inp(struct model_graph * g, struct model_attn_input * inp); // kv or kv_iswa
 
 // blocks
 enum model_norm_type { MODEL_NORM, MODEL_NORM_RMS };
 enum model_ffn_op    { MODEL_FFN_SILU, MODEL_FFN_GELU, MODEL_FFN_SWIGLU_OAI_MOE };
 enum model_ffn_gate  { MODEL_FFN_SEQ, MODEL_FFN_PAR };
-enum model_gating    { MODEL_GATING_SOFTMAX, MODEL_GATING_SOFTMAX_WEIGHT };
+enum model_gating    { MODEL_GATING_SOFTMAX, MODEL_GATING_SOFTMAX_WEIGHT, MODEL_GATING_SIGMOID };
 
 struct ggml_tensor * galloc_model_norm(struct model_graph * g, struct ggml_tensor * cur, struct ggml_tensor * mw,
                                 struct ggml_tensor * mb, enum model_norm_type type, int il);
@@ -297,6 +301,21 @@ struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor
 struct model_moe_scales {
     struct ggml_tensor * up, * gate, * down;
 };
+// build_moe_ffn's arguments (galloc-model-moe.c); NULL tensors are absent
+struct model_moe {
+    struct ggml_tensor * gate_inp, * gate_inp_b;
+    struct ggml_tensor * up_exps, * up_exps_b, * gate_exps, * gate_exps_b, * down_exps, * down_exps_b;
+    struct ggml_tensor * exp_probs_b;           // the experts' selection bias (DeepSeek V3)
+    struct ggml_tensor * up_s, * gate_s, * down_s; // per-expert scales
+    int64_t n_expert, n_expert_used;
+    enum model_ffn_op op;
+    bool  norm_w;
+    float w_scale;
+    enum model_gating gating;
+    bool  llama4; // llama.cpp's LLM_ARCH_LLAMA4 path: selection on the logits, the input weighted before the experts
+};
+struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor * cur, const struct model_moe * p, int il);
+// the same with positional arguments
 struct ggml_tensor * galloc_model_moe_ffn(struct model_graph * g, struct ggml_tensor * cur,
                                    struct ggml_tensor * gate_inp, struct ggml_tensor * gate_inp_b,
                                    struct ggml_tensor * up_exps, struct ggml_tensor * up_exps_b,
@@ -342,6 +361,7 @@ extern const struct model_arch_def galloc_model_arch_gemma;
 extern const struct model_arch_def galloc_model_arch_gemma2;
 extern const struct model_arch_def galloc_model_arch_gemma3;
 extern const struct model_arch_def galloc_model_arch_openai_moe;
+extern const struct model_arch_def galloc_model_arch_llama4;
 
 const struct model_arch_def * galloc_model_arch_find(const char * name); // NULL: unsupported
 

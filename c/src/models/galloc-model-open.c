@@ -14,6 +14,7 @@
 
 static const struct model_arch_def * const model_archs[] = {
     &galloc_model_arch_llama, &galloc_model_arch_mistral3, &galloc_model_arch_qwen2, &galloc_model_arch_qwen2moe, &galloc_model_arch_qwen3, &galloc_model_arch_qwen3moe, &galloc_model_arch_gemma, &galloc_model_arch_gemma2, &galloc_model_arch_gemma3, &galloc_model_arch_openai_moe,
+    &galloc_model_arch_llama4,
 };
 
 const struct model_arch_def * galloc_model_arch_find(const char * name) {
