@@ -13,7 +13,8 @@
 // CSV problem solved in the worker (timed), bad CSV input, a long search that
 // leaves the page responsive and can be stopped. The model page (model.mjs): a dropped GGUF's
 // compute buffer size against llama.cpp's, cards, the sweep plot against the CLI, an 8 GiB
-// file read by its header. The explanation panels (e2e-explain.mjs): the peak panel, the
+// file read by its header. The answer at the top and the devices (devices.mjs): the breakdown in
+// view at 1280×800, no overflow, two GPUs against the CLI's --json, the -ngl sweep. The explanation panels (e2e-explain.mjs): the peak panel, the
 // memory chart and the compare view on the 70B llama preset. Damaged links, empty pastes,
 // Ctrl+Z and huge links (e2e-hostile.mjs). Screenshots go to build/e2e/.
 // Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build; E2E_MINIMALLOC_ALL=1
@@ -31,6 +32,8 @@ import { cliCompare } from '../js/whatif-helpers.js';
 import { explainChecks } from './e2e-explain.mjs';
 import { readabilityChecks } from './readability.mjs';
 import { modelChecks } from './model.mjs';
+import { devicesChecks } from './devices.mjs';
+import { keyboardChecks } from './keyboard.mjs';
 import { hostileChecks } from './e2e-hostile.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -609,6 +612,9 @@ try {
 
   const hoverTimes = await readabilityChecks({ page, check, assert, OUT, cliPlan, cliPreset, serverUrl: server.url, context, ROOT });
   const modelTimes = await modelChecks({ page, check, assert, OUT, ROOT, CLI });
+  await devicesChecks({ page, check, assert, OUT, ROOT, CLI });
+  await keyboardChecks({ page, check, assert });
+  await page.setViewportSize({ width: 1600, height: 1000 });
 
   await explainChecks({ page, check, assert, cliPlan, cliPreset, OUT, CLI });
   const hostileTimes = await hostileChecks({ page, context, check, assert, cliPlan, serverUrl: server.url, consoleErrors });

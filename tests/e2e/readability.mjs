@@ -500,9 +500,10 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
     // tooltips over the zoomed layer
     const seen = await page.evaluate(async () => {
       const el = document.querySelector('[data-testid=timeline]');
-      const lane = el.querySelector('.lane-frame').getBoundingClientRect();
       const out = [];
       for (let k = 0; k < 80; k++) {
+        // read each time: a full-page screenshot just before can leave a scroll to land in a later frame
+        const lane = el.querySelector('.lane-frame').getBoundingClientRect();
         const x = lane.left + 3 + ((k * 47.3) % (lane.width - 6));
         const y = lane.bottom - 2 - ((k * 13.7) % (lane.height - 4));
         el.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true }));

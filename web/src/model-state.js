@@ -3,8 +3,8 @@
 // state.js (loadGeneratedGraph: read and planned once by the module, its editor text written after
 // the plan is on screen), so the plan, the timeline and every panel follow each change.
 
-import { signal, batch } from '@preact/signals';
-import { galloc, loadGeneratedGraph, setNotice } from './state.js';
+import { signal, computed, batch } from '@preact/signals';
+import { galloc, graph, graphSource, loadGeneratedGraph, setNotice } from './state.js';
 import { readGgufHeader } from './core/gguf-file.js';
 import { START_SETTINGS, withSetting, sweepPoints } from './core/model-settings.js';
 import { createSweepRunner } from './core/sweep-client.js';
@@ -29,9 +29,33 @@ export const buildTimes = signal(null);
  * axis ('n_ctx' or 'n_ubatch': what the points run along)} */
 export const sweep = signal({ status: 'idle', done: 0, total: 0, points: [], ubatches: [] });
 
+/** the model's layers (blk.N of its graph: N + 1 at most), 0 until its first graph is built */
+export const modelLayers = signal(0);
+/** the graph the model last put on screen, the settings it was built from and the graphSource it
+ * was shown under ({settings, graph, source}), or null */
+export const planSettings = signal(null);
+/** the open model is what the page shows: no preset or import loaded since (edits do not count) */
+export const modelShown = computed(() => Boolean(modelSource.value && !modelSource.value.unsupported
+  && (!planSettings.value || planSettings.value.source === graphSource.value)));
+
 let model = null; // the GallocModel of modelSource
 let source = null; // what opened it ({gguf} or {card}), for the sweep worker
 const runner = createSweepRunner();
+
+/** the open GallocModel (device-state.js asks it for the memory breakdown), or null */
+export function currentModel() { return model; }
+/** what opened it ({gguf} or {card}), or null */
+export function currentSource() { return source; }
+
+/** blk.N tensors of a graph document: the layer count (largest N + 1) */
+function layersOf(doc) {
+  let n = 0;
+  for (const t of doc.tensors ?? []) {
+    const m = /^blk\.(\d+)\./.exec(t.name ?? '');
+    if (m) n = Math.max(n, Number(m[1]) + 1);
+  }
+  return n;
+}
 
 /** fill the card list once the module is loaded */
 export function loadCards() {
@@ -50,6 +74,7 @@ function replaceModel(next, nextSource, info) {
   runner.cancel();
   batch(() => {
     modelSource.value = { ...info, architecture: next.architecture, name: next.name };
+    planSettings.value = null;
     sweep.value = { status: 'idle', done: 0, total: 0, points: [], ubatches: [] };
     modelError.value = '';
   });
@@ -133,7 +158,8 @@ function rebuild(newSource) {
     batch(() => {
       sizes.value = r.sizes;
       modelError.value = '';
-      loadGeneratedGraph(doc, { newSource, document: r.document });
+      if (newSource) modelLayers.value = layersOf(doc);
+      if (loadGeneratedGraph(doc, { newSource, document: r.document })) planSettings.value = { settings: s, graph: graph.value, source: graphSource.value };
     });
     const t2 = performance.now();
     buildTimes.value = { build: t1 - t0, plan: t2 - t1, total: t2 - t0 };
@@ -141,6 +167,7 @@ function rebuild(newSource) {
     batch(() => {
       sizes.value = null;
       modelError.value = e.message;
+      if (newSource) modelLayers.value = 0;
     });
   }
 }

@@ -1,5 +1,7 @@
-// App.jsx: the page layout: header, banner, editor and graph on the left;
-// numbers, the What-if panel, step controls, timeline and inspector on the right.
+// App.jsx: the page layout. Header and banner; then, for a model, the answer first: its controls
+// (settings, devices) beside llama.cpp's memory breakdown; then the graph text and graph view on
+// the left, the buffer table, step controls, timeline, why the buffer is this big and the
+// inspector on the right; the memory chart and the comparison under the graph.
 import { Header } from './Header.jsx';
 import { Banner } from './Banner.jsx';
 import { Editor } from './Editor.jsx';
@@ -11,23 +13,30 @@ import { Timeline } from './Timeline.jsx';
 import { Inspector } from './Inspector.jsx';
 import { WhatIf } from './WhatIf.jsx';
 import { ModelPanel } from './ModelPanel.jsx';
+import { MemoryAnswer } from './MemoryAnswer.jsx';
 import { PeakPanel } from './PeakPanel.jsx';
 import { MemoryChart } from './MemoryChart.jsx';
 import { CompareView } from './CompareView.jsx';
+import { PlanStale, planIsStale } from './PlanStale.jsx';
 import { status } from '../state.js';
+import { modelShown } from '../model-state.js';
 
 export function App() {
+  const withModel = modelShown.value;
   return (
     <div class="app">
       <Header />
       <Banner />
       {status.value === 'loading' && <div class="loading">loading the allocator module…</div>}
-      <main class="panes">
+      <section class={`top${withModel ? ' with-model' : ''}`}>
+        <ModelPanel />
+        {withModel && <MemoryAnswer />}
+      </section>
+      <PlanStale />
+      <main class={`panes${planIsStale.value ? ' stale' : ''}`}>
         <section class="left">
           <Editor />
           <DagView />
-          <ModelPanel />
-          <PeakPanel />
           <MemoryChart />
           <CompareView />
         </section>
@@ -37,6 +46,7 @@ export function App() {
           <StepControls />
           <LayerSlider />
           <Timeline />
+          <PeakPanel />
           <Inspector />
         </section>
       </main>

@@ -10,6 +10,7 @@ import { graph, graphSource, model, selected, hovered, select, hover, picking, p
 import { graphIndex } from '../core/graph-model.js';
 import { dagSubset, layoutDag, frameView } from '../core/dag-layout.js';
 import { formatShape } from '../core/format.js';
+import { selectionKey } from '../core/selection-keys.js';
 import { fillColor } from '../core/colors.js';
 import { leafKind, isExternal, opDesc } from '../core/op-rules.js';
 
@@ -103,12 +104,18 @@ export function DagView() {
   const pos = new Map(dag.nodes.map((n) => [n.i, n]));
   const onNode = (i, e) => {
     e.stopPropagation();
+    svgRef.current?.focus({ preventScroll: true }); // Del, arrows and Esc act on what was clicked
     if (dragged.current) return;
     if (picking.value) pickSource(i); else select(i);
   };
   const onKey = (e) => {
-    if ((e.key === 'Delete' || e.key === 'Backspace') && sel >= 0) removeTensor(sel, e.shiftKey);
-    if (e.key === 'Escape') cancelPick();
+    if (e.key === 'Escape' && picking.value) { cancelPick(); e.preventDefault(); return; }
+    const a = selectionKey(e.key, { selected: sel, count: g.tensors.length, shift: e.shiftKey });
+    if (!a) return;
+    e.preventDefault();
+    if (a.type === 'select') select(a.i);
+    else if (a.type === 'remove') removeTensor(a.i, a.cascade);
+    else select(-1);
   };
   // drag a node onto another: it becomes one of that node's sources
   const dropOn = (from, to, e) => {
@@ -175,7 +182,7 @@ export function DagView() {
           <button class="small" onClick={() => setChoose(null)}>cancel</button>
         </div>
       )}
-      <svg ref={svgRef} class="dag" tabIndex={0} onKeyDown={onKey} data-testid="dag" onClick={() => !picking.value && !dragged.current && select(-1)}>
+      <svg ref={svgRef} class="dag" tabindex="0" role="application" aria-label="graph view: arrows select the previous or next tensor, Del removes it, Esc clears" onKeyDown={onKey} data-testid="dag" onClick={() => !picking.value && !dragged.current && select(-1)}>
         <defs>
           <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
             <path d="M 0 0 L 10 5 L 0 10 z" fill="#9ca3af" />

@@ -130,9 +130,15 @@ export function Editor() {
     }
     const line = v.state.doc.line(m.tensorLines[i]);
     const cursorLine = v.state.doc.lineAt(v.state.selection.main.head).number;
-    const effects = [markLine.of(line.from)];
-    if (cursorLine !== line.number) effects.push(EditorView.scrollIntoView(line.from, { y: 'center' }));
-    v.dispatch({ effects, annotations: fromOutside.of(true) });
+    v.dispatch({ effects: [markLine.of(line.from)], annotations: fromOutside.of(true) });
+    // the line centred in the editor's own scroller only: EditorView.scrollIntoView scrolls the
+    // page too, which jumps away from the timeline or graph view the tensor was picked in
+    if (cursorLine !== line.number) {
+      v.requestMeasure({
+        read: () => v.lineBlockAt(line.from),
+        write: (block) => { v.scrollDOM.scrollTop = Math.max(0, block.top - v.scrollDOM.clientHeight / 2 + block.height / 2); },
+      });
+    }
   });
 
   return (

@@ -1,10 +1,11 @@
-// ModelPanel.jsx: the model page: drop or pick a .gguf (only its header is read, in the page) or
-// pick a card; llama.cpp's settings as controls; the compute buffer sizes as llama.cpp logs them;
-// the sweep plot. Reads model-state.js and calls its mutators.
+// ModelPanel.jsx: the model page's controls: drop or pick a .gguf (only its header is read, in the
+// page) or pick a card; llama.cpp's settings and the devices as controls; the compute buffer sweep.
+// The answer (the memory breakdown) is MemoryAnswer.jsx, beside it. Reads model-state.js.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { galloc } from '../state.js';
-import { cards, modelSource, settings, sizes, modelError, sweep, buildTimes, openGgufFile, openCard, setSetting, runSweep, cancelSweep, loadCards } from '../model-state.js';
-import { CACHE_TYPES, CONTEXTS, UBATCHES, commandLine, computeLogLine } from '../core/model-settings.js';
+import { cards, modelSource, modelShown, settings, modelError, sweep, openGgufFile, openCard, setSetting, runSweep, cancelSweep, loadCards } from '../model-state.js';
+import { CACHE_TYPES, CONTEXTS, UBATCHES, commandLine } from '../core/model-settings.js';
+import { DevicesEditor } from './DevicesEditor.jsx';
 import { formatBytes } from '../core/format.js';
 import { SweepPlot } from './SweepPlot.jsx';
 
@@ -34,7 +35,7 @@ function Source() {
       <input ref={fileRef} type="file" accept=".gguf" hidden data-testid="gguf-input"
         onChange={(e) => { const f = e.target.files[0]; e.target.value = ''; if (f) openGgufFile(f); }} />
       <label>or a card{' '}
-        <select data-testid="card" value={src?.kind === 'card' ? src.cardName : ''} onChange={(e) => e.target.value && openCard(e.target.value)}>
+        <select data-testid="card" value={src?.kind === 'card' && modelShown.value ? src.cardName : ''} onChange={(e) => e.target.value && openCard(e.target.value)}>
           <option value="">—</option>
           {cards.value.map((c) => <option value={c.name} title={c.description}>{c.name}</option>)}
         </select>
@@ -100,26 +101,6 @@ function Settings() {
   );
 }
 
-function Sizes() {
-  const z = sizes.value;
-  if (!z) return null;
-  return (
-    <div class="model-sizes">
-      <pre data-testid="compute-sizes">{z.buffer_types.map(computeLogLine).join('\n')}</pre>
-      <p class="hint">
-        n_ctx {z.n_ctx} ({z.n_ctx_seq} cells per sequence{z.n_ctx_swa ? `, ${z.n_ctx_swa} in the sliding-window cache` : ''}),
-        {' '}{z.n_tokens} tokens in the graph, {z.n_nodes} nodes; KV cache {formatBytes(z.kv_bytes)}
-      </p>
-      {buildTimes.value && (
-        <p class="hint" data-testid="model-build-ms" data-total={buildTimes.value.total.toFixed(1)}>
-          built in {buildTimes.value.total.toFixed(0)} ms (sizes and graph {buildTimes.value.build.toFixed(0)},
-          {' '}plan and views {buildTimes.value.plan.toFixed(0)})
-        </p>
-      )}
-    </div>
-  );
-}
-
 function Sweep() {
   const sw = sweep.value;
   const [axis, setAxis] = useState('n_ctx');
@@ -152,10 +133,10 @@ export function ModelPanel() {
       <div class="pane-title">Model <span class="hint">llama.cpp's own graph, from a GGUF header or a card</span></div>
       <Source />
       {modelError.value && <p class="wi-bad" data-testid="model-error">{modelError.value}</p>}
-      <Summary />
-      {modelSource.value && !modelSource.value.unsupported && <Settings />}
-      <Sizes />
-      {modelSource.value && !modelSource.value.unsupported && <Sweep />}
+      {(modelShown.value || modelSource.value?.unsupported) && <Summary />}
+      {modelShown.value && <Settings />}
+      {modelShown.value && <DevicesEditor />}
+      {modelShown.value && <Sweep />}
     </section>
   );
 }

@@ -23,7 +23,8 @@ import { select as d3select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { scaleLinear } from 'd3-scale';
 import { axisTop } from 'd3-axis';
-import { graphSource, showViews, step, selected, hovered, hover, select, setStep, picking, pickSource, timelineRange } from '../state.js';
+import { graph, graphSource, showViews, step, selected, hovered, hover, select, setStep, picking, pickSource, timelineRange, removeTensor } from '../state.js';
+import { selectionKey } from '../core/selection-keys.js';
 import { timelineSource, timelineStepInfo, rowHovered, rowSelected, hoverRow, selectRow } from '../whatif-state.js';
 import {
   timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt, laneV,
@@ -224,6 +225,7 @@ export function Timeline() {
   };
   const onClick = (e) => {
     if (!layout) return;
+    box.current.focus({ preventScroll: true }); // the keys act on what was clicked (d3-zoom keeps the click from focusing)
     const r = box.current.getBoundingClientRect();
     const px = e.clientX - r.left;
     const py = e.clientY - r.top;
@@ -238,6 +240,15 @@ export function Timeline() {
     select(i);
   };
 
+  const onKey = (e) => {
+    if (!m.tensors) return; // a CSV problem's rows: nothing to remove
+    const a = selectionKey(e.key, { selected: selected.value, count: graph.value?.tensors.length ?? 0, shift: e.shiftKey });
+    if (!a) return;
+    e.preventDefault();
+    if (a.type === 'select') select(a.i);
+    else if (a.type === 'remove') removeTensor(a.i, a.cascade);
+    else select(-1);
+  };
   if (!m || !layout) return <div class="timeline-pane" ref={box} />;
   return (
     <div class="timeline-pane">
@@ -256,7 +267,8 @@ export function Timeline() {
       </div>
       <div class="timeline" ref={box} style={{ height: `${layout.height}px` }} data-testid="timeline" data-mode={mode} data-source={m.kind}
         data-planner={m.planner} data-zoom-steps={zoom.zx.k.toFixed(3)}
-        data-view-first={stepAtBaseX(layout, unzoomX(zoom.zx, layout.left + 0.5))} data-view-last={stepAtBaseX(layout, unzoomX(zoom.zx, layout.right - 0.5))} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}>
+        data-view-first={stepAtBaseX(layout, unzoomX(zoom.zx, layout.left + 0.5))} data-view-last={stepAtBaseX(layout, unzoomX(zoom.zx, layout.right - 0.5))} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}
+        tabindex="0" role="application" aria-label="timeline: arrows select the previous or next tensor, Del removes it, Esc clears" onKeyDown={onKey}>
         {mode === 'canvas' ? <canvas ref={canvas} class="layer" /> : <SvgRects layout={layout} zoom={zoom} info={info} />}
         <Overlay layout={layout} zoom={zoom} m={m} info={info} />
         <Tooltip pointer={pointer} source={m} />
