@@ -302,6 +302,7 @@ enum ggml_tensor_flag {
 // rope modes
 #define GGML_ROPE_TYPE_NEOX   2
 #define GGML_ROPE_TYPE_MROPE  8
+#define GGML_ROPE_TYPE_IMROPE 40
 #define GGML_ROPE_TYPE_VISION 24
 
 //
@@ -547,6 +548,11 @@ GGML_API struct ggml_tensor * ggml_rope    (struct ggml_context * ctx, struct gg
 GGML_API struct ggml_tensor * ggml_rope_ext(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
                                             int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
                                             float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+// multimodal RoPE: four positions per token, rotated in the sections given (mode GGML_ROPE_TYPE_MROPE/IMROPE)
+GGML_API struct ggml_tensor * ggml_rope_multi(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                              struct ggml_tensor * c, int n_dims, int sections[4], int mode, int n_ctx_orig,
+                                              float freq_base, float freq_scale, float ext_factor, float attn_factor,
+                                              float beta_fast, float beta_slow);
 
 // pad with zeros at the end of each dimension
 GGML_API struct ggml_tensor * ggml_pad(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3);

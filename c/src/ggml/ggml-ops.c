@@ -708,9 +708,9 @@ struct ggml_tensor * ggml_soft_max(struct ggml_context * ctx, struct ggml_tensor
     return ggml_soft_max_ext(ctx, a, NULL, 1.0f, 0.0f);
 }
 
-struct ggml_tensor * ggml_rope_ext(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
-                                   int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
-                                   float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+static struct ggml_tensor * rope_impl(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+                                      int n_dims, const int * sections, int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                      float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
     GGML_ASSERT((mode & 1) == 0 && "rope mode 1 is no longer supported");
     GGML_ASSERT(ggml_is_vector(b));
     GGML_ASSERT(b->type == GGML_TYPE_I32);
@@ -729,6 +729,9 @@ struct ggml_tensor * ggml_rope_ext(struct ggml_context * ctx, struct ggml_tensor
     int32_t params[15] = { 0, n_dims, mode, 0, n_ctx_orig };
     const float fparams[6] = { freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow };
     memcpy(params + 5, fparams, sizeof(fparams));
+    if ((mode & GGML_ROPE_TYPE_MROPE) && sections) {
+        memcpy(params + 11, sections, 4 * sizeof(int32_t));
+    }
     ggml_set_op_params(result, params, sizeof(params));
 
     result->op     = GGML_OP_ROPE;
@@ -736,6 +739,20 @@ struct ggml_tensor * ggml_rope_ext(struct ggml_context * ctx, struct ggml_tensor
     result->src[1] = b;
     result->src[2] = c;
     return result;
+}
+
+struct ggml_tensor * ggml_rope_ext(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+                                   int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                   float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, c, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast,
+                     beta_slow);
+}
+
+struct ggml_tensor * ggml_rope_multi(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+                                     int n_dims, int sections[4], int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                     float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, c, n_dims, sections, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor, beta_fast,
+                     beta_slow);
 }
 
 struct ggml_tensor * ggml_rope(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int n_dims, int mode) {

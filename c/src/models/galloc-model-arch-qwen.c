@@ -1,9 +1,11 @@
-// galloc-model-arch-qwen.c: the `qwen2`, `qwen3` and `qwen3moe` architectures.
+// galloc-model-arch-qwen.c: the `qwen2`, `qwen3`, `qwen3moe`, `qwen3vl` and `qwen3vlmoe` architectures.
 //
-// As llama.cpp's src/models/qwen2.cpp, qwen3.cpp and qwen3moe.cpp: a llama-like decoder with
-// NEOX RoPE; qwen2 has Q/K/V biases and an optional output bias, qwen3 RMS-normalises Q and K
-// per head before RoPE, and qwen3moe replaces the FFN with softmax-gated experts (weights
-// renormalised over the experts used).
+// As llama.cpp's src/models/qwen2.cpp, qwen3.cpp, qwen3moe.cpp, qwen3vl.cpp and qwen3vlmoe.cpp:
+// a llama-like decoder with NEOX RoPE; qwen2 has Q/K/V biases and an optional output bias, qwen3
+// RMS-normalises Q and K per head before RoPE, and qwen3moe replaces the FFN with softmax-gated
+// experts (weights renormalised over the experts used). The VL models are qwen3/qwen3moe with
+// interleaved multimodal RoPE (four positions per token), no FFN scales, and deepstack layers
+// adding slices of wider input embeddings.
 
 #include "galloc-model-impl.h"
 
@@ -15,6 +17,16 @@ static bool qwen_hparams(struct model_loader * ml, struct model_hparams * hp) {
 static bool qwen3moe_hparams(struct model_loader * ml, struct model_hparams * hp) {
     return galloc_ml_get_u32(ml, ".expert_feed_forward_length", &hp->n_ff_exp, false) &&
            galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
+}
+
+static bool qwen3vl_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return galloc_ml_get_u32(ml, ".n_deepstack_layers", &hp->n_deepstack_layers, false) &&
+           galloc_ml_get_u32_or_arr(ml, ".rope.dimension_sections", hp->rope_sections, 4, true) &&
+           galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
+}
+
+static bool qwen3vlmoe_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return galloc_ml_get_u32(ml, ".expert_feed_forward_length", &hp->n_ff_exp, false) && qwen3vl_hparams(ml, hp);
 }
 
 static bool qwen2_tensors(struct model_graph * g) {
@@ -44,7 +56,7 @@ static bool qwen3_tensors(struct model_graph * g, bool moe) {
         galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, n_embd, hp->n_cls_out, "cls.output.weight", -1);
     }
     if (moe && (n_expert == 0 || hp->n_expert_used == 0)) {
-        galloc_model_fail(g, "qwen3moe: %s must be > 0", n_expert == 0 ? "n_expert" : "n_expert_used");
+        galloc_model_fail(g, "%s: %s must be > 0", g->m->arch->name, n_expert == 0 ? "n_expert" : "n_expert_used");
         return false;
     }
     for (uint32_t i = 0; i < hp->n_layer; i++) {
@@ -78,9 +90,11 @@ static bool qwen3_moe_tensors(struct model_graph * g) {
     return qwen3_tensors(g, true);
 }
 
-// the three decoders differ in Q/K norms, the FFN and the output bias
+// the decoders differ in Q/K norms, the FFN, its scales, deepstack and the output bias
 static bool qwen_graph(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
+    // qwen3 multiplies by the FFN's scales, qwen3moe by the experts'; the others load them and leave them aside
+    const bool ffn_scaled = g->m->arch == &galloc_model_arch_qwen3, moe_scaled = g->m->arch == &galloc_model_arch_qwen3moe;
     const int64_t n_embd_head = galloc_hp_n_embd_head_v(hp, 0);
     if (!galloc_model_same_head_sizes(g)) {
         return false;
@@ -129,13 +143,11 @@ static bool qwen_graph(struct model_graph * g) {
             const struct model_moe_scales scales = { l->ffn_up_exps_s, l->ffn_gate_exps_s, l->ffn_down_exps_s };
             cur = galloc_model_moe_ffn(g, cur, l->ffn_gate_inp, NULL, l->ffn_up_exps, NULL, l->ffn_gate_exps, NULL,
                                 l->ffn_down_exps, NULL, hp->n_expert, g->n_expert_used, MODEL_FFN_SILU, true,
-                                hp->expert_weights_scale, MODEL_GATING_SOFTMAX, &scales, il);
+                                hp->expert_weights_scale, MODEL_GATING_SOFTMAX, moe_scaled ? &scales : NULL, il);
             galloc_model_cb(g, cur, "ffn_moe_out", il);
         } else {
-            // qwen3 multiplies by the FFN's scales, qwen2 loads them and leaves them aside
-            const bool scaled = g->m->arch == &galloc_model_arch_qwen3;
-            cur = galloc_model_ffn(g, cur, l->ffn_up, NULL, scaled ? l->ffn_up_s : NULL, l->ffn_gate, NULL,
-                                   scaled ? l->ffn_gate_s : NULL, l->ffn_down, NULL, scaled ? l->ffn_down_s : NULL,
+            cur = galloc_model_ffn(g, cur, l->ffn_up, NULL, ffn_scaled ? l->ffn_up_s : NULL, l->ffn_gate, NULL,
+                                   ffn_scaled ? l->ffn_gate_s : NULL, l->ffn_down, NULL, ffn_scaled ? l->ffn_down_s : NULL,
                                    MODEL_FFN_SILU, MODEL_FFN_PAR, il);
             galloc_model_cb(g, cur, "ffn_out", il);
         }
@@ -144,6 +156,13 @@ static bool qwen_graph(struct model_graph * g) {
         }
         cur = ggml_add(g->ctx, cur, ffn_inp);
         galloc_model_cb(g, cur, "l_out", il);
+        if ((uint32_t) il < hp->n_deepstack_layers) {
+            const int64_t n_embd = hp->n_embd;
+            struct ggml_tensor * ds = ggml_view_2d(g->ctx, g->t_inp_embd, n_embd, g->n_tokens, g->t_inp_embd->nb[1],
+                                                   (size_t) (il + 1) * (size_t) n_embd * sizeof(float));
+            cur = ggml_add(g->ctx, cur, ds);
+            galloc_model_cb(g, cur, "deepstack_out", il);
+        }
         inpL = cur;
     }
     return !g->failed && galloc_model_logits(g, inpL, 0.0f);
@@ -159,4 +178,12 @@ const struct model_arch_def galloc_model_arch_qwen3 = {
 
 const struct model_arch_def galloc_model_arch_qwen3moe = {
     "qwen3moe", MODEL_ROPE_NEOX, qwen3moe_hparams, qwen3_moe_tensors, qwen_graph,
+};
+
+const struct model_arch_def galloc_model_arch_qwen3vl = {
+    "qwen3vl", MODEL_ROPE_IMROPE, qwen3vl_hparams, qwen3_dense_tensors, qwen_graph,
+};
+
+const struct model_arch_def galloc_model_arch_qwen3vlmoe = {
+    "qwen3vlmoe", MODEL_ROPE_IMROPE, qwen3vlmoe_hparams, qwen3_moe_tensors, qwen_graph,
 };

@@ -303,23 +303,34 @@ struct ggml_tensor * galloc_model_inp_embd(struct model_graph * g, struct ggml_t
         return NULL;
     }
     const int64_t n_embd = g->hp->n_embd;
+    // deepstack models take wider embeddings: the text's, padded, then a slice per deepstack layer
+    const int64_t n_embd_inp = n_embd * (1 + (int64_t) g->hp->n_deepstack_layers);
     struct ggml_tensor * tokens = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, g->n_tokens);
     galloc_model_cb(g, tokens, "inp_tokens", -1);
     ggml_set_input(tokens);
-    struct ggml_tensor * embd = ggml_new_tensor_2d(g->ctx, GGML_TYPE_F32, n_embd, g->n_tokens);
+    struct ggml_tensor * embd = ggml_new_tensor_2d(g->ctx, GGML_TYPE_F32, n_embd_inp, g->n_tokens);
     galloc_model_cb(g, embd, "inp_embd", -1);
     ggml_set_input(embd);
 
     // llama.cpp builds both the token path and the embeddings path and selects one (tokens here)
     struct ggml_tensor * inps[2] = { ggml_get_rows(g->ctx, tok_embd, tokens), embd };
+    if (n_embd_inp != n_embd) {
+        inps[0] = ggml_pad(g->ctx, inps[0], (int) (n_embd_inp - n_embd), 0, 0, 0);
+    }
     struct ggml_tensor * cur = ggml_build_forward_select(g->gf, inps, 2, 0);
+    if (n_embd_inp != n_embd) {
+        cur = ggml_view_2d(g->ctx, cur, n_embd, g->n_tokens, cur->nb[1], 0);
+    }
+    g->t_inp_embd = cur;
     galloc_model_cb(g, cur, "embd", -1);
     ggml_build_forward_expand(g->gf, cur);
     return cur;
 }
 
 struct ggml_tensor * galloc_model_inp_pos(struct model_graph * g) {
-    struct ggml_tensor * cur = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, g->n_tokens); // one position per embedding
+    // one position per embedding; four with multimodal RoPE (llama_hparams::n_pos_per_embd)
+    const int64_t n_pos = g->hp->rope_type == MODEL_ROPE_MROPE || g->hp->rope_type == MODEL_ROPE_IMROPE ? 4 : 1;
+    struct ggml_tensor * cur = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, g->n_tokens * n_pos);
     ggml_set_input(cur);
     return cur;
 }
@@ -463,9 +474,27 @@ struct ggml_tensor * galloc_model_rope(struct model_graph * g, struct ggml_tenso
         return x; // unchanged, as galloc_model_norm
     }
     const struct model_cparams * cp = g->cp;
-    return ggml_rope_ext(g->ctx, x, pos, factors, (int) galloc_hp_n_rot(g->hp, (uint32_t) il), (int) g->hp->rope_type,
+    const int n_rot = (int) galloc_hp_n_rot(g->hp, (uint32_t) il);
+    if (g->hp->rope_type & MODEL_ROPE_MROPE) {
+        int sections[4];
+        for (int i = 0; i < 4; i++) {
+            sections[i] = (int) g->hp->rope_sections[i];
+        }
+        return ggml_rope_multi(g->ctx, x, pos, factors, n_rot, sections, (int) g->hp->rope_type, (int) cp->n_ctx_orig_yarn,
+                               galloc_model_rope_freq_base(g, il), galloc_model_rope_freq_scale(g, il), cp->yarn_ext_factor,
+                               cp->yarn_attn_factor, cp->yarn_beta_fast, cp->yarn_beta_slow);
+    }
+    return ggml_rope_ext(g->ctx, x, pos, factors, n_rot, (int) g->hp->rope_type,
                          (int) cp->n_ctx_orig_yarn, galloc_model_rope_freq_base(g, il), galloc_model_rope_freq_scale(g, il),
                          cp->yarn_ext_factor, cp->yarn_attn_factor, cp->yarn_beta_fast, cp->yarn_beta_slow);
+}
+
+struct ggml_tensor * galloc_model_rope_factors(const struct model_graph * g, int il) {
+    const struct model_layer * l = &g->layers[il];
+    if (l->rope_freqs) {
+        return l->rope_freqs;
+    }
+    return g->cp->n_ctx_seq > g->hp->n_ctx_orig_yarn ? l->rope_long : l->rope_short;
 }
 
 struct ggml_tensor * galloc_model_mm(struct model_graph * g, struct ggml_tensor * w, struct ggml_tensor * cur, struct ggml_tensor * w_s) {
@@ -525,6 +554,10 @@ struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor
                 cur = ggml_gelu(ctx, cur);
                 galloc_model_cb(g, cur, "ffn_gelu", il);
             }
+            break;
+        case MODEL_FFN_SWIGLU:
+            cur = ggml_swiglu(ctx, cur); // one projection: gate and up halves
+            galloc_model_cb(g, cur, "ffn_swiglu", il);
             break;
         case MODEL_FFN_SWIGLU_OAI_MOE:
             if (!par) {

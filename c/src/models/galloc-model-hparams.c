@@ -47,6 +47,10 @@ uint32_t galloc_hp_n_embd_v_gqa_max(const struct model_hparams * hp) {
     return val;
 }
 
+bool galloc_hp_use_mrope(const struct model_hparams * hp) {
+    return hp->rope_sections[0] > 0 && hp->rope_sections[1] > 0;
+}
+
 // layers il with il % n < n - 1 slide (n = 0: every layer)
 void galloc_hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern) {
     for (uint32_t il = 0; il < hp->n_layer; il++) {

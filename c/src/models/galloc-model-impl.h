@@ -26,7 +26,7 @@
     "for this model's graph, run llama.cpp under the capture library (LD_PRELOAD=libgalloc-capture.so " \
     "llama-fit-params -m MODEL --fit-print on; README: Capturing the graphs of a ggml program)"
 
-enum model_rope_type { MODEL_ROPE_NORM = 0, MODEL_ROPE_NEOX = 2 };
+enum model_rope_type { MODEL_ROPE_NORM = 0, MODEL_ROPE_NEOX = 2, MODEL_ROPE_MROPE = 8, MODEL_ROPE_IMROPE = 40 };
 enum model_swa_type  { MODEL_SWA_NONE = 0, MODEL_SWA_STANDARD = 1, MODEL_SWA_CHUNKED = 2 };
 enum model_rope_scaling { MODEL_ROPE_SCALING_NONE, MODEL_ROPE_SCALING_LINEAR, MODEL_ROPE_SCALING_YARN,
                           MODEL_ROPE_SCALING_LONGROPE };
@@ -63,7 +63,14 @@ struct model_hparams {
     uint32_t n_moe_layer_step;       // every n-th layer is MoE (llama4; 0: none)
     uint32_t n_no_rope_layer_step;   // every n-th layer skips RoPE (llama.cpp's default 4)
     bool     use_kq_norm;            // llama4: Q and K RMS-normalised after RoPE
+    uint32_t n_layer_dense_lead;     // the first layers with a dense FFN (deepseek, ...)
+    uint32_t n_expert_shared;        // shared experts, one FFN of n_ff_exp each (deepseek)
+    uint32_t rope_sections[4];       // multimodal RoPE's sections (qwen3vl, glm4)
+    uint32_t n_deepstack_layers;     // qwen3vl: layers adding a slice of the (wider) input embeddings
 };
+
+// llama_hparams::use_mrope: the file has multimodal RoPE sections
+bool galloc_hp_use_mrope(const struct model_hparams * hp);
 
 // per-layer hyperparameters, as llama_hparams computes them
 uint32_t galloc_hp_n_embd_head_k(const struct model_hparams * hp, uint32_t il);
@@ -186,7 +193,8 @@ struct model_layer {
     struct ggml_tensor * ffn_gate_inp, * ffn_gate_inp_b;
     struct ggml_tensor * ffn_gate_exps, * ffn_up_exps, * ffn_down_exps;
     struct ggml_tensor * ffn_gate_exps_b, * ffn_up_exps_b, * ffn_down_exps_b;
-    struct ggml_tensor * rope_freqs;
+    struct ggml_tensor * rope_freqs, * rope_long, * rope_short;
+    struct ggml_tensor * attn_norm_b, * ffn_norm_b;
     // shared experts (qwen2moe, ...)
     struct ggml_tensor * ffn_gate_inp_shexp, * ffn_gate_shexp, * ffn_up_shexp, * ffn_down_shexp;
     // per-tensor (per-expert) ".scale" multipliers after the projection (llama.cpp's *_s), and the
@@ -213,8 +221,9 @@ struct model_graph {
     struct ggml_cgraph  * gf;
     ggml_backend_buffer_t wbuf;   // the dummy buffer of wctx's tensors
     // weights
-    struct ggml_tensor * tok_embd, * output_norm, * output, * output_b, * output_s, * output_in_s;
+    struct ggml_tensor * tok_embd, * output_norm, * output_norm_b, * output, * output_b, * output_s, * output_in_s;
     struct model_layer * layers;
+    struct ggml_tensor * t_inp_embd; // the input embeddings (llm_graph_result's t_inp_embd): deepstack reads slices of it
     // memory: caches[0] all or non-SWA layers, caches[1] SWA layers
     struct model_kv_cache * caches;
     // this graph's batch (llm_graph_context's n_tokens, n_outputs, ...)
@@ -279,7 +288,7 @@ bool                 galloc_model_attn_inp(struct model_graph * g, struct model_
 
 // blocks
 enum model_norm_type { MODEL_NORM, MODEL_NORM_RMS };
-enum model_ffn_op    { MODEL_FFN_SILU, MODEL_FFN_GELU, MODEL_FFN_SWIGLU_OAI_MOE };
+enum model_ffn_op    { MODEL_FFN_SILU, MODEL_FFN_GELU, MODEL_FFN_SWIGLU_OAI_MOE, MODEL_FFN_SWIGLU /* fused gate|up */ };
 enum model_ffn_gate  { MODEL_FFN_SEQ, MODEL_FFN_PAR };
 enum model_gating    { MODEL_GATING_SOFTMAX, MODEL_GATING_SOFTMAX_WEIGHT, MODEL_GATING_SIGMOID };
 
@@ -328,8 +337,11 @@ struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct mode
                                 struct ggml_tensor * wo, struct ggml_tensor * wo_b, struct ggml_tensor * wo_s,
                                 struct ggml_tensor * q_cur, struct ggml_tensor * k_cur, struct ggml_tensor * v_cur,
                                 struct ggml_tensor * sinks, float kq_scale, int il);
+// RoPE of layer il (ggml_rope_ext; ggml_rope_multi with the hparams' sections for M-RoPE types)
 struct ggml_tensor * galloc_model_rope(struct model_graph * g, struct ggml_tensor * x, struct ggml_tensor * pos,
                                 struct ggml_tensor * factors, int il);
+// llama_model::get_rope_factors: rope_freqs, else the long factors past the original context, else the short
+struct ggml_tensor * galloc_model_rope_factors(const struct model_graph * g, int il);
 
 // rope frequency of layer il (llama_model::get_rope_freq_base/scale)
 float galloc_model_rope_freq_base (const struct model_graph * g, int il);
@@ -362,6 +374,14 @@ extern const struct model_arch_def galloc_model_arch_gemma2;
 extern const struct model_arch_def galloc_model_arch_gemma3;
 extern const struct model_arch_def galloc_model_arch_openai_moe;
 extern const struct model_arch_def galloc_model_arch_llama4;
+extern const struct model_arch_def galloc_model_arch_qwen3vl;
+extern const struct model_arch_def galloc_model_arch_qwen3vlmoe;
+extern const struct model_arch_def galloc_model_arch_deepseek;
+extern const struct model_arch_def galloc_model_arch_glm4;
+extern const struct model_arch_def galloc_model_arch_phi3;
+extern const struct model_arch_def galloc_model_arch_phimoe;
+extern const struct model_arch_def galloc_model_arch_olmoe;
+extern const struct model_arch_def galloc_model_arch_smollm3;
 
 const struct model_arch_def * galloc_model_arch_find(const char * name); // NULL: unsupported
 

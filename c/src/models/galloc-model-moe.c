@@ -52,6 +52,8 @@ static struct ggml_tensor * moe_act(struct model_graph * g, struct ggml_tensor *
             cur = ggml_swiglu_oai(ctx, cur, up, 1.702f, 7.0f);
             galloc_model_cb(g, cur, "ffn_moe_swiglu_oai", il);
             break;
+        case MODEL_FFN_SWIGLU:
+            return galloc_model_fail(g, "layer %d: llama.cpp's experts have no fused SwiGLU", il); // its build_moe_ffn aborts
     }
     return cur;
 }
@@ -146,6 +148,9 @@ struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor
         galloc_model_cb(g, cur, "ffn_moe_gate_biased", il);
     }
     cur = moe_act(g, cur, up, p->gate_exps != NULL, p->op, il);
+    if (!cur) {
+        return NULL;
+    }
     struct ggml_tensor * experts = mm_id(g, p->down_exps, cur, selected, p->down_s); // [n_embd, n_expert_used, n_tokens]
     galloc_model_cb(g, experts, "ffn_moe_down", il);
     if (p->down_s) {
