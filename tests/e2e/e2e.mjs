@@ -34,6 +34,8 @@ import { readabilityChecks } from './readability.mjs';
 import { modelChecks } from './model.mjs';
 import { devicesChecks } from './devices.mjs';
 import { keyboardChecks } from './keyboard.mjs';
+import { restoreChecks } from './restore.mjs';
+import { legendChecks } from './legend.mjs';
 import { hostileChecks } from './e2e-hostile.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -614,6 +616,8 @@ try {
   const modelTimes = await modelChecks({ page, check, assert, OUT, ROOT, CLI });
   await devicesChecks({ page, check, assert, OUT, ROOT, CLI });
   await keyboardChecks({ page, check, assert });
+  await restoreChecks({ page, context, check, assert, OUT, serverUrl: server.url });
+  await legendChecks({ page, check, assert });
   await page.setViewportSize({ width: 1600, height: 1000 });
 
   await explainChecks({ page, check, assert, cliPlan, cliPreset, OUT, CLI });

@@ -98,6 +98,7 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
   };
 
   await check('ux: every tooltip of the default page lies inside the viewport and is clipped by nothing', async () => {
+    await page.evaluate(() => localStorage.clear()); // the default page, not the last one kept
     await page.goto(serverUrl);
     await page.waitForSelector('[data-testid=timeline-svg] rect[data-t]', { timeout: 20000 });
     const n = await svgRectCount();

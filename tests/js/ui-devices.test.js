@@ -94,3 +94,26 @@ describe('typed values', () => {
       .toBe('-c 4096 -b 2048 -ub 512 -fa on --device cuda:24576MiB -ngl 5 -sm none -nkvo --no-op-offload');
   });
 });
+
+describe('a line of flags back to the page\'s state (links)', () => {
+  it('round trip: what memoryArgs writes, parseMemoryArgs reads back', async () => {
+    const { parseMemoryArgs } = await import('../../web/src/core/devices.js');
+    const cases = [
+      [START_SETTINGS, [], START_PLACEMENT],
+      [{ ...START_SETTINGS, n_ctx: 40960, n_batch: 512, n_ubatch: 256, flash_attn: 0, type_k: 'q8_0', n_seq: 4 },
+        [{ kind: 'cuda', memoryMiB: 24576 }, { kind: 'rocm', memoryMiB: 12000 }], { ...START_PLACEMENT, ngl: 20, ts: '3,1', nkvo: true, opOffload: false }],
+      [START_SETTINGS, [{ kind: 'metal', memoryMiB: 16384 }, { kind: 'vulkan', memoryMiB: 8192 }], { ...START_PLACEMENT, sm: 'none', mg: 1 }],
+    ];
+    for (const [s, d, p] of cases) {
+      expect(parseMemoryArgs(memoryArgs(s, d, p), START_SETTINGS)).toEqual({ settings: s, devices: d, placement: p });
+    }
+  });
+  it('damaged lines are refused, naming the flag', async () => {
+    const { parseMemoryArgs } = await import('../../web/src/core/devices.js');
+    expect(() => parseMemoryArgs(['-c', 'x'], START_SETTINGS)).toThrow(/^-c: 'x'/);
+    expect(() => parseMemoryArgs(['--device', 'gpu:12MiB'], START_SETTINGS)).toThrow(/^--device/);
+    expect(() => parseMemoryArgs(['--bogus'], START_SETTINGS)).toThrow(/--bogus/);
+    expect(() => parseMemoryArgs(['--device', 'cuda:100MiB', '-ts', '1,1,1'], START_SETTINGS)).toThrow(/^-ts/);
+    expect(() => parseMemoryArgs(['-mg', '2'], START_SETTINGS)).toThrow(/^-mg/);
+  });
+});

@@ -75,6 +75,9 @@ export function setPlacement(key, value) {
   placement.value = { ...placement.value, [key]: v };
 }
 
+/** every placement flag at once (a link's) */
+export function setPlacementAll(p) { placement.value = { ...START_PLACEMENT, ...p }; }
+
 /** the devices of a two-GPU setup (what the page offers as a start: CUDA 24 GiB and 12 GiB) */
 export function setDevices(list) { batch(() => { devices.value = list.map((d) => ({ ...d })); placement.value = { ...START_PLACEMENT }; }); }
 

@@ -2,7 +2,8 @@
 import { render } from 'preact';
 import { App } from './components/App.jsx';
 import { start } from './state.js';
+import { restoreAtStart, followState } from './url-state.js';
 import './style.css';
 
 render(<App />, document.getElementById('app'));
-start();
+start({ restore: restoreAtStart }).then(followState);

@@ -136,6 +136,15 @@ export function openCard(name) {
 }
 
 /**
+ * Set every setting at once (a link's), before a model is opened or with one open.
+ * @param {typeof START_SETTINGS} next
+ */
+export function setSettings(next) {
+  settings.value = { ...START_SETTINGS, ...next };
+  rebuild(false);
+}
+
+/**
  * Change one setting; the graph, the plan and the sizes follow.
  * @param {string} key
  * @param {string|number} value

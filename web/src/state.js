@@ -104,6 +104,8 @@ export async function start(options = {}) {
     notice.value = { kind: 'error', message: `could not load the allocator module: ${e.message}` };
     return;
   }
+  // a model link, or the last session's work when there is no link (url-state.js)
+  if (options.restore && options.restore()) return;
   let shared = null;
   let linkError = null;
   try { shared = decodeShare(typeof location === 'undefined' ? '' : location.hash); } catch (e) {
@@ -125,6 +127,26 @@ export async function start(options = {}) {
   if (linkError) notice.value = { kind: 'error', message: `${linkError}; showing ${fallback} instead` };
 }
 
+/**
+ * Put back a text kept from an earlier visit, under the preset it was edited from (its header
+ * and lesson), or none. A preset this version lacks leaves the text alone, with no preset.
+ * @param {string} t
+ * @param {string|null} preset
+ */
+export function restoreEdited(t, preset) {
+  let pt = null;
+  let name = preset;
+  if (name) {
+    try { pt = graphToText(withModule((mod) => mod.preset(name))); } catch { name = null; }
+  }
+  batch(() => {
+    presetName.value = name;
+    presetText.value = pt;
+    startOver();
+  });
+  replaceText(t);
+}
+
 function defaultPreset() {
   const names = presets.value.map((p) => p.name);
   return ['llama-tiny', 'test_reuse_and_free'].find((n) => names.includes(n)) ?? names[0];
@@ -139,6 +161,11 @@ let parseTimer = null;
  * @param {string} value
  */
 export function editText(value) {
+  // an undo or redo that brings back a text the page put there whole brings back its header
+  const snap = replaced.findLast((r) => r.text === value);
+  if (snap && snap.preset !== presetName.value) {
+    batch(() => { presetName.value = snap.preset; presetText.value = snap.presetText; });
+  }
   cancelText();
   supersede(); // a parse of the text before is stale now
   text.value = value;
@@ -175,6 +202,14 @@ function applyText(value, inThread = false) {
     return false;
   }
   return applyDocument(r.doc, r.meta);
+}
+
+/** the texts put in the editor whole (a preset, an imported text) and the text each replaced, with
+ * the preset heading each (the last 20): undo and redo in the editor bring back the header too */
+const replaced = [];
+function rememberText() {
+  replaced.push({ text: text.value, preset: presetName.value, presetText: presetText.value });
+  if (replaced.length > 20) replaced.shift();
 }
 
 // ---- big texts: parsed in the worker, planned in steps -----------------------------
@@ -436,6 +471,7 @@ export function loadPreset(name, bufferLines) {
     notice.value = { kind: 'error', message: `preset ${name}: ${e.message}` };
     return false;
   }
+  rememberText();
   batch(() => {
     presetName.value = name;
     presetText.value = t;
@@ -443,6 +479,7 @@ export function loadPreset(name, bufferLines) {
     notice.value = null;
   });
   replaceText(bufferLines ? withBufferLines(t, bufferLines) : t, { inThread: true });
+  rememberText();
   return true;
 }
 
@@ -488,6 +525,7 @@ export function importGraph(input, source = 'the input') {
     notice.value = { kind: 'error', message: `could not import ${source}: ${e.message}` };
     return false;
   }
+  rememberText();
   if (t !== null) {
     const keep = { text: text.value, errors: textErrors.value };
     if (!replaceText(t)) {
@@ -501,6 +539,7 @@ export function importGraph(input, source = 'the input') {
     deferText(doc);
   }
   importedNotice(d?.warning ?? '', source);
+  if (t !== null) rememberText(); // the imported text, under no preset
   return true;
 }
 

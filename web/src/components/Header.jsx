@@ -88,8 +88,7 @@ export function Header() {
       <TensorSearch />
       {cur && (
         <p class="lesson" data-testid="lesson">
-          <b>{cur.name}</b>: {cur.lesson || cur.description}
-          {cur.lesson && cur.description ? <span class="libdesc"> (library: {cur.description})</span> : null}
+          <b>{cur.name}</b>: <span data-testid="lesson-text" title={cur.lesson && cur.description ? `library: ${cur.description}` : undefined}>{cur.lesson || cur.description}</span>
         </p>
       )}
       {paste && <PasteBox onDone={() => setPaste(false)} />}

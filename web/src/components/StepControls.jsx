@@ -16,13 +16,13 @@ export function StepControls() {
   const node = s !== null && s >= 0 ? m.doc.nodes[s] : -1;
   return (
     <div class="steps">
-      <button onClick={() => (playing.value ? pause() : play())} data-testid="play" title="play the steps">{playing.value ? '⏸' : '▶'}</button>
-      <button onClick={() => stepBy(-1)} title="previous step">◀</button>
-      <button onClick={() => stepBy(1)} title="next step">▶|</button>
+      <button onClick={() => (playing.value ? pause() : play())} data-testid="play" title="play the steps" aria-label={playing.value ? 'pause' : 'play the steps'}>{playing.value ? '⏸' : '▶'}</button>
+      <button onClick={() => stepBy(-1)} title="previous step" aria-label="previous step" data-testid="step-prev">◀</button>
+      <button onClick={() => stepBy(1)} title="next step" aria-label="next step" data-testid="step-next">▶|</button>
       <input type="range" min={-1} max={m.steps - 1} value={s ?? -1} data-testid="step-slider" aria-label="step"
         onInput={(e) => setStep(Number(e.target.value))} />
-      <button class={s === null ? 'on' : ''} onClick={() => { pause(); setStep(null); }} title="show every step">all</button>
-      <label class="hint"><input type="checkbox" checked={showViews.value} onChange={(e) => setShowViews(e.target.checked)} /> views</label>
+      <button class={s === null ? 'on' : ''} onClick={() => { pause(); setStep(null); }} title="show every step" data-testid="step-all">all</button>
+      <label class="hint"><input type="checkbox" data-testid="show-views" checked={showViews.value} onChange={(e) => setShowViews(e.target.checked)} /> views</label>
       <div class="stepinfo" data-testid="step-info">
         {info ? (
           <>

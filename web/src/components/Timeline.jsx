@@ -35,6 +35,7 @@ import { formatBytes } from '../core/format.js';
 import { timelineSvg } from '../core/timeline-svg.js';
 import { drawCanvas, drawZoomed } from './timeline-canvas.js';
 import { Tooltip } from './Tooltip.jsx';
+import { TimelineLegend } from './TimelineLegend.jsx';
 import { registerTimelineExporter } from './io.js';
 
 /** a selected tensor's family (in-place chain, views) is outlined up to this many rectangles */
@@ -265,6 +266,9 @@ export function Timeline() {
         </label>
         <button class="small" onClick={() => setZoom({ zx: IDENTITY_X, zys: [] })} data-testid="reset-zoom">reset zoom</button>
       </div>
+      <TimelineLegend tensors={Boolean(m.tensors)} stepped={Boolean(m.stepped)} atStep={m.stepped && step.value !== null}
+        views={views && layout.lanes.some((l) => l.rects.some((r) => r.view))}
+        maxSize={layout.lanes.some((l) => l.maxSize)} capacity={layout.lanes.some((l) => l.capacity)} />
       <div class="timeline" ref={box} style={{ height: `${layout.height}px` }} data-testid="timeline" data-mode={mode} data-source={m.kind}
         data-planner={m.planner} data-zoom-steps={zoom.zx.k.toFixed(3)}
         data-view-first={stepAtBaseX(layout, unzoomX(zoom.zx, layout.left + 0.5))} data-view-last={stepAtBaseX(layout, unzoomX(zoom.zx, layout.right - 0.5))} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}

@@ -121,3 +121,50 @@ export function deviceRows(memory, devices, hostMiB, margin = FIT_MARGIN) {
   row(-1, 'host', hostMiB * MIB);
   return rows;
 }
+
+/**
+ * The settings, devices and placement a line of flags stands for: memoryArgs' inverse (a link
+ * carries the line the CLI takes). Flags it does not write are refused, naming them.
+ * @param {string[]} args
+ * @param {object} base the settings the line's missing flags keep (START_SETTINGS)
+ * @returns {{settings: object, devices: Array<{kind: string, memoryMiB: number}>, placement: typeof START_PLACEMENT}}
+ * @throws {Error} naming the flag
+ */
+export function parseMemoryArgs(args, base) {
+  const settings = { ...base };
+  const devices = [];
+  const placement = { ...START_PLACEMENT };
+  const int = (flag, v, min) => {
+    if (!/^\d+$/.test(v ?? '') || Number(v) < min || Number(v) > 1 << 24) throw new Error(`${flag}: '${v ?? ''}' is not a whole number`);
+    return Number(v);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const f = args[i];
+    const v = args[i + 1];
+    const take = () => { i++; return v; };
+    switch (f) {
+      case '-c': settings.n_ctx = int(f, take(), 0); break;
+      case '-b': settings.n_batch = int(f, take(), 1); break;
+      case '-ub': settings.n_ubatch = int(f, take(), 1); break;
+      case '-np': settings.n_seq = int(f, take(), 1); break;
+      case '-fa': if (v !== 'on' && v !== 'off') throw new Error(`-fa: '${v ?? ''}' is not on or off`); settings.flash_attn = take() === 'on' ? 1 : 0; break;
+      case '-ctk': case '-ctv': if (!/^[a-z0-9_]+$/.test(v ?? '')) throw new Error(`${f}: '${v ?? ''}' is not a cache type`); settings[f === '-ctk' ? 'type_k' : 'type_v'] = take(); break;
+      case '--device': {
+        const m = /^([a-z]+):(\d+)MiB$/.exec(take() ?? '');
+        if (!m || !DEVICE_KINDS.some((k) => k.kind === m[1]) || Number(m[2]) <= 0) throw new Error(`--device: '${v ?? ''}' is not KIND:NMiB`);
+        devices.push({ kind: m[1], memoryMiB: Number(m[2]) });
+        break;
+      }
+      case '-ngl': placement.ngl = int(f, take(), 0); break;
+      case '-sm': if (v !== 'layer' && v !== 'none') throw new Error(`-sm: '${v ?? ''}' is not layer or none`); placement.sm = take(); break;
+      case '-mg': placement.mg = int(f, take(), 0); break;
+      case '-ts': placement.ts = take() ?? ''; break;
+      case '-nkvo': placement.nkvo = true; break;
+      case '--no-op-offload': placement.opOffload = false; break;
+      default: throw new Error(`'${f}' is not a flag this page sets`);
+    }
+  }
+  if (placement.ts) placement.ts = checkTensorSplit(placement.ts, devices.length);
+  if (placement.mg >= Math.max(1, devices.length)) throw new Error(`-mg: ${placement.mg} is not a device`);
+  return { settings, devices, placement };
+}

@@ -13,7 +13,7 @@ export const PRESET_LESSONS = {
   test_tensor_larger_than_max_size:
     'A tensor larger than the max size still gets a chunk of its own size: the allocator never refuses, it leaves the limit for the backend to enforce.',
   test_not_enough_chunks:
-    'Seventeen 8-byte inputs with an 8-byte max size would need 17 chunks; after 16 the last chunk grows without limit and absorbs the rest.',
+    'Seventeen 8-byte inputs with an 8-byte max size would need 17 chunks, but a buffer has at most 16: the first 15 chunks hold one input each, and the 16th, the last, grows past the max size to 16 bytes to take the other two.',
   test_fill_leftover_space:
     'The 16-byte padded tensor cannot fit beside x0 and opens chunk 1; the mean result then goes back into chunk 0, where x0 was freed, instead of growing chunk 1.',
   test_view_inplace:
@@ -33,9 +33,9 @@ export const PRESET_LESSONS = {
   realloc_a:
     'The first graph of the reallocation test: its 40 bytes split into chunks of 24 and 16 under a 32-byte max size.',
   realloc_b:
-    'The second graph reuses the first allocator; it needs the same 40 bytes but a larger chunk 0, so the buffers are made again.',
+    'The second graph reuses the first allocator (realloc_a: chunks of 24 and 16 bytes); it needs the same 40 bytes, but as two 20-byte chunks: chunk 1 must grow from 16 to 20 bytes, so the buffers are made again.',
   test_reallocation:
-    'Re-planning a different graph with the same allocator: same total, but a larger first chunk forces new backend buffers.',
+    'Re-planning a different graph with the same allocator: the same total, but a chunk that must grow (chunk 1, from 16 to 20 bytes) forces new backend buffers.',
 };
 
 /**
