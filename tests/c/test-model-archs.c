@@ -9,7 +9,8 @@
 //  - "refused": galloc_model_from_gguf or the graph build fails with a message that names the
 //    architecture and points to the capture library.
 // A model that builds where a refusal is expected, or builds without a reference graph, fails:
-// nothing is silently different.
+// nothing is silently different. A key value a builder does not build (NextN layers, a gating
+// function llama.cpp aborts on, ...) is refused naming the key (test_key_refusals).
 
 #include "check.h"
 #include "files.h"
@@ -225,8 +226,74 @@ static void test_unknown_tensor(void) {
     galloc_model_free(m);
 }
 
+// a key whose value changes llama.cpp's graph in a way galloc does not build: refused, naming the key.
+// The test model's header with one value rewritten in place: the uint32 after the key's type, or
+// (for an array) its first element.
+static void test_key_refusals(void) {
+    static const struct {
+        const char * model, * key;
+        uint32_t     value;
+        bool         array;
+        const char * named;
+    } cases[] = {
+        { "glm4-dense", "glm4.nextn_predict_layers", 1, false, "glm4.nextn_predict_layers" },
+        { "exaone4-dense", "exaone4.nextn_predict_layers", 1, false, "exaone4.nextn_predict_layers" },
+        { "bailingmoe2-moe", "bailingmoe2.nextn_predict_layers", 1, false, "bailingmoe2.nextn_predict_layers" },
+        { "dots1-moe", "dots1.expert_gating_func", 0, false, "dots1.expert_gating_func" },
+        { "minimax-m2-moe", "minimax-m2.expert_gating_func", 4, false, "minimax-m2.expert_gating_func" },
+        { "ernie4_5-moe-moe", "ernie4_5-moe.interleave_moe_layer_step", 0, false, "interleave_moe_layer_step" },
+        { "glm4moe-moe", "glm4moe.expert_shared_count", 0, false, "glm4moe.expert_shared_count" },
+        { "granite-dense", "granite.deepstack_mapping", 0, true, "granite.deepstack_mapping" },
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        char path[256];
+        snprintf(path, sizeof(path), ARCHS_DIR "/gguf/%s.meta.gguf", cases[c].model);
+        size_t len;
+        char * bytes = read_whole_file(path, &len);
+        CHECK(bytes != NULL);
+        if (!bytes) {
+            continue;
+        }
+        const size_t key_len = strlen(cases[c].key);
+        bool patched = false;
+        for (size_t i = 8; i + key_len + 24 <= len && !patched; i++) {
+            uint64_t n;
+            memcpy(&n, bytes + i - 8, sizeof(n));
+            if (n == key_len && memcmp(bytes + i, cases[c].key, key_len) == 0) {
+                const size_t at = i + key_len + 4 + (cases[c].array ? 12 : 0); // the type, and an array's element type and count
+                memcpy(bytes + at, &cases[c].value, sizeof(cases[c].value));
+                patched = true;
+            }
+        }
+        CHECK(patched);
+        struct galloc_gguf g;
+        uint64_t need = 0;
+        struct galloc_error err = { 0 };
+        struct galloc_model * m = NULL;
+        char * doc = NULL;
+        if (galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, &err) == GALLOC_GGUF_OK) {
+            if (galloc_model_from_gguf(&g, &m, &err)) {
+                struct galloc_model_settings s;
+                settings(&s);
+                size_t doc_len = 0;
+                doc = galloc_model_document(m, &s, &doc_len, &err);
+            }
+            galloc_gguf_free(&g);
+        }
+        CHECK(doc == NULL);
+        if (doc != NULL || strstr(err.message, cases[c].named) == NULL || err.status != GALLOC_STATUS_INVALID) {
+            fprintf(stderr, "  %s with %s = %u: %s\n", cases[c].model, cases[c].key, cases[c].value, doc ? "built" : err.message);
+            check_failures++;
+        }
+        free(doc);
+        galloc_model_free(m);
+        free(bytes);
+    }
+}
+
 int main(void) {
     RUN(test_archs);
     RUN(test_unknown_tensor);
+    RUN(test_key_refusals);
     return check_report("test-model-archs");
 }

@@ -322,6 +322,13 @@ struct ggml_tensor * galloc_model_inp_embd(struct model_graph * g, struct ggml_t
         cur = ggml_view_2d(g->ctx, cur, n_embd, g->n_tokens, cur->nb[1], 0);
     }
     g->t_inp_embd = cur;
+    // granite's embedding multiplier (on token inputs, or on any without deepstack)
+    if (g->hp->f_embedding_scale != 0.0f) {
+        if (!ggml_is_contiguous(cur)) {
+            cur = ggml_cont(g->ctx, cur);
+        }
+        cur = ggml_scale(g->ctx, cur, g->hp->f_embedding_scale);
+    }
     galloc_model_cb(g, cur, "embd", -1);
     ggml_build_forward_expand(g->gf, cur);
     return cur;
@@ -358,7 +365,7 @@ struct ggml_tensor * galloc_model_norm(struct model_graph * g, struct ggml_tenso
     if (g->failed) {
         return cur; // unchanged: the caller goes on to its next check of g->failed, the graph is discarded
     }
-    cur = type == MODEL_NORM_RMS ? ggml_rms_norm(g->ctx, cur, g->hp->f_norm_rms_eps) : ggml_norm(g->ctx, cur, 1e-5f);
+    cur = type == MODEL_NORM_RMS ? ggml_rms_norm(g->ctx, cur, g->hp->f_norm_rms_eps) : ggml_norm(g->ctx, cur, g->hp->f_norm_eps);
     if (mw || mb) {
         galloc_model_cb(g, cur, "norm", il);
     }

@@ -259,6 +259,41 @@ bool galloc_ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32
     return true;
 }
 
+bool galloc_ml_get_expert_gating(struct model_loader * ml, uint32_t * func) {
+    if (!galloc_ml_get_u32(ml, ".expert_gating_func", func, false)) {
+        return false;
+    }
+    // llama.cpp's build_moe_ffn builds softmax (1), sigmoid (2) and softmax over the selected (3); it
+    // aborts on none (0, also the default); sqrt-softplus (4) is not built by galloc
+    if (*func < 1 || *func > 3) {
+        return galloc_model_loader_refuse(ml, "%s.expert_gating_func: %u (%s) is not built by galloc", ml->arch, *func,
+                                          *func == 0 ? "none: llama.cpp's build_moe_ffn aborts" : "not softmax, sigmoid or softmax weights");
+    }
+    return true;
+}
+
+bool galloc_ml_count_i32_at_least(struct model_loader * ml, const char * key, int64_t min, int64_t * count) {
+    char full[128];
+    ml_key(ml, key, full, sizeof(full));
+    *count = 0;
+    const struct galloc_gguf_kv * kv = ml->gguf ? galloc_gguf_find(ml->gguf, full) : NULL;
+    if (!kv) {
+        return true;
+    }
+    if (galloc_gguf_kv_type(kv) != GALLOC_GGUF_TYPE_ARRAY ||
+        (kv->value.elem_type != GALLOC_GGUF_TYPE_INT32 && kv->value.elem_type != GALLOC_GGUF_TYPE_UINT32)) {
+        return ml_fail(ml, "key %s has wrong type but expected an array of int32", full);
+    }
+    for (uint64_t i = 0; i < kv->value.n; i++) {
+        int64_t x = 0;
+        if (!galloc_gguf_value_i64(&kv->value, i, &x)) {
+            return ml_fail(ml, "%s: element %llu unreadable", full, (unsigned long long) i);
+        }
+        *count += x >= min;
+    }
+    return true;
+}
+
 //
 // llama_model::load_hparams
 //
@@ -332,6 +367,7 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
     hp->f_final_logit_softcapping = 30.0f;
     hp->rope_type                 = m->arch->rope_type;
     hp->n_no_rope_layer_step      = 4;
+    hp->f_norm_eps                = 1e-5f;
 
     if (!galloc_ml_get_u32(ml, ".context_length", &hp->n_ctx_train, true) ||
         !galloc_ml_get_u32(ml, ".embedding_length", &hp->n_embd, true) ||

@@ -67,6 +67,11 @@ struct model_hparams {
     uint32_t n_expert_shared;        // shared experts, one FFN of n_ff_exp each (deepseek)
     uint32_t rope_sections[4];       // multimodal RoPE's sections (qwen3vl, glm4)
     uint32_t n_deepstack_layers;     // qwen3vl: layers adding a slice of the (wider) input embeddings
+    float    f_norm_eps;             // LayerNorm's epsilon (attention.layer_norm_epsilon)
+    float    f_logit_scale, f_residual_scale, f_embedding_scale; // granite, command-r
+    bool     no_rope;                // granite: rope.scaling.finetuned false, no RoPE anywhere
+    bool     expert_weights_norm;    // the experts' weights renormalised (expert_weights_norm)
+    uint32_t expert_gating_func;     // llama.cpp's llama_expert_gating_func_type (expert_gating_func)
 };
 
 // llama_hparams::use_mrope: the file has multimodal RoPE sections
@@ -133,6 +138,11 @@ bool galloc_ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32
 // (printf-style, naming the key) followed by the capture library's hint, GALLOC_STATUS_INVALID
 bool galloc_model_loader_refuse(struct model_loader * ml, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
 const char * galloc_ml_get_str(struct model_loader * ml, const char * key); // a string value, NULL if absent or not a string
+// ARCH.expert_gating_func (optional; llama.cpp's default 0 aborts its MoE): 1 softmax, 2 sigmoid, 3 softmax
+// over the selected weights; any other value refused naming the key
+bool galloc_ml_get_expert_gating(struct model_loader * ml, uint32_t * func);
+// how many elements of an int32 array key are >= min (0 when the key is absent)
+bool galloc_ml_count_i32_at_least(struct model_loader * ml, const char * key, int64_t min, int64_t * count);
 
 //
 // context parameters (llama_cparams) and KV caches
@@ -190,7 +200,7 @@ struct model_layer {
     struct ggml_tensor * ffn_norm, * ffn_post_norm;
     struct ggml_tensor * ffn_gate, * ffn_up, * ffn_down;
     struct ggml_tensor * ffn_gate_b, * ffn_up_b, * ffn_down_b;
-    struct ggml_tensor * ffn_gate_inp, * ffn_gate_inp_b;
+    struct ggml_tensor * ffn_gate_inp, * ffn_gate_inp_b, * ffn_exp_probs_b;
     struct ggml_tensor * ffn_gate_exps, * ffn_up_exps, * ffn_down_exps;
     struct ggml_tensor * ffn_gate_exps_b, * ffn_up_exps_b, * ffn_down_exps_b;
     struct ggml_tensor * rope_freqs, * rope_long, * rope_short;
@@ -324,6 +334,8 @@ struct model_moe {
     bool  llama4; // llama.cpp's LLM_ARCH_LLAMA4 path: selection on the logits, the input weighted before the experts
 };
 struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor * cur, const struct model_moe * p, int il);
+// the gating of llama.cpp's expert_gating_func value (1..3, as galloc_ml_get_expert_gating accepts)
+enum model_gating galloc_model_gating_func(uint32_t func);
 // the same with positional arguments
 struct ggml_tensor * galloc_model_moe_ffn(struct model_graph * g, struct ggml_tensor * cur,
                                    struct ggml_tensor * gate_inp, struct ggml_tensor * gate_inp_b,
@@ -382,6 +394,20 @@ extern const struct model_arch_def galloc_model_arch_phi3;
 extern const struct model_arch_def galloc_model_arch_phimoe;
 extern const struct model_arch_def galloc_model_arch_olmoe;
 extern const struct model_arch_def galloc_model_arch_smollm3;
+extern const struct model_arch_def galloc_model_arch_granite;
+extern const struct model_arch_def galloc_model_arch_granitemoe;
+extern const struct model_arch_def galloc_model_arch_exaone4;
+extern const struct model_arch_def galloc_model_arch_ernie4_5;
+extern const struct model_arch_def galloc_model_arch_ernie4_5_moe;
+extern const struct model_arch_def galloc_model_arch_internlm2;
+extern const struct model_arch_def galloc_model_arch_seed_oss;
+extern const struct model_arch_def galloc_model_arch_command_r;
+extern const struct model_arch_def galloc_model_arch_dots1;
+extern const struct model_arch_def galloc_model_arch_bailingmoe2;
+extern const struct model_arch_def galloc_model_arch_minimax_m2;
+extern const struct model_arch_def galloc_model_arch_hunyuan_dense;
+extern const struct model_arch_def galloc_model_arch_hunyuan_moe;
+extern const struct model_arch_def galloc_model_arch_glm4moe;
 
 const struct model_arch_def * galloc_model_arch_find(const char * name); // NULL: unsupported
 

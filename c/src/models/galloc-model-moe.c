@@ -58,6 +58,10 @@ static struct ggml_tensor * moe_act(struct model_graph * g, struct ggml_tensor *
     return cur;
 }
 
+enum model_gating galloc_model_gating_func(uint32_t func) {
+    return func == 2 ? MODEL_GATING_SIGMOID : func == 3 ? MODEL_GATING_SOFTMAX_WEIGHT : MODEL_GATING_SOFTMAX;
+}
+
 struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor * cur, const struct model_moe * p, int il) {
     if (g->failed) {
         return NULL;

@@ -16,6 +16,10 @@ static const struct model_arch_def * const model_archs[] = {
     &galloc_model_arch_llama, &galloc_model_arch_mistral3, &galloc_model_arch_qwen2, &galloc_model_arch_qwen2moe, &galloc_model_arch_qwen3, &galloc_model_arch_qwen3moe, &galloc_model_arch_gemma, &galloc_model_arch_gemma2, &galloc_model_arch_gemma3, &galloc_model_arch_openai_moe,
     &galloc_model_arch_llama4, &galloc_model_arch_qwen3vl, &galloc_model_arch_qwen3vlmoe, &galloc_model_arch_deepseek,
     &galloc_model_arch_glm4, &galloc_model_arch_phi3, &galloc_model_arch_phimoe, &galloc_model_arch_olmoe, &galloc_model_arch_smollm3,
+    &galloc_model_arch_granite, &galloc_model_arch_granitemoe, &galloc_model_arch_exaone4, &galloc_model_arch_ernie4_5,
+    &galloc_model_arch_ernie4_5_moe, &galloc_model_arch_hunyuan_dense, &galloc_model_arch_hunyuan_moe, &galloc_model_arch_seed_oss,
+    &galloc_model_arch_minimax_m2, &galloc_model_arch_dots1, &galloc_model_arch_bailingmoe2, &galloc_model_arch_command_r,
+    &galloc_model_arch_internlm2, &galloc_model_arch_glm4moe,
 };
 
 const struct model_arch_def * galloc_model_arch_find(const char * name) {
