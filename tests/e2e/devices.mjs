@@ -7,7 +7,7 @@
 // compute, where the page gives it) bytes equal `galloc model FILE ... --json` for the flags the
 // page shows, and the table's MiB are the CLI's rounded down; the -ngl sweep has a point per
 // -ngl 0 .. n_layer + 1, each equal to the CLI's breakdown at that -ngl; settings llama.cpp refuses
-// clear the breakdown and mark the plan left on screen. Screenshots: build/e2e/devices-*.png.
+// clear the breakdown and mark the plan left on screen; -c typed (40960, 0 for the training context). Screenshots: build/e2e/devices-*.png.
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 
@@ -111,5 +111,25 @@ export async function devicesChecks({ page, check, assert, OUT, ROOT, CLI }) {
     await page.selectOption('[data-testid=set-type_v]', 'f16');
     await page.waitForFunction(() => !document.querySelector('[data-testid=plan-stale]') && document.querySelector('[data-testid=breakdown]'), null, { timeout: 20000 });
     await page.click('[data-testid=devices-clear]');
+  });
+
+  await check('typed settings: -c 40960 and -c 0 (the training context, 8192) as llama.cpp takes them; nonsense refused', async () => {
+    const typeCtx = async (v) => { await page.fill('[data-testid=set-n_ctx]', v); await page.press('[data-testid=set-n_ctx]', 'Enter'); };
+    const hint = () => page.evaluate(() => document.querySelector('[data-testid=compute-sizes]')?.nextElementSibling?.textContent ?? '');
+    await page.selectOption('[data-testid=set-flash_attn]', '1');
+    await typeCtx('40960');
+    await page.waitForFunction(() => /^-c 40960 /.test(document.querySelector('[data-testid=breakdown]')?.dataset.args ?? ''), null, { timeout: 20000 });
+    await page.waitForFunction(() => /n_ctx 40960 /.test(document.querySelector('[data-testid=compute-sizes]')?.nextElementSibling?.textContent ?? ''), null, { timeout: 20000 })
+      .catch(async () => { throw new Error(`-c 40960: the sizes say ${await hint()}`); });
+    const ctx40960 = cli('-c 40960 -b 2048 -ub 512 -fa on').buffer_types[0];
+    assert(Number(await page.getAttribute('[data-testid=buft-CPU]', 'data-context')) === ctx40960.context, 'the KV cache at -c 40960 is not the CLI\'s');
+    await typeCtx('0');
+    await page.waitForFunction(() => /n_ctx 8192 /.test(document.querySelector('[data-testid=compute-sizes]')?.nextElementSibling?.textContent ?? ''), null, { timeout: 20000 })
+      .catch(async () => { throw new Error(`-c 0: the sizes say ${await hint()}`); });
+    await typeCtx('4k');
+    await page.waitForSelector('[data-testid=set-n_ctx-error]', { timeout: 5000 });
+    assert(/^-c 0 /.test(await page.getAttribute('[data-testid=breakdown]', 'data-args')), 'a refused -c changed the settings');
+    await typeCtx('4096');
+    await page.waitForFunction(() => /^-c 4096 /.test(document.querySelector('[data-testid=breakdown]')?.dataset.args ?? ''), null, { timeout: 20000 });
   });
 }

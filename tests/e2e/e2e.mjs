@@ -14,7 +14,8 @@
 // leaves the page responsive and can be stopped. The model page (model.mjs): a dropped GGUF's
 // compute buffer size against llama.cpp's, cards, the sweep plot against the CLI, an 8 GiB
 // file read by its header. The answer at the top and the devices (devices.mjs): the breakdown in
-// view at 1280×800, no overflow, two GPUs against the CLI's --json, the -ngl sweep. The explanation panels (e2e-explain.mjs): the peak panel, the
+// view at 1280×800, no overflow, two GPUs against the CLI's --json, the -ngl sweep; the keyboard
+// (keyboard.mjs), nothing lost (restore.mjs), the legend (legend.mjs), files dropped anywhere (drop.mjs). The explanation panels (e2e-explain.mjs): the peak panel, the
 // memory chart and the compare view on the 70B llama preset. Damaged links, empty pastes,
 // Ctrl+Z and huge links (e2e-hostile.mjs). Screenshots go to build/e2e/.
 // Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build; E2E_MINIMALLOC_ALL=1
@@ -36,6 +37,7 @@ import { devicesChecks } from './devices.mjs';
 import { keyboardChecks } from './keyboard.mjs';
 import { restoreChecks } from './restore.mjs';
 import { legendChecks } from './legend.mjs';
+import { dropChecks } from './drop.mjs';
 import { hostileChecks } from './e2e-hostile.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -618,6 +620,7 @@ try {
   await keyboardChecks({ page, check, assert });
   await restoreChecks({ page, context, check, assert, OUT, serverUrl: server.url });
   await legendChecks({ page, check, assert });
+  await dropChecks({ page, check, assert, ROOT, cliPlan });
   await page.setViewportSize({ width: 1600, height: 1000 });
 
   await explainChecks({ page, check, assert, cliPlan, cliPreset, OUT, CLI });

@@ -30,8 +30,14 @@ function cliComputeLines(CLI, args) {
 export async function modelChecks({ page, check, assert, OUT, ROOT, CLI }) {
   const times = [];
   const rows = manifest(ROOT);
-  const setFlag = async (key, value) => {
-    await page.selectOption(`[data-testid=set-${key}]`, String(value));
+  const setFlag = async (key, value) => { // -c, -b, -ub and -np are typed, the others picked
+    const sel = `[data-testid=set-${key}]`;
+    if (await page.evaluate((q) => document.querySelector(q)?.tagName, sel) === 'INPUT') {
+      await page.fill(sel, String(value));
+      await page.press(sel, 'Enter');
+    } else {
+      await page.selectOption(sel, String(value));
+    }
   };
   const computeText = () => page.textContent('[data-testid=compute-sizes]');
   const waitCompute = async (want, what) => {

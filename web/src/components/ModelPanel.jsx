@@ -6,6 +6,7 @@ import { galloc } from '../state.js';
 import { cards, modelSource, modelShown, settings, modelError, sweep, openGgufFile, openCard, setSetting, runSweep, cancelSweep, loadCards } from '../model-state.js';
 import { CACHE_TYPES, CONTEXTS, UBATCHES, commandLine } from '../core/model-settings.js';
 import { DevicesEditor } from './DevicesEditor.jsx';
+import { openDropped } from '../drop.js';
 import { formatBytes } from '../core/format.js';
 import { SweepPlot } from './SweepPlot.jsx';
 
@@ -24,13 +25,13 @@ function Source() {
     e.preventDefault();
     setOver(false);
     const f = e.dataTransfer?.files?.[0];
-    if (f) openGgufFile(f);
+    if (f) openDropped(f); // a graph dropped here is imported, not refused as a bad GGUF
   };
   const src = modelSource.value;
   return (
     <div class={`model-drop${over ? ' over' : ''}`} data-testid="model-drop"
       onDragOver={(e) => { e.preventDefault(); setOver(true); }} onDragLeave={() => setOver(false)} onDrop={onDrop}>
-      <span>Drop a <b>.gguf</b> here (only its header is read, in this page: the file never leaves your machine), or</span>
+      <span>Drop a <b>.gguf</b> or a graph anywhere on the page (of a GGUF only the header is read, in this page: the file never leaves your machine), or</span>
       <button onClick={() => fileRef.current.click()} data-testid="gguf-pick">pick a file…</button>
       <input ref={fileRef} type="file" accept=".gguf" hidden data-testid="gguf-input"
         onChange={(e) => { const f = e.target.files[0]; e.target.value = ''; if (f) openGgufFile(f); }} />
@@ -83,18 +84,48 @@ function Select({ label, k, options, title }) {
   );
 }
 
+/**
+ * A number llama.cpp takes as typed (-c 40960, -c 0 for the training context): taken on Enter or
+ * leaving the field, with suggestions; a value that is not a whole number in range is refused
+ * here, one llama.cpp refuses is refused by the module (the error shown, the plan marked).
+ */
+function NumberSetting({ label, k, title, min, max, list }) {
+  const v = settings.value[k];
+  const [draft, setDraft] = useState(null);
+  const [bad, setBad] = useState('');
+  const commit = () => {
+    if (draft === null) return;
+    const t = draft.trim();
+    if (!/^\d+$/.test(t) || Number(t) < min || Number(t) > max) {
+      setBad(`${label}: '${draft}' is not a whole number from ${min} to ${max}`);
+      return;
+    }
+    setBad('');
+    setDraft(null);
+    if (Number(t) !== v) setSetting(k, Number(t));
+  };
+  return (
+    <label title={title}>{label}{' '}
+      <input data-testid={`set-${k}`} list={`list-${k}`} size="7" inputMode="numeric" value={draft ?? String(v)} class={bad ? 'bad' : ''}
+        aria-label={`${label}: ${title}`} onInput={(e) => setDraft(e.target.value)} onBlur={commit}
+        onKeyDown={(e) => { if (e.key === 'Enter') commit(); if (e.key === 'Escape') { setDraft(null); setBad(''); } }} />
+      <datalist id={`list-${k}`}>{list.map((c) => <option value={String(c)} />)}</datalist>
+      {bad && <span class="wi-bad" data-testid={`set-${k}-error`}> {bad}</span>}
+    </label>
+  );
+}
+
 function Settings() {
   const s = settings.value;
-  const ctxs = CONTEXTS.includes(s.n_ctx) ? CONTEXTS : [...CONTEXTS, s.n_ctx].sort((a, b) => a - b);
   return (
     <div class="model-settings" data-testid="model-settings">
-      <Select label="-c" k="n_ctx" title="context length (tokens)" options={ctxs.map((c) => [c, String(c)])} />
-      <Select label="-b" k="n_batch" title="logical batch" options={[...new Set([...UBATCHES, 4096, s.n_batch])].sort((a, b) => a - b).map((c) => [c, String(c)])} />
-      <Select label="-ub" k="n_ubatch" title="micro-batch: tokens per graph" options={UBATCHES.map((c) => [c, String(c)])} />
+      <NumberSetting label="-c" k="n_ctx" title="context length in tokens (0: the model's training context)" min={0} max={1 << 24} list={[0, ...CONTEXTS, 40960]} />
+      <NumberSetting label="-b" k="n_batch" title="logical batch" min={1} max={1 << 20} list={[...UBATCHES, 4096]} />
+      <NumberSetting label="-ub" k="n_ubatch" title="micro-batch: tokens per graph" min={1} max={1 << 20} list={UBATCHES} />
       <Select label="-fa" k="flash_attn" title="flash attention" options={[[0, 'off'], [1, 'on']]} />
       <Select label="-ctk" k="type_k" title="K cache type" options={CACHE_TYPES.map((t) => [t, t])} />
       <Select label="-ctv" k="type_v" title="V cache type" options={CACHE_TYPES.map((t) => [t, t])} />
-      <Select label="-np" k="n_seq" title="parallel sequences" options={[1, 2, 4, 8].map((n) => [n, String(n)])} />
+      <NumberSetting label="-np" k="n_seq" title="parallel sequences" min={1} max={256} list={[1, 2, 4, 8]} />
       <Select label="graph" k="graph" title="the prompt graph of a full micro-batch, or the one-token decode graph" options={[['prompt', 'prompt'], ['decode', 'decode']]} />
       <code class="model-cmd" data-testid="model-cmd">{commandLine(s)}</code>
     </div>
