@@ -1,7 +1,7 @@
 # bench.mk: `make bench`, planning-time benchmarks (included by the Makefile).
 #
 # The runs, each writing into build/, then the tables, build/bench.md and build/bench.json
-# (bench/report.mjs; `node bench/report.mjs --readme` puts build/bench.md into README.md):
+# (bench/report.mjs; a report: no figures of earlier commits; docs/benchmarks.md says what each run is):
 #   bench-ggml-api      ggml_gallocr through ggml's public API on llama-7B/70B-like prompt and decode
 #                       graphs and random DAGs of 10k-1M nodes (bench-graphs.c), fresh allocators and
 #                       the per-token path (--hot), stock glibc; fresh again with glibc tuned (labelled)

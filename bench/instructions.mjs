@@ -11,7 +11,7 @@
 // Writes build/bench-instr.json; without valgrind it says so and writes an empty list.
 //   node bench/instructions.mjs [OUT.json]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 
 const RUNS = 5;
 const API_FRESH = ['llama-7b-pp512', 'llama-7b-decode', 'llama-70b-pp512', 'llama-70b-decode', 'random-10k', 'random-100k'];
@@ -39,9 +39,6 @@ const CASES = [
   ...(process.env.UPSTREAM_API ? apiCases('upstream') : []),
 ];
 
-// the planner path before this round of work on it (reference data, measured at its commit: bench/planner-path-before.json)
-const BEFORE = JSON.parse(readFileSync(new URL('./planner-path-before.json', import.meta.url), 'utf8'));
-const before = (graph, phase) => BEFORE.results.find((b) => b.graph === graph && b.phase === phase);
 
 const binary = (program) => (program === 'upstream' ? process.env.UPSTREAM_API : `build/rel/${program}`);
 const out = process.argv[2] ?? 'build/bench-instr.json';
@@ -75,9 +72,7 @@ if (!hasValgrind) {
       const tensors = row ? Number(row.trim().split(/\s+/)[2]) : NaN;
       if (tensors > 0) {
         results.at(-1).instructions_per_tensor = Math.round(results.at(-1).instructions_per_plan / tensors);
-        const b = before(graph, phase);
-        perTensor = `, ${results.at(-1).instructions_per_tensor} per tensor` +
-          (b ? ` (before, at ${BEFORE.commit}: ${Math.round(b.instructions_per_plan / b.tensors)})` : '');
+        perTensor = `, ${results.at(-1).instructions_per_tensor} per tensor`;
       }
     }
     console.log(`instructions: ${program} ${graph}${plan !== 'fresh' ? ` --${plan}` : ''}${phase ? ` (${phase})` : ''}: ${results.at(-1).instructions_per_plan}${perTensor}`);

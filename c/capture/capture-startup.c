@@ -155,7 +155,7 @@ __attribute__((constructor)) static void capture_start(void) {
         }
         if (q.symbolic) {
             fprintf(stderr, "galloc: warning: %s was linked with -Bsymbolic: the calls it makes to its own allocator "
-                            "never reach the capture library (see README, builds that hide the calls)\n", lib.dli_fname);
+                            "never reach the capture library (see docs/capture.md, builds that hide the calls)\n", lib.dli_fname);
         }
 #endif
         return;
@@ -167,7 +167,7 @@ __attribute__((constructor)) static void capture_start(void) {
     if (program_defines || executable_has_ggml()) {
         fprintf(stderr, "galloc: warning: this program has ggml built in (a static build): its allocator calls never reach "
                         "the capture library and nothing is written; build ggml as a shared library "
-                        "(-DBUILD_SHARED_LIBS=ON), or call galloc_export_graph from your build (see README)\n");
+                        "(-DBUILD_SHARED_LIBS=ON), or call galloc_export_graph from your build (see docs/capture.md)\n");
     }
 #endif
 }
@@ -177,7 +177,7 @@ __attribute__((destructor)) static void capture_end(void) {
     if (s.reserves == 0 && s.unknown_allocs == 0) {
         if (ggml_found_at_start && !s.allocators) {
             fprintf(stderr, "galloc: no graph allocator was created through the capture library: a program that builds no "
-                            "graphs, or calls bound inside ggml (-Bsymbolic, LTO; see README)\n");
+                            "graphs, or calls bound inside ggml (-Bsymbolic, LTO; see docs/capture.md)\n");
         }
         return;
     }

@@ -7,7 +7,7 @@
 // (capture-replay.c), writes each reserved graph once as a graph document
 // (capture-output.c) and the placement ggml made as a plan document
 // (capture-placement.c), and says at start-up and exit what it saw
-// (capture-startup.c). README.md, "Capturing the graphs of a ggml program".
+// (capture-startup.c). docs/capture.md.
 
 #pragma once
 

@@ -24,7 +24,7 @@
 // the end of every refusal of a model galloc cannot build exactly: where llama.cpp's own graph comes from
 #define GALLOC_MODEL_CAPTURE_HINT \
     "for this model's graph, run llama.cpp under the capture library (LD_PRELOAD=libgalloc-capture.so " \
-    "llama-fit-params -m MODEL --fit-print on; README: Capturing the graphs of a ggml program)"
+    "llama-fit-params -m MODEL --fit-print on; docs/capture.md)"
 
 enum model_rope_type { MODEL_ROPE_NORM = 0, MODEL_ROPE_NEOX = 2, MODEL_ROPE_MROPE = 8, MODEL_ROPE_IMROPE = 40 };
 enum model_swa_type  { MODEL_SWA_NONE = 0, MODEL_SWA_STANDARD = 1, MODEL_SWA_CHUNKED = 2 };
