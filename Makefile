@@ -1,6 +1,7 @@
 # Makefile: builds the C library, the CLI, the WASM module and the web UI; runs every test.
 #
 #   make        library + CLI (release)          make test   every suite (installs what it needs)
+#                                                make test-big  and the huge browser inputs
 #   make run    serve the web UI on localhost     make wasm   the WebAssembly module
 #               (PORT=8081 for another port; also builds the CLI)
 #   make fuzz   libFuzzer on reader + planner     make bench  planning-time benchmarks
@@ -51,7 +52,7 @@ SHARED   ?= ../shared
 comma    := ,
 CONFORMANCE := $(SHARED)/conformance/test-alloc.cpp
 
-.PHONY: tables bench all lib cli test test-c test-conformance test-golden test-js test-e2e clean deps run fuzz bench
+.PHONY: tables bench all lib cli test test-c test-layers test-conformance test-golden test-js test-e2e clean deps run fuzz bench
 
 all: lib cli
 
@@ -143,7 +144,7 @@ deps:
 	  else echo "deps: missing$$missing (run make as root on Debian to install them)"; exit 1; fi; \
 	fi; \
 	node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' || \
-	  { echo "deps: Node.js $$(node --version) is too old: Vite needs 20.19 or newer (Debian 12 ships 18; see README)"; exit 1; }
+	  { echo "deps: Node.js $$(node --version) is too old: Vite needs 20.19 or newer (Debian 12 ships 18; see README.md)"; exit 1; }
 
 # npm packages, pinned by package-lock.json: installed (npm ci) only when node_modules was not
 # installed from this very lock file (a checkout or merge that only touches the file installs nothing)
@@ -173,15 +174,23 @@ run: deps
 # ---- tests -------------------------------------------------------------------
 
 # Every suite records its result lines in $(SUMMARY) (scripts/suite.sh); make test runs them
-# all, even after a failure, and ends with the recap of scripts/test-summary.sh.
+# all, even after a failure, and ends with the recap of scripts/test-summary.sh. The suites are
+# independent: make test builds and runs them JOBS at a time (default: the number of cores; -k:
+# on after a failure; -O: each suite's output printed whole when it ends). make test-big: the
+# same, plus the huge inputs in the browser (300,000-line links and imports, E2E_BIG=1).
 SUMMARY ?= build/summary
 SUITES  := c layers conformance golden capture js e2e
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 suite    = ./scripts/suite.sh $(SUMMARY) $(1) $(2) --
 
 test: deps
 	@rm -rf $(SUMMARY)
-	@for s in $(SUITES); do $(MAKE) --no-print-directory test-$$s || true; done; \
+	@$(MAKE) --no-print-directory -k -j$(JOBS) -O $(SUITES:%=test-%) || true; \
 	  ./scripts/test-summary.sh $(SUMMARY) $(SUITES)
+
+.PHONY: test-big
+test-big: export E2E_BIG = 1
+test-big: test
 
 test-js: build/wasm/galloc.mjs build/rel/galloc node_modules/.package-lock.json
 	@$(call suite,js,js) sh -c 'npx vitest run --reporter=default --reporter=json --outputFile.json=$(SUMMARY)/vitest.json && \
@@ -222,9 +231,12 @@ test-conformance:
 	  echo "conformance: $$n/13 PASSED"; [ "$$n" -eq 13 ]'
 
 # the golden plans (tests/golden; tests/golden-real: real llama.cpp graphs), the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
+# The golden graphs through the release CLI: the same documents are read, planned and written under
+# ASan+UBSan in test-c (test-binary, test-planner-steps, test-document, test-plan-write); the CLI's
+# own paths (errors, hostile input, models) run under the sanitizers here.
 test-golden: build/san/galloc build/rel/galloc
-	@$(call suite,golden,golden$(comma)golden-real$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/san/galloc tests/golden && \
-	  ./scripts/check-golden-real.sh build/san/galloc tests/golden-real 244 && \
+	@$(call suite,golden,golden$(comma)golden-real$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/rel/galloc tests/golden && \
+	  ./scripts/check-golden-real.sh build/rel/galloc tests/golden-real 244 && \
 	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc && \
 	  ./scripts/check-model.sh build/san/galloc'
 

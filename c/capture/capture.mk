@@ -48,31 +48,29 @@ build/capture/libgalloc-capture.so: $(CAPTURE_SRC) $(CAPTURE_HDR) $(CAPTURE_CONF
 # ---- the test: per compiler, the project's ggml subset as a shared library, the library, the program
 
 CAPTURE_COMPILERS := gcc clang
-# the whole library in one compiler call: every layer's private headers
+# the library compiled once per compiler, position-independent, one object per file (every
+# layer's private headers on the path); the shared, the static and the -Bsymbolic builds link them
 CAPTURE_LIB_INC    = -Ic/include $(foreach l,$(GALLOC_LAYERS),-Ic/src/$(l))
 CAPTURE_TEST_SRC  := tests/capture/capture-demo.c
-
 define capture_test_rules
-build/capture-test/$(1)/libggml-subset.so: $$(LIB_SRC) $$(HEADERS)
+build/capture-test/$(1)/obj/%.o: c/src/%.c $$(HEADERS)
 	@mkdir -p $$(@D)
-	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) -fPIC -shared $$(CAPTURE_LIB_INC) $$(LIB_SRC) -o $$@
-
+	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) -fPIC $$(CAPTURE_LIB_INC) -c $$< -o $$@
+CAPTURE_OBJ_$(1) := $$(LIB_SRC:c/src/%.c=build/capture-test/$(1)/obj/%.o)
+build/capture-test/$(1)/libggml-subset.so: $$(CAPTURE_OBJ_$(1))
+	$(2) -shared $$^ -o $$@
 build/capture-test/$(1)/libgalloc-capture.so: $$(CAPTURE_SRC) $$(CAPTURE_HDR)
 	$$(call capture_link,$(2),$$(INC_ggml),$$(WARN))
-
 build/capture-test/$(1)/capture-demo: $$(CAPTURE_TEST_SRC) build/capture-test/$(1)/libggml-subset.so $$(HEADERS)
 	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(INC_ggml) $$(CAPTURE_TEST_SRC) -Lbuild/capture-test/$(1) -lggml-subset \
 	  -Wl,-rpath,'$$$$ORIGIN' -o $$@
-
 # the same program with ggml linked in, and beside a ggml linked with -Bsymbolic: both hide calls
-build/capture-test/$(1)/capture-demo-static: $$(CAPTURE_TEST_SRC) $$(LIB_SRC) $$(HEADERS)
-	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(CAPTURE_LIB_INC) $$(CAPTURE_TEST_SRC) $$(LIB_SRC) -o $$@
-
-build/capture-test/$(1)/symbolic/capture-demo: $$(CAPTURE_TEST_SRC) $$(LIB_SRC) $$(HEADERS)
+build/capture-test/$(1)/capture-demo-static: $$(CAPTURE_TEST_SRC) $$(CAPTURE_OBJ_$(1)) $$(HEADERS)
+	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(CAPTURE_LIB_INC) $$(CAPTURE_TEST_SRC) $$(CAPTURE_OBJ_$(1)) -o $$@
+build/capture-test/$(1)/symbolic/capture-demo: $$(CAPTURE_TEST_SRC) $$(CAPTURE_OBJ_$(1)) $$(HEADERS)
 	@mkdir -p $$(@D)
-	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) -fPIC -shared -Wl,-Bsymbolic $$(CAPTURE_LIB_INC) $$(LIB_SRC) -o $$(@D)/libggml-subset.so
+	$(2) -shared -Wl,-Bsymbolic $$(CAPTURE_OBJ_$(1)) -o $$(@D)/libggml-subset.so
 	$(2) $$(CSTD) $$(WARN) $$(OPT_REL) $$(INC_ggml) $$(CAPTURE_TEST_SRC) -L$$(@D) -lggml-subset -Wl,-rpath,'$$$$ORIGIN' -o $$@
-
 CAPTURE_TEST_FILES += build/capture-test/$(1)/capture-demo build/capture-test/$(1)/capture-demo-static \
                       build/capture-test/$(1)/symbolic/capture-demo build/capture-test/$(1)/libgalloc-capture.so
 endef

@@ -10,6 +10,9 @@
 // module goes on working). ASan and UBSan see what a missed NULL check does; the wrappers count
 // the blocks a failure path forgets to free. ggml's allocator API (ggml_gallocr_new, which
 // returns NULL when it cannot allocate, and reserve) is run the same way on the fake backend.
+// The model builder is failed at every allocation on a tiny GGUF (two layers: every allocation
+// site of the builder, the document, its plan and sizes); a card (Llama 3 8B, 32 layers: the same
+// sites 32 times over) at its first allocations and a spread of the rest.
 
 #include "check.h"
 #include "fake-backend.h"
@@ -167,10 +170,12 @@ static void quiet(bool on) {
 }
 
 #define MAX_POINTS 400 // failure points tried per case: all of them, or this many spread evenly
+#define DENSE      64  // ... and always every one of the first DENSE
 
 // runs fn with every (or a spread of) allocation failing once; a NULL answer must come with the
-// status NO_MEMORY and a message (with_status; ggml's API answers NULL or false alone)
-static void run_failing(const char * name, case_fn fn, bool with_status) {
+// status NO_MEMORY and a message (with_status; ggml's API answers NULL or false alone); at most
+// max_points points past the first DENSE
+static void run_failing_n(const char * name, case_fn fn, bool with_status, long max_points) {
     long   live0 = live;
     n_calls      = 0;
     fail_at      = -1;
@@ -185,9 +190,9 @@ static void run_failing(const char * name, case_fn fn, bool with_status) {
     char * expected = keep(first);
     galloc_wasm_free(first);
 
-    long step = total > MAX_POINTS ? total / MAX_POINTS : 1;
+    long step = total > max_points ? total / max_points : 1;
     int  failed = 0, recovered = 0, bad = 0;
-    for (long k = 0; k < total; k += step) {
+    for (long k = 0; k < total; k += k < DENSE ? 1 : step) {
         n_calls = 0;
         fail_at = k;
         quiet(true); // the library's error lines ("failed to allocate ..."), hundreds of them
@@ -228,6 +233,10 @@ static void run_failing(const char * name, case_fn fn, bool with_status) {
     fprintf(stderr, "  %-24s %5ld allocations, %4d failures answered out-of-memory, %d recovered from\n", name, total, failed,
             recovered);
     __real_free(expected);
+}
+
+static void run_failing(const char * name, case_fn fn, bool with_status) {
+    run_failing_n(name, fn, with_status, MAX_POINTS);
 }
 
 //
@@ -357,6 +366,10 @@ static char * case_model_gguf(void) {
     return model_case(galloc_wasm_model_open_gguf((const uint8_t *) gguf, gguf_len), true);
 }
 
+static char * case_model_gguf_build(void) {
+    return model_case(galloc_wasm_model_open_gguf((const uint8_t *) gguf, gguf_len), false);
+}
+
 // ggml's API: a new allocator (NULL when out of memory), reserve, alloc_graph; the buffer size as text
 static char * case_gallocr(void) {
     struct fake_backend fb;
@@ -404,10 +417,11 @@ int main(void) {
     run_failing("preset", case_preset, true);
     run_failing("tables", case_tables, true);
     run_failing("gguf summary", case_gguf_summary, true);
-    run_failing("model card build", case_model_card, true);
+    run_failing_n("model card build", case_model_card, true, 16);
+    run_failing("model gguf build", case_model_gguf_build, true);
     run_failing("model gguf sizes", case_model_gguf, true);
     run_failing("ggml_gallocr", case_gallocr, false);
-    check_cases = 14;
+    check_cases = 15;
     free(doc_a);
     free(doc_b);
     free(csv);
