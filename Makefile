@@ -17,16 +17,7 @@ CLANG   ?= clang
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 include c/layers.mk  # INC_<layer>, INC (CLI, WASM glue), TEST_INC, layer_inc
-# release: -O3, as upstream builds ggml-alloc.c (CMake Release), chosen on instruction counts (callgrind,
-# bench/instructions.mjs, gcc 12.2, 2026-12-01): at -O2 a fresh plan takes 11 % more instructions
-# (llama-7b-pp512 1.77M vs 1.59M, llama-70b 4.38M vs 3.93M, random 10k 15.7M vs 14.1M, 100k 156M vs 140M),
-# the per-token alloc_graph 20 % more (7B 0.50M vs 0.41M: above upstream's 0.42M), the planner path
-# (document in, plan out) 6 % more; nothing got slower at -O3
-# No link-time optimisation (-flto=auto, gcc 12.2, measured 2026-12-02 as above): the plan and a fresh
-# gallocr got 2-3 % fewer instructions, but the planner path's read 6 % more (llama-7b-pp512 1,092 -> 1,154
-# per tensor: the inliner, weighing the whole program, kept the one-pass reader's name and digit readers
-# out of line) and the per-token alloc_graph 2 % more (7B 248k -> 254k); its link also needs
-# -Wno-maybe-uninitialized (out-parameters set only on success, seen across files)
+# release: -O3, as upstream builds ggml-alloc.c (CMake Release)
 OPT_REL := -O3 -g
 # sanitizers: one switch away (make SAN=...)
 SAN     ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

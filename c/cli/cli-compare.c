@@ -5,6 +5,7 @@
 // without --capacity it takes the capacity from a file name like A.1048576.csv.
 
 #include "cli-compare.h"
+#include "galloc-decimal.h"
 #include "cli-exit.h"
 #include "cli-io.h"
 
@@ -111,18 +112,7 @@ bool cli_compare_plan(FILE * out, const struct galloc_document * doc, const stru
 
 // a decimal number for an option; false on anything else
 static bool parse_option_u64(const char * s, uint64_t max, uint64_t * out) {
-    if (!s || !*s) {
-        return false;
-    }
-    uint64_t v = 0;
-    for (const char * c = s; *c; c++) {
-        if (*c < '0' || *c > '9' || v > (max - (uint64_t) (*c - '0')) / 10) {
-            return false;
-        }
-        v = v * 10 + (uint64_t) (*c - '0');
-    }
-    *out = v;
-    return true;
+    return s != NULL && galloc_decimal_scan_u64(s, strlen(s), max, out);
 }
 
 // NAME.<digits>.csv -> digits (MiniMalloc's benchmark files carry their capacity so)
@@ -139,10 +129,7 @@ static uint64_t capacity_from_name(const char * path) {
         return EXIT_OK;
     }
     uint64_t v = 0;
-    for (size_t k = start; k < end; k++) {
-        v = v * 10 + (uint64_t) (path[k] - '0');
-    }
-    return v;
+    return galloc_decimal_scan_u64(path + start, end - start, UINT64_MAX, &v) ? v : EXIT_OK;
 }
 
 int cli_compare_command(int argc, char ** argv, const char * usage) {

@@ -57,14 +57,8 @@ static int64_t chunk_n_blocks(const struct chunk * c) {
     return c->keyed ? galloc_block_keys_count(&c->keys) : c->list.n;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#    define NOT_INLINE __attribute__((noinline)) // off the common path (a list chunk), whose callers then stay lean
-#else
-#    define NOT_INLINE
-#endif
-
 // list -> key sets, when the list is regular; out of memory keeps the list
-NOT_INLINE static void chunk_to_keys(struct chunk * c) {
+static void chunk_to_keys(struct chunk * c) {
     // not now: checked again once the list has doubled, so the checks cost O(1) per insert
     c->next_check = c->list.n < INT32_MAX / 2 ? c->list.n * 2 : INT32_MAX;
     if (!galloc_block_list_is_regular(&c->list)) {
@@ -82,7 +76,7 @@ NOT_INLINE static void chunk_to_keys(struct chunk * c) {
 }
 
 // key sets -> list; false when out of memory (still keyed)
-NOT_INLINE static bool chunk_to_list(struct chunk * c) {
+static bool chunk_to_list(struct chunk * c) {
     int64_t n = galloc_block_keys_count(&c->keys);
     c->list.n = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -216,7 +210,7 @@ static inline bool alloc_in_one_list(struct galloc_dynalloc * alloc, uint64_t si
 }
 
 // the three rules over every chunk, in any form; size is aligned
-NOT_INLINE static bool alloc_in_any(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how);
+static bool alloc_in_any(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how);
 
 bool galloc_dynalloc_alloc(struct galloc_dynalloc * alloc, uint64_t size, struct galloc_address * addr, enum galloc_fit * how) {
     size = align_up(size, alloc->alignment);
@@ -303,7 +297,7 @@ static bool release_in_list(struct chunk * c, uint64_t offset, uint64_t size) {
     return true;
 }
 
-NOT_INLINE static bool release_keyed(struct chunk * c, uint64_t offset, uint64_t size) {
+static bool release_keyed(struct chunk * c, uint64_t offset, uint64_t size) {
     enum galloc_keys_result r = galloc_block_keys_release(&c->keys, offset, size);
     if (r == GALLOC_KEYS_OOM || (r == GALLOC_KEYS_IRREGULAR && !chunk_to_list(c))) {
         return false;

@@ -231,12 +231,6 @@ static bool check_graph(struct pass * p, struct galloc_error * err) {
 
 // ---- the pass -----------------------------------------------------------
 
-#if defined(__GNUC__) || defined(__clang__)
-#    define PASS_INLINE static inline __attribute__((always_inline)) // in the pass itself: made once per value of a constant argument
-#else
-#    define PASS_INLINE static inline
-#endif
-
 static uint64_t tensor_alloc_size(const struct pass * p, int32_t t, int32_t buffer_id) {
     const struct galloc_graph * g = p->graph;
     return g->alloc_size ? g->alloc_size(g->user, t, buffer_id) : g->tensors[t].alloc_size;
@@ -362,7 +356,7 @@ static inline void allocate_tensor(struct pass * p, int32_t t, int32_t buffer_id
     }
 }
 
-PASS_INLINE void free_tensor(struct pass * p, int32_t t) {
+static void free_tensor(struct pass * p, int32_t t) {
     if (is_output(p, t)) {
         return; // graph outputs keep their memory
     }
@@ -385,7 +379,7 @@ static int32_t buffer_id_at(const int32_t * buffer_ids, int32_t i) {
 // with report, the walk that counts children and views also notes what is in the graph, the step
 // at which each tensor is last a node or a source, and the one at which a view is first a node
 // (in its place, which the pass never writes: a view is never placed). finish_places reads them
-PASS_INLINE void run_pass_with(struct pass * p, const bool report) {
+static void run_pass_with(struct pass * p, const bool report) {
     // the graph's arrays in locals: the state's byte stores may alias anything, so fields read
     // through g would be loaded again after each
     const struct galloc_graph  * g        = p->graph;

@@ -1097,15 +1097,9 @@ static int32_t leaf_index(const struct galloc_document * doc, int32_t t, int32_t
     return j;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#    define DOC_COLD __attribute__((noinline, cold)) // off the path of the common case
-#else
-#    define DOC_COLD
-#endif
-
 // why source slot s (or view_src, s < 0) of nodes[k], tensor `src` at position pos, is not
 // available; true when it is after all (an external tensor)
-DOC_COLD static bool check_unavailable(struct reader * r, int32_t k, int s, int32_t src, uint32_t pos) {
+static bool check_unavailable(struct reader * r, int32_t k, int s, int32_t src, uint32_t pos) {
     const struct galloc_document * doc  = r->doc;
     int32_t                        t    = doc->nodes[k];
     struct doc_path                path = path_item("nodes", k);

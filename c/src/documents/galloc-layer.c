@@ -3,6 +3,7 @@
 // Looks at the base of the name (before ggml's " (view)"-style suffixes) for "-N" at its
 // end, then "blk.N." at its start, then "_lN" at its end.
 
+#include "galloc-decimal.h"
 #include "galloc-layer.h"
 
 #include <string.h>
@@ -13,17 +14,8 @@ static int is_digit(char c) {
 
 // value of the n digits at s (n in 1..GALLOC_LAYER_MAX_DIGITS), or -1
 static int32_t digits_value(const char * s, size_t n) {
-    if (n == 0 || n > GALLOC_LAYER_MAX_DIGITS) {
-        return -1;
-    }
-    int32_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!is_digit(s[i])) {
-            return -1;
-        }
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
+    uint64_t v = 0;
+    return n <= GALLOC_LAYER_MAX_DIGITS && galloc_decimal_scan_u64(s, n, INT32_MAX, &v) ? (int32_t) v : -1;
 }
 
 static struct galloc_layer_name layer_at(int32_t layer, size_t at, size_t n) {

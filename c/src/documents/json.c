@@ -7,6 +7,7 @@
 // is reported.
 
 #include "json.h"
+#include "galloc-decimal.h"
 #include "galloc-error.h"
 
 #include <math.h>
@@ -483,15 +484,11 @@ static bool parser_number(struct parser * p, struct galloc_json_value * out) {
             return false;
         }
     } else {
+        size_t first = i;
         while (i < p->len && is_digit(p->text[i])) {
-            unsigned d = (unsigned) (p->text[i] - '0');
-            if (mag > (UINT64_MAX - d) / 10) {
-                overflow = true;
-            } else {
-                mag = mag * 10 + d;
-            }
             i++;
         }
+        overflow = !galloc_decimal_scan_u64(p->text + first, i - first, UINT64_MAX, &mag); // digits only: past 2^64 - 1
     }
     bool real = false;
     if (i < p->len && p->text[i] == '.') {
@@ -973,16 +970,14 @@ static bool decimal_parse(const char * s, size_t n, bool * neg, uint64_t * mag, 
     if (i >= n || !is_digit(s[i]) || (s[i] == '0' && i + 1 < n)) {
         return false;
     }
-    for (; i < n; i++) {
-        if (!is_digit(s[i])) {
+    for (size_t k = i; k < n; k++) {
+        if (!is_digit(s[k])) {
             return false;
         }
-        unsigned d = (unsigned) (s[i] - '0');
-        if (*mag > (UINT64_MAX - d) / 10) {
-            *overflow = true;
-        } else {
-            *mag = *mag * 10 + d;
-        }
+    }
+    *overflow = !galloc_decimal_scan_u64(s + i, n - i, UINT64_MAX, mag); // digits only: past 2^64 - 1
+    if (*overflow) {
+        *mag = 0;
     }
     return true;
 }
@@ -1435,47 +1430,18 @@ bool galloc_json_write_cstr(struct galloc_json_writer * w, const char * s) {
 
 #define JSON_EXACT_LIMIT GALLOC_JSON_EXACT_LIMIT
 
-// "00" "01" ... "99": two digits per division
-static const char digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// 10^k for k = 0..19: the digit count of a magnitude by comparison
-static const uint64_t powers_of_ten[20] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
-    10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull, 1000000000000000ull,
-    10000000000000000ull, 100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
-};
-
 // digits of a magnitude, optionally negative and/or quoted, into out (at most 24 bytes); the byte count
 static size_t format_integer(char * out, bool neg, uint64_t mag, bool quoted) {
-    size_t digits = 1;
-    while (digits < 20 && mag >= powers_of_ten[digits]) {
-        digits++;
-    }
-    size_t n  = digits + (neg ? 1 : 0) + (quoted ? 2 : 0);
-    char * at = out + n;
+    size_t n = 0;
     if (quoted) {
-        *--at = '"';
-    }
-    while (mag >= 100) {
-        const char * pair = &digit_pairs[2 * (mag % 100)];
-        mag /= 100;
-        *--at = pair[1];
-        *--at = pair[0];
-    }
-    if (mag >= 10) {
-        *--at = digit_pairs[2 * mag + 1];
-        *--at = digit_pairs[2 * mag];
-    } else {
-        *--at = (char) ('0' + mag);
+        out[n++] = '"';
     }
     if (neg) {
-        *--at = '-';
+        out[n++] = '-';
     }
+    n += galloc_decimal_format_u64(out + n, mag);
     if (quoted) {
-        *--at = '"';
+        out[n++] = '"';
     }
     return n;
 }

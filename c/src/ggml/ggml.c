@@ -6,6 +6,7 @@
 // shape queries and graph building. Op constructors are in ggml-ops.c, the
 // pointer hash set in ggml-hash.c, logging and ggml_abort in ggml-log.c.
 
+#include "galloc-decimal.h"
 #include "ggml-impl.h"
 #include "ggml.h"
 
@@ -778,17 +779,12 @@ static bool format_name_simple(char * name, const char * fmt, va_list args) {
             f += 2;
         } else if (f[1] == 'd') {
             const int v = va_arg(args, int);
-            unsigned long long u = v < 0 ? 0ULL - (unsigned long long) v : (unsigned long long) v;
-            size_t i = sizeof(digits);
-            do {
-                digits[--i] = (char) ('0' + u % 10);
-                u /= 10;
-            } while (u != 0);
+            len = 0;
             if (v < 0) {
-                digits[--i] = '-';
+                digits[len++] = '-';
             }
-            piece = digits + i;
-            len   = sizeof(digits) - i;
+            len += galloc_decimal_format_u64(digits + len, v < 0 ? 0ULL - (uint64_t) v : (uint64_t) v);
+            piece = digits;
             f += 2;
         } else {
             return false;

@@ -5,6 +5,7 @@
 // the planners share (time sections, conflict graph), and checks any plan against the
 // rules of galloc-whatif.h, independently of the planners.
 
+#include "galloc-decimal.h"
 #include "galloc-error.h"
 #include "galloc-whatif-impl.h"
 #include "ggml.h" // GGML_PAD
@@ -604,23 +605,7 @@ static bool field_is(struct field f, const char * word) {
 
 // decimal digits only, at most max; false on anything else (sign, empty, overflow)
 static bool parse_u64(struct field f, uint64_t max, uint64_t * out) {
-    if (f.n == 0 || f.n > 20) {
-        return false;
-    }
-    uint64_t v = 0;
-    for (size_t k = 0; k < f.n; k++) {
-        char c = f.s[k];
-        if (c < '0' || c > '9') {
-            return false;
-        }
-        uint64_t d = (uint64_t) (c - '0');
-        if (v > (max - d) / 10) {
-            return false;
-        }
-        v = v * 10 + d;
-    }
-    *out = v;
-    return true;
+    return galloc_decimal_scan_u64(f.s, f.n, max, out);
 }
 
 // a field shown in a message: at most 24 bytes, printable ASCII only
