@@ -191,7 +191,7 @@ int cli_model_command(int argc, char ** argv) {
             continue;
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            char archs[512];
+            char archs[2048];
             galloc_model_arch_list(archs, sizeof(archs));
             printf("%s%s\n", usage_model, archs);
             return EXIT_OK;

@@ -244,6 +244,8 @@ static void test_key_refusals(void) {
         { "ernie4_5-moe-moe", "ernie4_5-moe.interleave_moe_layer_step", 0, false, "interleave_moe_layer_step" },
         { "glm4moe-moe", "glm4moe.expert_shared_count", 0, false, "glm4moe.expert_shared_count" },
         { "granite-dense", "granite.deepstack_mapping", 0, true, "granite.deepstack_mapping" },
+        { "deepseek2-moe", "deepseek2.attention.key_length_mla", 0, false, "deepseek2.attention.key_length_mla" },
+        { "mistral4-moe", "mistral4.nextn_predict_layers", 1, false, "mistral4.nextn_predict_layers" },
     };
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         char path[256];

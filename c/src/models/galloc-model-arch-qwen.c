@@ -1,11 +1,12 @@
-// galloc-model-arch-qwen.c: the `qwen2`, `qwen3`, `qwen3moe`, `qwen3vl` and `qwen3vlmoe` architectures.
+// galloc-model-arch-qwen.c: the `qwen2`, `qwen2vl`, `qwen3`, `qwen3moe`, `qwen3vl` and `qwen3vlmoe` architectures.
 //
-// As llama.cpp's src/models/qwen2.cpp, qwen3.cpp, qwen3moe.cpp, qwen3vl.cpp and qwen3vlmoe.cpp:
+// As llama.cpp's src/models/qwen2.cpp, qwen2vl.cpp, qwen3.cpp, qwen3moe.cpp, qwen3vl.cpp and qwen3vlmoe.cpp:
 // a llama-like decoder with NEOX RoPE; qwen2 has Q/K/V biases and an optional output bias, qwen3
 // RMS-normalises Q and K per head before RoPE, and qwen3moe replaces the FFN with softmax-gated
 // experts (weights renormalised over the experts used). The VL models are qwen3/qwen3moe with
 // interleaved multimodal RoPE (four positions per token), no FFN scales, and deepstack layers
-// adding slices of wider input embeddings.
+// adding slices of wider input embeddings. qwen2vl is qwen2 with multimodal RoPE, its output bias
+// loaded and not added.
 
 #include "galloc-model-impl.h"
 
@@ -25,6 +26,10 @@ static bool qwen3vl_hparams(struct model_loader * ml, struct model_hparams * hp)
            galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
 }
 
+static bool qwen2vl_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return galloc_ml_get_u32_or_arr(ml, ".rope.dimension_sections", hp->rope_sections, 4, true); // reads no norm epsilon
+}
+
 static bool qwen3vlmoe_hparams(struct model_loader * ml, struct model_hparams * hp) {
     return galloc_ml_get_u32(ml, ".expert_feed_forward_length", &hp->n_ff_exp, false) && qwen3vl_hparams(ml, hp);
 }
@@ -33,6 +38,9 @@ static bool qwen2_tensors(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd = hp->n_embd;
     galloc_model_weights_io(g, true);
+    if (g->m->arch == &galloc_model_arch_qwen2vl) {
+        g->output_b = NULL; // loaded (in the weights), never added by qwen2vl's graph
+    }
     for (uint32_t i = 0; i < hp->n_layer; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
@@ -170,6 +178,10 @@ static bool qwen_graph(struct model_graph * g) {
 
 const struct model_arch_def galloc_model_arch_qwen2 = {
     "qwen2", MODEL_ROPE_NEOX, qwen_hparams, qwen2_tensors, qwen_graph,
+};
+
+const struct model_arch_def galloc_model_arch_qwen2vl = {
+    "qwen2vl", MODEL_ROPE_MROPE, qwen2vl_hparams, qwen2_tensors, qwen_graph,
 };
 
 const struct model_arch_def galloc_model_arch_qwen3 = {

@@ -140,7 +140,7 @@ bool galloc_model_attn_inp(struct model_graph * g, struct model_attn_input * inp
     }
     const struct model_kv_cache * base = &g->caches[0];
     inp->k_idxs  = kv_k_idxs(g);
-    inp->v_idxs  = kv_v_idxs(g, base);
+    inp->v_idxs  = galloc_hp_is_mla(g->hp) ? NULL : kv_v_idxs(g, base); // MLA stores K only
     inp->kq_mask = kv_mask(g, base);
     if (g->caches[1].used) {
         const struct model_kv_cache * swa = &g->caches[1];
@@ -176,7 +176,7 @@ static struct ggml_tensor * hadamard(struct model_graph * g, struct ggml_tensor 
 // build_attn_mha: q [n_embd_head, n_head, n_tokens], k and v the cache views
 static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor * q, struct ggml_tensor * k,
                                      struct ggml_tensor * v, struct ggml_tensor * kq_mask, struct ggml_tensor * sinks,
-                                     float kq_scale, int il) {
+                                     struct ggml_tensor * v_mla, float kq_scale, int il) {
     struct ggml_context * ctx = g->ctx;
     const bool    v_trans  = v->nb[1] > v->nb[2];
     const int64_t n_stream = k->ne[3]; // the batch split into streams
@@ -200,6 +200,14 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
         cur = ggml_flash_attn_ext(ctx, q, k, v, kq_mask, kq_scale, 0.0f, g->hp->attn_soft_cap ? g->hp->f_attn_logit_softcapping : 0.0f);
         ggml_flash_attn_ext_add_sinks(cur, sinks);
         ggml_flash_attn_ext_set_prec(cur, GGML_PREC_F32);
+        if (v_mla) {
+            // decompressed as a matrix-matrix product with the tokens in dimension 1 (the permutes only relabel)
+            cur = ggml_permute(ctx, cur, 0, 2, 1, 3);
+            cur = ggml_mul_mat(ctx, v_mla, cur);
+            galloc_model_cb(g, cur, "fattn_mla", il);
+            cur = ggml_permute(ctx, cur, 0, 2, 1, 3);
+            cur = ggml_cont(ctx, cur);
+        }
         cur = ggml_reshape_2d(ctx, cur, cur->ne[0] * cur->ne[1], cur->ne[2] * cur->ne[3]);
     } else {
         struct ggml_tensor * kq = ggml_mul_mat(ctx, k, q);
@@ -222,6 +230,10 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
         }
         struct ggml_tensor * kqv = ggml_mul_mat(ctx, v, kq);
         galloc_model_cb(g, kqv, "kqv", il);
+        if (v_mla) { // MLA's absorption: from the latent space back to the heads
+            kqv = ggml_mul_mat(ctx, v_mla, kqv);
+            galloc_model_cb(g, kqv, "kqv_mla", il);
+        }
         cur = ggml_permute(ctx, kqv, 0, 2, 1, 3);
         cur = ggml_cont_2d(ctx, cur, cur->ne[0] * cur->ne[1], cur->ne[2] * cur->ne[3]); // streams recombined
     }
@@ -283,7 +295,7 @@ struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct mode
     struct ggml_tensor * kq_mask = is_swa ? inp->kq_mask_swa : inp->kq_mask;
     struct ggml_tensor * k = kv_get_k(g, kv, il);
     struct ggml_tensor * v = kv_get_v(g, kv, il);
-    struct ggml_tensor * cur = attn_mha(g, q_cur, k, v, kq_mask, sinks, kq_scale, il);
+    struct ggml_tensor * cur = attn_mha(g, q_cur, k, v, kq_mask, sinks, NULL, kq_scale, il);
     galloc_model_cb(g, cur, "kqv_out", il);
     if (v_rot) {
         cur = hadamard(g, cur, v_rot);
@@ -293,6 +305,37 @@ struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct mode
     }
     if (wo_b) {
         cur = ggml_add(g->ctx, cur, wo_b);
+    }
+    return cur;
+}
+
+struct ggml_tensor * galloc_model_attn_mla(struct model_graph * g, const struct model_attn_input * inp, struct ggml_tensor * wo,
+                                           struct ggml_tensor * wo_s, struct ggml_tensor * q_cur, struct ggml_tensor * k_cur,
+                                           struct ggml_tensor * v_cur, struct ggml_tensor * v_mla, float kq_scale, int il) {
+    if (g->failed) {
+        return NULL;
+    }
+    const struct model_kv_cache * kv = &g->caches[0];
+    if (inp->iswa || kv->k[il] == NULL || kv->v[il] != NULL) {
+        return galloc_model_fail(g, "layer %d: MLA attention needs the K-only cache", il);
+    }
+    if (k_cur->ne[0] * k_cur->ne[1] != kv->k[il]->ne[0] || q_cur->ne[0] != k_cur->ne[0] || v_cur->ne[0] > k_cur->ne[0] ||
+        v_mla->ne[0] != v_cur->ne[0] || v_mla->ne[2] != q_cur->ne[1]) {
+        return galloc_model_fail(g, "%s.attention.key_length/kv_lora_rank: layer %d: latent heads of %lld values (V %lld) for a "
+                                 "cache of %lld-value rows (llama.cpp's graph would abort)", g->m->arch->name, il,
+                                 (long long) k_cur->ne[0], (long long) v_cur->ne[0], (long long) kv->k[il]->ne[0]);
+    }
+    // expanded together so that they are not reordered; K last (rope fusion writes it into the cache)
+    ggml_build_forward_expand(g->gf, q_cur);
+    ggml_build_forward_expand(g->gf, v_cur);
+    ggml_build_forward_expand(g->gf, k_cur);
+    ggml_build_forward_expand(g->gf, kv_cpy_k(g, kv, k_cur, inp->k_idxs, il));
+    struct ggml_tensor * k = kv_get_k(g, kv, il);
+    struct ggml_tensor * v = ggml_view_4d(g->ctx, k, v_cur->ne[0], k->ne[1], k->ne[2], k->ne[3], k->nb[1], k->nb[2], k->nb[3], 0);
+    struct ggml_tensor * cur = attn_mha(g, q_cur, k, v, inp->kq_mask, NULL, v_mla, kq_scale, il);
+    galloc_model_cb(g, cur, "kqv_out", il);
+    if (wo) {
+        cur = galloc_model_mm(g, wo, cur, wo_s);
     }
     return cur;
 }

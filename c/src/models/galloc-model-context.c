@@ -262,13 +262,16 @@ static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint3
     kv->n_stream = cp->kv_unified ? 1 : cp->n_seq_max;
     kv->v_trans  = !cp->flash_attn;
     const bool iswa = hp->swa_type != MODEL_SWA_NONE;
+    const bool mla  = galloc_hp_is_mla(hp); // K only: V is a view of K
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         if (iswa && hp->is_swa[il] != swa_layers) {
             continue;
         }
         const int32_t hk = (int32_t) galloc_hp_n_embd_head_k(hp, il), hv = (int32_t) galloc_hp_n_embd_head_v(hp, il);
         kv->n_embd_head_k_all = kv->n_embd_head_k_all == 0 ? hk : kv->n_embd_head_k_all != hk ? -1 : hk;
-        kv->n_embd_head_v_all = kv->n_embd_head_v_all == 0 ? hv : kv->n_embd_head_v_all != hv ? -1 : hv;
+        if (!mla) {
+            kv->n_embd_head_v_all = kv->n_embd_head_v_all == 0 ? hv : kv->n_embd_head_v_all != hv ? -1 : hv;
+        }
         const int64_t n_embd_k_gqa = galloc_hp_n_embd_k_gqa(hp, il);
         const int64_t n_embd_v_gqa = kv->v_trans ? galloc_hp_n_embd_v_gqa_max(hp) : galloc_hp_n_embd_v_gqa(hp, il);
         if (n_embd_k_gqa % ggml_blck_size(cp->type_k) != 0 || n_embd_v_gqa % ggml_blck_size(cp->type_v) != 0) {
@@ -279,15 +282,17 @@ static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint3
             return false;
         }
         kv->k[il] = ggml_new_tensor_3d(g->wctx, cp->type_k, n_embd_k_gqa, size, kv->n_stream);
-        kv->v[il] = ggml_new_tensor_3d(g->wctx, cp->type_v, n_embd_v_gqa, size, kv->n_stream);
-        if (!kv->k[il] || !kv->v[il]) {
+        kv->v[il] = mla ? NULL : ggml_new_tensor_3d(g->wctx, cp->type_v, n_embd_v_gqa, size, kv->n_stream);
+        if (!kv->k[il] || (!mla && !kv->v[il])) {
             galloc_model_fail_status(g, GALLOC_STATUS_NO_MEMORY, "out of memory creating the KV cache");
             return false;
         }
         ggml_format_name(kv->k[il], "cache_k_l%u", il);
-        ggml_format_name(kv->v[il], "cache_v_l%u", il);
         kv->k[il]->buffer = g->wbuf;
-        kv->v[il]->buffer = g->wbuf;
+        if (kv->v[il]) {
+            ggml_format_name(kv->v[il], "cache_v_l%u", il);
+            kv->v[il]->buffer = g->wbuf;
+        }
     }
     // quantized caches rotate K and V (Hadamard) when heads are multiples of 64
     kv->attn_rot_k = kv->n_embd_head_k_all > 0 && ggml_is_quantized(cp->type_k) && galloc_hp_n_embd_head_k(hp, 0) % 64 == 0;
@@ -570,7 +575,8 @@ static bool compute_sizes(const struct galloc_model * m, const struct galloc_mod
         out->n_leafs    = pp->g.gf->n_leafs;
         for (int c = 0; c < 2; c++) {
             for (uint32_t il = 0; pp->caches[c].used && il < m->hp.n_layer; il++) {
-                out->kv_bytes += pp->caches[c].k[il] ? (uint64_t) ggml_nbytes(pp->caches[c].k[il]) + ggml_nbytes(pp->caches[c].v[il]) : 0;
+                out->kv_bytes += pp->caches[c].k[il] ? (uint64_t) ggml_nbytes(pp->caches[c].k[il]) : 0;
+                out->kv_bytes += pp->caches[c].v[il] ? (uint64_t) ggml_nbytes(pp->caches[c].v[il]) : 0;
             }
         }
     }

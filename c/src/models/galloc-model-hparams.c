@@ -47,6 +47,10 @@ uint32_t galloc_hp_n_embd_v_gqa_max(const struct model_hparams * hp) {
     return val;
 }
 
+bool galloc_hp_is_mla(const struct model_hparams * hp) {
+    return hp->n_embd_head_k_mla != 0 && hp->n_embd_head_v_mla != 0;
+}
+
 bool galloc_hp_use_mrope(const struct model_hparams * hp) {
     return hp->rope_sections[0] > 0 && hp->rope_sections[1] > 0;
 }

@@ -72,7 +72,13 @@ struct model_hparams {
     bool     no_rope;                // granite: rope.scaling.finetuned false, no RoPE anywhere
     bool     expert_weights_norm;    // the experts' weights renormalised (expert_weights_norm)
     uint32_t expert_gating_func;     // llama.cpp's llama_expert_gating_func_type (expert_gating_func)
+    uint32_t n_lora_q, n_lora_kv;    // MLA: the ranks of Q's and KV's low-rank projections
+    uint32_t n_embd_head_k_mla, n_embd_head_v_mla; // MLA: the heads' sizes once decompressed (0: no MLA)
+    float    f_attn_temp_scale;      // attention temperature tuning (deepseek2; 0: none)
 };
+
+// llama_hparams::is_mla: multi-head latent attention (a K-only cache of latent rows)
+bool galloc_hp_is_mla(const struct model_hparams * hp);
 
 // llama_hparams::use_mrope: the file has multimodal RoPE sections
 bool galloc_hp_use_mrope(const struct model_hparams * hp);
@@ -201,7 +207,10 @@ struct model_layer {
     struct ggml_tensor * ffn_gate, * ffn_up, * ffn_down;
     struct ggml_tensor * ffn_gate_b, * ffn_up_b, * ffn_down_b;
     struct ggml_tensor * ffn_gate_inp, * ffn_gate_inp_b, * ffn_exp_probs_b;
-    struct ggml_tensor * ffn_gate_exps, * ffn_up_exps, * ffn_down_exps;
+    struct ggml_tensor * ffn_gate_exps, * ffn_up_exps, * ffn_down_exps, * ffn_gate_up_exps;
+    // MLA (deepseek2): Q's low-rank projection and norm, KV's compressed projection and norm, the
+    // per-head absorption (k_b) and decompression (v_b)
+    struct ggml_tensor * attn_q_a, * attn_q_b, * attn_q_a_norm, * attn_kv_a_mqa, * attn_kv_a_norm, * attn_k_b, * attn_v_b;
     struct ggml_tensor * ffn_gate_exps_b, * ffn_up_exps_b, * ffn_down_exps_b;
     struct ggml_tensor * rope_freqs, * rope_long, * rope_short;
     struct ggml_tensor * attn_norm_b, * ffn_norm_b;
@@ -324,6 +333,7 @@ struct model_moe_scales {
 struct model_moe {
     struct ggml_tensor * gate_inp, * gate_inp_b;
     struct ggml_tensor * up_exps, * up_exps_b, * gate_exps, * gate_exps_b, * down_exps, * down_exps_b;
+    struct ggml_tensor * gate_up_exps;          // gate and up fused: one product, split in halves
     struct ggml_tensor * exp_probs_b;           // the experts' selection bias (DeepSeek V3)
     struct ggml_tensor * up_s, * gate_s, * down_s; // per-expert scales
     int64_t n_expert, n_expert_used;
@@ -352,6 +362,11 @@ struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct mode
 // RoPE of layer il (ggml_rope_ext; ggml_rope_multi with the hparams' sections for M-RoPE types)
 struct ggml_tensor * galloc_model_rope(struct model_graph * g, struct ggml_tensor * x, struct ggml_tensor * pos,
                                 struct ggml_tensor * factors, int il);
+// MLA attention over the K-only cache (build_attn with llm_graph_input_attn_k): K stored, V a view
+// of the cached K's first v_cur->ne[0] values, the result decompressed by v_mla, projected by wo
+struct ggml_tensor * galloc_model_attn_mla(struct model_graph * g, const struct model_attn_input * inp, struct ggml_tensor * wo,
+                                           struct ggml_tensor * wo_s, struct ggml_tensor * q_cur, struct ggml_tensor * k_cur,
+                                           struct ggml_tensor * v_cur, struct ggml_tensor * v_mla, float kq_scale, int il);
 // llama_model::get_rope_factors: rope_freqs, else the long factors past the original context, else the short
 struct ggml_tensor * galloc_model_rope_factors(const struct model_graph * g, int il);
 
@@ -408,6 +423,9 @@ extern const struct model_arch_def galloc_model_arch_minimax_m2;
 extern const struct model_arch_def galloc_model_arch_hunyuan_dense;
 extern const struct model_arch_def galloc_model_arch_hunyuan_moe;
 extern const struct model_arch_def galloc_model_arch_glm4moe;
+extern const struct model_arch_def galloc_model_arch_deepseek2;
+extern const struct model_arch_def galloc_model_arch_mistral4;
+extern const struct model_arch_def galloc_model_arch_qwen2vl;
 
 const struct model_arch_def * galloc_model_arch_find(const char * name); // NULL: unsupported
 

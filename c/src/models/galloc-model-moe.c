@@ -129,29 +129,45 @@ struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor
         cur = ggml_mul(ctx, ggml_repeat_4d(ctx, cur, n_embd, n_expert_used, n_tokens, 1), weights);
         galloc_model_cb(g, cur, "ffn_moe_weighted", il);
     }
-    struct ggml_tensor * up = mm_id(g, p->up_exps, cur, selected, p->up_s); // [n_ff, n_expert_used, n_tokens]
-    galloc_model_cb(g, up, "ffn_moe_up", il);
-    if (p->up_s) {
-        galloc_model_cb(g, up, "ffn_moe_up_scaled", il);
-    }
-    if (p->up_exps_b) {
-        up = ggml_add_id(ctx, up, p->up_exps_b, selected);
-        galloc_model_cb(g, up, "ffn_moe_up_biased", il);
-    }
-    if (p->gate_exps) {
-        cur = mm_id(g, p->gate_exps, cur, selected, p->gate_s);
+    struct ggml_tensor * up;
+    if (p->gate_up_exps) {
+        // one product for gate and up, split into its halves
+        struct ggml_tensor * gate_up = mm_id(g, p->gate_up_exps, cur, selected, p->up_s); // [n_ff*2, n_expert_used, n_tokens]
+        galloc_model_cb(g, gate_up, "ffn_moe_gate_up", il);
+        if (p->up_s) {
+            galloc_model_cb(g, gate_up, "ffn_moe_gate_up_scaled", il);
+        }
+        const int64_t n_ff = gate_up->ne[0] / 2;
+        cur = ggml_view_3d(ctx, gate_up, n_ff, gate_up->ne[1], gate_up->ne[2], gate_up->nb[1], gate_up->nb[2], 0);
         galloc_model_cb(g, cur, "ffn_moe_gate", il);
+        up = ggml_view_3d(ctx, gate_up, n_ff, gate_up->ne[1], gate_up->ne[2], gate_up->nb[1], gate_up->nb[2],
+                          (size_t) n_ff * gate_up->nb[0]);
+        galloc_model_cb(g, up, "ffn_moe_up", il);
     } else {
-        cur = up;
+        up = mm_id(g, p->up_exps, cur, selected, p->up_s); // [n_ff, n_expert_used, n_tokens]
+        galloc_model_cb(g, up, "ffn_moe_up", il);
+        if (p->up_s) {
+            galloc_model_cb(g, up, "ffn_moe_up_scaled", il);
+        }
+        if (p->up_exps_b) {
+            up = ggml_add_id(ctx, up, p->up_exps_b, selected);
+            galloc_model_cb(g, up, "ffn_moe_up_biased", il);
+        }
+        if (p->gate_exps) {
+            cur = mm_id(g, p->gate_exps, cur, selected, p->gate_s);
+            galloc_model_cb(g, cur, "ffn_moe_gate", il);
+        } else {
+            cur = up;
+        }
+        if (p->gate_s) {
+            galloc_model_cb(g, cur, "ffn_moe_gate_scaled", il);
+        }
+        if (p->gate_exps_b) {
+            cur = ggml_add_id(ctx, cur, p->gate_exps_b, selected);
+            galloc_model_cb(g, cur, "ffn_moe_gate_biased", il);
+        }
     }
-    if (p->gate_s) {
-        galloc_model_cb(g, cur, "ffn_moe_gate_scaled", il);
-    }
-    if (p->gate_exps_b) {
-        cur = ggml_add_id(ctx, cur, p->gate_exps_b, selected);
-        galloc_model_cb(g, cur, "ffn_moe_gate_biased", il);
-    }
-    cur = moe_act(g, cur, up, p->gate_exps != NULL, p->op, il);
+    cur = moe_act(g, cur, up, p->gate_exps != NULL || p->gate_up_exps != NULL, p->op, il);
     if (!cur) {
         return NULL;
     }

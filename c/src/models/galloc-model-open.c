@@ -19,7 +19,8 @@ static const struct model_arch_def * const model_archs[] = {
     &galloc_model_arch_granite, &galloc_model_arch_granitemoe, &galloc_model_arch_exaone4, &galloc_model_arch_ernie4_5,
     &galloc_model_arch_ernie4_5_moe, &galloc_model_arch_hunyuan_dense, &galloc_model_arch_hunyuan_moe, &galloc_model_arch_seed_oss,
     &galloc_model_arch_minimax_m2, &galloc_model_arch_dots1, &galloc_model_arch_bailingmoe2, &galloc_model_arch_command_r,
-    &galloc_model_arch_internlm2, &galloc_model_arch_glm4moe,
+    &galloc_model_arch_internlm2, &galloc_model_arch_glm4moe, &galloc_model_arch_deepseek2,
+    &galloc_model_arch_mistral4, &galloc_model_arch_qwen2vl,
 };
 
 const struct model_arch_def * galloc_model_arch_find(const char * name) {
@@ -61,10 +62,10 @@ bool galloc_model_from_gguf(const struct galloc_gguf * g, struct galloc_model **
     }
     const struct model_arch_def * arch = galloc_model_arch_find(arch_name);
     if (!arch) {
-        char names[256];
-        galloc_model_arch_list(names, sizeof(names));
-        return galloc_fail(err, GALLOC_STATUS_INVALID, "general.architecture: '%.64s' is not supported by galloc (it builds %s); %s",
-                           arch_name, names, GALLOC_MODEL_CAPTURE_HINT);
+        // the list itself would not fit a message: `galloc model --help` prints it
+        return galloc_fail(err, GALLOC_STATUS_INVALID,
+                           "general.architecture: '%.64s' is not supported by galloc (it builds %d architectures, listed by "
+                           "galloc model --help); %s", arch_name, galloc_model_arch_count(), GALLOC_MODEL_CAPTURE_HINT);
     }
     if (g->n_tensors > MODEL_MAX_TENSORS) {
         return galloc_fail(err, GALLOC_STATUS_LIMIT, "%lld tensors: more than a model of %d layers has", (long long) g->n_tensors,
