@@ -34,6 +34,13 @@ export async function devicesChecks({ page, check, assert, OUT, ROOT, CLI }) {
       assert(l.scrollWidth <= w, `the page is ${l.scrollWidth} px wide in a ${w} px window`);
       assert(l.right >= 0.6 * l.left, `the right column ends at ${l.right} px, the left at ${l.left}`);
       await page.screenshot({ path: path.join(OUT, `devices-answer-${w}.png`) });
+      // a 70B card at its default settings: the same, and its screenshot
+      await page.selectOption('[data-testid=card]', 'llama-3.1-70b');
+      await page.waitForFunction(() => /llama-3\.1-70b|Llama-3\.1-70B/i.test(document.querySelector('[data-testid=model-summary]')?.textContent ?? '') && document.querySelector('[data-testid=breakdown]'), null, { timeout: 30000 });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const l70 = await layout();
+      assert(l70.scrollWidth <= w && l70.table.bottom <= h, `70B: ${l70.scrollWidth} px wide, the table ends at y ${l70.table.bottom}`);
+      await page.screenshot({ path: path.join(OUT, `devices-70b-${w}.png`) });
     });
   }
 
@@ -94,8 +101,32 @@ export async function devicesChecks({ page, check, assert, OUT, ROOT, CLI }) {
         assert(p.bytes === bytes, `-ngl ${x} device ${d}: page ${p.bytes}, CLI ${bytes}`);
       }
     }
+    // the CLI's --sweep ngl: per -ngl the MiB per device and whether it fits; the page's, where it knows them
+    const table = execFileSync(CLI, ['model', FILE, ...args.split(' '), '--sweep', 'ngl'], { encoding: 'utf8' }).trim().split('\n').slice(1)
+      .map((l) => l.trim().split(/\s+/)).map((c) => ({ x: Number(c[0]), mib: [Number(c[1]), Number(c[3]), Number(c[5])], fits: c[7] === 'yes' }));
+    assert(table.length === 34, `the CLI's sweep has ${table.length} rows`);
+    for (const row of table) {
+      for (const [k, d] of [0, 1, -1].entries()) {
+        const p = pts.find((q) => q.x === row.x && q.device === d);
+        if (p.complete) assert(Math.floor(p.bytes / MIB) === row.mib[k], `-ngl ${row.x} device ${d}: page ${Math.floor(p.bytes / MIB)} MiB, CLI ${row.mib[k]} MiB`);
+        else assert(Math.floor(p.bytes / MIB) <= row.mib[k], `-ngl ${row.x} device ${d}: page ${Math.floor(p.bytes / MIB)} MiB without compute, above the CLI's ${row.mib[k]} MiB`);
+      }
+      const fits = await page.getAttribute(`[data-testid=device-sweep-plot] .device-sweep-point[data-x="${row.x}"]`, 'data-fits');
+      if (fits !== 'null') assert(fits === String(row.fits), `-ngl ${row.x}: the page says fits ${fits}, the CLI ${row.fits}`);
+    }
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(OUT, 'devices-two-gpus.png') });
+  });
+
+  await check('the -c sweep: 1024 .. the training context (8192), as the CLI\'s --sweep c', async () => {
+    await page.selectOption('[data-testid=device-sweep-axis]', 'c');
+    await page.click('[data-testid=device-sweep-run]');
+    await page.waitForSelector('[data-testid=device-sweep-plot][data-axis=c]', { timeout: 120000 });
+    const xs = await page.$$eval('[data-testid=device-sweep-plot] .device-sweep-point[data-device="0"]', (els) => els.map((e) => Number(e.dataset.x)));
+    const args = await page.getAttribute('[data-testid=breakdown]', 'data-args');
+    const cliXs = execFileSync(CLI, ['model', FILE, ...args.split(' '), '--sweep', 'c'], { encoding: 'utf8' }).trim().split('\n').slice(1).map((l) => Number(l.trim().split(/\s+/)[0]));
+    assert(JSON.stringify(xs) === JSON.stringify(cliXs), `page -c ${xs.join(', ')}; CLI -c ${cliXs.join(', ')}`);
+    await page.selectOption('[data-testid=device-sweep-axis]', 'ngl');
   });
 
   await check('settings llama.cpp refuses: the breakdown cleared, the plan left on screen marked as the previous settings\'', async () => {

@@ -628,7 +628,7 @@ try {
   await devicesChecks({ page, check, assert, OUT, ROOT, CLI });
   await keyboardChecks({ page, check, assert });
   await restoreChecks({ page, context, check, assert, OUT, serverUrl: server.url });
-  await legendChecks({ page, check, assert });
+  await legendChecks({ page, check, assert, OUT });
   await dropChecks({ page, check, assert, ROOT, cliPlan });
   await page.setViewportSize({ width: 1600, height: 1000 });
 

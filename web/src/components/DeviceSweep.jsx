@@ -29,14 +29,17 @@ function Plot({ pts, axis, devs }) {
   if (!ok.length) return null;
   const xs = ok.map((p) => p.x);
   const x = (axis === 'c' ? scaleLog().base(2) : scaleLinear()).domain([Math.min(...xs), Math.max(...xs, Math.min(...xs) + 1)]).range([M.left, W - M.right]);
-  const ymax = Math.max(...ok.flatMap((p) => p.rows.map((r) => r.used)), ...devs.map((d) => d.memoryMiB * MIB)) / MIB;
-  const y = scaleLinear().domain([0, ymax * 1.05]).nice().range([H - M.bottom, M.top]);
+  // the y axis in GiB past 2 GiB (round GiB ticks), else MiB; y() takes MiB
+  const ymaxMib = Math.max(...ok.flatMap((p) => p.rows.map((r) => r.used)), ...devs.map((d) => d.memoryMiB * MIB)) / MIB;
+  const unit = ymaxMib > 2048 ? 1024 : 1;
+  const yu = scaleLinear().domain([0, (ymaxMib / unit) * 1.05]).nice().range([H - M.bottom, M.top]);
+  const y = (mib) => yu(mib / unit);
   const series = ok[0].rows.map((r, i) => ({ label: r.label, i, color: COLORS[i % COLORS.length] }));
-  const yt = y.ticks(5);
+  const yt = yu.ticks(5).map((v) => v * unit);
   const xt = axis === 'c' ? xs : x.ticks(Math.min(10, xs.length));
   return (
     <svg class="sweep-plot" data-testid="device-sweep-plot" data-axis={axis} viewBox={`0 0 ${W} ${H}`} width={W} height={H}>
-      {yt.map((v) => <g><line x1={M.left} x2={W - M.right} y1={y(v)} y2={y(v)} stroke="#f3f4f6" /><text x={M.left - 4} y={y(v) + 3} text-anchor="end" class="tick">{v >= 1024 ? `${(v / 1024).toFixed(v % 1024 ? 1 : 0)} GiB` : `${v} MiB`}</text></g>)}
+      {yt.map((v) => <g><line x1={M.left} x2={W - M.right} y1={y(v)} y2={y(v)} stroke="#f3f4f6" /><text x={M.left - 4} y={y(v) + 3} text-anchor="end" class="tick">{unit === 1024 ? `${v / 1024} GiB` : `${v} MiB`}</text></g>)}
       {xt.map((v) => <text x={x(v)} y={H - M.bottom + 12} text-anchor="middle" class="tick">{axis === 'c' && v >= 1024 ? `${v / 1024}K` : v}</text>)}
       <text x={(M.left + W - M.right) / 2} y={H - 2} text-anchor="middle" class="axis-label">{axis === 'c' ? 'context length -c (tokens)' : 'layers on the devices -ngl'}</text>
       {ok.map((p) => p.fits === false && <rect x={x(p.x) - 2} y={M.top} width="4" height={H - M.top - M.bottom} fill="#fee2e2" />)}
@@ -49,7 +52,7 @@ function Plot({ pts, axis, devs }) {
             <polyline fill="none" stroke={s.color} stroke-width="1.6" points={ok.map((p) => `${x(p.x)},${y(p.rows[s.i].used / MIB)}`).join(' ')} />
             {ok.map((p) => (
               <circle class="device-sweep-point" cx={x(p.x)} cy={y(p.rows[s.i].used / MIB)} r="2.5" fill={s.color}
-                data-x={p.x} data-device={p.rows[s.i].device} data-bytes={p.rows[s.i].used} data-complete={String(p.rows[s.i].complete)}>
+                data-x={p.x} data-device={p.rows[s.i].device} data-bytes={p.rows[s.i].used} data-complete={String(p.rows[s.i].complete)} data-fits={String(p.fits)}>
                 <title>{`${axis === 'c' ? '-c' : '-ngl'} ${p.x}: ${s.label} ${formatBytes(p.rows[s.i].used)}${p.rows[s.i].complete ? '' : ' + compute'}`}</title>
               </circle>
             ))}

@@ -103,7 +103,7 @@ function BufferChart({ ex, b, name, width }) {
         <line x1={x(pi) + (x(pi + 1) - x(pi)) / 2} x2={x(pi) + (x(pi + 1) - x(pi)) / 2} y1={M.top} y2={HEIGHT - M.bottom} class="mc-peak" />
         <circle cx={x(pi) + (x(pi + 1) - x(pi)) / 2} cy={y(Number(b.peak_live))} r={4} class="mc-peak-dot" />
         <text x={Math.min(x(pi) + 8, M.left + innerW - 180)} y={M.top - 4} class="mc-peak-label" data-testid={`memory-peak-${b.buffer_type}`}>
-          peak {formatBytes(b.peak_live)} at {stepText(b.peak_step)}
+          peak {formatBytes(b.peak_live)} {b.peak_step < 0 ? 'before the first node' : `at ${stepText(b.peak_step)}`}
         </text>
         <text x={M.left} y={HEIGHT - 6} class="mc-tick">step −1</text>
         <text x={M.left + innerW} y={HEIGHT - 6} class="mc-tick" text-anchor="end">step {n - 2}</text>

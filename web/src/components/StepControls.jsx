@@ -33,7 +33,7 @@ export function StepControls() {
             {' · free gaps: '}{info.gaps.length} ({formatBytes(info.gaps.reduce((a, g) => a + g.size, 0))})
           </>
         ) : (
-          <span class="hint">{m.steps} steps · drag the slider or press ▶ to watch memory being handed out and freed · wheel: zoom time, shift+wheel: zoom bytes, drag: pan</span>
+          <span class="hint">{m.steps} step{m.steps === 1 ? '' : 's'} · drag the slider or press ▶ to watch memory being handed out and freed · wheel: zoom time, shift+wheel: zoom bytes, drag: pan</span>
         )}
       </div>
     </div>
