@@ -221,13 +221,14 @@ test-conformance:
 	  if [ $$st -ne 0 ]; then echo "conformance: FAILED (exit $$st, $$n/13 PASSED)"; exit 1; fi; \
 	  echo "conformance: $$n/13 PASSED"; [ "$$n" -eq 13 ]'
 
-# the golden plans (tests/golden; tests/golden-real: real llama.cpp graphs), the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
+# the golden plans (tests/golden; tests/golden-real: real llama.cpp graphs; tests/devices and $(SHARED)/devices: the scheduler's graphs), the CLI, and the harness itself (scripts/check-harness.sh: skipped and failed suites are named)
 # The golden graphs through the release CLI: the same documents are read, planned and written under
 # ASan+UBSan in test-c (test-binary, test-planner-steps, test-document, test-plan-write); the CLI's
 # own paths (errors, hostile input, models) run under the sanitizers here.
 test-golden: build/san/galloc build/rel/galloc
-	@$(call suite,golden,golden$(comma)golden-real$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/rel/galloc tests/golden && \
+	@$(call suite,golden,golden$(comma)golden-real$(comma)devices$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/rel/galloc tests/golden && \
 	  ./scripts/check-golden-real.sh build/rel/galloc tests/golden-real 244 && \
+	  ./scripts/check-devices.sh build/rel/galloc tests/devices 9 && ./scripts/check-devices.sh build/rel/galloc $(SHARED)/devices && \
 	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc && \
 	  ./scripts/check-model.sh build/san/galloc'
 

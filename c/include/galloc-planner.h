@@ -111,6 +111,11 @@ struct galloc_plan {
     struct galloc_buffer_plan * buffers; // one per buffer type
     int32_t                     n_steps; // = n_nodes
     int32_t                     n_inplace; // tensors placed in place over a parent
+    int32_t                     n_replaced; // tensors placed a second time: a node before them in the
+                                            // graph consumed them last, so upstream placed them at that
+                                            // step, released them there and places them again at their
+                                            // own step; a place keeps only the second placement and its
+                                            // steps (the lifetime reports refuse such plans)
     struct galloc_plan_scratch * scratch;  // private: working memory kept for galloc_plan_graph_reuse
 };
 

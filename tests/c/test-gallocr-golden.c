@@ -1,7 +1,8 @@
 // test-gallocr-golden.c: ggml_gallocr itself places every tensor of every golden graph as upstream did.
 //
 // Each graph document of tests/golden (58 graphs) and tests/golden-real (244 graphs real
-// llama.cpp code built, copied from ../shared) is rebuilt as ggml tensors and a ggml_cgraph
+// llama.cpp code built, copied from ../shared) and tests/devices/placements (4 graphs llama.cpp's
+// scheduler handed to ggml_gallocr, with the placement ggml made) is rebuilt as ggml tensors and a ggml_cgraph
 // (galloc-document-ggml.h) and planned through the ggml API (ggml_gallocr_new_n + reserve_n +
 // alloc_graph) on virtual buffer types. Every tensor's buffer type, chunk and offset (read back
 // from its data pointer) and every chunk's size are compared with upstream's plan document
@@ -89,7 +90,8 @@ static void test_golden(void) {
 
 static void test_golden_real(void) {
     compare_dir("tests/golden-real", 244);
-    printf("gallocr-golden: over both sets, %d tensor places and %d chunk sizes compared with upstream's; %d chunks without a tensor in them "
+    compare_dir("tests/devices/placements", 4); // the scheduler's graphs, sources after their consumer among them
+    printf("gallocr-golden: over the three sets, %d tensor places and %d chunk sizes compared with upstream's; %d chunks without a tensor in them "
            "checked through their buffer's total only\n", stats.placed, stats.chunks, stats.chunks_by_sum);
 }
 

@@ -2,7 +2,9 @@
 //
 // One pass over the graph (leafs, then counting children and views, then
 // the nodes in order) decides every tensor's buffer, chunk and offset with one
-// dynamic allocator per distinct buffer type. Besides the placement it
+// dynamic allocator per distinct buffer type. As upstream, a source gets its
+// memory when its first consumer runs, even when it comes later in the graph
+// (the scheduler's graphs have such sources), in that consumer's buffer type. Besides the placement it
 // records each tensor's lifetime, the rule that placed it, and the peak of
 // live bytes. Input is checked first so that no graph can reach an assert.
 
@@ -24,6 +26,11 @@ enum tensor_bits {
     TENSOR_OWNED    = 1 << 2, // memory handed out by this pass and not yet released
     TENSOR_VIEW     = 1 << 3, // a view: never placed by the pass
     TENSOR_EXTERNAL = 1 << 4, // memory before planning: never placed by the pass
+    // reports only: upstream's ggml_gallocr_alloc_graph gives tensors their memory in one walk
+    // (leafs, then per node its sources and the node); a view gets its root's once the root has
+    // some (a root that comes later in the graph may not yet)
+    TENSOR_REACHED     = 1 << 5, // not a view, met in that walk: its memory is there
+    TENSOR_VIEW_PLACED = 1 << 6, // a view met in that walk after its root (or of an external root)
 };
 _Static_assert((GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT) == 3, "the two flags fit below the pass's own bits");
 // allocate_tensor has nothing to do for a tensor with any of these
@@ -49,6 +56,7 @@ struct pass {
     uint64_t                  * peak;
     int32_t                     step;       // node position being executed, -1 before the first
     int32_t                     n_inplace;
+    int32_t                     n_replaced; // tensors placed again after their memory was released
     bool                        oom;
 };
 
@@ -194,6 +202,13 @@ static bool check_graph(struct pass * p, struct galloc_error * err) {
             if ((uint32_t) t->src[s] + 1u > n_tensors_u) {
                 return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].src[%d]: index %d out of range (%d tensors)", i, s, t->src[s], g->n_tensors);
             }
+            // a tensor reading itself (ggml_cast's result does) is planned as upstream plans it,
+            // unless its op may run in place: upstream's ggml_gallocr_allocate_node would then take
+            // it over "in place" of itself, at an address it never allocated
+            if (t->src[s] == i && galloc_op_can_inplace(t->op)) {
+                return galloc_fail(err, GALLOC_STATUS_INVALID, "tensors[%d].src[%d]: reads itself, and its op may run in place (upstream would take "
+                                   "over its own memory before allocating any)", i, s);
+            }
         }
         if (t->view_src != -1) { // a view: an index (in unsigned arithmetic, a negative one is above every count)
             if ((uint32_t) t->view_src >= n_tensors_u || t->view_src == i) {
@@ -292,6 +307,12 @@ static void place_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
     const struct galloc_tensor * tensor = &p->graph->tensors[t];
     struct galloc_place        * place  = &p->places[t];
     p->state[t].bits |= TENSOR_OWNED;
+    // placed before, at the step of a consumer that comes before it in the graph and released
+    // there: upstream places it again (at its own step). The place describes this placement only
+    if (place->freed) {
+        p->n_replaced++;
+        place->freed = 0;
+    }
     place->first_step = p->step;
 
     // in place: the first source consumed here for the last time
@@ -299,7 +320,7 @@ static void place_tensor(struct pass * p, int32_t t, int32_t buffer_id) {
         int n_src = p->state[t].n_src;
         for (int i = 0; i < n_src; i++) {
             int32_t s = tensor->src[i];
-            if (s < 0 || s == t || !can_take_over(p, t, s)) { // (its own memory is not there yet, as in upstream)
+            if (s < 0 || !can_take_over(p, t, s)) { // (s == t only for ops that may not run in place: check_graph)
                 continue;
             }
             struct galloc_place * parent = &p->places[s];
@@ -376,6 +397,16 @@ static int32_t buffer_id_at(const int32_t * buffer_ids, int32_t i) {
     return buffer_ids ? buffer_ids[i] : 0;
 }
 
+// reports only: tensor t met in upstream's walk that gives tensors their memory (see TENSOR_REACHED)
+static inline void reach_tensor(struct tensor_state * state, const struct galloc_tensor * tensors, int32_t t) {
+    int32_t root = tensors[t].view_src;
+    if (root < 0) {
+        state[t].bits |= TENSOR_REACHED;
+    } else if (state[root].bits & (TENSOR_REACHED | TENSOR_EXTERNAL)) {
+        state[t].bits |= TENSOR_VIEW_PLACED;
+    }
+}
+
 // with report, the walk that counts children and views also notes what is in the graph, the step
 // at which each tensor is last a node or a source, and the one at which a view is first a node
 // (in its place, which the pass never writes: a view is never placed). finish_places reads them
@@ -395,6 +426,7 @@ static void run_pass_with(struct pass * p, const bool report) {
         int32_t leaf = g->leafs[i];
         if (report) {
             state[leaf].last_use = -1; // in the graph (the nodes, counted next, set the steps they use it at)
+            reach_tensor(state, tensors, leaf);
         }
         allocate_tensor(p, leaf, buffer_id_at(g->leaf_buffer_ids, i));
     }
@@ -432,6 +464,14 @@ static void run_pass_with(struct pass * p, const bool report) {
             if (ss->bits & TENSOR_INPUT) {
                 allocate_tensor(p, src, buffer_id_at(node_ids, i));
             }
+        }
+        if (report) { // upstream's walk: the sources, then the node
+            for (int s = 0; s < n_src; s++) {
+                if (node->src[s] >= 0) {
+                    reach_tensor(state, tensors, node->src[s]);
+                }
+            }
+            reach_tensor(state, tensors, n);
         }
     }
 
@@ -504,7 +544,7 @@ static void finish_places(struct pass * p) {
             place->parent     = tensor->view_src;
             place->size       = tensor->nbytes;
             place->last_step  = (bits & TENSOR_OUTPUT) ? last_step : p->state[t].last_use; // first_step: the pass's
-            if (root->buffer >= 0) {
+            if (root->buffer >= 0 && (bits & TENSOR_VIEW_PLACED)) { // else met only before its root: no memory
                 place->buffer = root->buffer;
                 place->chunk  = root->chunk;
                 place->offset = root->offset + tensor->view_offs;
@@ -663,6 +703,7 @@ static bool plan_in_arena(const struct galloc_graph * graph, struct galloc_plan 
     plan->n_buffer_types = nb;
     plan->n_steps        = graph->n_nodes;
     plan->n_inplace      = p.n_inplace;
+    plan->n_replaced     = p.n_replaced;
     return true;
 }
 

@@ -1065,15 +1065,12 @@ static bool build_from_outputs(struct reader * r, const struct galloc_json_value
 }
 
 // where a tensor is in the graph's lists (check_graph): in neither, a leaf, or nodes[k]. A source
-// or view_src of nodes[k] is available when its position is in [POS_LEAF, POS_NODE(k)]: one
-// unsigned comparison, (pos - 1) <= k + 1, in which POS_NONE wraps around to the largest value
+// or view_src of a node is in the graph when it is a leaf or any node, earlier or later: upstream's
+// ggml_gallocr allocates a parent when its first consumer runs (the scheduler's graphs put some
+// sources after the node that reads them); only a tensor in neither list (POS_NONE) is missing
 #define POS_NONE    0u
 #define POS_LEAF    1u
 #define POS_NODE(k) ((uint32_t) (k) + 2u)
-
-static inline bool pos_available(uint32_t pos, int32_t k) {
-    return pos - 1u <= (uint32_t) k + 1u;
-}
 
 // sources 2 on all empty (negative: -1), two slots at a time: their AND has every sign bit set
 static inline bool sources_2_on_empty(const int32_t * src) {
@@ -1097,32 +1094,23 @@ static int32_t leaf_index(const struct galloc_document * doc, int32_t t, int32_t
     return j;
 }
 
-// why source slot s (or view_src, s < 0) of nodes[k], tensor `src` at position pos, is not
-// available; true when it is after all (an external tensor)
-static bool check_unavailable(struct reader * r, int32_t k, int s, int32_t src, uint32_t pos) {
+// why source slot s (or view_src, s < 0) of nodes[k], tensor `src` in neither list, is missing;
+// true when it is not after all (an external tensor)
+static bool check_missing(struct reader * r, int32_t k, int s, int32_t src) {
     const struct galloc_document * doc  = r->doc;
     int32_t                        t    = doc->nodes[k];
     struct doc_path                path = path_item("nodes", k);
+    if (doc->tensors[src].external) {
+        return true;
+    }
     if (s >= 0) {
-        if (doc->tensors[src].external) {
-            return true;
-        }
-        if (pos == POS_NONE) {
-            return reader_fail(r, &path, "tensors[%d].src[%d] = %d is neither a node, a leaf, nor external (tensors missing)", t, s, src);
-        }
-        return reader_fail(r, &path, "tensors[%d].src[%d] = %d is nodes[%d], which comes later", t, s, src, (int32_t) (pos - POS_NODE(0)));
+        return reader_fail(r, &path, "tensors[%d].src[%d] = %d is neither a node, a leaf, nor external (tensors missing)", t, s, src);
     }
-    if (pos == POS_NONE) {
-        if (doc->tensors[src].external) {
-            return true;
-        }
-        // ggml_gallocr would find the view's memory nowhere (upstream asserts view_src->buffer)
-        return reader_fail(r, &path, "tensors[%d].view_src = %d is neither a node, a leaf, nor external (tensors missing)", t, src);
-    }
-    return reader_fail(r, &path, "tensors[%d].view_src = %d is nodes[%d], which comes later", t, src, (int32_t) (pos - POS_NODE(0)));
+    // ggml_gallocr would find the view's memory nowhere (upstream asserts view_src->buffer)
+    return reader_fail(r, &path, "tensors[%d].view_src = %d is neither a node, a leaf, nor external (tensors missing)", t, src);
 }
 
-// no tensor twice, none in both lists, and every node's sources available when it runs
+// no tensor twice, none in both lists, and every node's sources and view_src in the graph (or external)
 static bool check_graph(struct reader * r) {
     const struct galloc_document * doc = r->doc;
     uint32_t *                     pos = reader_alloc(r, (size_t) doc->n_tensors, sizeof(uint32_t)); // zeroed: POS_NONE
@@ -1151,14 +1139,14 @@ static bool check_graph(struct reader * r) {
         const int                    n_src = sources_2_on_empty(node->src) ? 2 : GGML_MAX_SRC;
         for (int s = 0; s < n_src; s++) {
             int32_t src = node->src[s];
-            if (src >= 0 && !pos_available(pos[src], k) && !check_unavailable(r, k, s, src, pos[src])) {
+            if (src >= 0 && pos[src] == POS_NONE && !check_missing(r, k, s, src)) {
                 ok = false;
                 break;
             }
         }
         int32_t vs = node->view_src;
-        if (ok && vs >= 0 && !pos_available(pos[vs], k)) {
-            ok = check_unavailable(r, k, -1, vs, pos[vs]);
+        if (ok && vs >= 0 && pos[vs] == POS_NONE) {
+            ok = check_missing(r, k, -1, vs);
         }
     }
     free(pos);

@@ -21,6 +21,10 @@ static bool check_plan(const struct galloc_document * doc, const struct galloc_p
         return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "plan: %d tensors, %d buffer types, %d steps for a graph of %d, %d, %d",
                            plan->n_tensors, plan->n_buffer_types, plan->n_steps, doc->n_tensors, doc->n_buffer_types, doc->n_nodes);
     }
+    if (plan->n_replaced > 0) { // their first lifetimes are in no place: the live bytes would miss them
+        return galloc_fail(err, GALLOC_STATUS_DECLINED, "plan: %d tensors placed twice (consumed last by a node before them in the graph, "
+                           "so placed and released there and placed again at their own step); a place holds one lifetime", plan->n_replaced);
+    }
     for (int32_t t = 0; t < plan->n_tensors; t++) {
         const struct galloc_place * p = &plan->places[t];
         if (!galloc_how_allocates(p->how) && p->how != GALLOC_HOW_INPLACE) {

@@ -39,6 +39,7 @@ bool galloc_whatif_plan_copy(const struct galloc_plan * plan, struct galloc_plan
     out->n_buffer_types = plan->n_buffer_types;
     out->n_steps        = plan->n_steps;
     out->n_inplace      = plan->n_inplace;
+    out->n_replaced     = plan->n_replaced;
     out->places         = malloc(((size_t) plan->n_tensors + 1) * sizeof(*out->places));
     out->buffers        = malloc(((size_t) plan->n_buffer_types + 1) * sizeof(*out->buffers));
     if (!out->places || !out->buffers) {

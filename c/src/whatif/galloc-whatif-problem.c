@@ -437,6 +437,10 @@ bool galloc_whatif_tensors_build(const struct galloc_graph * g, const struct gal
         return galloc_fail(err, GALLOC_STATUS_ARGUMENT, "whatif: the plan (%d tensors, %d buffer types) is not of this graph (%d, %d)", plan->n_tensors,
                            plan->n_buffer_types, g->n_tensors, g->n_buffer_types);
     }
+    if (plan->n_replaced > 0) { // an item per place would miss their first lifetimes
+        return galloc_fail(err, GALLOC_STATUS_DECLINED, "whatif: %d tensors placed twice (consumed last by a node before them in the graph, "
+                           "so placed and released there and placed again at their own step); a place holds one lifetime", plan->n_replaced);
+    }
     size_t nt = (size_t) plan->n_tensors, nb = (size_t) g->n_buffer_types;
     x->n_tensors      = plan->n_tensors;
     x->n_buffer_types = g->n_buffer_types;

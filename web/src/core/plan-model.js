@@ -144,7 +144,8 @@ export function peakOf(rects, steps) {
 
 /**
  * Approximate lifetimes for plans that carry none: a leaf or input from
- * before the first node, a node from its step; kept until its last
+ * before the first node, a node from its step (or from the step of a node
+ * before it in the graph that reads it, where upstream allocates it); kept until its last
  * consumer (through views), or to the end for outputs and unconsumed nodes.
  * @param {object} doc
  * @param {object} index graphIndex(doc)
@@ -162,6 +163,8 @@ export function lifetimes(doc, index, steps) {
   doc.nodes.forEach((t, k) => {
     for (const s of doc.tensors[t].src || []) {
       if (s === null || s === undefined) continue;
+      // a node read before its own step (it comes later in the graph) gets memory there, as upstream
+      if (first[s] > k && root(s) === s) first[s] = k;
       last[s] = Math.max(last[s], k);
       last[root(s)] = Math.max(last[root(s)], k);
     }
