@@ -876,6 +876,138 @@ static void test_greedy_suboptimal(void) {
     galloc_whatif_free(&r);
 }
 
+// the greedy planners against the test's own transcription of their rule (galloc-whatif.h): items
+// in the planner's order, each at the smallest gap (lowest of equals) between the placed items of a
+// chunk whose lifetimes overlap its own, or on top of them, in the first chunk where the max-size
+// rule holds, else a new chunk. Found by scanning every placed item (quadratic; the planner gathers
+// an item's conflicts or walks its chunk's items by offset, whichever is less work).
+struct ref_key {
+    uint64_t breadth;
+    int32_t  section;
+    uint64_t size;
+    int64_t  length;
+    int32_t  id, i;
+};
+
+static int cmp_ref_key(const void * a, const void * b) {
+    const struct ref_key * x = a, * y = b;
+    if (x->breadth != y->breadth) return x->breadth > y->breadth ? -1 : 1;
+    if (x->section != y->section) return x->section < y->section ? -1 : 1;
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    if (x->length != y->length) return x->length > y->length ? -1 : 1;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_ref_span(const void * a, const void * b) {
+    const uint64_t * x = a, * y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void greedy_reference(const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, bool by_breadth,
+                             int32_t * chunks, uint64_t * offsets) {
+    int32_t          n      = p->n_items;
+    struct ref_key * keys   = calloc((size_t) n + 1, sizeof(*keys));
+    bool           * placed = calloc((size_t) n + 1, sizeof(bool));
+    uint64_t       * spans  = malloc(((size_t) n + 1) * 2 * sizeof(uint64_t));
+    uint64_t         zero_max[GALLOC_MAX_CHUNKS] = { 0 };
+    int32_t          n_chunks = n > 0 ? 1 : 0;
+    for (int32_t i = 0; i < n; i++) {
+        const struct galloc_whatif_item * it = &p->items[i];
+        keys[i] = (struct ref_key) { 0, 0, it->size, it->last - it->first, it->id, i };
+        for (int32_t s = x->sec_first[i]; by_breadth && s <= x->sec_last[i]; s++) {
+            if (x->sec_live[s] > keys[i].breadth) {
+                keys[i].breadth = x->sec_live[s];
+                keys[i].section = s;
+            }
+        }
+    }
+    qsort(keys, (size_t) n, sizeof(*keys), cmp_ref_key);
+    for (int32_t k = 0; k < n; k++) {
+        int32_t                           i    = keys[k].i;
+        const struct galloc_whatif_item * it   = &p->items[i];
+        bool                              done = false;
+        for (int32_t c = 0; c < n_chunks && !done; c++) {
+            int32_t m = 0;
+            for (int32_t j = 0; j < n; j++) {
+                const struct galloc_whatif_item * jt = &p->items[j];
+                if (placed[j] && chunks[j] == c && jt->size > 0 && jt->first <= it->last && it->first <= jt->last) {
+                    spans[2 * m]     = offsets[j];
+                    spans[2 * m + 1] = offsets[j] + jt->size;
+                    m++;
+                }
+            }
+            qsort(spans, (size_t) m, 2 * sizeof(uint64_t), cmp_ref_span);
+            uint64_t top = 0, best = 0, best_gap = UINT64_MAX;
+            bool     found = false;
+            for (int32_t s = 0; s < m; s++) {
+                if (spans[2 * s] > top && spans[2 * s] - top >= it->size && spans[2 * s] - top < best_gap &&
+                    galloc_whatif_fits(p, c, top, it->size, zero_max[c])) {
+                    best = top, best_gap = spans[2 * s] - top, found = true;
+                }
+                top = spans[2 * s + 1] > top ? spans[2 * s + 1] : top;
+            }
+            if (!found && galloc_whatif_fits(p, c, top, it->size, zero_max[c])) {
+                best = top, found = true;
+            }
+            if (found) {
+                chunks[i] = c, offsets[i] = best, done = true;
+                if (best == 0 && it->size > zero_max[c]) {
+                    zero_max[c] = it->size;
+                }
+            }
+        }
+        if (!done) {
+            zero_max[n_chunks] = it->size;
+            chunks[i] = n_chunks++, offsets[i] = 0;
+        }
+        placed[i] = true;
+    }
+    free(keys);
+    free(placed);
+    free(spans);
+}
+
+// random problems from sparse to dense (every item live at once), with and without a max size
+static void test_greedy_reference(void) {
+    for (int seed = 0; seed < 300; seed++) {
+        rng_seed((uint64_t) seed * 1000003 + 7);
+        int32_t                     n     = 1 + rng_below(400);
+        struct galloc_whatif_item * items = malloc(((size_t) n + 1) * sizeof(*items));
+        struct galloc_whatif_problem p;
+        random_problem(&p, items, n, 1 + rng_below(1000), 2 + rng_below(seed % 2 ? 20 : 2000));
+        if (rng_below(3) == 0) {
+            p.max_size = (uint64_t) (100 + rng_below(20000));
+        }
+        struct galloc_whatif_index x;
+        struct galloc_error        err;
+        CHECK(galloc_whatif_index_build(&p, &x, &err));
+        int32_t  * chunks  = malloc(((size_t) n + 1) * sizeof(int32_t));
+        uint64_t * offsets = malloc(((size_t) n + 1) * sizeof(uint64_t));
+        for (int by_breadth = 0; by_breadth < 2; by_breadth++) {
+            struct galloc_whatif_plan plan;
+            CHECK(galloc_whatif_plan_init(&plan, n, "greedy"));
+            CHECK(by_breadth ? galloc_whatif_greedy_by_breadth(&p, &x, &plan) : galloc_whatif_greedy_by_size(&p, &x, &plan));
+            greedy_reference(&p, &x, by_breadth, chunks, offsets);
+            int32_t differ = 0;
+            for (int32_t i = 0; i < n; i++) {
+                differ += plan.chunks[i] != chunks[i] || plan.offsets[i] != offsets[i];
+            }
+            if (differ) {
+                fprintf(stderr, "greedy seed %d (%s): %d of %d items placed otherwise than the rule\n", seed,
+                        by_breadth ? "by breadth" : "by size", differ, n);
+                check_failures++;
+            }
+            galloc_whatif_plan_release(&plan);
+        }
+        galloc_whatif_index_free(&x);
+        free(chunks);
+        free(offsets);
+        free(items);
+    }
+}
+
 // chunks: two items of max size live together need two chunks; a larger item gets its own
 static void test_chunks(void) {
     struct galloc_whatif_item    items[4] = {
@@ -1339,6 +1471,7 @@ int main(void) {
     RUN(test_bad_problems);
     RUN(test_minimalloc_example);
     RUN(test_greedy_suboptimal);
+    RUN(test_greedy_reference);
     RUN(test_chunks);
     RUN(test_sixteen_chunks);
     RUN(test_inplace_chains);

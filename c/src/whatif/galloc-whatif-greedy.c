@@ -24,6 +24,13 @@ static int cmp_span(const void * a, const void * b) {
     return (x->end > y->end) - (x->end < y->end);
 }
 
+// a placed item in its chunk's span order, with its lifetime at hand for the walk
+struct chunk_item {
+    int64_t first;
+    int64_t last;
+    int32_t i;
+};
+
 struct greedy {
     const struct galloc_whatif_problem * p;
     const struct galloc_whatif_index          * x;
@@ -32,7 +39,71 @@ struct greedy {
     struct span                        * spans; // scratch: the conflicting items of one chunk
     int32_t                              n_chunks;
     uint64_t                             zero_max[GALLOC_MAX_CHUNKS]; // largest item at each chunk's start
+    // per chunk, its placed items of nonzero size in the order of their spans (offset, then end):
+    // walked instead of gathering and sorting an item's conflicts when it has more conflicts
+    // than the chunk has items to walk (the same spans in the same order: the same plan)
+    struct chunk_item                  * by_offset[GALLOC_MAX_CHUNKS];
+    int32_t                              n_by_offset[GALLOC_MAX_CHUNKS];
 };
+
+static struct span span_of(const struct greedy * g, int32_t j) {
+    return (struct span) { g->plan->offsets[j], g->plan->offsets[j] + g->p->items[j].size };
+}
+
+// the placed items of chunk c that conflict with item i (lifetimes overlap), in span order, into g->spans
+static int32_t chunk_conflicts(struct greedy * g, int32_t c, int32_t i) {
+    const struct galloc_whatif_item * it     = &g->p->items[i];
+    int32_t                           degree = g->x->adj_start[i + 1] - g->x->adj_start[i];
+    int32_t                           n      = 0;
+    // sorting d conflicts costs about d log2 d comparisons; walking the chunk one per item
+    uint64_t sort_cost = (uint64_t) degree;
+    for (int32_t d = degree; d > 1; d >>= 1) {
+        sort_cost += (uint64_t) degree;
+    }
+    if (g->by_offset[c] && (uint64_t) g->n_by_offset[c] <= 2 * sort_cost) {
+        const struct chunk_item * a = g->by_offset[c];
+        for (int32_t k = 0; k < g->n_by_offset[c]; k++) {
+            if (a[k].first <= it->last && it->first <= a[k].last) {
+                g->spans[n++] = span_of(g, a[k].i);
+            }
+        }
+        return n;
+    }
+    for (int32_t k = g->x->adj_start[i]; k < g->x->adj_start[i + 1]; k++) {
+        int32_t j = g->x->adj[k];
+        if (g->placed[j] && g->plan->chunks[j] == c && g->p->items[j].size > 0) {
+            g->spans[n++] = span_of(g, j);
+        }
+    }
+    qsort(g->spans, (size_t) n, sizeof(struct span), cmp_span);
+    return n;
+}
+
+// item i, just placed in chunk c, into that chunk's span order; false when out of memory
+static bool chunk_insert(struct greedy * g, int32_t c, int32_t i) {
+    if (g->p->items[i].size == 0) {
+        return true;
+    }
+    if (!g->by_offset[c] && !(g->by_offset[c] = malloc(((size_t) g->p->n_items + 1) * sizeof(struct chunk_item)))) {
+        return false;
+    }
+    struct chunk_item * a = g->by_offset[c];
+    struct span         si = span_of(g, i);
+    int32_t             lo = 0, hi = g->n_by_offset[c];
+    while (lo < hi) { // the first item whose span comes after i's
+        int32_t     mid = lo + (hi - lo) / 2;
+        struct span sm  = span_of(g, a[mid].i);
+        if (cmp_span(&sm, &si) <= 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    memmove(&a[lo + 1], &a[lo], (size_t) (g->n_by_offset[c] - lo) * sizeof(struct chunk_item));
+    a[lo] = (struct chunk_item) { g->p->items[i].first, g->p->items[i].last, i };
+    g->n_by_offset[c]++;
+    return true;
+}
 
 // Among the gaps between the sorted spans that hold size bytes and the space above them all,
 // the smallest gap (the top counts as infinite), lowest first, at which the chunk rule holds.
@@ -61,19 +132,13 @@ static bool best_gap(const struct greedy * g, int32_t chunk, const struct span *
     return found;
 }
 
-// place item i: the first chunk with a position that keeps the rules, else a new chunk
-static void place(struct greedy * g, int32_t i) {
+// place item i: the first chunk with a position that keeps the rules, else a new chunk;
+// false when out of memory
+static bool place(struct greedy * g, int32_t i) {
     uint64_t size = g->p->items[i].size;
     g->placed[i]  = true;
     for (int32_t c = 0; c < g->n_chunks; c++) {
-        int32_t n = 0;
-        for (int32_t k = g->x->adj_start[i]; k < g->x->adj_start[i + 1]; k++) {
-            int32_t j = g->x->adj[k];
-            if (g->placed[j] && g->plan->chunks[j] == c && g->p->items[j].size > 0) {
-                g->spans[n++] = (struct span) { g->plan->offsets[j], g->plan->offsets[j] + g->p->items[j].size };
-            }
-        }
-        qsort(g->spans, (size_t) n, sizeof(struct span), cmp_span);
+        int32_t  n   = chunk_conflicts(g, c, i);
         uint64_t off = 0;
         if (best_gap(g, c, g->spans, n, size, &off)) {
             g->plan->chunks[i]  = c;
@@ -81,13 +146,14 @@ static void place(struct greedy * g, int32_t i) {
             if (off == 0 && size > g->zero_max[c]) {
                 g->zero_max[c] = size;
             }
-            return;
+            return chunk_insert(g, c, i);
         }
     }
     // the 16th chunk takes anything, so a new chunk is always possible here
     g->zero_max[g->n_chunks] = size;
     g->plan->chunks[i]       = g->n_chunks++;
     g->plan->offsets[i]      = 0;
+    return chunk_insert(g, g->plan->chunks[i], i);
 }
 
 static bool greedy_init(struct greedy * g, const struct galloc_whatif_problem * p, const struct galloc_whatif_index * x, struct galloc_whatif_plan * plan) {
@@ -107,6 +173,9 @@ static bool greedy_init(struct greedy * g, const struct galloc_whatif_problem * 
 }
 
 static void greedy_free(struct greedy * g) {
+    for (int32_t c = 0; c < GALLOC_MAX_CHUNKS; c++) {
+        free(g->by_offset[c]);
+    }
     free(g->placed);
     free(g->spans);
 }
@@ -163,10 +232,12 @@ static bool run_in_order(const struct galloc_whatif_problem * p, const struct ga
             }
         }
         qsort(keys, (size_t) p->n_items, sizeof(struct order_key), cmp_order);
-        for (int32_t k = 0; k < p->n_items; k++) {
-            place(&g, keys[k].i);
+        for (int32_t k = 0; ok && k < p->n_items; k++) {
+            ok = place(&g, keys[k].i);
         }
-        galloc_whatif_plan_finish(p, plan);
+        if (ok) {
+            galloc_whatif_plan_finish(p, plan);
+        }
     }
     greedy_free(&g);
     free(keys);
