@@ -310,6 +310,9 @@ int cli_model_command(int argc, char ** argv) {
         }
         fprintf(stderr, ", %lld tokens, graph nodes = %d\n", (long long) z.n_tokens, z.n_nodes);
         fprintf(stderr, "KV cache = %.2f MiB\n", (double) z.kv_bytes / 1024.0 / 1024.0);
+        if (z.rs_bytes > 0) {
+            fprintf(stderr, "recurrent states = %.2f MiB\n", (double) z.rs_bytes / 1024.0 / 1024.0);
+        }
         for (int b = 0; b < z.n_bufts; b++) {
             fprintf(stderr, "%s compute buffer size = %.2f MiB\n", z.names[b], (double) z.compute[b] / 1024.0 / 1024.0);
         }

@@ -118,6 +118,7 @@ struct galloc_model_sizes {
     int64_t n_tokens;                            // tokens in the graph
     int32_t n_nodes, n_leafs;                    // of the graph
     uint64_t kv_bytes;                           // K and V caches, bytes ("KV buffer size")
+    uint64_t rs_bytes;                           // recurrent states (R and S), bytes ("RS buffer size")
 };
 
 // plans the reserved graphs as llama.cpp does (prompt, one token per sequence, prompt again: the

@@ -572,6 +572,14 @@ GGML_API struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, stru
 // clamp to [min, max]: like ggml, the result is a view of a (op CLAMP)
 GGML_API struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max);
 
+// recurrent layers (ggml-ops-recurrent.c)
+// sx: [d_conv - 1 + n_t, d_inner, n_s], c: [d_conv, d_inner] -> [d_inner, n_t, n_s] f32 (op SSM_CONV)
+GGML_API struct ggml_tensor * ggml_ssm_conv(struct ggml_context * ctx, struct ggml_tensor * sx, struct ggml_tensor * c);
+// the selective scan: y then K snapshots of the states, one f32 vector (op SSM_SCAN, sources s, x, dt, A, B, C, ids)
+GGML_API struct ggml_tensor * ggml_ssm_scan(struct ggml_context * ctx, struct ggml_tensor * s, struct ggml_tensor * x,
+                                            struct ggml_tensor * dt, struct ggml_tensor * A, struct ggml_tensor * B,
+                                            struct ggml_tensor * C, struct ggml_tensor * ids, int64_t K);
+
 //
 // graphs
 //

@@ -116,7 +116,7 @@ static void check_built(const char * name, const struct galloc_model * m, const 
     struct galloc_error err;
     CHECK(galloc_model_compute_sizes(m, &s, &sizes, &err));
     CHECK_EQ_U64(sizes.compute[0], compute);
-    CHECK_EQ_U64(sizes.kv_bytes, context);
+    CHECK_EQ_U64(sizes.kv_bytes + sizes.rs_bytes, context);
     free(ref);
 }
 

@@ -111,6 +111,9 @@ static bool sizes_fit(const struct galloc_model * m, const struct model_cparams 
         SIZES_CONSIDER(n_tokens * (double) hp->n_ff[il] * 4.0, "the FFN");
     }
     SIZES_CONSIDER((double) hp->n_vocab * n_tokens * 4.0, "the logits");
+    // a layer's recurrent states, and the scan's output with them
+    SIZES_CONSIDER(((double) galloc_hp_n_embd_r(hp) + galloc_hp_n_embd_s(hp)) * cp->n_seq_max * 4.0, "a layer's recurrent states");
+    SIZES_CONSIDER(n_tokens * (double) hp->ssm_d_inner * 4.0 + (double) galloc_hp_n_embd_s(hp) * cp->n_seq_max * 4.0, "the scan");
 #undef SIZES_CONSIDER
     if (!bytes_fit(worst, 2.0, what, err)) {
         return false;
@@ -254,6 +257,7 @@ bool galloc_model_cparams_init(const struct galloc_model * m, const struct gallo
 //
 
 static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint32_t size, bool swa_layers) {
+    const bool hybrid = galloc_model_arch_memory(g->m->arch->name) == MODEL_MEMORY_HYBRID;
     const struct model_hparams * hp = g->hp;
     const struct model_cparams * cp = g->cp;
     memset(kv, 0, sizeof(*kv));
@@ -264,8 +268,8 @@ static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint3
     const bool iswa = hp->swa_type != MODEL_SWA_NONE;
     const bool mla  = galloc_hp_is_mla(hp); // K only: V is a view of K
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        if (iswa && hp->is_swa[il] != swa_layers) {
-            continue;
+        if ((iswa && hp->is_swa[il] != swa_layers) || (hybrid && hp->is_recr[il])) {
+            continue; // another cache's layer, or a recurrent one (llama_memory_hybrid's attention filter)
         }
         const int32_t hk = (int32_t) galloc_hp_n_embd_head_k(hp, il), hv = (int32_t) galloc_hp_n_embd_head_v(hp, il);
         kv->n_embd_head_k_all = kv->n_embd_head_k_all == 0 ? hk : kv->n_embd_head_k_all != hk ? -1 : hk;
@@ -319,6 +323,7 @@ struct model_build {
     struct model_graph     g;
     struct model_cparams   cp;
     struct model_kv_cache  caches[2];
+    struct model_rs_cache  rs;
     ggml_backend_buffer_type_t buft;
     struct galloc_error    err;    // the builders' first failure
 };
@@ -356,6 +361,7 @@ static struct model_build * build_graph_hooked(const struct galloc_model * m, co
     g->hp       = &m->hp;
     g->cp       = &b->cp;
     g->caches   = b->caches;
+    g->rs       = &b->rs;
     g->err      = &b->err;
     if (n_tokens % n_seqs != 0) {
         n_tokens = (n_tokens + n_seqs - 1) / n_seqs * n_seqs; // a multiple of the sequences
@@ -396,10 +402,13 @@ static struct model_build * build_graph_hooked(const struct galloc_model * m, co
         galloc_model_weights_scales(g);
         ok = !g->failed && (m->card || galloc_model_weights_all_used(g));
     }
-    ok = ok && cache_init(g, &b->caches[0], size_base, false);
-    if (ok && m->hp.swa_type != MODEL_SWA_NONE) {
+    // the memory (llama_model::create_memory): a KV cache, recurrent states, or both
+    const enum model_memory memory = galloc_model_arch_memory(m->arch->name);
+    ok = ok && (memory == MODEL_MEMORY_RECURRENT || cache_init(g, &b->caches[0], size_base, false));
+    if (ok && memory != MODEL_MEMORY_RECURRENT && m->hp.swa_type != MODEL_SWA_NONE) {
         ok = cache_init(g, &b->caches[1], size_swa, true);
     }
+    ok = ok && (memory == MODEL_MEMORY_KV || galloc_model_rs_init(g, &b->rs));
     if (ok && g->on_weights) {
         g->on_weights(g, g->hook_ud);
         ok = !g->failed;
@@ -579,6 +588,7 @@ static bool compute_sizes(const struct galloc_model * m, const struct galloc_mod
                 out->kv_bytes += pp->caches[c].v[il] ? (uint64_t) ggml_nbytes(pp->caches[c].v[il]) : 0;
             }
         }
+        out->rs_bytes = galloc_model_rs_bytes(&pp->rs, MODEL_CPU_ALIGN);
     }
     if (ok && doc) {
         char name[256];

@@ -225,8 +225,10 @@ void galloc_model_weights_scales(struct model_graph * g) {
             { l->ffn_gate_exps, &l->ffn_gate_exps_s, "ffn_gate_exps", true },
             { l->ffn_down_exps, &l->ffn_down_exps_s, "ffn_down_exps", true },
             { l->ffn_up_exps, &l->ffn_up_exps_s, "ffn_up_exps", true },
+            { l->ssm_in, &l->ssm_in_s, "ssm_in", false },   { l->ssm_out, &l->ssm_out_s, "ssm_out", false },
         };
         const size_t n_proj = sizeof(proj) / sizeof(proj[0]);
+        _Static_assert(sizeof(proj) / sizeof(proj[0]) <= sizeof(l->in_s) / sizeof(l->in_s[0]), "an input scale per projection");
         char name[GGML_MAX_NAME];
         for (size_t p = 0; p < n_proj; p++) {
             if (proj[p].w && !*proj[p].s) {

@@ -62,6 +62,16 @@ void galloc_hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern) {
     }
 }
 
+// Mamba's conv state: the last d_conv - 1 columns of x (and of B and C, Mamba-2)
+uint32_t galloc_hp_n_embd_r(const struct model_hparams * hp) {
+    return (hp->ssm_d_conv > 0 ? hp->ssm_d_conv - 1 : 0) * (hp->ssm_d_inner + 2 * hp->ssm_n_group * hp->ssm_d_state);
+}
+
+// Mamba's scan state
+uint32_t galloc_hp_n_embd_s(const struct model_hparams * hp) {
+    return hp->ssm_d_state * hp->ssm_d_inner;
+}
+
 //
 // the loader
 //
@@ -319,7 +329,9 @@ static bool hparams_sane(struct model_loader * ml, const struct model_hparams * 
             return ml_fail(ml, "%s.%s: %u is more than %u", ml->arch, limits[i].key, values[i], limits[i].max);
         }
     }
-    if (hp->n_embd_head_k_full == 0 || hp->n_embd_head_v_full == 0 || hp->n_embd_head_k_swa == 0 || hp->n_embd_head_v_swa == 0) {
+    const bool attn_free = hp->n_embd_head_k_full == 0 && hp->n_embd_head_v_full == 0; // no heads: a recurrent model
+    if (!attn_free && (hp->n_embd_head_k_full == 0 || hp->n_embd_head_v_full == 0 || hp->n_embd_head_k_swa == 0 ||
+                       hp->n_embd_head_v_swa == 0)) {
         return ml_fail(ml, "%s.attention.key_length/value_length: a head size of 0", ml->arch);
     }
     if (hp->n_rot_full > hp->n_embd_head_k_full || hp->n_rot_full % 2 != 0 || hp->n_rot_swa > hp->n_embd_head_k_swa ||
@@ -328,7 +340,7 @@ static bool hparams_sane(struct model_loader * ml, const struct model_hparams * 
                        hp->n_embd_head_k_full);
     }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        if (hp->n_head[il] > (1u << 12) || hp->n_head[il] % hp->n_head_kv[il] != 0) {
+        if (hp->n_head[il] > (1u << 12) || (hp->n_head_kv[il] != 0 && hp->n_head[il] % hp->n_head_kv[il] != 0)) {
             return ml_fail(ml, "%s.attention.head_count_kv: layer %u has %u heads for %u KV heads (a divisor, at most 4096 heads)",
                            ml->arch, il, hp->n_head[il], hp->n_head_kv[il]);
         }
@@ -372,6 +384,9 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
     hp->rope_type                 = m->arch->rope_type;
     hp->n_no_rope_layer_step      = 4;
     hp->f_norm_eps                = 1e-5f;
+    for (uint32_t il = 0; il < MODEL_MAX_LAYERS; il++) {
+        hp->is_recr[il] = galloc_model_arch_memory(m->arch->name) == MODEL_MEMORY_RECURRENT;
+    }
 
     if (!galloc_ml_get_u32(ml, ".context_length", &hp->n_ctx_train, true) ||
         !galloc_ml_get_u32(ml, ".embedding_length", &hp->n_embd, true) ||
@@ -455,9 +470,9 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
         if (strcmp(m->arch->name, "llama") == 0 && hp->n_rot_full != hp->n_embd_head_k_full) {
             return ml_fail(ml, "invalid n_rot: %u, expected %u", hp->n_rot_full, hp->n_embd_head_k_full);
         }
-    } else {
+    } else if (galloc_model_arch_memory(m->arch->name) == MODEL_MEMORY_KV) {
         return ml_fail(ml, "%s.attention.head_count: no attention heads", ml->arch);
-    }
+    } // else a recurrent model: no heads, head sizes 0 (the hybrids check their attention layers)
     hp->n_embd_head_k_swa = hp->n_embd_head_k_full;
     hp->n_embd_head_v_swa = hp->n_embd_head_v_full;
     hp->n_rot_swa         = hp->n_rot_full;
@@ -466,7 +481,7 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
         !galloc_ml_get_u32(ml, ".rope.dimension_count_swa", &hp->n_rot_swa, false)) {
         return false;
     }
-    for (uint32_t il = 0; il < hp->n_layer; il++) {
+    for (uint32_t il = 0; il < hp->n_layer && galloc_model_arch_memory(m->arch->name) == MODEL_MEMORY_KV; il++) {
         if (hp->n_head[il] == 0 || hp->n_head_kv[il] == 0) {
             return ml_fail(ml, "%s.attention.head_count%s: layer %u has no heads", ml->arch,
                            hp->n_head[il] == 0 ? "" : "_kv", il);

@@ -75,6 +75,10 @@ struct model_hparams {
     uint32_t n_lora_q, n_lora_kv;    // MLA: the ranks of Q's and KV's low-rank projections
     uint32_t n_embd_head_k_mla, n_embd_head_v_mla; // MLA: the heads' sizes once decompressed (0: no MLA)
     float    f_attn_temp_scale;      // attention temperature tuning (deepseek2; 0: none)
+    // recurrent layers (llama_hparams' ssm_* and friends); is_recr: the layer keeps a recurrent state
+    uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_dt_rank, ssm_n_group;
+    bool     ssm_dt_b_c_rms;
+    bool     is_recr[MODEL_MAX_LAYERS];
 };
 
 // llama_hparams::is_mla: multi-head latent attention (a K-only cache of latent rows)
@@ -91,6 +95,9 @@ uint32_t galloc_hp_n_embd_k_gqa (const struct model_hparams * hp, uint32_t il);
 uint32_t galloc_hp_n_embd_v_gqa (const struct model_hparams * hp, uint32_t il);
 uint32_t galloc_hp_n_embd_v_gqa_max(const struct model_hparams * hp);
 void     galloc_hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern);
+// values per row of a layer's recurrent states: r (the convolution's last columns), s (the scan's state)
+uint32_t galloc_hp_n_embd_r(const struct model_hparams * hp);
+uint32_t galloc_hp_n_embd_s(const struct model_hparams * hp);
 
 // where hyperparameters and tensor infos come from: a GGUF header or a card
 struct model_card_kv {
@@ -170,6 +177,21 @@ bool galloc_model_cparams_init(const struct galloc_model * m, const struct gallo
 // cells per stream of the caches: the non-SWA (or only) cache, and the SWA cache (0: none)
 void galloc_model_cache_sizes(const struct model_hparams * hp, const struct model_cparams * cp, uint32_t * base, uint32_t * swa);
 
+// llama_memory_recurrent: per recurrent layer a tensor r of n_embd_r values and a tensor s of
+// n_embd_s values per row, one row per sequence (mem_size); a reserve sees the full memory
+// (llama_memory_recurrent_context with is_full: n_rs = size, head 0, rs_z 0)
+struct model_rs_cache {
+    bool     used;
+    uint32_t size;   // rows: max(1, n_seq_max)
+    uint32_t n_rs;   // rows the graph reads
+    uint32_t head;   // the first of them
+    int32_t  rs_z;   // the row cleared (-1: none)
+    struct ggml_tensor * r[MODEL_MAX_LAYERS], * s[MODEL_MAX_LAYERS]; // NULL: layer not recurrent
+};
+
+// the recurrent states' bytes: each tensor padded to the buffer's alignment, as ggml allocates them
+uint64_t galloc_model_rs_bytes(const struct model_rs_cache * rs, size_t alignment);
+
 struct model_graph;
 
 // the prompt graph llama.cpp reserves first (sched_reserve's pp graph), built with the hooks above
@@ -222,7 +244,16 @@ struct model_layer {
     struct ggml_tensor * ffn_gate_s, * ffn_up_s, * ffn_down_s;
     struct ggml_tensor * ffn_gate_shexp_s, * ffn_up_shexp_s, * ffn_down_shexp_s;
     struct ggml_tensor * ffn_gate_exps_s, * ffn_up_exps_s, * ffn_down_exps_s;
-    struct ggml_tensor * in_s[16];
+    struct ggml_tensor * in_s[24];
+    // recurrent layers: Mamba's selective scan (ssm_*), with the optional norms of Mamba-2 and Jamba
+    struct ggml_tensor * ssm_in, * ssm_x, * ssm_dt, * ssm_out, * ssm_conv1d, * ssm_conv1d_b, * ssm_dt_b, * ssm_a, * ssm_d;
+    struct ggml_tensor * ssm_norm, * ssm_dt_norm, * ssm_b_norm, * ssm_c_norm;
+    struct ggml_tensor * ssm_in_s, * ssm_out_s;
+};
+
+// the recurrent state input (llm_graph_input_rs): the rows to read, the first n_seqs of them to update
+struct model_rs_input {
+    struct ggml_tensor * s_copy, * s_copy_main, * s_copy_extra;
 };
 
 struct model_attn_input {
@@ -245,6 +276,7 @@ struct model_graph {
     struct ggml_tensor * t_inp_embd; // the input embeddings (llm_graph_result's t_inp_embd): deepstack reads slices of it
     // memory: caches[0] all or non-SWA layers, caches[1] SWA layers
     struct model_kv_cache * caches;
+    struct model_rs_cache * rs;   // the recurrent states (rs->used: the model has some)
     // this graph's batch (llm_graph_context's n_tokens, n_outputs, ...)
     int64_t n_tokens, n_outputs, n_seqs;
     int64_t n_expert_used;
@@ -378,6 +410,13 @@ float galloc_model_rope_freq_scale(const struct model_graph * g, int il);
 // architectures
 //
 
+// the memory an architecture's context creates (llama_model::create_memory)
+enum model_memory {
+    MODEL_MEMORY_KV,        // llama_kv_cache (or _iswa)
+    MODEL_MEMORY_RECURRENT, // llama_memory_recurrent: every layer recurrent
+    MODEL_MEMORY_HYBRID,    // llama_memory_hybrid: a KV cache for some layers, recurrent states for others
+};
+
 struct model_arch_def {
     const char *         name;      // general.architecture
     enum model_rope_type rope_type;
@@ -385,6 +424,33 @@ struct model_arch_def {
     bool (*load_tensors)(struct model_graph * g);                               // declares g's weights
     bool (*build_graph)(struct model_graph * g);                                // composes the blocks
 };
+
+// llm_arch_is_recurrent / llm_arch_is_hybrid: the memory of an architecture, by its name
+enum model_memory galloc_model_arch_memory(const char * name);
+
+//
+// recurrent layers (galloc-model-recurrent.c, galloc-model-mamba.c)
+//
+
+// llama_memory_recurrent's tensors for the layers with is_recr (fails naming the keys when a row would be empty)
+bool galloc_model_rs_init(struct model_graph * g, struct model_rs_cache * rs);
+// build_rs_inp: the state-copy indices (the first n_seqs read and updated, the others only copied)
+void galloc_model_rs_inp(struct model_graph * g, struct model_rs_input * inp);
+// build_rs: a state row cleared, the rows of the sequences read (get_rows, or the caller's op on the
+// states reshaped to [state_size, rows] and the indices: rows_fn), the other rows copied back
+struct ggml_tensor * galloc_model_build_rs(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * s,
+                                           int64_t state_size, int64_t n_seqs,
+                                           struct ggml_tensor * (*rows_fn)(struct model_graph * g, struct ggml_tensor * states,
+                                                                           struct ggml_tensor * ids, void * ud),
+                                           void * ud);
+// the Mamba keys (ssm.conv_kernel, inner_size, state_size, time_step_rank, group_count, dt_b_c_rms)
+bool galloc_model_ssm_hparams(struct model_loader * ml, struct model_hparams * hp, bool group_count);
+// a Mamba-1 or Mamba-2 layer's weights, as mamba's, jamba's and the hybrids' load_arch_tensors create them
+void galloc_model_weights_mamba(struct model_graph * g, struct model_layer * l, int il);
+void galloc_model_weights_mamba2(struct model_graph * g, struct model_layer * l, int il);
+// llm_build_mamba_base::build_mamba_layer / build_mamba2_layer: [n_embd, n_tokens] in and out
+struct ggml_tensor * galloc_model_mamba_layer(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * cur, int il);
+struct ggml_tensor * galloc_model_mamba2_layer(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * cur, int il);
 
 // llama's tensors and graph, shared by the architectures that are llama with other keys (mistral3)
 bool galloc_model_llama_tensors(struct model_graph * g);
@@ -426,6 +492,8 @@ extern const struct model_arch_def galloc_model_arch_glm4moe;
 extern const struct model_arch_def galloc_model_arch_deepseek2;
 extern const struct model_arch_def galloc_model_arch_mistral4;
 extern const struct model_arch_def galloc_model_arch_qwen2vl;
+extern const struct model_arch_def galloc_model_arch_mamba;
+extern const struct model_arch_def galloc_model_arch_mamba2;
 
 const struct model_arch_def * galloc_model_arch_find(const char * name); // NULL: unsupported
 
