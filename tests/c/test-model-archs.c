@@ -5,7 +5,8 @@
 // each at llama.cpp's `-c 256 -b 32 -ub 32 -fa off`:
 //  - "built": the graph equals llama.cpp's (tests/model-archs/graphs/NAME.graph.json, captured
 //    from llama.cpp 3f545bec) tensor for tensor, both plan to llama.cpp's compute buffer, and the
-//    compute and KV sizes galloc reports are llama.cpp's breakdown (NAME.breakdown.tsv);
+//    compute size and the memory galloc reports (KV cache + recurrent states) are llama.cpp's
+//    breakdown (NAME.breakdown.tsv: compute, context);
 //  - "refused": galloc_model_from_gguf or the graph build fails with a message that names the
 //    architecture and points to the capture library.
 // A model that builds where a refusal is expected, or builds without a reference graph, fails:

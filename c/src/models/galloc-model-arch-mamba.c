@@ -31,7 +31,7 @@ static bool mamba_tensors_of(struct model_graph * g, bool v2) {
         struct model_layer * l = &g->layers[i];
         l->attn_norm = galloc_model_weight_1d(g, 0, hp->n_embd, "attn_norm.weight", (int) i);
         if (v2) {
-            galloc_model_weights_mamba2(g, l, (int) i);
+            galloc_model_weights_mamba2(g, l, (int) i, false, false);
         } else {
             galloc_model_weights_mamba(g, l, (int) i);
         }

@@ -148,6 +148,9 @@ bool galloc_model_attn_inp(struct model_graph * g, struct model_attn_input * inp
         inp->k_idxs_swa  = kv_k_idxs(g);
         inp->v_idxs_swa  = kv_v_idxs(g, swa);
         inp->kq_mask_swa = kv_mask(g, swa);
+        if (galloc_model_arch_memory(g->m->arch->name) == MODEL_MEMORY_HYBRID) {
+            return true; // llama.cpp's hybrid-iswa input has no rotation inputs: no rotation
+        }
         inp->k_rot       = kv_k_rot(g, base);
         inp->v_rot       = kv_v_rot(g, base);
         inp->k_rot_swa   = kv_k_rot(g, swa);

@@ -268,7 +268,7 @@ static bool cache_init(struct model_graph * g, struct model_kv_cache * kv, uint3
     const bool iswa = hp->swa_type != MODEL_SWA_NONE;
     const bool mla  = galloc_hp_is_mla(hp); // K only: V is a view of K
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        if ((iswa && hp->is_swa[il] != swa_layers) || (hybrid && hp->is_recr[il])) {
+        if ((iswa && hp->is_swa[il] != swa_layers) || (hybrid && !galloc_model_layer_attn(g->m, il))) {
             continue; // another cache's layer, or a recurrent one (llama_memory_hybrid's attention filter)
         }
         const int32_t hk = (int32_t) galloc_hp_n_embd_head_k(hp, il), hv = (int32_t) galloc_hp_n_embd_head_v(hp, il);

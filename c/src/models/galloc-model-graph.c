@@ -575,6 +575,12 @@ struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor
             cur = ggml_swiglu_oai(ctx, cur, tmp, 1.702f, 7.0f);
             galloc_model_cb(g, cur, "ffn_swiglu_oai", il);
             break;
+        case MODEL_FFN_RELU_SQR:
+            cur = ggml_relu(ctx, cur);
+            galloc_model_cb(g, cur, "ffn_relu", il);
+            cur = ggml_sqr(ctx, cur);
+            galloc_model_cb(g, cur, "ffn_sqr(relu)", il);
+            break;
     }
     // a parallel gate is consumed by the gated activation above (llama.cpp: type_gate = SEQ)
     if (down) {

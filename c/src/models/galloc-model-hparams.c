@@ -64,6 +64,9 @@ void galloc_hp_set_swa_pattern(struct model_hparams * hp, uint32_t n_pattern) {
 
 // Mamba's conv state: the last d_conv - 1 columns of x (and of B and C, Mamba-2)
 uint32_t galloc_hp_n_embd_r(const struct model_hparams * hp) {
+    if (hp->n_shortconv_l_cache != 0) {
+        return hp->n_embd * (hp->n_shortconv_l_cache - 1); // LFM2: the last l_cache - 1 columns
+    }
     return (hp->ssm_d_conv > 0 ? hp->ssm_d_conv - 1 : 0) * (hp->ssm_d_inner + 2 * hp->ssm_n_group * hp->ssm_d_state);
 }
 

@@ -77,8 +77,10 @@ struct model_hparams {
     float    f_attn_temp_scale;      // attention temperature tuning (deepseek2; 0: none)
     // recurrent layers (llama_hparams' ssm_* and friends); is_recr: the layer keeps a recurrent state
     uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_dt_rank, ssm_n_group;
+    uint32_t n_shortconv_l_cache; // LFM2's short convolutions: their kernel length (0: none)
     bool     ssm_dt_b_c_rms;
     bool     is_recr[MODEL_MAX_LAYERS];
+    bool     has_rope;               // granitehybrid: RoPE on (rope.scaling.finetuned, true by default)
 };
 
 // llama_hparams::is_mla: multi-head latent attention (a K-only cache of latent rows)
@@ -249,6 +251,8 @@ struct model_layer {
     struct ggml_tensor * ssm_in, * ssm_x, * ssm_dt, * ssm_out, * ssm_conv1d, * ssm_conv1d_b, * ssm_dt_b, * ssm_a, * ssm_d;
     struct ggml_tensor * ssm_norm, * ssm_dt_norm, * ssm_b_norm, * ssm_c_norm;
     struct ggml_tensor * ssm_in_s, * ssm_out_s;
+    // LFM2's short convolution
+    struct ggml_tensor * shortconv_conv, * shortconv_in_proj, * shortconv_out_proj;
 };
 
 // the recurrent state input (llm_graph_input_rs): the rows to read, the first n_seqs of them to update
@@ -339,7 +343,7 @@ bool                 galloc_model_attn_inp(struct model_graph * g, struct model_
 
 // blocks
 enum model_norm_type { MODEL_NORM, MODEL_NORM_RMS };
-enum model_ffn_op    { MODEL_FFN_SILU, MODEL_FFN_GELU, MODEL_FFN_SWIGLU_OAI_MOE, MODEL_FFN_SWIGLU /* fused gate|up */ };
+enum model_ffn_op    { MODEL_FFN_SILU, MODEL_FFN_GELU, MODEL_FFN_SWIGLU_OAI_MOE, MODEL_FFN_SWIGLU /* fused gate|up */, MODEL_FFN_RELU_SQR };
 enum model_ffn_gate  { MODEL_FFN_SEQ, MODEL_FFN_PAR };
 enum model_gating    { MODEL_GATING_SOFTMAX, MODEL_GATING_SOFTMAX_WEIGHT, MODEL_GATING_SIGMOID };
 
@@ -427,6 +431,9 @@ struct model_arch_def {
 
 // llm_arch_is_recurrent / llm_arch_is_hybrid: the memory of an architecture, by its name
 enum model_memory galloc_model_arch_memory(const char * name);
+// llama_memory_hybrid's layer filters (create_memory): the layers with a KV cache, with recurrent states
+bool galloc_model_layer_attn(const struct galloc_model * m, uint32_t il);
+bool galloc_model_layer_recr(const struct galloc_model * m, uint32_t il);
 
 //
 // recurrent layers (galloc-model-recurrent.c, galloc-model-mamba.c)
@@ -447,7 +454,8 @@ struct ggml_tensor * galloc_model_build_rs(struct model_graph * g, const struct 
 bool galloc_model_ssm_hparams(struct model_loader * ml, struct model_hparams * hp, bool group_count);
 // a Mamba-1 or Mamba-2 layer's weights, as mamba's, jamba's and the hybrids' load_arch_tensors create them
 void galloc_model_weights_mamba(struct model_graph * g, struct model_layer * l, int il);
-void galloc_model_weights_mamba2(struct model_graph * g, struct model_layer * l, int il);
+void galloc_model_weights_mamba2(struct model_graph * g, struct model_layer * l, int il, bool conv_bias_optional,
+                                 bool norm_optional);
 // llm_build_mamba_base::build_mamba_layer / build_mamba2_layer: [n_embd, n_tokens] in and out
 struct ggml_tensor * galloc_model_mamba_layer(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * cur, int il);
 struct ggml_tensor * galloc_model_mamba2_layer(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * cur, int il);
@@ -494,6 +502,12 @@ extern const struct model_arch_def galloc_model_arch_mistral4;
 extern const struct model_arch_def galloc_model_arch_qwen2vl;
 extern const struct model_arch_def galloc_model_arch_mamba;
 extern const struct model_arch_def galloc_model_arch_mamba2;
+extern const struct model_arch_def galloc_model_arch_granite_hybrid;
+extern const struct model_arch_def galloc_model_arch_falcon_h1;
+extern const struct model_arch_def galloc_model_arch_nemotron_h;
+extern const struct model_arch_def galloc_model_arch_nemotron_h_moe;
+extern const struct model_arch_def galloc_model_arch_jamba;
+extern const struct model_arch_def galloc_model_arch_lfm2;
 
 const struct model_arch_def * galloc_model_arch_find(const char * name); // NULL: unsupported
 

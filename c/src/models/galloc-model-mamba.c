@@ -67,18 +67,20 @@ void galloc_model_weights_mamba(struct model_graph * g, struct model_layer * l, 
     l->ssm_out      = galloc_model_weight_2d(g, 0, d_inner, n_embd, "ssm_out.weight", il);
 }
 
-void galloc_model_weights_mamba2(struct model_graph * g, struct model_layer * l, int il) {
+void galloc_model_weights_mamba2(struct model_graph * g, struct model_layer * l, int il, bool conv_bias_optional,
+                                 bool norm_optional) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd = hp->n_embd, d_conv = hp->ssm_d_conv, d_inner = hp->ssm_d_inner, d_state = hp->ssm_d_state;
     const int64_t n_group = hp->ssm_n_group, dt_rank = hp->ssm_dt_rank;
     const int64_t conv_dim = d_inner + 2 * n_group * d_state, d_in_proj = d_inner + conv_dim + dt_rank;
     l->ssm_in       = galloc_model_weight_2d(g, 0, n_embd, d_in_proj, "ssm_in.weight", il);
     l->ssm_conv1d   = galloc_model_weight_2d(g, 0, d_conv, conv_dim, "ssm_conv1d.weight", il);
-    l->ssm_conv1d_b = galloc_model_weight_1d(g, 0, conv_dim, "ssm_conv1d.bias", il);
+    l->ssm_conv1d_b = galloc_model_weight_1d(g, conv_bias_optional ? MODEL_TENSOR_OPTIONAL : 0, conv_dim, "ssm_conv1d.bias", il);
     l->ssm_dt_b     = galloc_model_weight_1d(g, 0, dt_rank, "ssm_dt.bias", il);
     l->ssm_a        = galloc_model_weight_2d(g, 0, 1, dt_rank, "ssm_a", il);
     l->ssm_d        = galloc_model_weight_2d(g, 0, 1, dt_rank, "ssm_d", il);
-    l->ssm_norm     = galloc_model_weight_2d(g, 0, d_inner / n_group, n_group, "ssm_norm.weight", il);
+    l->ssm_norm     = galloc_model_weight_2d(g, norm_optional ? MODEL_TENSOR_OPTIONAL : 0, d_inner / n_group, n_group,
+                                             "ssm_norm.weight", il);
     l->ssm_out      = galloc_model_weight_2d(g, 0, d_inner, n_embd, "ssm_out.weight", il);
 }
 
@@ -181,6 +183,11 @@ struct ggml_tensor * galloc_model_mamba2_layer(struct model_graph * g, const str
     struct ggml_tensor * conv_states_all = g->rs->r[il];
     struct ggml_tensor * ssm_states_all  = g->rs->s[il];
     const int64_t state_slots = ssm_states_all->ne[1];
+    if (!l->ssm_conv1d_b) {
+        // llama.cpp adds the bias unconditionally: without it, its graph build would crash
+        return galloc_model_fail(g, "%s: tensor 'blk.%d.ssm_conv1d.bias' is missing (llama.cpp's Mamba-2 layer adds it); %s",
+                                 g->m->arch->name, il, GALLOC_MODEL_CAPTURE_HINT);
+    }
 
     struct ggml_tensor * conv = galloc_model_build_rs(g, inp, conv_states_all, galloc_hp_n_embd_r(hp), n_seqs, NULL, NULL);
     conv = ggml_reshape_3d(ctx, conv, d_conv - 1, conv_dim, n_seqs);

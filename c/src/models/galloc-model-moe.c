@@ -54,6 +54,14 @@ static struct ggml_tensor * moe_act(struct model_graph * g, struct ggml_tensor *
             break;
         case MODEL_FFN_SWIGLU:
             return galloc_model_fail(g, "layer %d: llama.cpp's experts have no fused SwiGLU", il); // its build_moe_ffn aborts
+        case MODEL_FFN_RELU_SQR:
+            if (has_gate) {
+                return galloc_model_fail(g, "layer %d: gated squared-ReLU experts (llama.cpp aborts: not implemented)", il);
+            }
+            cur = ggml_relu(ctx, cur);
+            cur = ggml_sqr(ctx, cur);
+            galloc_model_cb(g, cur, "ffn_moe_relu_sqr", il);
+            break;
     }
     return cur;
 }

@@ -29,6 +29,25 @@ enum model_memory galloc_model_arch_memory(const char * name) {
     return MODEL_MEMORY_KV;
 }
 
+bool galloc_model_layer_attn(const struct galloc_model * m, uint32_t il) {
+    const struct model_hparams * hp = &m->hp;
+    if (strcmp(m->arch->name, "falcon-h1") == 0) {
+        return true; // attention and a Mamba-2 block side by side in every layer
+    }
+    if (strcmp(m->arch->name, "nemotron_h") == 0 || strcmp(m->arch->name, "nemotron_h_moe") == 0) {
+        return !hp->is_recr[il] && hp->n_ff[il] == 0; // FFN-only layers have neither
+    }
+    return !hp->is_recr[il];
+}
+
+bool galloc_model_layer_recr(const struct galloc_model * m, uint32_t il) {
+    const struct model_hparams * hp = &m->hp;
+    if (strcmp(m->arch->name, "nemotron_h") == 0 || strcmp(m->arch->name, "nemotron_h_moe") == 0) {
+        return hp->is_recr[il] && hp->n_ff[il] == 0;
+    }
+    return hp->is_recr[il];
+}
+
 // the tensors of llama_memory_recurrent's constructor, on the weights' dummy buffer
 bool galloc_model_rs_init(struct model_graph * g, struct model_rs_cache * rs) {
     const struct model_hparams * hp = g->hp;
@@ -39,14 +58,14 @@ bool galloc_model_rs_init(struct model_graph * g, struct model_rs_cache * rs) {
     rs->head = 0;
     rs->rs_z = 0;
     const int64_t n_embd_r = galloc_hp_n_embd_r(hp), n_embd_s = galloc_hp_n_embd_s(hp);
-    if (n_embd_r <= 0 || n_embd_s <= 0) {
+    if (n_embd_r <= 0 || n_embd_s < 0) {
         galloc_model_fail(g, "%s: recurrent states of %lld and %lld values per row (ssm.conv_kernel, inner_size, state_size: "
                           "llama.cpp's graph would not build); %s", g->m->arch->name, (long long) n_embd_r, (long long) n_embd_s,
                           GALLOC_MODEL_CAPTURE_HINT);
         return false;
     }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        if (!hp->is_recr[il]) {
+        if (!galloc_model_layer_recr(g->m, il)) {
             continue;
         }
         rs->r[il] = ggml_new_tensor_2d(g->wctx, GGML_TYPE_F32, n_embd_r, rs->size);
