@@ -579,6 +579,14 @@ GGML_API struct ggml_tensor * ggml_ssm_conv(struct ggml_context * ctx, struct gg
 GGML_API struct ggml_tensor * ggml_ssm_scan(struct ggml_context * ctx, struct ggml_tensor * s, struct ggml_tensor * x,
                                             struct ggml_tensor * dt, struct ggml_tensor * A, struct ggml_tensor * B,
                                             struct ggml_tensor * C, struct ggml_tensor * ids, int64_t K);
+// rows scaled to unit L2 norm (op L2_NORM); log(1 + exp(a)) (op UNARY)
+GGML_API struct ggml_tensor * ggml_l2_norm(struct ggml_context * ctx, struct ggml_tensor * a, float eps);
+GGML_API struct ggml_tensor * ggml_softplus(struct ggml_context * ctx, struct ggml_tensor * a);
+// the gated delta rule: [S_v * H, n_tokens * n_seqs + K * S_v * n_seqs] f32, the output then K states
+// (op GATED_DELTA_NET, sources q, k, v, g, beta, state)
+GGML_API struct ggml_tensor * ggml_gated_delta_net(struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k,
+                                                   struct ggml_tensor * v, struct ggml_tensor * g, struct ggml_tensor * beta,
+                                                   struct ggml_tensor * state, int64_t K);
 
 //
 // graphs

@@ -226,6 +226,8 @@ void galloc_model_weights_scales(struct model_graph * g) {
             { l->ffn_down_exps, &l->ffn_down_exps_s, "ffn_down_exps", true },
             { l->ffn_up_exps, &l->ffn_up_exps_s, "ffn_up_exps", true },
             { l->ssm_in, &l->ssm_in_s, "ssm_in", false },   { l->ssm_out, &l->ssm_out_s, "ssm_out", false },
+            { l->wqkv_gate, &l->wqkv_gate_s, "attn_gate", false }, { l->ssm_alpha, &l->ssm_alpha_s, "ssm_alpha", false },
+            { l->ssm_beta, &l->ssm_beta_s, "ssm_beta", false },
         };
         const size_t n_proj = sizeof(proj) / sizeof(proj[0]);
         _Static_assert(sizeof(proj) / sizeof(proj[0]) <= sizeof(l->in_s) / sizeof(l->in_s[0]), "an input scale per projection");

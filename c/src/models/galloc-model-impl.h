@@ -251,6 +251,9 @@ struct model_layer {
     struct ggml_tensor * ssm_in, * ssm_x, * ssm_dt, * ssm_out, * ssm_conv1d, * ssm_conv1d_b, * ssm_dt_b, * ssm_a, * ssm_d;
     struct ggml_tensor * ssm_norm, * ssm_dt_norm, * ssm_b_norm, * ssm_c_norm;
     struct ggml_tensor * ssm_in_s, * ssm_out_s;
+    // gated delta nets (Qwen3-Next, Qwen3.5): the Q/K/V and gate projections, beta, alpha
+    struct ggml_tensor * wqkv_gate, * ssm_beta, * ssm_alpha;
+    struct ggml_tensor * wqkv_gate_s, * ssm_beta_s, * ssm_alpha_s;
     // LFM2's short convolution
     struct ggml_tensor * shortconv_conv, * shortconv_in_proj, * shortconv_out_proj;
 };
@@ -450,6 +453,13 @@ struct ggml_tensor * galloc_model_build_rs(struct model_graph * g, const struct 
                                            struct ggml_tensor * (*rows_fn)(struct model_graph * g, struct ggml_tensor * states,
                                                                            struct ggml_tensor * ids, void * ud),
                                            void * ud);
+// build_conv_state: the conv state (read with build_rs) prepended to qkv_mixed, its last columns kept
+struct ggml_tensor * galloc_model_conv_state(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * conv_states_all,
+                                             struct ggml_tensor * qkv_mixed, int64_t conv_kernel_size, int64_t conv_channels, int il);
+// build_recurrent_attn, fused: the delta rule's output, its new state copied into ssm_states_all
+struct ggml_tensor * galloc_model_recurrent_attn(struct model_graph * g, struct ggml_tensor * ssm_states_all, struct ggml_tensor * q,
+                                                 struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * gate,
+                                                 struct ggml_tensor * beta, struct ggml_tensor * s, int il);
 // the Mamba keys (ssm.conv_kernel, inner_size, state_size, time_step_rank, group_count, dt_b_c_rms)
 bool galloc_model_ssm_hparams(struct model_loader * ml, struct model_hparams * hp, bool group_count);
 // a Mamba-1 or Mamba-2 layer's weights, as mamba's, jamba's and the hybrids' load_arch_tensors create them
@@ -508,6 +518,7 @@ extern const struct model_arch_def galloc_model_arch_nemotron_h;
 extern const struct model_arch_def galloc_model_arch_nemotron_h_moe;
 extern const struct model_arch_def galloc_model_arch_jamba;
 extern const struct model_arch_def galloc_model_arch_lfm2;
+extern const struct model_arch_def galloc_model_arch_qwen35;
 
 const struct model_arch_def * galloc_model_arch_find(const char * name); // NULL: unsupported
 
