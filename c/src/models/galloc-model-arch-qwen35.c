@@ -1,11 +1,12 @@
-// galloc-model-arch-qwen35.c: the `qwen35` architecture (Qwen3.5 dense).
+// galloc-model-arch-qwen35.c: the `qwen35` and `qwen35moe` architectures (Qwen3.5 dense and MoE).
 //
 // As llama.cpp's src/models/qwen35.cpp: recurrent layers (attention.recurrent_layers, else all but
 // every full_attention_interval-th) are gated delta nets (galloc-model-delta-net.c) over a short
 // convolution; the others gated attention: a joint Q and gate projection, Q/K RMS norms,
 // interleaved M-RoPE, the output gated by the sigmoid of the gate. Both are followed by a
-// post-attention norm and a SwiGLU FFN. The output rows are selected after the final norm. The MTP
-// layers (nextn_predict_layers) are not built.
+// post-attention norm and a SwiGLU FFN, or (qwen35moe) softmax-routed experts plus a shared expert
+// gated by a sigmoid. The output rows are selected after the final norm. The MTP layers
+// (nextn_predict_layers) and fused gate_up experts are not built.
 
 #include "galloc-model-impl.h"
 
@@ -49,7 +50,18 @@ static bool qwen35_hparams(struct model_loader * ml, struct model_hparams * hp) 
     return true;
 }
 
-static bool qwen35_tensors(struct model_graph * g) {
+static bool qwen35moe_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    if (!galloc_ml_get_u32(ml, ".expert_feed_forward_length", &hp->n_ff_exp, false) ||
+        !galloc_ml_get_u32(ml, ".expert_shared_feed_forward_length", &hp->n_ff_shexp, false) || !qwen35_hparams(ml, hp)) {
+        return false;
+    }
+    if (hp->n_expert == 0) {
+        return galloc_model_loader_refuse(ml, "%s.expert_count: 0 (llama.cpp's MoE layers need experts)", ml->arch);
+    }
+    return true;
+}
+
+static bool qwen35_tensors_of(struct model_graph * g, bool moe) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd = hp->n_embd, n_ff = hp->n_ff[0], n_head = hp->n_head[0];
     const int64_t n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
@@ -79,9 +91,66 @@ static bool qwen35_tensors(struct model_graph * g) {
             l->ssm_norm   = galloc_model_weight_1d(g, 0, head_v_dim, "ssm_norm.weight", il);
             l->ssm_out    = galloc_model_weight_2d(g, 0, value_dim, n_embd, "ssm_out.weight", il);
         }
-        galloc_model_weights_ffn(g, l, il, n_embd, n_ff);
+        if (!moe) {
+            galloc_model_weights_ffn(g, l, il, n_embd, n_ff);
+            continue;
+        }
+        const int64_t n_expert = hp->n_expert;
+        const int64_t n_ff_exp = hp->n_ff_exp ? hp->n_ff_exp : n_ff / hp->n_expert_used;
+        const int64_t n_ff_shexp = hp->n_ff_shexp ? hp->n_ff_shexp : n_ff;
+        l->ffn_gate_inp  = galloc_model_weight_2d(g, 0, n_embd, n_expert, "ffn_gate_inp.weight", il);
+        l->ffn_down_exps = galloc_model_weight_3d(g, 0, n_ff_exp, n_embd, n_expert, "ffn_down_exps.weight", il);
+        // create_tensor_gate_up_exps: the fused gate and up experts, else both
+        l->ffn_gate_up_exps = galloc_model_weight_3d(g, MODEL_TENSOR_OPTIONAL, n_embd, n_ff_exp * 2, n_expert, "ffn_gate_up_exps.weight", il);
+        if (!l->ffn_gate_up_exps) {
+            l->ffn_gate_exps = galloc_model_weight_3d(g, 0, n_embd, n_ff_exp, n_expert, "ffn_gate_exps.weight", il);
+            l->ffn_up_exps   = galloc_model_weight_3d(g, 0, n_embd, n_ff_exp, n_expert, "ffn_up_exps.weight", il);
+        }
+        l->ffn_gate_inp_shexp = galloc_model_weight_1d(g, 0, n_embd, "ffn_gate_inp_shexp.weight", il);
+        l->ffn_gate_shexp     = galloc_model_weight_2d(g, 0, n_embd, n_ff_shexp, "ffn_gate_shexp.weight", il);
+        l->ffn_up_shexp       = galloc_model_weight_2d(g, 0, n_embd, n_ff_shexp, "ffn_up_shexp.weight", il);
+        l->ffn_down_shexp     = galloc_model_weight_2d(g, 0, n_ff_shexp, n_embd, "ffn_down_shexp.weight", il);
     }
     return !g->failed;
+}
+
+static bool qwen35_tensors(struct model_graph * g) {
+    return qwen35_tensors_of(g, false);
+}
+
+static bool qwen35moe_tensors(struct model_graph * g) {
+    return qwen35_tensors_of(g, true);
+}
+
+// the routed experts and the sigmoid-gated shared expert (llama_model_qwen35moe::build_layer_ffn)
+static struct ggml_tensor * moe_ffn(struct model_graph * g, struct ggml_tensor * cur, int il) {
+    const struct model_hparams * hp = g->hp;
+    const struct model_layer * l = &g->layers[il];
+    struct ggml_context * ctx = g->ctx;
+    const struct model_moe p = {
+        .gate_inp = l->ffn_gate_inp, .gate_up_exps = l->ffn_gate_up_exps, .up_exps = l->ffn_up_exps, .gate_exps = l->ffn_gate_exps,
+        .down_exps = l->ffn_down_exps, .up_s = l->ffn_up_exps_s, .gate_s = l->ffn_gate_exps_s, .down_s = l->ffn_down_exps_s,
+        .n_expert = hp->n_expert, .n_expert_used = g->n_expert_used, .op = MODEL_FFN_SILU, .norm_w = true,
+        .w_scale = hp->expert_weights_scale, .gating = MODEL_GATING_SOFTMAX,
+    };
+    struct ggml_tensor * moe_out = galloc_model_moe(g, cur, &p, il);
+    galloc_model_cb(g, moe_out, "ffn_moe_out", il);
+    struct ggml_tensor * shexp = galloc_model_ffn(g, cur, l->ffn_up_shexp, NULL, l->ffn_up_shexp_s, l->ffn_gate_shexp, NULL,
+                                                  l->ffn_gate_shexp_s, l->ffn_down_shexp, NULL, l->ffn_down_shexp_s, MODEL_FFN_SILU,
+                                                  MODEL_FFN_PAR, il);
+    galloc_model_cb(g, shexp, "ffn_shexp", il);
+    if (!moe_out || !shexp) {
+        return NULL;
+    }
+    struct ggml_tensor * shared_gate = galloc_model_mm(g, l->ffn_gate_inp_shexp, cur, NULL);
+    galloc_model_cb(g, shared_gate, "shared_expert_gate", il);
+    shared_gate = ggml_sigmoid(ctx, shared_gate);
+    galloc_model_cb(g, shared_gate, "shared_expert_gate_sigmoid", il);
+    shexp = ggml_mul(ctx, shexp, shared_gate);
+    galloc_model_cb(g, shexp, "ffn_shexp_gated", il);
+    cur = ggml_add(ctx, moe_out, shexp);
+    galloc_model_cb(g, cur, "ffn_out", il);
+    return cur;
 }
 
 static struct ggml_tensor * attn_layer(struct model_graph * g, const struct model_attn_input * inp, struct ggml_tensor * cur,
@@ -229,7 +298,7 @@ static struct ggml_tensor * linear_layer(struct model_graph * g, const struct mo
     return ggml_reshape_2d(ctx, cur, hp->n_embd, n_seq_tokens * n_seqs);
 }
 
-static bool qwen35_graph(struct model_graph * g) {
+static bool qwen35_graph_of(struct model_graph * g, bool moe) {
     const struct model_hparams * hp = g->hp;
     struct ggml_context * ctx = g->ctx;
     if (galloc_hp_n_embd_head_v(hp, 0) != galloc_hp_n_embd_head_k(hp, 0)) {
@@ -261,14 +330,19 @@ static bool qwen35_graph(struct model_graph * g) {
         struct ggml_tensor * ffn_residual = cur;
         struct ggml_tensor * post = galloc_model_norm(g, cur, l->attn_post_norm, NULL, MODEL_NORM_RMS, il);
         galloc_model_cb(g, post, "attn_post_norm", il);
-        cur = galloc_model_ffn(g, post, l->ffn_up, NULL, l->ffn_up_s, l->ffn_gate, NULL, l->ffn_gate_s, l->ffn_down, NULL,
-                               l->ffn_down_s, MODEL_FFN_SILU, MODEL_FFN_PAR, il);
+        if (moe) {
+            cur = moe_ffn(g, post, il);
+        } else {
+            cur = galloc_model_ffn(g, post, l->ffn_up, NULL, l->ffn_up_s, l->ffn_gate, NULL, l->ffn_gate_s, l->ffn_down, NULL,
+                                   l->ffn_down_s, MODEL_FFN_SILU, MODEL_FFN_PAR, il);
+            galloc_model_cb(g, cur, "ffn_out", il);
+        }
         galloc_model_cb(g, cur, "ffn_out", il);
         if (!cur) {
             break;
         }
         cur = ggml_add(ctx, cur, ffn_residual);
-        galloc_model_cb(g, cur, "post_ffn", il);
+        galloc_model_cb(g, cur, moe ? "post_moe" : "post_ffn", il);
         galloc_model_cb(g, cur, "l_out", il);
         inpL = cur;
     }
@@ -291,6 +365,18 @@ static bool qwen35_graph(struct model_graph * g) {
     return !g->failed;
 }
 
+static bool qwen35_graph(struct model_graph * g) {
+    return qwen35_graph_of(g, false);
+}
+
+static bool qwen35moe_graph(struct model_graph * g) {
+    return qwen35_graph_of(g, true);
+}
+
 const struct model_arch_def galloc_model_arch_qwen35 = {
     "qwen35", MODEL_ROPE_IMROPE, qwen35_hparams, qwen35_tensors, qwen35_graph,
+};
+
+const struct model_arch_def galloc_model_arch_qwen35moe = {
+    "qwen35moe", MODEL_ROPE_IMROPE, qwen35moe_hparams, qwen35moe_tensors, qwen35moe_graph,
 };
