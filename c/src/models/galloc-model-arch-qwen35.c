@@ -10,12 +10,10 @@
 
 #include "galloc-model-impl.h"
 
-static bool qwen35_hparams(struct model_loader * ml, struct model_hparams * hp) {
+bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hparams * hp) {
     uint32_t n_nextn = 0, interval = 4;
     uint32_t recr[MODEL_MAX_LAYERS];
-    if (!galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true) ||
-        !galloc_ml_get_u32_or_arr(ml, ".rope.dimension_sections", hp->rope_sections, 4, true) ||
-        !galloc_model_ssm_hparams(ml, hp, true) || !galloc_ml_get_u32(ml, ".nextn_predict_layers", &n_nextn, false)) {
+    if (!galloc_model_ssm_hparams(ml, hp, true) || !galloc_ml_get_u32(ml, ".nextn_predict_layers", &n_nextn, false)) {
         return false;
     }
     if (n_nextn > 0) {
@@ -48,6 +46,12 @@ static bool qwen35_hparams(struct model_loader * ml, struct model_hparams * hp) 
                                           hp->ssm_dt_rank, hp->ssm_d_state, hp->ssm_n_group);
     }
     return true;
+}
+
+static bool qwen35_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true) &&
+           galloc_ml_get_u32_or_arr(ml, ".rope.dimension_sections", hp->rope_sections, 4, true) &&
+           galloc_model_delta_net_hparams(ml, hp);
 }
 
 static bool qwen35moe_hparams(struct model_loader * ml, struct model_hparams * hp) {
@@ -122,8 +126,8 @@ static bool qwen35moe_tensors(struct model_graph * g) {
     return qwen35_tensors_of(g, true);
 }
 
-// the routed experts and the sigmoid-gated shared expert (llama_model_qwen35moe::build_layer_ffn)
-static struct ggml_tensor * moe_ffn(struct model_graph * g, struct ggml_tensor * cur, int il) {
+// the routed experts and the sigmoid-gated shared expert (llama_model_qwen35moe::build_layer_ffn, qwen3next's)
+struct ggml_tensor * galloc_model_qwen35_moe_ffn(struct model_graph * g, struct ggml_tensor * cur, int il) {
     const struct model_hparams * hp = g->hp;
     const struct model_layer * l = &g->layers[il];
     struct ggml_context * ctx = g->ctx;
@@ -331,7 +335,7 @@ static bool qwen35_graph_of(struct model_graph * g, bool moe) {
         struct ggml_tensor * post = galloc_model_norm(g, cur, l->attn_post_norm, NULL, MODEL_NORM_RMS, il);
         galloc_model_cb(g, post, "attn_post_norm", il);
         if (moe) {
-            cur = moe_ffn(g, post, il);
+            cur = galloc_model_qwen35_moe_ffn(g, post, il);
         } else {
             cur = galloc_model_ffn(g, post, l->ffn_up, NULL, l->ffn_up_s, l->ffn_gate, NULL, l->ffn_gate_s, l->ffn_down, NULL,
                                    l->ffn_down_s, MODEL_FFN_SILU, MODEL_FFN_PAR, il);

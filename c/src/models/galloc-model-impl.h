@@ -254,7 +254,7 @@ struct model_layer {
     struct ggml_tensor * ssm_norm, * ssm_dt_norm, * ssm_b_norm, * ssm_c_norm;
     struct ggml_tensor * ssm_in_s, * ssm_out_s;
     // gated delta nets (Qwen3-Next, Qwen3.5): the Q/K/V and gate projections, beta, alpha
-    struct ggml_tensor * wqkv_gate, * ssm_beta, * ssm_alpha;
+    struct ggml_tensor * wqkv_gate, * ssm_beta, * ssm_alpha, * ssm_beta_alpha;
     struct ggml_tensor * wqkv_gate_s, * ssm_beta_s, * ssm_alpha_s;
     // LFM2's short convolution
     struct ggml_tensor * shortconv_conv, * shortconv_in_proj, * shortconv_out_proj;
@@ -523,6 +523,11 @@ extern const struct model_arch_def galloc_model_arch_jamba;
 extern const struct model_arch_def galloc_model_arch_lfm2;
 extern const struct model_arch_def galloc_model_arch_qwen35;
 extern const struct model_arch_def galloc_model_arch_qwen35moe;
+extern const struct model_arch_def galloc_model_arch_qwen3next;
+// Qwen3.5's and Qwen3-Next's delta net keys (ssm.*, nextn_predict_layers refused, the recurrent layers)
+bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hparams * hp);
+// Qwen3.5's and Qwen3-Next's MoE FFN: softmax-routed experts plus the shared expert gated by a sigmoid
+struct ggml_tensor * galloc_model_qwen35_moe_ffn(struct model_graph * g, struct ggml_tensor * cur, int il);
 
 const struct model_arch_def * galloc_model_arch_find(const char * name); // NULL: unsupported
 
