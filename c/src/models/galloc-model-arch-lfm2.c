@@ -1,16 +1,17 @@
-// galloc-model-arch-lfm2.c: the `lfm2` architecture (Liquid AI LFM2).
+// galloc-model-arch-lfm2.c: the `lfm2` and `lfm2moe` architectures (Liquid AI LFM2, LFM2-MoE).
 //
 // As llama.cpp's src/models/lfm2.cpp: a layer is a gated short convolution (ssm_conv over the
 // last l_cache - 1 columns kept in the recurrent state) when its head_count_kv is 0, else
 // attention with Q/K RMS norms and NeoX RoPE; then a SwiGLU FFN. With a sliding window the
-// attention layers slide and the memory is llama_memory_hybrid_iswa. The graph callback names
-// are llama.cpp's ("model.layers.{}.operator_norm-0", ...). Non-causal (bidirectional) models are
-// not built.
+// attention layers slide and the memory is llama_memory_hybrid_iswa. LFM2-MoE (no sliding window)
+// replaces the FFN of the layers after leading_dense_block_count with experts routed by
+// expert_gating_func with a selection bias. The graph callback names are llama.cpp's
+// ("model.layers.{}.operator_norm-0", ...). Non-causal (bidirectional) models are not built.
 
 #include "galloc-model-impl.h"
 
-static bool lfm2_hparams(struct model_loader * ml, struct model_hparams * hp) {
-    bool found_swa;
+// the keys lfm2 and lfm2moe share: the short convolution, the recurrent layers
+static bool lfm2_common_hparams(struct model_loader * ml, struct model_hparams * hp) {
     if (!galloc_ml_get_u32(ml, ".shortconv.l_cache", &hp->n_shortconv_l_cache, true) ||
         !galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true)) {
         return false;
@@ -33,7 +34,15 @@ static bool lfm2_hparams(struct model_loader * ml, struct model_hparams * hp) {
         return galloc_model_loader_refuse(ml, "%s.attention.head_count: layer 0 has no heads (llama.cpp's attention layers take "
                                           "layer 0's head count)", ml->arch);
     }
-    found_swa = galloc_ml_has_key(ml, ".attention.sliding_window");
+    return true;
+}
+
+static bool lfm2_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    if (!lfm2_common_hparams(ml, hp)) {
+        return false;
+    }
+    hp->n_layer_dense_lead = hp->n_layer; // every layer dense
+    const bool found_swa = galloc_ml_has_key(ml, ".attention.sliding_window");
     if (!galloc_ml_get_u32(ml, ".attention.sliding_window", &hp->n_swa, false)) {
         return false;
     }
@@ -42,6 +51,25 @@ static bool lfm2_hparams(struct model_loader * ml, struct model_hparams * hp) {
         for (uint32_t il = 0; il < hp->n_layer; il++) {
             hp->is_swa[il] = !hp->is_recr[il];
         }
+    }
+    return true;
+}
+
+static bool lfm2moe_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    uint32_t gating = 0;
+    if (!lfm2_common_hparams(ml, hp) ||
+        !galloc_ml_get_u32(ml, ".leading_dense_block_count", &hp->n_layer_dense_lead, false) ||
+        !galloc_ml_get_u32(ml, ".expert_feed_forward_length", &hp->n_ff_exp, true) ||
+        !galloc_ml_get_u32(ml, ".expert_gating_func", &gating, true)) {
+        return false;
+    }
+    // llama_expert_gating_func_type: 1 softmax, 2 sigmoid, 3 softmax over the selected weights
+    if (gating < 1 || gating > 3) {
+        return galloc_model_loader_refuse(ml, "%s.expert_gating_func: %u (llama.cpp's build_moe_ffn aborts on it)", ml->arch, gating);
+    }
+    hp->expert_gating_func = gating;
+    if (hp->n_layer_dense_lead < hp->n_layer && (hp->n_expert == 0 || hp->n_expert_used == 0)) {
+        return galloc_model_loader_refuse(ml, "%s.expert_count: MoE layers without experts (llama.cpp asserts)", ml->arch);
     }
     return true;
 }
@@ -59,7 +87,16 @@ static bool lfm2_tensors(struct model_graph * g) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
         l->ffn_norm  = galloc_model_weight_1d(g, 0, n_embd, "ffn_norm.weight", il);
-        galloc_model_weights_ffn(g, l, il, n_embd, n_ff);
+        if (i >= hp->n_layer_dense_lead) {
+            const int64_t n_expert = hp->n_expert, n_ff_exp = hp->n_ff_exp;
+            l->ffn_gate_inp    = galloc_model_weight_2d(g, 0, n_embd, n_expert, "ffn_gate_inp.weight", il);
+            l->ffn_gate_exps   = galloc_model_weight_3d(g, 0, n_embd, n_ff_exp, n_expert, "ffn_gate_exps.weight", il);
+            l->ffn_down_exps   = galloc_model_weight_3d(g, 0, n_ff_exp, n_embd, n_expert, "ffn_down_exps.weight", il);
+            l->ffn_up_exps     = galloc_model_weight_3d(g, 0, n_embd, n_ff_exp, n_expert, "ffn_up_exps.weight", il);
+            l->ffn_exp_probs_b = galloc_model_weight_1d(g, 0, n_expert, "exp_probs_b.bias", il);
+        } else {
+            galloc_model_weights_ffn(g, l, il, n_embd, n_ff);
+        }
         l->attn_norm = galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
         if (!hp->is_recr[i]) {
             l->attn_q_norm = galloc_model_weight_1d(g, 0, n_embd_head_k, "attn_q_norm.weight", il);
@@ -179,8 +216,20 @@ static bool lfm2_graph(struct model_graph * g) {
         cur = ggml_add(ctx, prev_cur, cur);
         struct ggml_tensor * ffn_norm_out = galloc_model_norm(g, cur, l->ffn_norm, NULL, MODEL_NORM_RMS, il);
         galloc_model_cb(g, ffn_norm_out, "model.layers.{}.ffn_norm", il);
-        struct ggml_tensor * ffn_out = galloc_model_ffn(g, ffn_norm_out, l->ffn_up, NULL, NULL, l->ffn_gate, NULL, NULL, l->ffn_down,
-                                                        NULL, NULL, MODEL_FFN_SILU, MODEL_FFN_PAR, il);
+        struct ggml_tensor * ffn_out;
+        if (il >= (int) hp->n_layer_dense_lead) {
+            const struct model_moe p = {
+                .gate_inp = l->ffn_gate_inp, .up_exps = l->ffn_up_exps, .gate_exps = l->ffn_gate_exps, .down_exps = l->ffn_down_exps,
+                .exp_probs_b = l->ffn_exp_probs_b, .n_expert = hp->n_expert, .n_expert_used = g->n_expert_used,
+                .op = MODEL_FFN_SILU, .norm_w = true, .w_scale = hp->expert_weights_scale, .gating = hp->expert_gating_func == 1   ? MODEL_GATING_SOFTMAX
+                                                                                  : hp->expert_gating_func == 2 ? MODEL_GATING_SIGMOID
+                                                                                                                : MODEL_GATING_SOFTMAX_WEIGHT,
+            };
+            ffn_out = galloc_model_moe(g, ffn_norm_out, &p, il);
+        } else {
+            ffn_out = galloc_model_ffn(g, ffn_norm_out, l->ffn_up, NULL, NULL, l->ffn_gate, NULL, NULL, l->ffn_down, NULL, NULL,
+                                       MODEL_FFN_SILU, MODEL_FFN_PAR, il);
+        }
         galloc_model_cb(g, ffn_norm_out, "model.layers.{}.ffn_out", il); // llama.cpp names the norm's output here
         if (!ffn_out) {
             break;
@@ -193,4 +242,8 @@ static bool lfm2_graph(struct model_graph * g) {
 
 const struct model_arch_def galloc_model_arch_lfm2 = {
     "lfm2", MODEL_ROPE_NEOX, lfm2_hparams, lfm2_tensors, lfm2_graph,
+};
+
+const struct model_arch_def galloc_model_arch_lfm2moe = {
+    "lfm2moe", MODEL_ROPE_NEOX, lfm2moe_hparams, lfm2_tensors, lfm2_graph,
 };

@@ -22,7 +22,8 @@ static const struct model_arch_def * const model_archs[] = {
     &galloc_model_arch_internlm2, &galloc_model_arch_glm4moe, &galloc_model_arch_deepseek2,
     &galloc_model_arch_mistral4, &galloc_model_arch_qwen2vl,
     &galloc_model_arch_mamba, &galloc_model_arch_mamba2, &galloc_model_arch_granite_hybrid, &galloc_model_arch_falcon_h1,
-    &galloc_model_arch_nemotron_h, &galloc_model_arch_nemotron_h_moe, &galloc_model_arch_jamba, &galloc_model_arch_lfm2,
+    &galloc_model_arch_nemotron_h, &galloc_model_arch_nemotron_h_moe, &galloc_model_arch_jamba, &galloc_model_arch_lfm2, &galloc_model_arch_lfm2moe,
+    &galloc_model_arch_plamo2,
     &galloc_model_arch_qwen35, &galloc_model_arch_qwen35moe, &galloc_model_arch_qwen3next,
 };
 
