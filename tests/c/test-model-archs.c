@@ -247,6 +247,13 @@ static void test_key_refusals(void) {
         { "granite-dense", "granite.deepstack_mapping", 0, true, "granite.deepstack_mapping" },
         { "deepseek2-moe", "deepseek2.attention.key_length_mla", 0, false, "deepseek2.attention.key_length_mla" },
         { "mistral4-moe", "mistral4.nextn_predict_layers", 1, false, "mistral4.nextn_predict_layers" },
+        // recurrent and hybrid models with a key llama.cpp's graph cannot take (it throws or asserts)
+        { "mamba-dense", "mamba.ssm.inner_size", 511, false, "mamba.ssm.inner_size" },           // expansion factor not 2
+        { "mamba2-dense", "mamba2.ssm.group_count", 3, false, "mamba2.ssm.group_count" },        // groups not dividing inner_size
+        { "granitehybrid-dense", "granitehybrid.ssm.time_step_rank", 3, false, "time_step_rank" }, // heads not dividing it
+        { "lfm2-dense", "lfm2.shortconv.l_cache", 1, false, "lfm2.shortconv.l_cache" },         // no convolution state
+        { "qwen35-dense", "qwen35.ssm.state_size", 64, false, "qwen35.ssm" },                    // value heads not state_size wide
+        { "plamo2-dense", "plamo2.ssm.group_count", 1, false, "plamo2.ssm.group_count" },        // PLaMo-2 takes no groups
     };
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         char path[256];

@@ -237,7 +237,6 @@ struct model_layer {
     struct ggml_tensor * attn_q_a, * attn_q_b, * attn_q_a_norm, * attn_kv_a_mqa, * attn_kv_a_norm, * attn_k_b, * attn_v_b;
     struct ggml_tensor * ffn_gate_exps, * ffn_up_exps, * ffn_down_exps;
     struct ggml_tensor * ffn_gate_up_exps; // the fused gate and up experts (create_tensor_gate_up_exps)
-    struct ggml_tensor * ffn_exp_probs_b;  // the experts' selection bias (exp_probs_b.bias)
     struct ggml_tensor * ffn_gate_exps_b, * ffn_up_exps_b, * ffn_down_exps_b;
     struct ggml_tensor * rope_freqs, * rope_long, * rope_short;
     struct ggml_tensor * attn_norm_b, * ffn_norm_b;
