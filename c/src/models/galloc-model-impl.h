@@ -235,8 +235,6 @@ struct model_layer {
     // MLA (deepseek2): Q's low-rank projection and norm, KV's compressed projection and norm, the
     // per-head absorption (k_b) and decompression (v_b)
     struct ggml_tensor * attn_q_a, * attn_q_b, * attn_q_a_norm, * attn_kv_a_mqa, * attn_kv_a_norm, * attn_k_b, * attn_v_b;
-    struct ggml_tensor * ffn_gate_exps, * ffn_up_exps, * ffn_down_exps;
-    struct ggml_tensor * ffn_gate_up_exps; // the fused gate and up experts (create_tensor_gate_up_exps)
     struct ggml_tensor * ffn_gate_exps_b, * ffn_up_exps_b, * ffn_down_exps_b;
     struct ggml_tensor * rope_freqs, * rope_long, * rope_short;
     struct ggml_tensor * attn_norm_b, * ffn_norm_b;
@@ -375,7 +373,6 @@ struct model_moe {
     struct ggml_tensor * gate_inp, * gate_inp_b;
     struct ggml_tensor * up_exps, * up_exps_b, * gate_exps, * gate_exps_b, * down_exps, * down_exps_b;
     struct ggml_tensor * gate_up_exps;          // gate and up fused: one product, split in halves
-    struct ggml_tensor * gate_up_exps;          // fused gate and up experts, [n_embd, 2 n_ff, n_expert] (up_s its scale)
     struct ggml_tensor * exp_probs_b;           // the experts' selection bias (DeepSeek V3)
     struct ggml_tensor * up_s, * gate_s, * down_s; // per-expert scales
     int64_t n_expert, n_expert_used;

@@ -141,8 +141,6 @@ struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor
     if (p->gate_up_exps) {
         // one product for gate and up, split into its halves
         struct ggml_tensor * gate_up = mm_id(g, p->gate_up_exps, cur, selected, p->up_s); // [n_ff*2, n_expert_used, n_tokens]
-        // one product for both, split into the gate and up halves
-        struct ggml_tensor * gate_up = mm_id(g, p->gate_up_exps, cur, selected, p->up_s); // [2 n_ff, n_expert_used, n_tokens]
         galloc_model_cb(g, gate_up, "ffn_moe_gate_up", il);
         if (p->up_s) {
             galloc_model_cb(g, gate_up, "ffn_moe_gate_up_scaled", il);
