@@ -505,7 +505,14 @@ export class Galloc {
     } else {
       throw gallocError('openModel: give {gguf: Uint8Array} or {card: name}', 'bad-argument', -1);
     }
-    const info = JSON.parse(this.withInput('', () => this.m._galloc_wasm_model_info(handle)));
+    let info;
+    try {
+      info = JSON.parse(this.withInput('', () => this.m._galloc_wasm_model_info(handle)));
+    } catch (e) {
+      // out of memory writing the info: the model opened must not stay behind
+      if (this.dead === null) this.m._galloc_wasm_model_close(handle);
+      throw e;
+    }
     return new GallocModel(this, handle, info);
   }
 
