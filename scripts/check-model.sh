@@ -77,7 +77,7 @@ expect 0 "usage: galloc model" -- sh -c "\"$galloc\" model --help >&2"
 # devices (galloc model --device): llama.cpp's breakdown table and galloc-memory JSON, bytes from
 # tests/devices (llama.cpp over one RPC device: llama3-8b-rpc1-ngl8-c32768-faoff)
 big=$dir/gguf/llama3-8b.meta.gguf
-expect 0 '^common_memory_breakdown_print: |   - RPC0 (127.0.0.1:50052) | 16384 = 16384 + ( 6958 =  3914 +     896 +    2148) +       -6958 |$' -- \
+expect 0 '^common_memory_breakdown_print: |   - RPC0 (127.0.0.1:50052) | 16384 = 9425 + ( 6958 =  3914 +     896 +    2148) +           0 |$' -- \
     sh -c "\"$galloc\" model $big --device rpc -ngl 8 -c 32768 -ub 512 -fa off >&2"
 "$galloc" model $big --device rpc -ngl 8 -c 32768 -ub 512 -fa off --json > "$tmp/mem.json" 2> /dev/null
 grep -q '{"name": "RPC0\[127.0.0.1:50052\]", "device": 0, "model": 4104372224, "context": 939524096, "compute": 2252349440}' "$tmp/mem.json" &&

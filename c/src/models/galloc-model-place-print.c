@@ -1,9 +1,9 @@
 // galloc-model-place-print.c: a placement's memory as llama.cpp's table and as galloc-memory JSON.
 //
 // The table is common_memory_breakdown_print's (common/fit.cpp): a row per device (total = free +
-// (self = model + context + compute) + unaccounted, MiB rounded down), the host's buffer types
-// summed in one row, any other buffer type on a row of its own; columns padded to their widest
-// cell, the first to the right, the others to the left.
+// (self = model + context + compute) + unaccounted, MiB rounded down; free as the device would
+// report it after loading), the host's buffer types summed in one row, any other buffer type on a
+// row of its own; columns padded to their widest cell, the first to the right, the others to the left.
 
 #include "galloc-model-place.h"
 
@@ -145,10 +145,14 @@ char * galloc_placement_table(const struct galloc_placement * pl) {
         r->kind = ROW_DEVICE;
         snprintf(r->cells[1], CELL, "  - %s (%s)", pl->devices[d].name, strip_prefixes(pl->devices[d].description));
         set_u64(r->cells[2], pl->devices[d].total / MIB);
-        set_u64(r->cells[3], pl->devices[d].free / MIB);
+        // llama.cpp prints the free memory the device reports after loading: on a device holding
+        // only what llama.cpp put there, its memory less self (0 when self does not fit, so that
+        // unaccounted then says by how much it is over)
+        const uint64_t self = sums[0] + sums[1] + sums[2];
+        const uint64_t free_after = pl->devices[d].total > self ? pl->devices[d].total - self : 0;
+        set_u64(r->cells[3], free_after / MIB);
         fill_sums(r, sums[0], sums[1], sums[2]);
-        const int64_t unaccounted = (int64_t) pl->devices[d].total - (int64_t) pl->devices[d].free -
-                                    (int64_t) (sums[0] + sums[1] + sums[2]);
+        const int64_t unaccounted = (int64_t) pl->devices[d].total - (int64_t) free_after - (int64_t) self;
         snprintf(r->cells[8], CELL, "%" PRId64, unaccounted / (int64_t) MIB);
     }
     struct row * h = &rows[n++];
