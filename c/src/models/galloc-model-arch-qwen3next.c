@@ -163,37 +163,11 @@ static struct ggml_tensor * linear_layer(struct model_graph * g, const struct mo
     beta = ggml_reshape_4d(ctx, beta, 1, num_v_heads, n_seq_tokens, n_seqs);
     gate = ggml_reshape_4d(ctx, gate, 1, num_v_heads, n_seq_tokens, n_seqs);
 
-    struct ggml_tensor * conv_states_all = g->rs->r[il];
-    struct ggml_tensor * ssm_states_all  = g->rs->s[il];
-    struct ggml_tensor * conv_kernel = l->ssm_conv1d;
-    const int64_t conv_channels = d_inner + 2 * hp->ssm_n_group * hp->ssm_d_state;
-    struct ggml_tensor * conv_input = galloc_model_conv_state(g, inp, conv_states_all, qkv_mixed, conv_kernel->ne[0], conv_channels, il);
-    struct ggml_tensor * state = galloc_model_build_rs(g, inp, ssm_states_all, galloc_hp_n_embd_s(hp), n_seqs, NULL, NULL);
-    if (!conv_input || !state) {
+    struct ggml_tensor * q_conv, * k_conv, * v_conv, * state;
+    if (!galloc_model_delta_net_qkv(g, inp, qkv_mixed, il, &q_conv, &k_conv, &v_conv, &state)) {
         return NULL;
     }
-    state = ggml_reshape_4d(ctx, state, head_v_dim, head_v_dim, num_v_heads, n_seqs);
-    galloc_model_cb(g, state, "state_predelta", il);
-    struct ggml_tensor * conv_out = ggml_ssm_conv(ctx, conv_input, conv_kernel);
-    galloc_model_cb(g, conv_out, "conv_output_raw", il);
-    conv_out = ggml_silu(ctx, conv_out);
-    galloc_model_cb(g, conv_out, "conv_output_silu", il);
-
-    const int64_t qkv_dim = head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads;
-    const size_t  nb1_qkv = ggml_row_size(conv_out->type, qkv_dim);
-    struct ggml_tensor * q_conv = ggml_view_4d(ctx, conv_out, head_k_dim, num_k_heads, n_seq_tokens, n_seqs,
-                                               ggml_row_size(conv_out->type, head_k_dim), nb1_qkv, nb1_qkv * (size_t) n_seq_tokens, 0);
-    struct ggml_tensor * k_conv = ggml_view_4d(ctx, conv_out, head_k_dim, num_k_heads, n_seq_tokens, n_seqs,
-                                               ggml_row_size(conv_out->type, head_k_dim), nb1_qkv, nb1_qkv * (size_t) n_seq_tokens,
-                                               (size_t) (head_k_dim * num_k_heads) * ggml_element_size(conv_out));
-    struct ggml_tensor * v_conv = ggml_view_4d(ctx, conv_out, head_v_dim, num_v_heads, n_seq_tokens, n_seqs,
-                                               ggml_row_size(conv_out->type, head_v_dim), nb1_qkv, nb1_qkv * (size_t) n_seq_tokens,
-                                               ggml_row_size(conv_out->type, 2 * head_k_dim * num_k_heads));
-    galloc_model_cb(g, q_conv, "q_conv", il);
-    galloc_model_cb(g, k_conv, "k_conv", il);
-    galloc_model_cb(g, v_conv, "v_conv", il);
-    q_conv = ggml_l2_norm(ctx, q_conv, hp->f_norm_rms_eps);
-    k_conv = ggml_l2_norm(ctx, k_conv, hp->f_norm_rms_eps);
+    struct ggml_tensor * ssm_states_all = g->rs->s[il];
     if (num_k_heads != num_v_heads) {
         // each key head repeated for the value heads it serves (repeat-interleave)
         struct ggml_tensor * q_r = ggml_reshape_4d(ctx, q_conv, head_k_dim, 1, num_k_heads, n_seq_tokens * n_seqs);

@@ -456,6 +456,11 @@ struct ggml_tensor * galloc_model_build_rs(struct model_graph * g, const struct 
 // build_conv_state: the conv state (read with build_rs) prepended to qkv_mixed, its last columns kept
 struct ggml_tensor * galloc_model_conv_state(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * conv_states_all,
                                              struct ggml_tensor * qkv_mixed, int64_t conv_kernel_size, int64_t conv_channels, int il);
+// both build_layer_attn_linear's convolution over the conv state (silu) and the recurrent state
+// read: q and k L2-normed, v, as views of the convolution; the state as [head_v, head_v, v heads,
+// seqs]; false (the failure recorded) when the state inputs are missing
+bool galloc_model_delta_net_qkv(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * qkv_mixed, int il,
+                                struct ggml_tensor ** q, struct ggml_tensor ** k, struct ggml_tensor ** v, struct ggml_tensor ** state);
 // build_recurrent_attn, fused: the delta rule's output, its new state copied into ssm_states_all
 struct ggml_tensor * galloc_model_recurrent_attn(struct model_graph * g, struct ggml_tensor * ssm_states_all, struct ggml_tensor * q,
                                                  struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * gate,
