@@ -32,7 +32,9 @@ import {
 } from '../core/timeline-layout.js';
 import { fillColor, strokeColor, COLORS } from '../core/colors.js';
 import { formatBytes } from '../core/format.js';
-import { timelineSvg } from '../core/timeline-svg.js';
+import { timelineSvg, timelineSvgSize } from '../core/timeline-svg.js';
+import { rectLabels } from '../core/timeline-labels.js';
+import { legendMarks } from '../core/timeline-legend.js';
 import { drawCanvas, drawZoomed } from './timeline-canvas.js';
 import { Tooltip } from './Tooltip.jsx';
 import { TimelineLegend } from './TimelineLegend.jsx';
@@ -197,12 +199,14 @@ export function Timeline() {
   }, [mode, layout, zoom, info]);
   useEffect(() => () => clearTimeout(settle.current), []);
 
-  // export hook
+  // export hook: the zoom on screen, the marks the legend lists
   useEffect(() => {
     if (!layout || !m) return undefined;
+    const exportView = () => ({ zx: zref.current.zx, zys: zref.current.zys, title: m.title || 'timeline', subtitle: m.caption || '',
+      legend: legendMarks(layout, m, showViews.peek(), false) });
     registerTimelineExporter({
-      svg: () => timelineSvg(layout, m, { zx: zref.current.zx, zys: zref.current.zys, title: m.title }),
-      png: () => svgToPng(timelineSvg(layout, m, { zx: zref.current.zx, zys: zref.current.zys, title: m.title }), layout.width, layout.height),
+      svg: () => timelineSvg(layout, m, exportView()),
+      png: () => { const v = exportView(); const { width: w, height: h } = timelineSvgSize(layout, m, v); return svgToPng(timelineSvg(layout, m, v), w, h); },
     });
     return () => registerTimelineExporter(null);
   }, [layout, m]);
@@ -266,9 +270,7 @@ export function Timeline() {
         </label>
         <button class="small" onClick={() => setZoom({ zx: IDENTITY_X, zys: [] })} data-testid="reset-zoom">reset zoom</button>
       </div>
-      <TimelineLegend tensors={Boolean(m.tensors)} stepped={Boolean(m.stepped)} atStep={m.stepped && step.value !== null}
-        views={views && layout.lanes.some((l) => l.rects.some((r) => r.view))}
-        maxSize={layout.lanes.some((l) => l.maxSize)} capacity={layout.lanes.some((l) => l.capacity)} />
+      <TimelineLegend {...legendMarks(layout, m, views, step.value !== null)} />
       <div class="timeline" ref={box} style={{ height: `${layout.height}px` }} data-testid="timeline" data-mode={mode} data-source={m.kind}
         data-planner={m.planner} data-zoom-steps={zoom.zx.k.toFixed(3)}
         data-view-first={stepAtBaseX(layout, unzoomX(zoom.zx, layout.left + 0.5))} data-view-last={stepAtBaseX(layout, unzoomX(zoom.zx, layout.right - 0.5))} onPointerMove={onMove} onPointerLeave={() => { if (m.tensors) hover(-1); else hoverRow(-1); pointer.value = null; }} onClick={onClick}
@@ -348,6 +350,7 @@ function Overlay({ layout, zoom, m, info }) {
   // a family of thousands (a long in-place chain): the outlines of the ones nearest the selection
   if (family.length > MAX_FAMILY_OUTLINES) family = family.sort((a, b) => Math.abs(a.i - sel) - Math.abs(b.i - sel)).slice(0, MAX_FAMILY_OUTLINES);
   const parentRect = selRect && selRect.parent >= 0 ? m.byTensor[selRect.parent] : null;
+  const labels = useMemo(() => (m.tensors ? rectLabels(layout, m.label ?? ((i) => m.doc.tensors[i].name), zoom) : []), [layout, zoom, m]);
   return (
     <svg class="overlay" width={layout.width} height={layout.height}>
       <g ref={axisRef} class="axis" transform={`translate(0 ${layout.sections.length ? layout.sections[0].top - 4 : 24})`} />
@@ -388,6 +391,9 @@ function Overlay({ layout, zoom, m, info }) {
           </g>
         );
       })}
+      <g class="rect-labels" data-testid="rect-labels">
+        {labels.map((l) => <text class="rect-label" x={l.x} y={l.y} dy="0.32em" data-t={l.i}>{l.text}</text>)}
+      </g>
       {s !== null && <rect class="cursor" x={x(s)} y={layout.sections[0]?.top ?? 0} width={Math.max(x(s + 1) - x(s), 1.5)} height={layout.height - (layout.sections[0]?.top ?? 0)} />}
       {info && info.placed.map((i) => outline(m.byTensor[i], 'placed'))}
       {info && info.freed.map((i) => outline(m.byTensor[i], 'freed'))}

@@ -3,10 +3,12 @@
 // chunk-size line, the max-size and capacity lines, and at a step its band, the high-water line,
 // free space, what was placed and freed. Only the marks the timeline shows are listed.
 import { fillColor, strokeColor } from '../core/colors.js';
+import { LEGEND } from '../core/timeline-legend.js';
 
 const W = 26, H = 12;
 
-function Item({ testid, label, title, children }) {
+function Item({ testid, children }) {
+  const { label, title } = LEGEND[testid];
   return (
     <span class="legend-item" data-testid={`legend-${testid}`} title={title}>
       <svg class="overlay" width={W} height={H} viewBox={`0 0 ${W} ${H}`} aria-hidden="true">{children}</svg>
@@ -27,31 +29,31 @@ export function TimelineLegend({ views, maxSize, capacity, stepped, atStep, tens
     <div class="timeline-legend hint" data-testid="timeline-legend">
       {tensors
         ? (
-          <Item testid="family" label="a colour per in-place family" title="a tensor and the tensors that took its memory over in place (and their views) share a hue; the root is darker">
+          <Item testid="family">
             <rect x="1" y="1.5" width="11" height={H - 3} fill={fillColor(3, 3)} /><rect x="13" y="1.5" width="11" height={H - 3} fill={fillColor(3, 4)} />
           </Item>
         )
         : (
-          <Item testid="item" label="an item (one rectangle per row)" title="a MiniMalloc CSV row or a what-if item: its lifetime across, its bytes up">
+          <Item testid="item">
             <rect x="2" y="1.5" width={W - 4} height={H - 3} fill={fillColor(5, 5)} />
           </Item>
         )}
       {views && (
-        <Item testid="view" label="view (no memory of its own)" title="a view is drawn dashed over the tensor whose memory it uses">
+        <Item testid="view">
           <rect x="2" y="1.5" width={W - 4} height={H - 3} fill="none" stroke={strokeColor(3)} stroke-dasharray="3 2" />
         </Item>
       )}
-      <Item testid="chunk" label="chunk size" title="the size the allocator gives the chunk: its top">{line('chunk-line')}</Item>
-      {maxSize && <Item testid="max" label="max buffer size" title="the buffer type's max size: a tensor that would cross it opens a new chunk">{line('max-line')}</Item>}
-      {capacity && <Item testid="capacity" label="capacity" title="the capacity a what-if problem was given">{line('capacity-line')}</Item>}
+      <Item testid="chunk">{line('chunk-line')}</Item>
+      {maxSize && <Item testid="max">{line('max-line')}</Item>}
+      {capacity && <Item testid="capacity">{line('capacity-line')}</Item>}
       {stepped && !atStep && <span class="legend-item hint">(▶ or the slider: a step's band, its free space, what it places and frees)</span>}
       {atStep && (
         <>
-          <Item testid="step" label="the step" title="the node being computed">{box('cursor')}</Item>
-          <Item testid="high-water" label="high water so far" title="the highest byte used up to this step">{line('hw-line')}</Item>
-          <Item testid="gap" label="free at the step" title="free space inside the chunk at this step">{box('gap')}</Item>
-          <Item testid="placed" label="placed" title="memory handed out at this step">{box('placed')}</Item>
-          <Item testid="freed" label="freed" title="memory given back at this step">{box('freed')}</Item>
+          <Item testid="step">{box('cursor')}</Item>
+          <Item testid="high-water">{line('hw-line')}</Item>
+          <Item testid="gap">{box('gap')}</Item>
+          <Item testid="placed">{box('placed')}</Item>
+          <Item testid="freed">{box('freed')}</Item>
         </>
       )}
     </div>
