@@ -12,6 +12,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MIB ((uint64_t) 1 << 20)
@@ -127,4 +128,53 @@ int cli_model_fit(const struct galloc_model * m, struct galloc_model_settings * 
     print_header(p, "-c", o);
     print_point(p, s->n_ctx, &pt);
     return EXIT_OK;
+}
+
+int cli_model_llama_fit(const struct galloc_model * m, const struct galloc_model_settings * s, const struct galloc_place_settings * p,
+                        const struct cli_fit_options * o, bool json) {
+    struct galloc_error err;
+    struct galloc_fit_result r;
+    if (p->n_devices == 0 && o->llama.host_memory == 0) {
+        fprintf(stderr, "galloc model: --fit without --device fits the host: give --host-memory\n");
+        return EXIT_USAGE;
+    }
+    if (!galloc_fit_model(m, s, p, &o->llama, &r, &err)) {
+        if (!json && r.log) {
+            fputs(r.log, stdout);
+        }
+        galloc_fit_result_free(&r);
+        fprintf(stderr, "galloc model: --fit: %s\n", err.message);
+        return err.status == GALLOC_STATUS_ARGUMENT ? EXIT_USAGE : cli_exit_code(err.status);
+    }
+    // the breakdown with the flags chosen (as llama.cpp then loads the model)
+    struct galloc_placement * pl = NULL;
+    if (r.status == GALLOC_FIT_SUCCESS && !(pl = galloc_model_place(m, &r.s, &r.p, &err))) {
+        galloc_fit_result_free(&r);
+        fprintf(stderr, "galloc model: --fit: the chosen flags: %s\n", err.message);
+        return err.status == GALLOC_STATUS_ARGUMENT ? EXIT_USAGE : cli_exit_code(err.status);
+    }
+    char * flags = galloc_fit_flags(&r);
+    char * memory = pl ? (json ? galloc_placement_json(pl) : galloc_placement_table(pl)) : NULL;
+    char * doc = json ? galloc_fit_json(&r, memory) : NULL;
+    int code = r.status == GALLOC_FIT_SUCCESS ? EXIT_OK : EXIT_NO_FIT;
+    if (!flags || (pl && !memory) || (json && !doc)) {
+        fprintf(stderr, "galloc model: out of memory\n");
+        code = EXIT_MEMORY;
+    } else if (json) {
+        fputs(doc, stdout);
+    } else {
+        fputs(r.log, stdout);
+        if (r.status == GALLOC_FIT_SUCCESS) {
+            printf("%s\n", flags);
+            fputs(memory, stdout);
+        } else {
+            fprintf(stderr, "galloc model: --fit: llama.cpp's fit fails (llama-fit-params exits 1): %s\n", r.reason);
+        }
+    }
+    free(doc);
+    free(memory);
+    free(flags);
+    galloc_placement_free(pl);
+    galloc_fit_result_free(&r);
+    return code;
 }

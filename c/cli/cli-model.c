@@ -18,6 +18,7 @@
 #include "galloc-status.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,12 +64,20 @@ static const char * usage_model =
     "  --no-op-offload, --no-host, --no-mmap  as llama.cpp (the breakdown is measured with load mode none)\n"
     "  --json                  print the breakdown as {\"format\": \"galloc-memory\", ...} on stdout\n"
     "\n"
+    "llama.cpp's --fit (common/fit.cpp: the flags llama-fit-params would print, found as it finds them):\n"
+    "  --fit                   lower -c (unless given), choose -ngl, -ts and the -ot overrides of MoE\n"
+    "                          experts so that every device keeps --fit-target free; prints llama.cpp's\n"
+    "                          messages, the flags and the breakdown with them (--json: galloc-fit JSON).\n"
+    "                          Flags given (-ngl, -ts, -ot, -cmoe) make it fail as llama.cpp's does (exit 1)\n"
+    "  --fit-target MiB[,MiB]  the margin each device keeps (default 1024), one value for all or per device\n"
+    "  --fit-ctx N             the smallest context --fit lowers to (default 4096)\n"
+    "  --host-memory MEMORY    the host's memory (llama.cpp: the machine's); --fit without --device needs it\n"
+    "\n"
     "Does it fit (each device keeps --fit-target free, as llama.cpp's --fit; the host when --host-memory\n"
     "is given). Not llama.cpp's --fit search: every point is a whole placement with one flag changed.\n"
     "  --sweep ngl|c           the memory per device at every -ngl (0 to all), or -c 1024, 2048, ... up\n"
     "                          to the training context, and whether it fits\n"
     "  --max-ctx               the largest -c (a multiple of 256) that fits at these flags\n"
-    "  --fit-target MiB        the margin each device keeps (default 1024)\n"
     "  --host-memory MEMORY    the host's memory, checked too (default: not checked)\n"
     "With --device, -o GRAPH.json writes the graph the scheduler hands to ggml_gallocr (its buffer\n"
     "types and ids; --graph decode: a one-token context's), for plan, explain and diff.\n"
@@ -173,11 +182,15 @@ int cli_model_command(int argc, char ** argv) {
     galloc_place_settings_default(&p);
     const char * file = NULL, * card = NULL, * output = NULL;
     bool json = false;
-    struct cli_fit_options fit = { CLI_FIT_NONE, (uint64_t) 1024 << 20, 0 };
+    struct cli_fit_options fit = { CLI_FIT_NONE, (uint64_t) 1024 << 20, 0, { { 0 }, 0, 0 } };
+    galloc_fit_settings_default(&fit.llama);
     for (int i = 0; i < argc; i++) {
         const char * a = argv[i];
         const char * v = i + 1 < argc ? argv[i + 1] : NULL;
         struct galloc_error ferr;
+        if ((strcmp(a, "-c") == 0 || strcmp(a, "--ctx-size") == 0) && v && strcmp(v, "0") == 0) {
+            fit.llama.n_ctx_min = UINT32_MAX; // llama.cpp: -c 0 asks for the full context, --fit keeps it
+        }
         const int took = galloc_model_parse_flag(argc, argv, i, &s, &p, &ferr);
         if (took < 0) {
             if (ferr.status != GALLOC_STATUS_ARGUMENT) {
@@ -212,17 +225,55 @@ int cli_model_command(int argc, char ** argv) {
             } else {
                 return usage_error("%s: '%s' is not ngl or c", a, v ? v : "");
             }
-        } else if (strcmp(a, "--fit-target") == 0) {
-            char * end = NULL;
-            const unsigned long long mib = v ? strtoull(v, &end, 10) : 0;
-            if (!v || v[0] < '0' || v[0] > '9' || *end != '\0' || mib > (1ull << 30)) {
+        } else if (strcmp(a, "--fit") == 0 || strcmp(a, "-fit") == 0) {
+            // llama.cpp's --fit on|off takes a value; galloc's --fit alone runs it (on also accepted)
+            if (v && strcmp(v, "on") == 0) {
+                i++;
+            } else if (v && strcmp(v, "off") == 0) {
+                i++;
+                fit.mode = fit.mode == CLI_FIT_LLAMA ? CLI_FIT_NONE : fit.mode;
+                continue;
+            }
+            fit.mode = CLI_FIT_LLAMA;
+            continue;
+        } else if (strcmp(a, "--fit-target") == 0 || strcmp(a, "-fitt") == 0) {
+            // MiB, or MiB0,MiB1,... per device (llama.cpp: split at ',' and '/'; one value for all)
+            int n = 0;
+            const char * c = v ? v : "";
+            do {
+                char * end = NULL;
+                const unsigned long long mib = (*c >= '0' && *c <= '9') ? strtoull(c, &end, 10) : 0;
+                if (!end || mib > (1ull << 30) || n >= GALLOC_PLACE_MAX_DEVICES - 1 || (*end != '\0' && *end != ',' && *end != '/')) {
+                    return usage_error("%s: '%s' is not MiB or a list MiB0,MiB1,... (at most %d)", a, v ? v : "",
+                                       GALLOC_PLACE_MAX_DEVICES - 1);
+                }
+                fit.llama.margins[n++] = (uint64_t) mib << 20;
+                c = end;
+                while (*c == ',' || *c == '/') {
+                    c++;
+                }
+            } while (*c != '\0');
+            if (n == 0) {
                 return usage_error("%s: '%s' is not a number of MiB", a, v ? v : "");
             }
-            fit.margin = (uint64_t) mib << 20;
+            if (n == 1) {
+                for (int d = 1; d < GALLOC_PLACE_MAX_DEVICES; d++) {
+                    fit.llama.margins[d] = fit.llama.margins[0];
+                }
+            }
+            fit.margin = fit.llama.margins[0];
+        } else if (strcmp(a, "--fit-ctx") == 0 || strcmp(a, "-fitc") == 0) {
+            char * end = NULL;
+            const long long n = v ? strtoll(v, &end, 10) : 0;
+            if (!v || end == v || *end != '\0' || n < INT32_MIN || n > INT32_MAX) {
+                return usage_error("%s: '%s' is not a context size", a, v ? v : "");
+            }
+            fit.llama.n_ctx_min = (uint32_t) (int32_t) n; // llama.cpp keeps an int32, read as uint32_t
         } else if (strcmp(a, "--host-memory") == 0) {
             if (!galloc_parse_memory(v, &fit.host_memory) || fit.host_memory == 0) {
                 return usage_error("%s: '%s' is not a memory size (64GiB, 32000MiB)", a, v ? v : "");
             }
+            fit.llama.host_memory = fit.host_memory;
         } else if (strcmp(a, "--card") == 0) {
             if (!v) {
                 return usage_error("%s: needs a card name (galloc model --cards lists them)", a);
@@ -269,6 +320,11 @@ int cli_model_command(int argc, char ** argv) {
         }
     }
 
+    if (fit.mode == CLI_FIT_LLAMA) {
+        code = output ? usage_error("--fit prints the flags and the breakdown (no -o)") : cli_model_llama_fit(m, &s, &p, &fit, json);
+        galloc_model_free(m);
+        return code;
+    }
     if (fit.mode != CLI_FIT_NONE) {
         struct galloc_placement * pl = NULL;
         struct galloc_place_settings q = p;

@@ -85,7 +85,8 @@ struct galloc_place_device {
 struct galloc_place_settings {
     int32_t n_devices;
     struct galloc_place_device devices[GALLOC_PLACE_MAX_DEVICES]; // llama.cpp's order: RPC devices first
-    int32_t n_gpu_layers;         // -ngl: layers on the devices, counting the output layer; -1: all
+    int32_t n_gpu_layers;         // -ngl: layers on the devices, counting the output layer; negative: all
+                                  // (-1 auto, the default, which --fit may change; -2 all)
     enum galloc_split_mode split_mode; // -sm (row: refused, not modelled)
     int32_t n_tensor_split;       // -ts: proportions per device (0 given: by the devices' memory)
     float   tensor_split[GALLOC_PLACE_MAX_DEVICES];

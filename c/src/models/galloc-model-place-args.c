@@ -139,10 +139,13 @@ int galloc_model_parse_flag(int argc, char ** argv, int i, struct galloc_model_s
             return -1;
         }
     } else if (is(a, "-ngl", "--gpu-layers") || is(a, "--n-gpu-layers", NULL)) {
-        if (v && (strcmp(v, "auto") == 0 || strcmp(v, "all") == 0)) {
-            p->n_gpu_layers = -1; // auto is --fit's choice; without it, every layer
+        // as llama.cpp keeps it: auto -1 (--fit's to choose), all -2; any negative places every layer
+        if (v && strcmp(v, "auto") == 0) {
+            p->n_gpu_layers = -1;
+        } else if (v && strcmp(v, "all") == 0) {
+            p->n_gpu_layers = -2;
         } else if (parse_stoi(v, &n)) {
-            p->n_gpu_layers = n < 0 ? -1 : (int32_t) n;
+            p->n_gpu_layers = (int32_t) n;
         } else {
             galloc_fail(err, GALLOC_STATUS_ARGUMENT, "%s: '%s' is not a number of layers, 'auto' or 'all'", a, vs);
             return -1;
