@@ -6,9 +6,10 @@
 // decides when it loads the model and creates the context: the device of every layer (and of the
 // output layer), the buffer type of every weight (its layer's list, -ot overrides, the host
 // buffer type of the first device, the fallback to the CPU when a device's supports_op refuses
-// the weight's op), the buffer type of every layer's KV cache, and the memory per buffer type as
+// the weight's op), the buffer type of every layer's memory (KV cache, recurrent states; any
+// architecture galloc builds), and the memory per buffer type as
 // llama_get_memory_breakdown reports it in no_alloc mode (llama-fit-params, --fit): model
-// (weights), context (KV cache) and compute (the compute buffers: over devices the scheduler's
+// (weights), context (KV cache, recurrent states) and compute (the compute buffers: over devices the scheduler's
 // reserve of the prompt graph, galloc-device.h's virtual devices; the CPU alone its planned
 // buffer). The buffer types are those of llama.cpp's breakdown map.
 //
@@ -135,7 +136,7 @@ struct galloc_place_buft {
     int32_t  device;      // the device it belongs to in --device order; -1 for the CPU's
     bool     is_host;     // counted under "Host" in llama.cpp's table (CPU, CUDA_Host, Vulkan_Host)
     uint64_t model;       // weights, bytes (each padded to the buffer type's alignment)
-    uint64_t context;     // KV cache, bytes
+    uint64_t context;     // KV cache and recurrent states, bytes
     uint64_t compute;     // compute buffer, bytes (0 when !has_compute: skip_compute)
 };
 
@@ -149,7 +150,8 @@ struct galloc_place_weight {
     char    name[64];
     int32_t layer;  // its llama.cpp layer: -1 input, 0..n_layer-1, n_layer output
     int32_t buft;   // index in bufts
-    uint64_t bytes; // its size in that buffer type, padded
+    uint64_t bytes; // its size in that buffer type, padded; 0 for another layer's use of a tensor an
+                    // earlier entry of the same name holds there (TENSOR_DUPLICATED: rope_freqs, a tied output)
 };
 
 struct galloc_placement {
@@ -159,7 +161,7 @@ struct galloc_placement {
     struct galloc_place_buft bufts[2 * GALLOC_PLACE_MAX_DEVICES + 2];
     int32_t   n_layer;
     int32_t * layer_device;   // [n_layer + 1]: each layer's device (-1: CPU), the output layer last
-    int32_t * kv_buft;        // [n_layer]: each layer's KV cache buffer type (-1: no cache)
+    int32_t * kv_buft;        // [n_layer]: each layer's memory buffer type (KV cache, recurrent states; -1: none)
     int32_t   n_weights;
     struct galloc_place_weight * weights;
     bool      has_compute;    // the compute column is computed (false with skip_compute)

@@ -344,6 +344,7 @@ struct hooks {
     void (*on_weights)(struct model_graph * g, void * ud);
     void (*on_cb)(struct model_graph * g, struct ggml_tensor * t, const char * name, int il, void * ud);
     void * ud;
+    bool no_graph; // stop after the weights and the memory
 };
 
 static struct model_build * build_graph_hooked(const struct galloc_model * m, const struct model_cparams * cp,
@@ -413,6 +414,9 @@ static struct model_build * build_graph_hooked(const struct galloc_model * m, co
         g->on_weights(g, g->hook_ud);
         ok = !g->failed;
     }
+    if (ok && hooks && hooks->no_graph) {
+        return b;
+    }
     ok = ok && m->arch->build_graph(g) && !g->failed;
     if (ok && !g->gf->out_of_memory && !graph_fits(g->gf, err)) {
         build_free(b);
@@ -443,7 +447,15 @@ struct model_build * galloc_model_build_prompt_hooked(const struct galloc_model 
                                                       void (*on_weights)(struct model_graph * g, void * ud),
                                                       void (*on_cb)(struct model_graph * g, struct ggml_tensor * t, const char * name, int il, void * ud),
                                                       void * ud, struct galloc_error * err) {
-    const struct hooks h = { on_weights, on_cb, ud };
+    const struct hooks h = { on_weights, on_cb, ud, false };
+    const uint32_t n_tokens  = cp->n_ctx < cp->n_ubatch ? cp->n_ctx : cp->n_ubatch;
+    const uint32_t n_outputs = n_tokens < cp->n_outputs_max ? n_tokens : cp->n_outputs_max;
+    return build_graph_hooked(m, cp, buft, n_tokens, cp->n_seq_max, n_outputs, &h, err);
+}
+
+struct model_build * galloc_model_build_memory(const struct galloc_model * m, const struct model_cparams * cp,
+                                               ggml_backend_buffer_type_t buft, struct galloc_error * err) {
+    const struct hooks h = { NULL, NULL, NULL, true };
     const uint32_t n_tokens  = cp->n_ctx < cp->n_ubatch ? cp->n_ctx : cp->n_ubatch;
     const uint32_t n_outputs = n_tokens < cp->n_outputs_max ? n_tokens : cp->n_outputs_max;
     return build_graph_hooked(m, cp, buft, n_tokens, cp->n_seq_max, n_outputs, &h, err);

@@ -204,6 +204,10 @@ struct model_build * galloc_model_build_prompt_hooked(const struct galloc_model 
                                                       void (*on_weights)(struct model_graph * g, void * ud),
                                                       void (*on_cb)(struct model_graph * g, struct ggml_tensor * t, const char * name, int il, void * ud),
                                                       void * ud, struct galloc_error * err);
+// the weights and the memory (KV caches, recurrent states) of that build, created as it creates
+// them (the same tensors in the same order, in the graph's wctx), without building the graph
+struct model_build * galloc_model_build_memory(const struct galloc_model * m, const struct model_cparams * cp,
+                                               ggml_backend_buffer_type_t buft, struct galloc_error * err);
 struct model_graph * galloc_model_build_graph_of(struct model_build * b);
 void                 galloc_model_build_free(struct model_build * b);
 

@@ -36,18 +36,6 @@ struct compute_state {
     bool                       failed;
 };
 
-static int32_t weight_buft(const struct galloc_placement * pl, const char * name, int * count) {
-    int32_t b = -1;
-    *count = 0;
-    for (int32_t i = 0; i < pl->n_weights; i++) {
-        if (strcmp(pl->weights[i].name, name) == 0) {
-            b = pl->weights[i].buft;
-            (*count)++;
-        }
-    }
-    return b;
-}
-
 static void fail(struct compute_state * cs, enum galloc_status status, const char * what) {
     if (!cs->failed) {
         galloc_fail(cs->err, status, "%s", what);
@@ -55,43 +43,91 @@ static void fail(struct compute_state * cs, enum galloc_status status, const cha
     }
 }
 
-// every weight and cache tensor on a dummy buffer of its placed buffer type
-static void on_weights(struct model_graph * g, void * ud) {
-    struct compute_state * cs = ud;
-    const struct galloc_placement * pl = cs->in->pl;
-    for (struct ggml_tensor * t = ggml_get_first_tensor(g->wctx); t && !cs->failed; t = ggml_get_next_tensor(g->wctx, t)) {
-        const char * name = ggml_get_name(t);
-        int32_t b = -1;
-        bool kv = false;
-        int il = -1;
-        if (strncmp(name, "cache_k_l", 9) == 0 || strncmp(name, "cache_v_l", 9) == 0) {
-            il = atoi(name + 9);
-            b = il >= 0 && il < pl->n_layer ? pl->kv_buft[il] : -1;
-            kv = true;
-        } else {
-            int count = 0;
-            b = weight_buft(pl, name, &count);
-            if (count > 1) {
-                fail(cs, GALLOC_STATUS_DECLINED, "compute: a weight placed in two buffer types (a tied output or rope_freqs) is not modelled");
-                return;
-            }
-        }
-        if (b < 0) {
-            fail(cs, GALLOC_STATUS_DECLINED, "compute: a tensor of the graph has no placement");
-            return;
-        }
-        ggml_backend_buffer_t * slot = kv ? &cs->kvbuf[b] : &cs->wbuf[b];
+// the dummy buffer of buffer type b for weights or for the memory
+static ggml_backend_buffer_t slot_of(struct compute_state * cs, int32_t b, bool memory) {
+    ggml_backend_buffer_t * slot = memory ? &cs->kvbuf[b] : &cs->wbuf[b];
+    if (!*slot) {
+        *slot = ggml_backend_buft_alloc_buffer(cs->place_buft[b], 0);
         if (!*slot) {
-            *slot = ggml_backend_buft_alloc_buffer(cs->place_buft[b], 0);
-            if (!*slot) {
+            fail(cs, GALLOC_STATUS_NO_MEMORY, "out of memory");
+            return NULL;
+        }
+        if (!memory) {
+            ggml_backend_buffer_set_usage(*slot, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        }
+    }
+    return *slot;
+}
+
+// a weight llama.cpp holds in several buffer types (TENSOR_DUPLICATED: a tied output, rope_freqs
+// of layers on other devices): t on its first use's buffer type, a copy of the same name on each
+// other one, and the layers (the output) that use that buffer type pointed at their copy
+static void place_weight_uses(struct compute_state * cs, struct model_graph * g, struct ggml_tensor * t) {
+    const struct galloc_placement * pl = cs->in->pl;
+    const char * name = ggml_get_name(t);
+    struct ggml_tensor * copies[2 * GALLOC_PLACE_MAX_DEVICES + 2] = { NULL };
+    int32_t first = -1;
+    for (int32_t i = 0; i < pl->n_weights && !cs->failed; i++) {
+        const struct galloc_place_weight * w = &pl->weights[i];
+        if (strcmp(w->name, name) != 0) {
+            continue;
+        }
+        if (first < 0) {
+            first = w->buft;
+            copies[first] = t;
+            t->buffer = slot_of(cs, first, false);
+            continue;
+        }
+        if (!copies[w->buft]) {
+            struct ggml_tensor * c = ggml_dup_tensor(g->wctx, t);
+            if (!c) {
                 fail(cs, GALLOC_STATUS_NO_MEMORY, "out of memory");
                 return;
             }
-            if (!kv) {
-                ggml_backend_buffer_set_usage(*slot, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-            }
+            ggml_set_name(c, name);
+            c->buffer = slot_of(cs, w->buft, false);
+            copies[w->buft] = c;
         }
-        t->buffer = *slot;
+        struct ggml_tensor * c = copies[w->buft];
+        if (w->layer == pl->n_layer && g->output == t) {
+            g->output = c;
+        } else if (w->layer >= 0 && w->layer < pl->n_layer) {
+            struct model_layer * l = &g->layers[w->layer];
+            l->rope_freqs = l->rope_freqs == t ? c : l->rope_freqs;
+            l->rope_long  = l->rope_long == t ? c : l->rope_long;
+            l->rope_short = l->rope_short == t ? c : l->rope_short;
+        }
+    }
+    if (first < 0) {
+        fail(cs, GALLOC_STATUS_DECLINED, "compute: a tensor of the graph has no placement");
+    }
+}
+
+// every weight and memory tensor on a dummy buffer of its placed buffer type
+static void on_weights(struct model_graph * g, void * ud) {
+    struct compute_state * cs = ud;
+    const struct galloc_placement * pl = cs->in->pl;
+    // the tensors the builder made (copies made here come after the last of them)
+    struct ggml_tensor * last = NULL;
+    for (struct ggml_tensor * t = ggml_get_first_tensor(g->wctx); t; t = ggml_get_next_tensor(g->wctx, t)) {
+        last = t;
+    }
+    for (struct ggml_tensor * t = ggml_get_first_tensor(g->wctx); t && !cs->failed; t = ggml_get_next_tensor(g->wctx, t)) {
+        const char * name = ggml_get_name(t);
+        if (strncmp(name, "cache_", 6) == 0) {
+            const int il = atoi(name + 9);
+            const int32_t b = il >= 0 && il < pl->n_layer ? pl->kv_buft[il] : -1;
+            if (b < 0) {
+                fail(cs, GALLOC_STATUS_DECLINED, "compute: a memory tensor of the graph has no placement");
+                return;
+            }
+            t->buffer = slot_of(cs, b, true);
+        } else {
+            place_weight_uses(cs, g, t);
+        }
+        if (t == last) {
+            break;
+        }
     }
 }
 

@@ -45,6 +45,19 @@ struct place_regex * galloc_place_regex_new(const char * pattern, struct galloc_
 bool galloc_place_regex_search(const struct place_regex * re, const char * name);
 void galloc_place_regex_free(struct place_regex * re);
 
+// llama.cpp's tensor infos (galloc-model-place-tensors.c): a weight's layer and the op it is used with
+enum place_layer { LAYER_INPUT, LAYER_OUTPUT, LAYER_REPEATING };
+struct place_tensor_info {
+    const char *     name;  // without "blk.N." and the ".weight"/".bias"/".scale" suffix
+    enum place_layer layer;
+    enum ggml_op     op;    // GGML_OP_NONE: llama.cpp leaves it unused; GGML_OP_COUNT: not known by name
+};
+// the info of a base name ("attn_q", "token_embd"), NULL for a name llama.cpp has no info for
+const struct place_tensor_info * galloc_place_tensor_info(const char * base);
+// splits "blk.12.attn_q.weight" into 12, "attn_q" and "weight" (il -1 for no layer); false for
+// another shape or a part longer than its buffer
+bool galloc_place_split_name(const char * name, int * il, char * base, size_t base_size, char * suffix, size_t suffix_size);
+
 // the compute column (galloc-model-place-compute.c): fills pl's compute bytes per buffer type and
 // sets has_compute; false with err (GALLOC_STATUS_DECLINED for what is not modelled)
 struct model_cparams;

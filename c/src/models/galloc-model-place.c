@@ -1,10 +1,14 @@
-// galloc-model-place.c: llama.cpp's placement of weights and KV cache over devices (see galloc-model-place.h).
+// galloc-model-place.c: llama.cpp's placement of weights and memory over devices (see galloc-model-place.h).
 //
 // As llama_model_load (the device list, -sm none keeping the main device), load_tensors (the layer
 // split by -ts or the devices' free memory, the CPU and device buffer type lists),
-// llama_model_loader::create_tensor (the layer's list, -ot overrides with CPU overrides choosing
-// among the CPU's list, select_weight_buft's first buffer type whose device supports the weight's
-// op) and llama_kv_cache (each layer's cache on its layer's device, or the CPU with -nkvo). Sizes
+// llama_model_loader::create_tensor (the layer's list by the tensor's info, -ot overrides with CPU
+// overrides choosing among the CPU's list, select_weight_buft's first buffer type whose device
+// supports the weight's op, TENSOR_DUPLICATED's one tensor per buffer type) and the memory
+// (llama_kv_cache, llama_memory_recurrent, the hybrid memories: each layer's tensors on its
+// layer's device, or the CPU with -nkvo). Every architecture galloc builds is placed from what its
+// builder creates: the weights (with llama.cpp's generic pass of scales) and the memory tensors of
+// its memory kind and layer filters, in creation order (galloc_model_build_memory). Sizes
 // are ggml_backend_alloc_ctx_tensors_from_buft_size's: every tensor's alloc size padded to its
 // buffer type's alignment, per buffer type, as llama_get_memory_breakdown reports them in
 // no_alloc mode (load mode none: a device's host buffer type keeps the CPU's weights).
@@ -93,86 +97,6 @@ bool galloc_place_add_override(struct galloc_place_settings * p, enum galloc_ove
 }
 
 //
-// llama.cpp's tensor infos (llm_tensor_info_for) by GGUF name
-//
-
-enum place_layer { LAYER_INPUT, LAYER_OUTPUT, LAYER_REPEATING };
-
-struct tensor_info {
-    const char *     name;  // without "blk.N." and the ".weight"/".bias" suffix
-    enum place_layer layer;
-    enum ggml_op     op;
-};
-
-static const struct tensor_info tensor_infos[] = {
-    { "token_embd",      LAYER_INPUT,     GGML_OP_GET_ROWS },
-    { "output",          LAYER_OUTPUT,    GGML_OP_MUL_MAT },
-    { "output_norm",     LAYER_OUTPUT,    GGML_OP_MUL },
-    { "rope_freqs",      LAYER_REPEATING, GGML_OP_ROPE },
-    { "attn_norm",       LAYER_REPEATING, GGML_OP_MUL },
-    { "attn_q",          LAYER_REPEATING, GGML_OP_MUL_MAT },
-    { "attn_k",          LAYER_REPEATING, GGML_OP_MUL_MAT },
-    { "attn_v",          LAYER_REPEATING, GGML_OP_MUL_MAT },
-    { "attn_qkv",        LAYER_REPEATING, GGML_OP_MUL_MAT },
-    { "attn_output",     LAYER_REPEATING, GGML_OP_MUL_MAT },
-    { "attn_q_norm",     LAYER_REPEATING, GGML_OP_MUL },
-    { "attn_k_norm",     LAYER_REPEATING, GGML_OP_MUL },
-    { "post_attention_norm", LAYER_REPEATING, GGML_OP_MUL },
-    { "attn_post_norm",  LAYER_REPEATING, GGML_OP_MUL },
-    { "attn_sinks",      LAYER_REPEATING, GGML_OP_SCALE },
-    { "ffn_norm",        LAYER_REPEATING, GGML_OP_MUL },
-    { "post_ffw_norm",   LAYER_REPEATING, GGML_OP_MUL },
-    { "ffn_post_norm",   LAYER_REPEATING, GGML_OP_MUL },
-    { "ffn_gate",        LAYER_REPEATING, GGML_OP_MUL_MAT },
-    { "ffn_up",          LAYER_REPEATING, GGML_OP_MUL_MAT },
-    { "ffn_down",        LAYER_REPEATING, GGML_OP_MUL_MAT },
-    { "ffn_gate_inp",    LAYER_REPEATING, GGML_OP_MUL_MAT },
-    { "ffn_gate_exps",   LAYER_REPEATING, GGML_OP_MUL_MAT_ID },
-    { "ffn_up_exps",     LAYER_REPEATING, GGML_OP_MUL_MAT_ID },
-    { "ffn_down_exps",   LAYER_REPEATING, GGML_OP_MUL_MAT_ID },
-    { "ffn_gate_up_exps", LAYER_REPEATING, GGML_OP_MUL_MAT_ID },
-};
-
-// the architectures whose memory is a KV cache of every layer, as modelled here
-static const char * const kv_archs[] = { "llama", "qwen2", "qwen3", "qwen3moe", "gemma3", "gpt-oss" };
-
-// splits "blk.12.attn_q.weight" into 12, "attn_q" and bias = false; -1 for no layer
-static bool split_name(const char * name, int * il, char * base, size_t base_size, bool * bias) {
-    const char * p = name;
-    *il = -1;
-    if (strncmp(p, "blk.", 4) == 0) {
-        p += 4;
-        int v = 0, digits = 0;
-        while (*p >= '0' && *p <= '9' && digits < 6) {
-            v = v * 10 + (*p++ - '0');
-            digits++;
-        }
-        if (digits == 0 || *p != '.') {
-            return false;
-        }
-        *il = v;
-        p++;
-    }
-    const char * dot = strrchr(p, '.');
-    if (!dot || (strcmp(dot, ".weight") != 0 && strcmp(dot, ".bias") != 0) || (size_t) (dot - p) >= base_size) {
-        return false;
-    }
-    *bias = strcmp(dot, ".bias") == 0;
-    memcpy(base, p, (size_t) (dot - p));
-    base[dot - p] = '\0';
-    return true;
-}
-
-static const struct tensor_info * find_info(const char * base) {
-    for (size_t i = 0; i < sizeof(tensor_infos) / sizeof(tensor_infos[0]); i++) {
-        if (strcmp(tensor_infos[i].name, base) == 0) {
-            return &tensor_infos[i];
-        }
-    }
-    return NULL;
-}
-
-//
 // the placement's state
 //
 
@@ -230,11 +154,12 @@ static uint64_t pad_to(uint64_t x, uint64_t a) {
 }
 
 // does the device behind buffer type b support op on weight w (weight_buft_supported)? Only a
-// size limit on the op's tensors is modelled (llvmpipe's storage buffer range)
-static bool weight_supported(const struct place_state * st, int32_t b, const struct ggml_tensor * w, enum ggml_op op) {
+// size limit on the op's tensors is modelled (llvmpipe's storage buffer range): 1 yes, 0 no, -1
+// for an op whose test tensors are not modelled here
+static int weight_supported(const struct place_state * st, int32_t b, const struct ggml_tensor * w, enum ggml_op op) {
     const int32_t dev = st->bufts[b].dev;
     if (dev < 0 || st->kept_profile[dev]->max_tensor == 0) {
-        return true;
+        return 1;
     }
     const uint64_t limit = st->kept_profile[dev]->max_tensor;
     const uint64_t n_used = st->hp->n_expert_used, f32 = 4, t = 512;
@@ -250,20 +175,24 @@ static bool weight_supported(const struct place_state * st, int32_t b, const str
         case GGML_OP_ROPE:       sizes[1] = sizes[2] = (uint64_t) galloc_hp_n_embd_head_v(st->hp, 0) * st->hp->n_head[0] * t * f32;
                                  sizes[3] = t * 4; break;
         case GGML_OP_SCALE:      sizes[1] = ggml_nbytes(w); break;
-        default: break;
+        case GGML_OP_DIV:        sizes[1] = ne0 * f32; break;
+        default: return -1;
     }
     for (int i = 0; i < 4; i++) {
         if (sizes[i] > limit) {
-            return false;
+            return 0;
         }
     }
-    return true;
+    return 1;
 }
 
+// the first buffer type of the list whose device supports the weight; -1 for none, -2 for a
+// device whose answer is not modelled
 static int32_t select_buft(const struct place_state * st, const int32_t * list, int32_t n, const struct ggml_tensor * w, enum ggml_op op) {
     for (int32_t i = 0; i < n; i++) {
-        if (weight_supported(st, list[i], w, op)) {
-            return list[i];
+        const int r = weight_supported(st, list[i], w, op);
+        if (r != 0) {
+            return r > 0 ? list[i] : -2;
         }
     }
     return -1;
@@ -286,20 +215,22 @@ static int32_t layer_list(const struct place_state * st, int32_t il, int32_t * l
     return n;
 }
 
-static bool add_weight(struct place_state * st, const struct ggml_tensor * t, int32_t layer, int32_t b) {
+// a weight's use by a layer in buffer type b; counted: the first in b (a duplicated tensor's other
+// uses there share it, bytes 0)
+static bool add_weight(struct place_state * st, const struct ggml_tensor * t, int32_t layer, int32_t b, bool counted) {
     struct galloc_placement * pl = st->pl;
     struct galloc_place_weight * w = &pl->weights[pl->n_weights++];
     set_str(w->name, sizeof(w->name), ggml_get_name(t));
     w->layer = layer;
     w->buft  = b;
-    w->bytes = pad_to(galloc_place_alloc_size(st->bufts[b].profile, t), st->bufts[b].alignment);
+    w->bytes = counted ? pad_to(galloc_place_alloc_size(st->bufts[b].profile, t), st->bufts[b].alignment) : 0;
     pl->bufts[b].model += w->bytes;
     st->bufts[b].has_weights = true;
     return true;
 }
 
 // create_tensor's choice for one weight: overrides first, then the layer's list
-static bool place_weight(struct place_state * st, const struct ggml_tensor * t, const struct tensor_info * info, bool bias,
+static bool place_weight(struct place_state * st, const struct ggml_tensor * t, const struct place_tensor_info * info, bool bias,
                          int32_t il, int32_t * out) {
     const char * name = ggml_get_name(t);
     enum ggml_op op = info->op;
@@ -321,14 +252,21 @@ static bool place_weight(struct place_state * st, const struct ggml_tensor * t, 
         if (cpu_moe ? n_cpu_moe_match(st->p, o, name) : galloc_place_regex_search(st->regex[o], name)) {
             const int32_t ob = cpu_moe ? -1 : st->override_buft[o];
             b = ob < 0 ? select_buft(st, st->cpu_list, st->n_cpu_list, t, op) : ob;
+            if (b == -2) {
+                break;
+            }
             if (b < 0) {
                 return galloc_fail(st->err, GALLOC_STATUS_INVALID, "failed to find a compatible buffer type for tensor %s", name);
             }
             break;
         }
     }
-    if (b < 0) {
+    if (b == -1) {
         b = select_buft(st, list, n, t, op);
+    }
+    if (b == -2) {
+        return galloc_fail(st->err, GALLOC_STATUS_DECLINED, "placement: whether %s supports %s on tensor %s is not modelled",
+                           st->kept_profile[0]->kind_name, op == GGML_OP_COUNT ? "its op" : ggml_op_name(op), name);
     }
     if (b < 0) {
         return galloc_fail(st->err, GALLOC_STATUS_INVALID, "failed to find a compatible buffer type for tensor %s", name);
@@ -525,9 +463,9 @@ static bool setup_overrides(struct place_state * st, const struct galloc_place_s
 // -ncmoe N's patterns, tested in their place among the overrides
 static bool n_cpu_moe_match(const struct galloc_place_settings * p, int32_t o, const char * name) {
     int il = -1;
-    char base[64];
-    bool bias = false;
-    if (p->overrides[o].kind != GALLOC_OVERRIDE_N_CPU_MOE || !split_name(name, &il, base, sizeof(base), &bias) || il < 0 ||
+    char base[64], suffix[16];
+    if (p->overrides[o].kind != GALLOC_OVERRIDE_N_CPU_MOE || !galloc_place_split_name(name, &il, base, sizeof(base), suffix, sizeof(suffix)) ||
+        il < 0 ||
         il >= p->overrides[o].n) {
         return false;
     }
@@ -566,51 +504,64 @@ int32_t galloc_placement_buft_index(const struct galloc_placement * pl, const ch
     return -1;
 }
 
-struct weights_graph {
-    struct model_graph    g;
-    struct galloc_error   gerr;
-    ggml_backend_buffer_type_t vbuft;
-};
-
-static void weights_free(struct weights_graph * w) {
-    ggml_backend_buffer_free(w->g.wbuf);
-    ggml_free(w->g.wctx);
-    free(w->g.layers);
-    galloc_virtual_buft_free(w->vbuft);
+// the layers whose own pointer is t (llama.cpp creates rope_freqs and the rope factors once per
+// layer with TENSOR_DUPLICATED: one tensor per buffer type the layers choose)
+static bool layer_uses(const struct model_layer * l, const struct ggml_tensor * t) {
+    return l->rope_freqs == t || l->rope_long == t || l->rope_short == t;
 }
 
-// the architecture's weights, created as in a graph build (no graph)
-static bool weights_load(const struct galloc_model * m, const struct model_cparams * cp, struct weights_graph * w,
-                         struct galloc_error * err) {
-    memset(w, 0, sizeof(*w));
-    struct model_graph * g = &w->g;
-    g->m  = m;
-    g->hp = &m->hp;
-    g->cp = cp;
-    g->err = &w->gerr;
-    const uint32_t n_layer = m->hp.n_layer;
-    const size_t n_wctx = (size_t) (m->n_tensors > 0 ? m->n_tensors : 0) + 64 * (size_t) n_layer + 80;
-    struct ggml_init_params wp = { n_wctx * ggml_tensor_overhead(), NULL, true };
-    w->vbuft  = galloc_virtual_buft_new("CPU", 32, SIZE_MAX);
-    g->wctx   = ggml_init(wp);
-    g->wbuf   = w->vbuft ? ggml_backend_buft_alloc_buffer(w->vbuft, 0) : NULL;
-    g->layers = calloc(n_layer ? n_layer : 1, sizeof(*g->layers));
-    if (!w->vbuft || !g->wctx || !g->wbuf || !g->layers) {
-        weights_free(w);
-        return galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
+// one weight: its tensor info, its llama.cpp layer(s), its buffer type(s)
+static bool place_one_weight(struct place_state * st, const struct model_graph * g, struct ggml_tensor * t, int32_t * tok_embd_buft) {
+    const int32_t n_layer = (int32_t) st->hp->n_layer;
+    const char * name = ggml_get_name(t);
+    int il = -1;
+    char base[64], suffix[16];
+    if (!galloc_place_split_name(name, &il, base, sizeof(base), suffix, sizeof(suffix)) || il >= n_layer) {
+        return galloc_fail(st->err, GALLOC_STATUS_DECLINED, "placement: tensor '%s' has a name this does not know", name);
     }
-    if (!m->arch->load_tensors(g) || g->failed) {
-        if (g->failed) {
-            *err = w->gerr;
-        } else {
-            galloc_fail(err, GALLOC_STATUS_INVALID, "the model's weights could not be created");
+    // the model's final norm is an output tensor whatever its name (LFM2's is token_embd_norm)
+    const struct place_tensor_info * info = galloc_place_tensor_info(t == g->output_norm || t == g->output_norm_b ? "output_norm" : base);
+    if (!info || (info->layer != LAYER_REPEATING && il >= 0)) {
+        return galloc_fail(st->err, GALLOC_STATUS_DECLINED, "placement: no llama.cpp tensor info for '%s' here", name);
+    }
+    if (info->op == GGML_OP_NONE) {
+        return galloc_fail(st->err, GALLOC_STATUS_DECLINED, "placement: llama.cpp leaves tensor '%s' unused (not modelled)", name);
+    }
+    const bool bias = strcmp(suffix, "bias") == 0;
+    int32_t b = -1;
+    if (info->layer == LAYER_REPEATING && il < 0) {
+        bool any = false, done[PLACE_MAX_BUFTS] = { false };
+        for (int32_t l = 0; l < n_layer; l++) {
+            if (!layer_uses(&g->layers[l], t)) {
+                continue;
+            }
+            if (!place_weight(st, t, info, bias, l, &b)) {
+                return false;
+            }
+            add_weight(st, t, l, b, !done[b]);
+            done[b] = any = true;
         }
-        weights_free(w);
+        if (!any && strcmp(base, "token_embd_norm") == 0) {
+            any = place_weight(st, t, info, bias, 0, &b) && add_weight(st, t, 0, b, true); // created at layer 0
+            if (!any) {
+                return false;
+            }
+        }
+        return any ? true
+                   : galloc_fail(st->err, GALLOC_STATUS_DECLINED, "placement: the layer of '%s' (a repeating tensor without one) is not modelled",
+                                 name);
+    }
+    if (!place_weight(st, t, info, bias, il, &b)) {
         return false;
+    }
+    add_weight(st, t, info->layer == LAYER_INPUT ? -1 : info->layer == LAYER_OUTPUT ? n_layer : il, b, true);
+    if (t == g->tok_embd) {
+        *tok_embd_buft = b;
     }
     return true;
 }
 
+// every weight the builder created (after llama.cpp's generic pass of scales), in creation order
 static bool place_all_weights(struct place_state * st, const struct model_graph * g) {
     struct galloc_placement * pl = st->pl;
     const int32_t n_layer = (int32_t) st->hp->n_layer;
@@ -618,77 +569,47 @@ static bool place_all_weights(struct place_state * st, const struct model_graph 
     for (struct ggml_tensor * t = ggml_get_first_tensor(g->wctx); t; t = ggml_get_next_tensor(g->wctx, t)) {
         n++;
     }
-    pl->weights = calloc((size_t) n + (size_t) n_layer + 2, sizeof(*pl->weights));
+    pl->weights = calloc((size_t) n * ((size_t) n_layer + 1) + 2, sizeof(*pl->weights));
     if (!pl->weights) {
         return galloc_fail(st->err, GALLOC_STATUS_NO_MEMORY, "out of memory");
     }
     int32_t tok_embd_buft = -1;
     for (struct ggml_tensor * t = ggml_get_first_tensor(g->wctx); t; t = ggml_get_next_tensor(g->wctx, t)) {
-        int il = -1;
-        char base[64];
-        bool bias = false;
-        if (!split_name(ggml_get_name(t), &il, base, sizeof(base), &bias) || il >= n_layer) {
-            return galloc_fail(st->err, GALLOC_STATUS_DECLINED, "placement: tensor '%s' has a name this does not know", ggml_get_name(t));
+        if (strncmp(ggml_get_name(t), "cache_", 6) == 0) {
+            continue; // the memory's (place_memory)
         }
-        const struct tensor_info * info = find_info(base);
-        if (!info || (info->layer == LAYER_REPEATING && il < 0 && strcmp(base, "rope_freqs") != 0) ||
-            (info->layer != LAYER_REPEATING && il >= 0)) {
-            return galloc_fail(st->err, GALLOC_STATUS_DECLINED, "placement: no llama.cpp tensor info for '%s' here", ggml_get_name(t));
-        }
-        int32_t b = -1;
-        if (strcmp(base, "rope_freqs") == 0 && il < 0) {
-            // created by every layer (TENSOR_DUPLICATED): one tensor per buffer type its layers choose
-            bool done[PLACE_MAX_BUFTS] = { false };
-            for (int32_t l = 0; l < n_layer; l++) {
-                if (!place_weight(st, t, info, bias, l, &b)) {
-                    return false;
-                }
-                if (!done[b]) {
-                    done[b] = true;
-                    add_weight(st, t, l, b);
-                }
-            }
-            continue;
-        }
-        if (!place_weight(st, t, info, bias, il, &b)) {
+        if (!place_one_weight(st, g, t, &tok_embd_buft)) {
             return false;
-        }
-        const int32_t layer = info->layer == LAYER_INPUT ? -1 : info->layer == LAYER_OUTPUT ? n_layer : il;
-        add_weight(st, t, layer, b);
-        if (t == g->tok_embd) {
-            tok_embd_buft = b;
         }
     }
     // a tied output: the token embeddings again, as the output layer's matrix (a second tensor
     // when the output's buffer type is another one)
     if (g->output && g->output == g->tok_embd) {
-        static const struct tensor_info output_info = { "output", LAYER_OUTPUT, GGML_OP_MUL_MAT };
+        static const struct place_tensor_info output_info = { "output", LAYER_OUTPUT, GGML_OP_MUL_MAT };
         int32_t b = -1;
         if (!place_weight(st, g->tok_embd, &output_info, false, n_layer, &b)) {
             return false;
         }
-        if (b != tok_embd_buft) {
-            add_weight(st, g->tok_embd, n_layer, b);
-        }
+        add_weight(st, g->tok_embd, n_layer, b, b != tok_embd_buft);
     }
     return true;
 }
 
-static bool place_kv(struct place_state * st, const struct galloc_place_settings * p, const struct model_cparams * cp) {
+// the memory's tensors (llama_kv_cache's cache_k_l/cache_v_l, llama_memory_recurrent's
+// cache_r_l/cache_s_l, as the builder created them for its memory kind and layer filters): each
+// on its layer's device (dev_layer: the CPU for a layer left there) or, with -nkvo, the CPU
+static bool place_memory(struct place_state * st, const struct galloc_place_settings * p, const struct model_graph * g) {
     struct galloc_placement * pl = st->pl;
-    const struct model_hparams * hp = st->hp;
-    uint32_t size_base, size_swa;
-    galloc_model_cache_sizes(hp, cp, &size_base, &size_swa);
-    const uint64_t n_stream = cp->kv_unified ? 1 : cp->n_seq_max;
-    const bool v_trans = !cp->flash_attn;
-    for (uint32_t il = 0; il < hp->n_layer; il++) {
-        const uint64_t cells = hp->swa_type != MODEL_SWA_NONE && hp->is_swa[il] ? size_swa : size_base;
-        const int64_t n_k = galloc_hp_n_embd_k_gqa(hp, il);
-        const int64_t n_v = v_trans ? galloc_hp_n_embd_v_gqa_max(hp) : galloc_hp_n_embd_v_gqa(hp, il);
-        if (n_k % ggml_blck_size(cp->type_k) != 0 || n_v % ggml_blck_size(cp->type_v) != 0) {
-            return galloc_fail(st->err, GALLOC_STATUS_ARGUMENT, "%s: the cache rows of layer %u are not whole %s blocks",
-                               n_k % ggml_blck_size(cp->type_k) != 0 ? "-ctk" : "-ctv", il,
-                               ggml_type_name(n_k % ggml_blck_size(cp->type_k) != 0 ? cp->type_k : cp->type_v));
+    for (struct ggml_tensor * t = ggml_get_first_tensor(g->wctx); t; t = ggml_get_next_tensor(g->wctx, t)) {
+        const char * name = ggml_get_name(t);
+        if (strncmp(name, "cache_", 6) != 0) {
+            continue;
+        }
+        const bool known = strncmp(name, "cache_k_l", 9) == 0 || strncmp(name, "cache_v_l", 9) == 0 || strncmp(name, "cache_r_l", 9) == 0 ||
+                           strncmp(name, "cache_s_l", 9) == 0;
+        const int il = known ? atoi(name + 9) : -1;
+        if (il < 0 || il >= pl->n_layer) {
+            return galloc_fail(st->err, GALLOC_STATUS_DECLINED, "placement: the memory tensor '%s' is not modelled", name);
         }
         int32_t b = st->cpu_buft;
         const int32_t dev = pl->layer_device[il];
@@ -699,10 +620,7 @@ static bool place_kv(struct place_state * st, const struct galloc_place_settings
                 }
             }
         }
-        const uint64_t a = st->bufts[b].alignment;
-        const uint64_t k_bytes = (uint64_t) ggml_row_size(cp->type_k, n_k) * cells * n_stream;
-        const uint64_t v_bytes = (uint64_t) ggml_row_size(cp->type_v, n_v) * cells * n_stream;
-        pl->bufts[b].context += pad_to(k_bytes, a) + pad_to(v_bytes, a);
+        pl->bufts[b].context += pad_to(galloc_place_alloc_size(st->bufts[b].profile, t), st->bufts[b].alignment);
         pl->kv_buft[il] = b;
         st->bufts[b].has_kv = true;
     }
@@ -737,14 +655,6 @@ struct galloc_placement * galloc_model_place(const struct galloc_model * m, cons
     galloc_error_clear(err);
     if (!m || !s || !p) {
         galloc_fail(err, GALLOC_STATUS_ARGUMENT, "no model or settings");
-        return NULL;
-    }
-    bool known = false;
-    for (size_t i = 0; i < sizeof(kv_archs) / sizeof(kv_archs[0]); i++) {
-        known = known || strcmp(m->arch->name, kv_archs[i]) == 0;
-    }
-    if (!known) {
-        galloc_fail(err, GALLOC_STATUS_DECLINED, "placement: the memory of architecture %s is not modelled", m->arch->name);
         return NULL;
     }
     if (p->n_devices < 0 || p->n_devices > GALLOC_PLACE_MAX_DEVICES || p->n_overrides < 0 ||
@@ -789,17 +699,19 @@ struct galloc_placement * galloc_model_place(const struct galloc_model * m, cons
     pl->n_seq    = cp.n_seq_max;
     pl->n_ctx_train = m->hp.n_ctx_train;
 
-    struct weights_graph w;
     bool ok = setup_devices(st, p) && setup_overrides(st, p);
     if (ok) {
         assign_layers(st, p);
-        ok = weights_load(m, &cp, &w, err);
-        if (ok) {
-            ok = place_all_weights(st, &w.g);
-            weights_free(&w);
+        // the weights and the memory as the builder creates them (no graph)
+        ggml_backend_buffer_type_t vbuft = galloc_virtual_buft_new("CPU", 32, SIZE_MAX);
+        struct model_build * mb = vbuft ? galloc_model_build_memory(m, &cp, vbuft, err) : NULL;
+        if (!vbuft) {
+            galloc_fail(err, GALLOC_STATUS_NO_MEMORY, "out of memory");
         }
+        ok = mb != NULL && place_all_weights(st, galloc_model_build_graph_of(mb)) && place_memory(st, p, galloc_model_build_graph_of(mb));
+        galloc_model_build_free(mb);
+        galloc_virtual_buft_free(vbuft);
     }
-    ok = ok && place_kv(st, p, &cp);
     for (int32_t o = 0; o < GALLOC_PLACE_MAX_OVERRIDES; o++) {
         galloc_place_regex_free(st->regex[o]);
     }
