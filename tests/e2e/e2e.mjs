@@ -15,7 +15,8 @@
 // compute buffer size against llama.cpp's, cards, the sweep plot against the CLI, an 8 GiB
 // file read by its header. The answer at the top and the devices (devices.mjs): the breakdown in
 // view at 1280×800, no overflow, two GPUs against the CLI's --json, the -ngl sweep; the keyboard
-// (keyboard.mjs), nothing lost (restore.mjs), the legend (legend.mjs), files dropped anywhere (drop.mjs). The explanation panels (e2e-explain.mjs): the peak panel, the
+// (keyboard.mjs), nothing lost (restore.mjs), the legend (legend.mjs), files dropped anywhere (drop.mjs), a 70B
+// card's setting changes timed (latency.mjs, printed), the byte scale chosen for the plan (scale.mjs). The explanation panels (e2e-explain.mjs): the peak panel, the
 // memory chart and the compare view on the 70B llama preset. Damaged links, empty pastes,
 // Ctrl+Z and huge links (e2e-hostile.mjs). Screenshots go to build/e2e/.
 // Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build; E2E_BIG=1 also the huge inputs of
@@ -39,6 +40,8 @@ import { keyboardChecks } from './keyboard.mjs';
 import { restoreChecks } from './restore.mjs';
 import { legendChecks } from './legend.mjs';
 import { dropChecks } from './drop.mjs';
+import { latencyChecks } from './latency.mjs';
+import { scaleChecks } from './scale.mjs';
 import { hostileChecks } from './e2e-hostile.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -630,6 +633,8 @@ try {
   await restoreChecks({ page, context, check, assert, OUT, serverUrl: server.url });
   await legendChecks({ page, check, assert, OUT });
   await dropChecks({ page, check, assert, ROOT, cliPlan });
+  await scaleChecks({ page, check, assert, OUT });
+  const latencyTimes = await latencyChecks({ page, check, assert });
   await page.setViewportSize({ width: 1600, height: 1000 });
 
   await explainChecks({ page, check, assert, cliPlan, cliPreset, OUT, CLI });
@@ -645,6 +650,8 @@ try {
   for (const t of hoverTimes) console.log(`  ${t}`);
   console.log('\nmodel page times (in the browser):');
   for (const t of modelTimes) console.log(`  ${t}`);
+  console.log('\n70B setting changes (in the browser, latency.mjs; issue 28 goal 7: within 150 ms, no task over 100 ms):');
+  for (const t of latencyTimes) console.log(`  ${t}`);
   console.log('\nwhat-if times (in the browser):');
   for (const t of whatifTimes) console.log(`  ${t}`);
   console.log('\nhuge input (in the browser, e2e-hostile.mjs):');

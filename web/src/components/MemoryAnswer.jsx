@@ -110,9 +110,11 @@ export function MemoryAnswer() {
             {devs.length > 0 && '; the timeline below is this CPU-alone graph'}
           </p>
           {buildTimes.value && (
-            <p class="hint" data-testid="model-build-ms" data-total={buildTimes.value.total.toFixed(1)}>
-              built in {buildTimes.value.total.toFixed(0)} ms (sizes and graph {buildTimes.value.build.toFixed(0)},
-              {' '}plan and views {buildTimes.value.plan.toFixed(0)})
+            <p class="hint" data-testid="model-build-ms" data-total={buildTimes.value.total.toFixed(1)}
+              data-shown={buildTimes.value.shown?.toFixed(1)} data-at={buildTimes.value.at?.toFixed(1)}>
+              {buildTimes.value.shown === undefined ? 'drawing…' : `on screen ${buildTimes.value.shown.toFixed(0)} ms after the change`}
+              {' '}(sizes and graph {buildTimes.value.build.toFixed(0)} ms, plan and views {buildTimes.value.plan.toFixed(0)} ms
+              {buildTimes.value.shown === undefined ? '' : `, the breakdown and the drawing ${Math.max(0, buildTimes.value.shown - buildTimes.value.total).toFixed(0)} ms`})
             </p>
           )}
         </div>

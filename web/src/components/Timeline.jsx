@@ -27,13 +27,14 @@ import { graph, graphSource, showViews, step, selected, hovered, hover, select, 
 import { selectionKey } from '../core/selection-keys.js';
 import { timelineSource, timelineStepInfo, rowHovered, rowSelected, hoverRow, selectRow } from '../whatif-state.js';
 import {
-  timelineLayout, rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt, laneV,
+  rectBox, byteY, bytesAtY, baseX, zoomX, unzoomX, stepAtBaseX, hitTest, laneAt, laneV,
   zoomXBy, zoomYBy, carryZoom, zoomToSteps, panToSteps, laneByteTicks, IDENTITY_X, IDENTITY_Y,
 } from '../core/timeline-layout.js';
 import { fillColor, strokeColor, COLORS } from '../core/colors.js';
 import { formatBytes } from '../core/format.js';
 import { timelineSvg, timelineSvgSize } from '../core/timeline-svg.js';
 import { rectLabels } from '../core/timeline-labels.js';
+import { chooseTimelineLayout, READABLE_PX, READABLE_SHARE } from '../core/timeline-scale.js';
 import { legendMarks } from '../core/timeline-legend.js';
 import { drawCanvas, drawZoomed } from './timeline-canvas.js';
 import { Tooltip } from './Tooltip.jsx';
@@ -62,7 +63,7 @@ export function Timeline() {
   const canvas = useRef(null);
   const [width, setWidth] = useState(900);
   const [height, setHeight] = useState(availableHeight);
-  const [scale, setScale] = useState('linear');
+  const [scale, setScale] = useState('auto'); // 'auto': chosen for the plan (core/timeline-scale.js)
   const [zoom, setZoom] = useState({ zx: IDENTITY_X, zys: [] });
   const zref = useRef(zoom);
   zref.current = zoom;
@@ -78,7 +79,8 @@ export function Timeline() {
     return () => { ro.disconnect(); window.removeEventListener('resize', onResize); };
   }, []);
 
-  const layout = useMemo(() => (m ? timelineLayout(m, { width, height, showViews: views, scale }) : null), [m, width, height, views, scale]);
+  const chosen = useMemo(() => (m ? chooseTimelineLayout(m, { width, height, showViews: views, scale }) : null), [m, width, height, views, scale]);
+  const layout = chosen?.layout ?? null;
   const nRects = layout ? layout.lanes.reduce((a, l) => a + l.rects.length, 0) : 0;
   const mode = FORCED_RENDERER ?? (nRects > RECT_LIMIT ? 'canvas' : 'svg');
 
@@ -260,9 +262,10 @@ export function Timeline() {
       <div class="pane-title">
         Timeline{m.caption ? <span class="caption" data-testid="timeline-caption">{m.caption}</span> : null}
         <span class="hint">{nRects.toLocaleString()} rectangles · {mode} · x: {m.stepped ? 'step' : 'time'}, y: byte offset in the chunk · click: select{m.stepped ? ' · alt+click: go to step' : ''}</span>
-        <label class="hint" title="log: offsets on a logarithmic scale; piecewise: every band between two tensor edges as tall as the log of its bytes. Both keep small tensors visible next to a huge one">
+        <label class="hint" title={`auto: linear when at least ${READABLE_SHARE * 100} % of the tensors are ${READABLE_PX} px tall or more on it, else piecewise; lanes made taller (up to 200 px) until they are. log: offsets on a logarithmic scale; piecewise: every band between two tensor edges as tall as the log of its bytes. Both keep small tensors visible next to a huge one`}>
           bytes{' '}
-          <select value={scale} onChange={(e) => setScale(e.target.value)} data-testid="byte-scale">
+          <select value={scale} onChange={(e) => setScale(e.target.value)} data-testid="byte-scale" data-scale={chosen.scale}>
+            <option value="auto">auto: {chosen.auto ? chosen.scale : 'for the plan'}</option>
             <option value="linear">linear</option>
             <option value="log">log</option>
             <option value="piecewise">piecewise</option>
