@@ -16,7 +16,8 @@
 // file read by its header. The answer at the top and the devices (devices.mjs): the breakdown in
 // view at 1280×800, no overflow, two GPUs against the CLI's --json, the -ngl sweep; the keyboard
 // (keyboard.mjs), nothing lost (restore.mjs), the legend (legend.mjs), files dropped anywhere (drop.mjs), a 70B
-// card's setting changes timed (latency.mjs, printed), the byte scale chosen for the plan (scale.mjs). The explanation panels (e2e-explain.mjs): the peak panel, the
+// card's setting changes timed (latency.mjs, printed), the byte scale chosen for the plan (scale.mjs), one model
+// compared at two settings (compare-settings.mjs). The explanation panels (e2e-explain.mjs): the peak panel, the
 // memory chart and the compare view on the 70B llama preset. Damaged links, empty pastes,
 // Ctrl+Z and huge links (e2e-hostile.mjs). Screenshots go to build/e2e/.
 // Usage: npm run e2e   (E2E_NO_BUILD=1 to skip the build; E2E_BIG=1 also the huge inputs of
@@ -42,6 +43,7 @@ import { legendChecks } from './legend.mjs';
 import { dropChecks } from './drop.mjs';
 import { latencyChecks } from './latency.mjs';
 import { scaleChecks } from './scale.mjs';
+import { compareSettingsChecks } from './compare-settings.mjs';
 import { hostileChecks } from './e2e-hostile.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -634,6 +636,7 @@ try {
   await legendChecks({ page, check, assert, OUT });
   await dropChecks({ page, check, assert, ROOT, cliPlan });
   await scaleChecks({ page, check, assert, OUT });
+  await compareSettingsChecks({ page, check, assert, OUT, CLI });
   const latencyTimes = await latencyChecks({ page, check, assert });
   await page.setViewportSize({ width: 1600, height: 1000 });
 

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { CONTEXTS, UBATCHES, START_SETTINGS, commandLine, computeLogLine, sweepPoints, withSetting } from '../../web/src/core/model-settings.js';
+import { CONTEXTS, UBATCHES, START_SETTINGS, commandLine, computeLogLine, sweepPoints, withSetting, settingVariants } from '../../web/src/core/model-settings.js';
 import { createSweepRunner } from '../../web/src/core/sweep-client.js';
 
 describe('settings', () => {
@@ -21,6 +21,21 @@ describe('settings', () => {
       .toBe('-c 4096 -b 2048 -ub 512 -fa off -ctk q8_0 -ctv q4_0 -np 4 --graph decode');
     expect(computeLogLine({ name: 'CPU', compute: 322971648 })).toBe('CPU compute buffer size = 308.01 MiB');
     expect(computeLogLine({ name: 'CUDA0', compute: 630912 })).toBe('CUDA0 compute buffer size = 0.60 MiB');
+  });
+  it('the same model at other settings (compare two plans): each variant one flag changed, its label that flag', () => {
+    const v = settingVariants(START_SETTINGS);
+    expect(v.map((x) => x.label)).toEqual(['-fa off', '-c 8192', '-c 2048', '-ub 1024', '-ub 256', '-ctk q8_0 -ctv q8_0', 'the decode graph (one token)']);
+    for (const { label, settings } of v) {
+      // the command line of the variant differs from the settings' by the flag named (and -b when -ub passes it)
+      const a = commandLine(START_SETTINGS).split(' ');
+      const b = commandLine(settings).split(' ');
+      const changed = b.filter((w, i) => w !== a[i] || i >= a.length).join(' ');
+      if (label.startsWith('-')) expect(label.split(' ').filter((w) => !w.startsWith('-')).every((w) => changed.includes(w)), `${label}: ${changed}`).toBe(true);
+    }
+    expect(v[0].settings.flash_attn).toBe(0);
+    expect(settingVariants({ ...START_SETTINGS, flash_attn: 0 })[0]).toMatchObject({ label: '-fa on', settings: { flash_attn: 1 } });
+    expect(settingVariants({ ...START_SETTINGS, graph: 'decode' }).at(-1)).toMatchObject({ label: 'the prompt graph', settings: { graph: 'prompt' } });
+    expect(settingVariants({ ...START_SETTINGS, n_ctx: 0 }).map((x) => x.label)).not.toContain('-c 0');
   });
   it('a sweep has every context for fa off and on, at each micro-batch', () => {
     const p = sweepPoints(START_SETTINGS);

@@ -9,6 +9,8 @@ import { signal, computed } from '@preact/signals';
 import { galloc, graph, explanation } from './state.js';
 import { whatif, whatifOpen, whatifBufferType, setWhatifOpen } from './whatif-state.js';
 import { plannerOf } from './core/whatif-model.js';
+import { currentModel } from './model-state.js';
+import { commandLine } from './core/model-settings.js';
 
 // the explanation of the plan on screen: one computed signal, state.js's (the tooltip, the
 // layer slider and these panels all read the same result, computed once per plan)
@@ -84,6 +86,26 @@ export function compareWithPreset(name) {
     compareError.value = null;
   } catch (e) {
     compareError.value = e.message;
+  }
+}
+
+/**
+ * compare with the open model at other settings (settingVariants): its graph built by the module
+ * as a settings change builds it, kept as B while A (the page) changes
+ * @param {object} settings model-settings.js shape
+ * @param {string} label the flags changed, for the title
+ */
+export function compareWithSettings(settings, label) {
+  const m = currentModel();
+  if (!m) return;
+  try {
+    const r = m.build(settings);
+    let doc;
+    try { doc = r.document.graph(); } finally { r.document.close(); }
+    compareOther.value = { label: `this model at ${commandLine(settings)} (${label})`, doc, settings };
+    compareError.value = null;
+  } catch (e) {
+    compareError.value = `${commandLine(settings)}: ${e.message}`; // the graph compared before stays
   }
 }
 

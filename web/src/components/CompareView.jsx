@@ -6,8 +6,10 @@
 import { presets, select } from '../state.js';
 import {
   compareOpen, compareOther, compareFold, compareError, comparison, setCompareOpen, setCompareFold, compareWithPreset, compareWithText,
-  compareWithOffline,
+  compareWithOffline, compareWithSettings,
 } from '../explain-state.js';
+import { modelShown, settings } from '../model-state.js';
+import { settingVariants } from '../core/model-settings.js';
 import { formatDiff, stepText } from '../core/explain-model.js';
 import { formatBytes, formatBytesExact } from '../core/format.js';
 
@@ -89,6 +91,21 @@ function BufferDiff({ d, folded, labels, sameGraph }) {
   );
 }
 
+/** the open model at other settings (one flag changed) */
+function ModelVariants() {
+  const variants = settingVariants(settings.value);
+  const other = compareOther.value;
+  const k = other?.settings ? variants.findIndex((v) => JSON.stringify(v.settings) === JSON.stringify(other.settings)) : -1;
+  return (
+    <select data-testid="compare-settings" title="the model on screen built again with one of llama.cpp's flags changed: A is the page's settings, B these"
+      value={k >= 0 ? String(k) : ''}
+      onChange={(e) => { const v = variants[Number(e.target.value)]; if (e.target.value !== '' && v) compareWithSettings(v.settings, v.label); }}>
+      <option value="">or this model with…</option>
+      {variants.map((v, i) => <option value={String(i)}>{v.label}</option>)}
+    </select>
+  );
+}
+
 function Chooser() {
   const other = compareOther.value;
   const onFile = async (e) => {
@@ -109,6 +126,7 @@ function Chooser() {
         <option value="">or ggml's plan vs an offline plan…</option>
         {OFFLINE.map(([v, text]) => <option value={v}>{text}</option>)}
       </select>{' '}
+      {modelShown.value && <ModelVariants />}{' '}
       <label class="small-button">or import a graph… <input type="file" accept=".json,application/json" onChange={onFile} data-testid="compare-file" hidden /></label>{' '}
       <label class="hint"><input type="checkbox" checked={compareFold.value} onChange={(e) => setCompareFold(e.target.checked)} /> fold by layer</label>
       {other && <span class="hint"> · B is {other.label}</span>}

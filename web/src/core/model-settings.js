@@ -85,3 +85,23 @@ export function sweepPoints(base, { axis = 'n_ctx', maxCtx = 0, ubatches = [base
   }
   return points;
 }
+
+/**
+ * The same model at other settings, to compare with the settings on screen: flash attention the
+ * other way, twice and half the context, twice and half the micro-batch, a q8_0 KV cache, the
+ * other graph. Each is one change, as llama.cpp's flags would make it.
+ * @param {typeof START_SETTINGS} s
+ * @returns {Array<{label: string, settings: typeof START_SETTINGS}>} label: the flag changed
+ */
+export function settingVariants(s) {
+  const out = [];
+  const add = (label, key, value) => out.push({ label, settings: withSetting(s, key, value) });
+  add(`-fa ${s.flash_attn ? 'off' : 'on'}`, 'flash_attn', s.flash_attn ? 0 : 1);
+  if (s.n_ctx > 0) add(`-c ${s.n_ctx * 2}`, 'n_ctx', s.n_ctx * 2);
+  if (s.n_ctx >= 512) add(`-c ${s.n_ctx / 2}`, 'n_ctx', Math.floor(s.n_ctx / 2));
+  add(`-ub ${s.n_ubatch * 2}`, 'n_ubatch', s.n_ubatch * 2);
+  if (s.n_ubatch >= 2) add(`-ub ${Math.floor(s.n_ubatch / 2)}`, 'n_ubatch', Math.floor(s.n_ubatch / 2));
+  if (s.type_k !== 'q8_0' || s.type_v !== 'q8_0') out.push({ label: '-ctk q8_0 -ctv q8_0', settings: { ...s, type_k: 'q8_0', type_v: 'q8_0' } });
+  add(s.graph === 'decode' ? 'the prompt graph' : 'the decode graph (one token)', 'graph', s.graph === 'decode' ? 'prompt' : 'decode');
+  return out;
+}
