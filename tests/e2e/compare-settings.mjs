@@ -1,11 +1,33 @@
 // compare-settings.mjs: e2e check of "Compare two plans" with one model at two settings (called by
 // e2e.mjs; issue 28 goal 6): the llama-3.1-8b card at -fa on (the page) against -fa off (B): both
 // totals are the CLI's compute buffer bytes for those flags (`galloc model --card ... --json`),
-// and B stays while A's settings change. Screenshot: compare-fa.png.
+// and B stays while A's settings change. realloc_a and realloc_b side by side under the lesson,
+// their chunks the CLI's, and one click compares them. Screenshots: compare-fa.png, realloc-pair.png.
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 
 export async function compareSettingsChecks({ page, check, assert, OUT, CLI }) {
+  const cliChunks = (preset) => {
+    const doc = execFileSync(CLI, ['preset', preset], { encoding: 'utf8' });
+    return JSON.parse(execFileSync(CLI, ['plan', '-'], { input: doc, encoding: 'utf8' })).buffers[0].chunk_sizes.join(',');
+  };
+  await check('realloc_a and realloc_b side by side: both plans\' chunks (the CLI\'s) under the lesson; one click compares them', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.selectOption('[data-testid=preset]', 'realloc_b');
+    await page.waitForSelector('[data-testid=preset-pair]', { timeout: 10000 });
+    for (const n of ['realloc_a', 'realloc_b']) {
+      const got = await page.getAttribute(`[data-testid=pair-${n}]`, 'data-chunks');
+      assert(got === cliChunks(n), `${n}: the pair shows chunks ${got}, the CLI plans ${cliChunks(n)}`);
+    }
+    await page.screenshot({ path: path.join(OUT, 'realloc-pair.png') });
+    await page.click('[data-testid=pair-compare]');
+    await page.waitForSelector('[data-testid=compare-total]', { timeout: 10000 });
+    const t = await page.$eval('[data-testid=compare-total]', (e) => [e.dataset.totalA, e.dataset.totalB]);
+    assert(t[0] === '40' && t[1] === '40', `realloc_b against realloc_a: totals ${t}`);
+    await page.click('[data-testid=compare-view] .peak-title button');
+    await page.selectOption('[data-testid=preset]', 'test_reuse_and_free');
+    assert(await page.locator('[data-testid=preset-pair]').count() === 0, 'a preset with no partner shows a pair');
+  });
   const cli = (flags) => JSON.parse(execFileSync(CLI, ['model', '--card', 'llama-3.1-8b', ...flags.split(' '), '--json'], { encoding: 'utf8' }))
     .buffer_types.reduce((a, b) => a + b.compute, 0);
   await check('compare two plans: one model at two settings (llama-3.1-8b, -fa on against -fa off), both totals the CLI\'s', async () => {

@@ -4,6 +4,7 @@ import { presets, presetName, loadPreset, importGraph, graph, plan, planned, tex
 import { download, exportTimeline } from './io.js';
 import { cards, modelSource, openCard } from '../model-state.js';
 import { TensorSearch } from './TensorSearch.jsx';
+import { PresetPair } from './PresetPair.jsx';
 
 export function Header() {
   const fileRef = useRef(null);
@@ -91,6 +92,7 @@ export function Header() {
           <b>{cur.name}</b>: <span data-testid="lesson-text" title={cur.lesson && cur.description ? `library: ${cur.description}` : undefined}>{cur.lesson || cur.description}</span>
         </p>
       )}
+      {cur && <PresetPair name={cur.name} />}
       {paste && <PasteBox onDone={() => setPaste(false)} />}
     </header>
   );

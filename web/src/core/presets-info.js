@@ -25,7 +25,7 @@ export const PRESET_LESSONS = {
   test_merge_free_block_SIZE_MAX:
     'The same graph without a max size: a single chunk, where merged free blocks are reused and the chunk grows only at its end.',
   test_prefer_already_allocated_memory:
-    'A freed 24-byte block is preferred over the unused tail of the chunk, even though the tail would fit the 4-byte tensor more tightly.',
+    'x2 (4 bytes) goes into x0\'s freed 24-byte block, not at the end of the 28-byte chunk, where the 4 bytes left under the 32-byte max size would fit it exactly: memory already allocated is preferred.',
   test_multiple_buffer_types:
     'Two buffer types with their own chunks and limits; the inputs a0, a1, b0, b1 are allocated outside the graph (extern) and take no space. A tensor computed in place lives in its source\'s buffer type, not its own: x3 (assigned dummy_b) takes over x2\'s bytes in dummy_a, and x7 and x8 (assigned dummy_a) stay in x6\'s bytes in dummy_b.',
   test_buffer_size_zero:
