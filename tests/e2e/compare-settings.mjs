@@ -33,8 +33,15 @@ export async function compareSettingsChecks({ page, check, assert, OUT, CLI }) {
   await check('compare two plans: one model at two settings (llama-3.1-8b, -fa on against -fa off), both totals the CLI\'s', async () => {
     await page.setViewportSize({ width: 1600, height: 1000 });
     await page.selectOption('[data-testid=card]', 'llama-3.1-8b');
-    await page.waitForFunction(() => /llama-3\.1-8b/i.test(document.querySelector('[data-testid=model-summary]')?.textContent ?? '')
-      && document.querySelector('[data-testid=model-cmd]')?.textContent.includes('-fa on'), null, { timeout: 30000 });
+    await page.waitForFunction(() => /llama-3\.1-8b/i.test(document.querySelector('[data-testid=model-summary]')?.textContent ?? ''), null, { timeout: 30000 });
+    // the settings this check starts from (earlier checks leave others: settings outlive a card)
+    for (const [k, v] of [['flash_attn', '1'], ['type_k', 'f16'], ['type_v', 'f16'], ['graph', 'prompt']]) await page.selectOption(`[data-testid=set-${k}]`, v);
+    for (const [k, v] of [['n_ctx', '4096'], ['n_ubatch', '512'], ['n_batch', '2048'], ['n_seq', '1']]) {
+      await page.fill(`[data-testid=set-${k}]`, v);
+      await page.press(`[data-testid=set-${k}]`, 'Enter');
+    }
+    await page.waitForFunction(() => document.querySelector('[data-testid=model-cmd]')?.textContent.trim() === '-c 4096 -b 2048 -ub 512 -fa on', null, { timeout: 30000 })
+      .catch(async () => { throw new Error(`the settings are ${await page.textContent('[data-testid=model-cmd]')}`); });
     if (await page.locator('[data-testid=compare-open]').count()) await page.click('[data-testid=compare-open]');
     const cmd = (await page.textContent('[data-testid=model-cmd]')).trim();
     await page.selectOption('[data-testid=compare-settings]', { label: '-fa off' });

@@ -13,6 +13,14 @@ export async function latencyChecks({ page, check, assert }) {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.selectOption('[data-testid=card]', 'llama-3.1-70b');
     await page.waitForFunction(() => /70b/i.test(document.querySelector('[data-testid=model-summary]')?.textContent ?? '') && document.querySelector('[data-testid=breakdown]'), null, { timeout: 30000 });
+    // the settings the changes start from (earlier checks leave others: settings outlive a card)
+    for (const [k, v] of [['flash_attn', '1'], ['type_k', 'f16'], ['type_v', 'f16'], ['graph', 'prompt']]) await page.selectOption(`[data-testid=set-${k}]`, v);
+    for (const [k, v] of [['n_ctx', '4096'], ['n_ubatch', '512'], ['n_batch', '2048'], ['n_seq', '1']]) {
+      await page.fill(`[data-testid=set-${k}]`, v);
+      await page.press(`[data-testid=set-${k}]`, 'Enter');
+    }
+    await page.waitForFunction(() => document.querySelector('[data-testid=model-cmd]')?.textContent.trim() === '-c 4096 -b 2048 -ub 512 -fa on', null, { timeout: 30000 })
+      .catch(async () => { throw new Error(`the settings are ${await page.textContent('[data-testid=model-cmd]')}`); });
     await page.waitForTimeout(500);
     await page.evaluate(() => {
       window.__longTasks = [];
