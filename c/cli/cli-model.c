@@ -188,10 +188,10 @@ int cli_model_command(int argc, char ** argv) {
         const char * a = argv[i];
         const char * v = i + 1 < argc ? argv[i + 1] : NULL;
         struct galloc_error ferr;
-        if ((strcmp(a, "-c") == 0 || strcmp(a, "--ctx-size") == 0) && v && strcmp(v, "0") == 0) {
-            fit.llama.n_ctx_min = UINT32_MAX; // llama.cpp: -c 0 asks for the full context, --fit keeps it
+        int took = galloc_fit_parse_flag(argc, argv, i, &fit.llama, &ferr); // --fit-target, --fit-ctx, --host-memory, -c 0
+        if (took == 0) {
+            took = galloc_model_parse_flag(argc, argv, i, &s, &p, &ferr);
         }
-        const int took = galloc_model_parse_flag(argc, argv, i, &s, &p, &ferr);
         if (took < 0) {
             if (ferr.status != GALLOC_STATUS_ARGUMENT) {
                 fprintf(stderr, "galloc model: %s\n", ferr.message);
@@ -236,44 +236,6 @@ int cli_model_command(int argc, char ** argv) {
             }
             fit.mode = CLI_FIT_LLAMA;
             continue;
-        } else if (strcmp(a, "--fit-target") == 0 || strcmp(a, "-fitt") == 0) {
-            // MiB, or MiB0,MiB1,... per device (llama.cpp: split at ',' and '/'; one value for all)
-            int n = 0;
-            const char * c = v ? v : "";
-            do {
-                char * end = NULL;
-                const unsigned long long mib = (*c >= '0' && *c <= '9') ? strtoull(c, &end, 10) : 0;
-                if (!end || mib > (1ull << 30) || n >= GALLOC_PLACE_MAX_DEVICES - 1 || (*end != '\0' && *end != ',' && *end != '/')) {
-                    return usage_error("%s: '%s' is not MiB or a list MiB0,MiB1,... (at most %d)", a, v ? v : "",
-                                       GALLOC_PLACE_MAX_DEVICES - 1);
-                }
-                fit.llama.margins[n++] = (uint64_t) mib << 20;
-                c = end;
-                while (*c == ',' || *c == '/') {
-                    c++;
-                }
-            } while (*c != '\0');
-            if (n == 0) {
-                return usage_error("%s: '%s' is not a number of MiB", a, v ? v : "");
-            }
-            if (n == 1) {
-                for (int d = 1; d < GALLOC_PLACE_MAX_DEVICES; d++) {
-                    fit.llama.margins[d] = fit.llama.margins[0];
-                }
-            }
-            fit.margin = fit.llama.margins[0];
-        } else if (strcmp(a, "--fit-ctx") == 0 || strcmp(a, "-fitc") == 0) {
-            char * end = NULL;
-            const long long n = v ? strtoll(v, &end, 10) : 0;
-            if (!v || end == v || *end != '\0' || n < INT32_MIN || n > INT32_MAX) {
-                return usage_error("%s: '%s' is not a context size", a, v ? v : "");
-            }
-            fit.llama.n_ctx_min = (uint32_t) (int32_t) n; // llama.cpp keeps an int32, read as uint32_t
-        } else if (strcmp(a, "--host-memory") == 0) {
-            if (!galloc_parse_memory(v, &fit.host_memory) || fit.host_memory == 0) {
-                return usage_error("%s: '%s' is not a memory size (64GiB, 32000MiB)", a, v ? v : "");
-            }
-            fit.llama.host_memory = fit.host_memory;
         } else if (strcmp(a, "--card") == 0) {
             if (!v) {
                 return usage_error("%s: needs a card name (galloc model --cards lists them)", a);
@@ -294,6 +256,8 @@ int cli_model_command(int argc, char ** argv) {
         }
         i++; // the option's value
     }
+    fit.margin      = fit.llama.margins[0]; // --sweep and --max-ctx: the first device's margin, the host's memory
+    fit.host_memory = fit.llama.host_memory;
     if (!file == !card) {
         return usage_error("%s", file ? "give a model file or --card NAME, not both" : "no model file (or --card NAME)");
     }

@@ -123,6 +123,15 @@ void galloc_fit_result_free(struct galloc_fit_result * r);
 // (malloc'd, NULL when out of memory)
 char * galloc_fit_flags(const struct galloc_fit_result * r);
 
+// --fit's flags at argv[i]: --fit-target (-fitt) MiB[,MiB...], --fit-ctx (-fitc) N, --host-memory
+// MEMORY; and -c 0 (n_ctx_min UINT32_MAX, as llama.cpp), for which it takes no word (returns 0:
+// -c is galloc_model_parse_flag's). Returns the words taken (2), 0, or -1 with err
+// (GALLOC_STATUS_ARGUMENT, the message starting with the flag)
+int  galloc_fit_parse_flag(int argc, char ** argv, int i, struct galloc_fit_settings * f, struct galloc_error * err);
+// a line of flags (space-separated, no quoting): these, galloc_model_parse_flag's, and --fit [on|off]
+bool galloc_fit_parse_flags(const char * line, struct galloc_model_settings * s, struct galloc_place_settings * p,
+                            struct galloc_fit_settings * f, struct galloc_error * err);
+
 // {"format": "galloc-fit", "version": 1, "status": "success"|"failure", "reason": null|"...", "flags": "-c ...",
 // "n_ctx", "n_gpu_layers", "tensor_split": [...], "overrides": [{"pattern", "buft"}], "measurements",
 // "log": ["line", ...], "memory": memory_json (a galloc-memory document of the chosen flags) or null}

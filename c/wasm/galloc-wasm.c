@@ -17,6 +17,7 @@
 #include "galloc-document.h"
 #include "galloc-explain.h"
 #include "galloc-gguf.h"
+#include "galloc-model-fit.h"
 #include "galloc-model-place.h"
 #include "galloc-model.h"
 #include "galloc-planner.h"
@@ -123,6 +124,11 @@ GALLOC_WASM_EXPORT char *       galloc_wasm_doc_model_sizes   (int32_t handle);
 // takes them ("-c 4096 -ngl 16 --device cuda:12GiB"): galloc-memory JSON. Over devices the compute
 // column is null where size_t has 32 bits (the scheduler counts in size_t; use the 64-bit CLI)
 GALLOC_WASM_EXPORT char *       galloc_wasm_model_memory      (int32_t handle, const char * flags, size_t len);
+// llama.cpp's --fit (galloc-model-fit.h) for a line of flags as the CLI takes them, --fit-target,
+// --fit-ctx and --host-memory included: galloc-fit JSON (its "memory": the breakdown with the flags
+// chosen). Refused (GALLOC_STATUS_DECLINED) over devices where size_t has 32 bits: each of the fit's
+// measurements needs the scheduler's compute buffers
+GALLOC_WASM_EXPORT char *       galloc_wasm_model_fit         (int32_t handle, const char * flags, size_t len);
 GALLOC_WASM_EXPORT int32_t      galloc_wasm_model_card_count  (void);
 GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_name   (int32_t i);                       // static; NULL out of range
 GALLOC_WASM_EXPORT const char * galloc_wasm_model_card_description(int32_t i);
@@ -1013,6 +1019,57 @@ GALLOC_WASM_EXPORT char * galloc_wasm_model_memory(int32_t handle, const char * 
     char * out = galloc_placement_json(pl);
     galloc_placement_free(pl);
     return out ? galloc_wasm_result(out, strlen(out)) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the breakdown");
+}
+
+GALLOC_WASM_EXPORT char * galloc_wasm_model_fit(int32_t handle, const char * flags, size_t len) {
+    const struct galloc_model * m = galloc_wasm_model_at(handle);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (flags == NULL) {
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "no flags (NULL pointer)");
+    }
+    char * line = malloc(len + 1);
+    if (line == NULL) {
+        return galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory");
+    }
+    memcpy(line, flags, len);
+    line[len] = '\0';
+    struct galloc_model_settings s;
+    struct galloc_place_settings p;
+    struct galloc_fit_settings f;
+    struct galloc_error err;
+    galloc_model_settings_default(&s);
+    galloc_place_settings_default(&p);
+    galloc_fit_settings_default(&f);
+    const bool parsed = strlen(line) == len && galloc_fit_parse_flags(line, &s, &p, &f, &err);
+    free(line);
+    if (!parsed) {
+        return strlen(flags) < len ? galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "flags with a NUL byte")
+                                   : galloc_wasm_fail(err.status, "%s", err.message);
+    }
+    if (p.n_devices > 0 && SIZE_MAX < UINT64_MAX) {
+        return galloc_wasm_fail(GALLOC_STATUS_DECLINED, "--fit over devices needs 64-bit sizes (use the CLI)");
+    }
+    if (p.n_devices == 0 && f.host_memory == 0) {
+        return galloc_wasm_fail(GALLOC_STATUS_ARGUMENT, "--fit without --device fits the host: give --host-memory");
+    }
+    struct galloc_fit_result r;
+    if (!galloc_fit_model(m, &s, &p, &f, &r, &err)) {
+        galloc_fit_result_free(&r);
+        return galloc_wasm_fail(err.status, "%s", err.message);
+    }
+    struct galloc_placement * pl = r.status == GALLOC_FIT_SUCCESS ? galloc_model_place(m, &r.s, &r.p, &err) : NULL;
+    if (r.status == GALLOC_FIT_SUCCESS && pl == NULL) {
+        galloc_fit_result_free(&r);
+        return galloc_wasm_fail(err.status, "%s", err.message);
+    }
+    char * memory = pl ? galloc_placement_json(pl) : NULL;
+    char * out = (pl == NULL || memory != NULL) ? galloc_fit_json(&r, memory) : NULL;
+    free(memory);
+    galloc_placement_free(pl);
+    galloc_fit_result_free(&r);
+    return out ? galloc_wasm_result(out, strlen(out)) : galloc_wasm_fail(GALLOC_STATUS_NO_MEMORY, "out of memory writing the fit");
 }
 
 // what a settings change shows, from one build of the graph: its document read, planned and kept

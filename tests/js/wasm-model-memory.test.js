@@ -53,6 +53,33 @@ describe('memory breakdown, against llama.cpp', () => {
     }
   });
 
+  it("llama.cpp's --fit: the flags galloc model --fit prints", () => {
+    const m = galloc.openModel({ gguf: gguf('llama3-8b') });
+    try {
+      // the host alone, 17 GiB: 16607 MiB at the training context; the context is lowered (the CLI's answer)
+      const r = m.fit('--host-memory 17GiB');
+      expect([r.format, r.status, r.flags, r.n_ctx, r.n_gpu_layers]).toEqual(['galloc-fit', 'success', '-c 6400 -ngl -1', 6400, -1]);
+      expect(r.log).toContain('common_params_fit_impl: entire model can be fit by reducing context');
+      expect(r.memory.buffer_types[0].name).toBe('CPU');
+      const f = m.fit('--host-memory 16GiB');
+      expect([f.status, f.reason]).toEqual(['failure', 'was unable to fit model into system memory by reducing context, abort']);
+      expect(f.memory).toBe(null);
+      // over a device: the CLI's -c 4096 -ngl 14 where size_t has 64 bits; refused where it has 32
+      let d = null;
+      try {
+        d = m.fit('--device rpc:8GiB');
+      } catch (e) {
+        expect(e.code).toBe('declined');
+      }
+      if (d) {
+        expect(d.flags).toBe('-c 4096 -ngl 14');
+      }
+      expect(() => m.fit('--fit-target x')).toThrow(/^--fit-target: 'x' is not MiB/);
+    } finally {
+      m.close();
+    }
+  });
+
   it('flags llama.cpp refuses throw, naming the flag', () => {
     const m = galloc.openModel({ gguf: gguf('llama3-8b') });
     try {

@@ -989,6 +989,22 @@ export class GallocModel {
   }
 
   /**
+   * llama.cpp's --fit (common/fit.cpp) for a line of flags as `galloc model ... --fit` takes them
+   * ("--device cuda:24GiB --fit-target 1024 --fit-ctx 4096"): the context, -ngl, -ts and -ot
+   * overrides it chooses, its messages in order, and the breakdown with those flags.
+   * @param {string} flags
+   * @returns {{format: 'galloc-fit', version: 1, status: 'success'|'failure', reason: string|null, flags: string,
+   *   n_ctx: number, n_gpu_layers: number, tensor_split: number[], overrides: {pattern: string, buft: string}[],
+   *   measurements: number, log: string[], memory: object|null}}
+   * @throws {GallocError} flags llama.cpp refuses ('bad-argument'); 'declined' over devices in a
+   *   module whose size_t has 32 bits
+   */
+  fit(flags) {
+    const h = this.open();
+    return JSON.parse(this.g.withInput(String(flags ?? ''), (ptr, len) => this.g.m._galloc_wasm_model_fit(h, ptr, len)));
+  }
+
+  /**
    * What a settings change shows, from one build of the graph: the sizes (as sizes()) and the
    * graph document they were planned from, read and planned in the module and kept there as
    * Galloc.open keeps a document (its graph() is document()'s, its plan() the CLI's plan of it).
