@@ -52,6 +52,11 @@ export async function compareSettingsChecks({ page, check, assert, OUT, CLI }) {
     const wantB = cli(cmd.replace('-fa on', '-fa off'));
     assert(a === wantA && b === wantB, `A ${a}, B ${b}; the CLI: ${cmd} ${wantA}, -fa off ${wantB}`);
     assert(a !== b, 'the two settings plan to the same size: nothing compared');
+    // the KV cache in llama.cpp's MiB, as the CLI prints it ('KV cache = 512.00 MiB')
+    const log = execFileSync('sh', ['-c', `"$0" model --card llama-3.1-8b ${cmd} 2>&1 >/dev/null`, CLI], { encoding: 'utf8' });
+    const kv = /KV cache = ([\d.]+ MiB)/.exec(log)?.[1];
+    const shown = await page.textContent('[data-testid=kv-size]');
+    assert(kv && shown === `KV cache ${kv}`, `the page says "${shown}", the CLI "KV cache = ${kv}"`);
     await page.locator('[data-testid=compare-view]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(OUT, 'compare-fa.png') });
     // A follows the page, B stays -fa off

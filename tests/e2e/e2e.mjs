@@ -31,7 +31,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from './static-server.mjs';
 import { parseGraphText } from '../../web/src/core/graph-text.js';
-import { formatBytes } from '../../web/src/core/format.js';
+import { formatBytes, formatBytesBoth } from '../../web/src/core/format.js';
 import { cliCompare } from '../js/whatif-helpers.js';
 import { explainChecks } from './e2e-explain.mjs';
 import { readabilityChecks } from './readability.mjs';
@@ -188,7 +188,7 @@ try {
     await page.mouse.move(box.x + box.width / 2, box.y + box.height * 0.8);
     await page.waitForSelector('[data-testid=tooltip]', { timeout: 5000 });
     const where = await page.textContent('[data-testid=tooltip-where]');
-    assert(where.includes(`chunk ${p.chunk} · offset ${p.offset}`), `tooltip says "${where}", CLI: chunk ${p.chunk} offset ${p.offset}`);
+    assert(where.includes(`chunk ${p.chunk} · offset ${formatBytesBoth(p.offset)} ·`), `tooltip says "${where}", CLI: chunk ${p.chunk} offset ${p.offset}`);
     assert((await page.textContent('[data-testid=tooltip]')).includes('x5'), 'tooltip does not name x5');
     await page.screenshot({ path: path.join(OUT, '04-tooltip.png'), fullPage: true });
     await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.8);

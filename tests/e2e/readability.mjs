@@ -18,6 +18,7 @@
 // Screenshots: build/e2e/ux-*.png.
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
+import { formatBytesBoth } from '../../web/src/core/format.js';
 
 /** the boxes that clip an element: itself against the viewport, and its clipping ancestors */
 async function clipReport(page, selector) {
@@ -401,7 +402,7 @@ export async function readabilityChecks({ page, check, assert, OUT, cliPlan, cli
         const i = byName.get(name);
         if (i === undefined || i < 0) continue;
         const p = plan.tensors[i];
-        assert(where.includes(`chunk ${p.chunk} · offset ${p.offset}`), `${label}: tooltip of ${name} says "${where}", the CLI chunk ${p.chunk} offset ${p.offset}`);
+        assert(where.includes(`chunk ${p.chunk} · offset ${formatBytesBoth(p.offset)} ·`), `${label}: tooltip of ${name} says "${where}", the CLI chunk ${p.chunk} offset ${p.offset}`);
         compared++;
       }
       assert(compared >= 5, `${label}: only ${compared} tooltips name a tensor by a unique name`);

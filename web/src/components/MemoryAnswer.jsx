@@ -7,7 +7,7 @@ import { breakdown, breakdownError, devices, hostMiB } from '../device-state.js'
 import { modelSource, sizes, modelError, buildTimes } from '../model-state.js';
 import { deviceRows, FIT_MARGIN } from '../core/devices.js';
 import { computeLogLine } from '../core/model-settings.js';
-import { formatBytes, formatBytesExact } from '../core/format.js';
+import { formatBytes, formatBytesExact, formatMiB } from '../core/format.js';
 import { DeviceSweep } from './DeviceSweep.jsx';
 
 const MIB = 1048576;
@@ -106,7 +106,7 @@ export function MemoryAnswer() {
           <pre data-testid="compute-sizes" title="llama.cpp's log lines for the CPU alone (the timeline below plans this graph)">{z.buffer_types.map(computeLogLine).join('\n')}</pre>
           <p class="hint">
             n_ctx {z.n_ctx} ({z.n_ctx_seq} cells per sequence{z.n_ctx_swa ? `, ${z.n_ctx_swa} in the sliding-window cache` : ''}),
-            {' '}{z.n_tokens} tokens in the graph, {z.n_nodes} nodes; KV cache {formatBytes(z.kv_bytes)}
+            {' '}{z.n_tokens} tokens in the graph, {z.n_nodes} nodes; <span data-testid="kv-size" title={formatBytesExact(z.kv_bytes)}>KV cache {formatMiB(z.kv_bytes)}</span>
             {devs.length > 0 && '; the timeline below is this CPU-alone graph'}
           </p>
           {buildTimes.value && (

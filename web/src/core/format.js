@@ -26,6 +26,28 @@ export function formatBytes(bytes) {
 }
 
 /**
+ * MiB as llama.cpp prints them (its "%.2f MiB" of bytes / 1024 / 1024): 322971648 -> "308.01 MiB".
+ * Used where llama.cpp prints that number (compute buffer lines, the KV cache); binary units
+ * (formatBytes) everywhere else.
+ * @param {number|string|bigint} bytes
+ * @returns {string}
+ */
+export function formatMiB(bytes) {
+  return `${(Number(bytes) / 1048576).toFixed(2)} MiB`;
+}
+
+/**
+ * A byte count for a place with no hover of its own (a tooltip): binary units, then the exact
+ * bytes when the units round them: 4194304 -> "4.00 MiB (4,194,304 B)", 16 -> "16 B".
+ * @param {number|string|bigint} bytes
+ * @returns {string}
+ */
+export function formatBytesBoth(bytes) {
+  const short = formatBytes(bytes);
+  return / B$/.test(short) ? short : `${short} (${formatBytesExact(bytes)})`;
+}
+
+/**
  * Exact byte count with thousands separators: 21696 -> "21,696 B".
  * @param {number|string|bigint} bytes
  * @returns {string}

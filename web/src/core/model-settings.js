@@ -2,6 +2,7 @@
 //
 // Pure data: the controls (flag, label, choices), a settings object checked against them, the
 // contexts a sweep runs over, and the line llama.cpp logs for a compute buffer.
+import { formatMiB } from './format.js';
 
 /** cache types llama.cpp accepts for -ctk / -ctv */
 export const CACHE_TYPES = ['f16', 'bf16', 'f32', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl', 'q5_0', 'q5_1'];
@@ -51,7 +52,7 @@ export function commandLine(s) {
  * @returns {string}
  */
 export function computeLogLine(b) {
-  return `${b.name} compute buffer size = ${(Number(b.compute) / 1048576).toFixed(2)} MiB`;
+  return `${b.name} compute buffer size = ${formatMiB(b.compute)}`;
 }
 
 /** what a sweep can run along: its x axis, the settings key it changes, the values */
