@@ -18,6 +18,7 @@
 #include "galloc-document.h"
 #include "galloc-gguf.h"
 #include "galloc-model.h"
+#include "galloc-model-impl.h"
 #include "galloc-planner.h"
 #include "galloc-status.h"
 #include "model-compare.h"
@@ -301,9 +302,60 @@ static void test_key_refusals(void) {
     }
 }
 
+// what the graph document does not hold: the parameters of ops that change the values, not the memory.
+// ALiBi (the softmax's max_bias: llama.cpp's constant 8 for bloom and refact, the header's
+// attention.max_alibi_bias for mpt and jais) and MPT's KQV clamp (attention.clamp_kqv, 1 in its
+// test header), checked on every SOFT_MAX and CLAMP node of the built graph.
+static void test_op_params(void) {
+    static const struct {
+        const char * model;
+        float        max_bias;  // every SOFT_MAX's
+        float        clamp;     // every CLAMP's [-clamp, clamp] (0: no CLAMP node)
+        int          n_clamp;   // CLAMP nodes: one per layer (on the fused QKV)
+    } cases[] = {
+        { "bloom-dense", 8.0f, 0.0f, 0 }, { "refact-dense", 8.0f, 0.0f, 0 }, { "jais-dense", 8.0f, 0.0f, 0 },
+        { "mpt-dense", 8.0f, 1.0f, 2 },   { "gpt2-dense", 0.0f, 0.0f, 0 },   { "llama-dense", 0.0f, 0.0f, 0 },
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        struct galloc_error err = { 0 };
+        struct galloc_model * m = open_model(cases[c].model, &err);
+        CHECK(m != NULL);
+        struct galloc_model_settings s;
+        settings(&s);
+        struct model_cparams cp;
+        struct model_build * b = NULL;
+        if (m && galloc_model_cparams_init(m, &s, &cp, &err)) {
+            b = galloc_model_build_prompt_hooked(m, &cp, ggml_backend_cpu_buffer_type(), NULL, NULL, NULL, &err);
+        }
+        CHECK(b != NULL);
+        int n_soft_max = 0, n_clamp = 0;
+        struct ggml_cgraph * gf = b ? galloc_model_build_graph_of(b)->gf : NULL;
+        for (int i = 0; gf && i < ggml_graph_n_nodes(gf); i++) {
+            const struct ggml_tensor * t = ggml_graph_node(gf, i);
+            float p[2];
+            memcpy(p, t->op_params, sizeof(p));
+            if (t->op == GGML_OP_SOFT_MAX) {
+                n_soft_max++;
+                CHECK(p[1] == cases[c].max_bias);
+            } else if (t->op == GGML_OP_CLAMP) {
+                n_clamp++;
+                CHECK(p[0] == -cases[c].clamp && p[1] == cases[c].clamp);
+            }
+        }
+        CHECK(n_soft_max == 2); // the test models have two layers
+        CHECK(n_clamp == cases[c].n_clamp);
+        if (n_soft_max != 2 || n_clamp != cases[c].n_clamp) {
+            fprintf(stderr, "  %s: %d SOFT_MAX, %d CLAMP nodes\n", cases[c].model, n_soft_max, n_clamp);
+        }
+        galloc_model_build_free(b);
+        galloc_model_free(m);
+    }
+}
+
 int main(void) {
     RUN(test_archs);
     RUN(test_unknown_tensor);
     RUN(test_key_refusals);
+    RUN(test_op_params);
     return check_report("test-model-archs");
 }

@@ -200,7 +200,7 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
         if (v->type == GGML_TYPE_F32) {
             v = ggml_cast(ctx, v, GGML_TYPE_F16);
         }
-        cur = ggml_flash_attn_ext(ctx, q, k, v, kq_mask, kq_scale, 0.0f, g->hp->attn_soft_cap ? g->hp->f_attn_logit_softcapping : 0.0f);
+        cur = ggml_flash_attn_ext(ctx, q, k, v, kq_mask, kq_scale, g->hp->f_max_alibi_bias, g->hp->attn_soft_cap ? g->hp->f_attn_logit_softcapping : 0.0f);
         ggml_flash_attn_ext_add_sinks(cur, sinks);
         ggml_flash_attn_ext_set_prec(cur, GGML_PREC_F32);
         if (v_mla) {
@@ -224,7 +224,7 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
             kq = ggml_scale(ctx, kq, g->hp->f_attn_logit_softcapping);
             galloc_model_cb(g, kq, "kq_scaled_2", il);
         }
-        kq = ggml_soft_max_ext(ctx, kq, kq_mask, kq_scale, 0.0f);
+        kq = ggml_soft_max_ext(ctx, kq, kq_mask, kq_scale, g->hp->f_max_alibi_bias); // ALiBi's slopes when max_bias > 0
         ggml_soft_max_add_sinks(kq, sinks);
         galloc_model_cb(g, kq, "kq_soft_max", il);
         if (!v_trans) {

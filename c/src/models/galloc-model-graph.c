@@ -412,6 +412,10 @@ void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, stru
             qkv = ggml_add(ctx, qkv, l->wqkv_b);
             galloc_model_cb(g, qkv, "wqkv_b", il);
         }
+        if (g->hp->f_clamp_kqv > 0.0f) {
+            qkv = ggml_clamp(ctx, qkv, -g->hp->f_clamp_kqv, g->hp->f_clamp_kqv);
+            galloc_model_cb(g, qkv, "wqkv_clamped", il);
+        }
         if (qkv->ne[0] < n_embd_q + 2 * n_embd_kv) {
             galloc_model_fail(g, "%s.attention.head_count/head_count_kv: layer %d: the fused QKV projection has %lld values per "
                               "token, fewer than %lld + 2 x %lld (llama.cpp's views would reach past it)", g->m->arch->name, il,
@@ -431,17 +435,29 @@ void galloc_model_qkv(struct model_graph * g, const struct model_layer * l, stru
             qc = ggml_add(ctx, qc, l->wq_b);
             galloc_model_cb(g, qc, "Qcur", il);
         }
+        if (g->hp->f_clamp_kqv > 0.0f) {
+            qc = ggml_clamp(ctx, qc, -g->hp->f_clamp_kqv, g->hp->f_clamp_kqv);
+            galloc_model_cb(g, qc, "Qcur_clamped", il);
+        }
         kc = galloc_model_mm(g, l->wk, cur, l->wk_s);
         galloc_model_cb(g, kc, "Kcur", il);
         if (l->wk_b) {
             kc = ggml_add(ctx, kc, l->wk_b);
             galloc_model_cb(g, kc, "Kcur", il);
         }
+        if (g->hp->f_clamp_kqv > 0.0f) {
+            kc = ggml_clamp(ctx, kc, -g->hp->f_clamp_kqv, g->hp->f_clamp_kqv);
+            galloc_model_cb(g, kc, "Kcur_clamped", il);
+        }
         vc = galloc_model_mm(g, l->wv, cur, l->wv_s);
         galloc_model_cb(g, vc, "Vcur", il);
         if (l->wv_b) {
             vc = ggml_add(ctx, vc, l->wv_b);
             galloc_model_cb(g, vc, "Vcur", il);
+        }
+        if (g->hp->f_clamp_kqv > 0.0f) {
+            vc = ggml_clamp(ctx, vc, -g->hp->f_clamp_kqv, g->hp->f_clamp_kqv);
+            galloc_model_cb(g, vc, "Vcur_clamped", il);
         }
         // llama.cpp reshapes without checking (GGML_ASSERT): Q to n_head heads, K and V to n_head_kv
         // heads of n_embd_head values; a header whose projections are another width is refused
@@ -518,6 +534,15 @@ struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor
                                struct ggml_tensor * gate, struct ggml_tensor * gate_b, struct ggml_tensor * gate_s,
                                struct ggml_tensor * down, struct ggml_tensor * down_b, struct ggml_tensor * down_s,
                                enum model_ffn_op op, enum model_ffn_gate gate_type, int il) {
+    return galloc_model_ffn_act(g, cur, up, up_b, up_s, gate, gate_b, gate_s, down, down_b, down_s, NULL, op, gate_type, il);
+}
+
+struct ggml_tensor * galloc_model_ffn_act(struct model_graph * g, struct ggml_tensor * cur,
+                                          struct ggml_tensor * up, struct ggml_tensor * up_b, struct ggml_tensor * up_s,
+                                          struct ggml_tensor * gate, struct ggml_tensor * gate_b, struct ggml_tensor * gate_s,
+                                          struct ggml_tensor * down, struct ggml_tensor * down_b, struct ggml_tensor * down_s,
+                                          struct ggml_tensor * act_scales, enum model_ffn_op op, enum model_ffn_gate gate_type,
+                                          int il) {
     if (g->failed) {
         return NULL;
     }
@@ -564,6 +589,10 @@ struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor
             } else {
                 cur = ggml_gelu(ctx, cur);
                 galloc_model_cb(g, cur, "ffn_gelu", il);
+                if (act_scales) {
+                    cur = ggml_div(ctx, cur, act_scales);
+                    galloc_model_cb(g, cur, "ffn_act", il);
+                }
             }
             break;
         case MODEL_FFN_SWIGLU:

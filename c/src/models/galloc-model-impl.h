@@ -81,6 +81,9 @@ struct model_hparams {
     bool     ssm_dt_b_c_rms;
     bool     is_recr[MODEL_MAX_LAYERS];
     bool     has_rope;               // granitehybrid: RoPE on (rope.scaling.finetuned, true by default)
+    float    f_clamp_kqv;            // Q, K and V clamped to [-c, c] after their projections (mpt; 0: none)
+    float    f_max_alibi_bias;       // ALiBi's maximum bias, the softmax's max_bias (mpt, bloom, jais, refact; 0: none)
+    bool     use_par_res;            // gptneox: attention and FFN in parallel on the same input
 };
 
 // llama_hparams::is_mla: multi-head latent attention (a K-only cache of latent rows)
@@ -242,6 +245,9 @@ struct model_layer {
     struct ggml_tensor * ffn_gate_exps_b, * ffn_up_exps_b, * ffn_down_exps_b;
     struct ggml_tensor * rope_freqs, * rope_long, * rope_short;
     struct ggml_tensor * attn_norm_b, * ffn_norm_b;
+    struct ggml_tensor * attn_norm_2, * attn_norm_2_b;   // falcon-40b: a second input norm for attention
+    struct ggml_tensor * attn_q_norm_b, * attn_k_norm_b; // mpt: Q and K LayerNorms' biases
+    struct ggml_tensor * ffn_act;                        // mpt: AWQ's activation scales (ffn.act.scales)
     // shared experts (qwen2moe, ...)
     struct ggml_tensor * ffn_gate_inp_shexp, * ffn_gate_shexp, * ffn_up_shexp, * ffn_down_shexp;
     // per-tensor (per-expert) ".scale" multipliers after the projection (llama.cpp's *_s), and the
@@ -282,6 +288,7 @@ struct model_graph {
     struct ggml_cgraph  * gf;
     ggml_backend_buffer_t wbuf;   // the dummy buffer of wctx's tensors
     // weights
+    struct ggml_tensor * pos_embd, * tok_norm, * tok_norm_b; // learned positions (gpt2, ...), the embeddings' norm (bloom)
     struct ggml_tensor * tok_embd, * output_norm, * output_norm_b, * output, * output_b, * output_s, * output_in_s;
     struct model_layer * layers;
     struct ggml_tensor * t_inp_embd; // the input embeddings (llm_graph_result's t_inp_embd): deepstack reads slices of it
@@ -368,6 +375,13 @@ struct ggml_tensor * galloc_model_ffn(struct model_graph * g, struct ggml_tensor
                                struct ggml_tensor * gate, struct ggml_tensor * gate_b, struct ggml_tensor * gate_s,
                                struct ggml_tensor * down, struct ggml_tensor * down_b, struct ggml_tensor * down_s,
                                enum model_ffn_op op, enum model_ffn_gate gate_type, int il);
+// the same with llama.cpp's act_scales: GELU's output divided by them (MPT's AWQ scales; NULL: none)
+struct ggml_tensor * galloc_model_ffn_act(struct model_graph * g, struct ggml_tensor * cur,
+                                          struct ggml_tensor * up, struct ggml_tensor * up_b, struct ggml_tensor * up_s,
+                                          struct ggml_tensor * gate, struct ggml_tensor * gate_b, struct ggml_tensor * gate_s,
+                                          struct ggml_tensor * down, struct ggml_tensor * down_b, struct ggml_tensor * down_s,
+                                          struct ggml_tensor * act_scales, enum model_ffn_op op, enum model_ffn_gate gate_type,
+                                          int il);
 // the expert weights' per-expert scales of a layer (NULL when it has none), for galloc_model_moe_ffn
 struct model_moe_scales {
     struct ggml_tensor * up, * gate, * down;
@@ -479,6 +493,50 @@ void galloc_model_weights_mamba2(struct model_graph * g, struct model_layer * l,
 struct ggml_tensor * galloc_model_mamba_layer(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * cur, int il);
 struct ggml_tensor * galloc_model_mamba2_layer(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * cur, int il);
 
+//
+// the classic pre-norm layer and its variants (galloc-model-block.c)
+//
+
+#define MODEL_W_NONE (-1) // a tensor the variant does not have
+
+// which tensors a variant creates: each MODEL_W_NONE, 0 (required) or MODEL_TENSOR_OPTIONAL
+struct model_block_weights {
+    int  pos_embd, tok_norm, output_norm_b, output, output_b; // output: 0, or optional (tied to the embeddings)
+    int  attn_norm_b;
+    int  qkv, qkv_b;       // qkv MODEL_W_NONE: attn_qkv or attn_q/k/v with optional biases (create_tensor_qkv)
+    bool q_heads;          // Q and the output projection key_length x heads wide (else n_embd)
+    int  wo_b, ffn_norm, ffn_norm_b, ffn_gate, ffn_gate_b, ffn_up_b, ffn_down_b;
+};
+// the layer's shape
+struct model_block {
+    enum model_norm_type norm;    // the layer's norms (and Q/K's)
+    bool  rope;                   // RoPE on Q and K
+    bool  qk_norm_flat;           // mpt: Q/K norms over all heads (else per head), only when Q has one
+    bool  wo_b;                   // the attention output's bias added
+    bool  q_prescale;             // phi2: Q scaled before attention, whose scale is then 1
+    bool  kq_scale_head;          // jais: the scale 1/head (else 1/sqrt(head))
+    enum model_ffn_op   ffn_op;
+    enum model_ffn_gate ffn_gate;
+    bool  ffn_b;                  // the FFN's biases added
+};
+void galloc_model_weights_block_io(struct model_graph * g, const struct model_block_weights * w);
+void galloc_model_weights_block(struct model_graph * g, struct model_layer * l, int il, const struct model_block_weights * w);
+// the token embeddings, plus the learned positions (pos_embd), then the embeddings' norm (tok_norm)
+struct ggml_tensor * galloc_model_block_input(struct model_graph * g, struct ggml_tensor * inp_pos);
+// Q/K/V, their norms, RoPE, attention and the output projection
+struct ggml_tensor * galloc_model_block_attn(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur,
+                                             struct ggml_tensor * inp_pos, const struct model_attn_input * attn,
+                                             const struct model_block * blk, int il);
+// build_ffn on the layer's up/gate/down (and act scales), named ffn_out
+struct ggml_tensor * galloc_model_block_ffn(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur,
+                                            const struct model_block * blk, int il);
+// x + attn(norm(x)), then + ffn(norm(.)); the output rows selected at the last layer
+struct ggml_tensor * galloc_model_block_seq(struct model_graph * g, struct ggml_tensor * inpL, struct ggml_tensor * inp_pos,
+                                            const struct model_attn_input * attn, struct ggml_tensor * inp_out_ids,
+                                            const struct model_block * blk, int il);
+// the final norm (with output_norm.bias), the logits (with output.bias), expanded
+bool galloc_model_block_output(struct model_graph * g, struct ggml_tensor * cur, enum model_norm_type norm);
+
 // llama's tensors and graph, shared by the architectures that are llama with other keys (mistral3)
 bool galloc_model_llama_tensors(struct model_graph * g);
 bool galloc_model_llama_graph(struct model_graph * g);
@@ -532,6 +590,14 @@ extern const struct model_arch_def galloc_model_arch_plamo2;
 extern const struct model_arch_def galloc_model_arch_qwen35;
 extern const struct model_arch_def galloc_model_arch_qwen35moe;
 extern const struct model_arch_def galloc_model_arch_qwen3next;
+extern const struct model_arch_def galloc_model_arch_gpt2;
+extern const struct model_arch_def galloc_model_arch_starcoder;
+extern const struct model_arch_def galloc_model_arch_starcoder2;
+extern const struct model_arch_def galloc_model_arch_codeshell;
+extern const struct model_arch_def galloc_model_arch_jais;
+extern const struct model_arch_def galloc_model_arch_bloom;
+extern const struct model_arch_def galloc_model_arch_mpt;
+extern const struct model_arch_def galloc_model_arch_refact;
 // Qwen3.5's and Qwen3-Next's delta net keys (ssm.*, nextn_predict_layers refused, the recurrent layers)
 bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hparams * hp);
 // Qwen3.5's and Qwen3-Next's MoE FFN: softmax-routed experts plus the shared expert gated by a sigmoid

@@ -25,6 +25,7 @@ static const struct model_arch_def * const model_archs[] = {
     &galloc_model_arch_nemotron_h, &galloc_model_arch_nemotron_h_moe, &galloc_model_arch_jamba, &galloc_model_arch_lfm2, &galloc_model_arch_lfm2moe,
     &galloc_model_arch_plamo2,
     &galloc_model_arch_qwen35, &galloc_model_arch_qwen35moe, &galloc_model_arch_qwen3next,
+    &galloc_model_arch_gpt2, &galloc_model_arch_starcoder, &galloc_model_arch_starcoder2, &galloc_model_arch_codeshell, &galloc_model_arch_jais, &galloc_model_arch_bloom, &galloc_model_arch_mpt, &galloc_model_arch_refact,
 };
 
 const struct model_arch_def * galloc_model_arch_find(const char * name) {

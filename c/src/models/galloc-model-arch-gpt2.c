@@ -1,0 +1,157 @@
+// galloc-model-arch-gpt2.c: the sequential pre-norm architectures: `gpt2`, `starcoder`,
+// `starcoder2`, `codeshell`, `jais`, `bloom`, `mpt` and `refact`.
+//
+// As llama.cpp's src/models/{gpt2,starcoder,starcoder2,codeshell,jais,bloom,mpt,refact}.cpp:
+// every layer is x + attn(norm(x)), then + ffn(norm(.)) (galloc_model_block_seq); they differ in
+// the table below: learned positions (gpt2, starcoder, mpt), RoPE (starcoder2, codeshell), ALiBi
+// (bloom, mpt, jais, refact: the softmax's max_bias), BLOOM's embedding norm, MPT's Q/K norms, KQV
+// clamp and activation scales, JAIS's 1/head scale and SiLU-gated FFN, Refact's RMS norms.
+
+#include "galloc-model-impl.h"
+
+#include <string.h>
+
+struct seq_arch {
+    const char *               name;
+    struct model_block_weights w;
+    struct model_block         blk;
+};
+
+#define OPT MODEL_TENSOR_OPTIONAL
+#define NO  MODEL_W_NONE
+
+// GELU MLP with biases on a LayerNorm block, no RoPE (gpt2's)
+#define GPT2_BLOCK { MODEL_NORM, false, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true }
+
+static const struct seq_arch seq_archs[] = {
+    //                 pos tok  onb  out  outb anb qkv qkvb qh     wob fn  fnb gate gateb upb downb
+    { "gpt2",       { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0 }, GPT2_BLOCK },
+    { "starcoder",  { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0 }, GPT2_BLOCK },
+    { "starcoder2", { NO, NO,  0,   OPT, NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0 },
+      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true } },
+    { "codeshell",  { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0 },
+      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true } },
+    { "jais",       { NO, NO,  0,   0,   NO,  0,  0,  0,   false, 0,  0,  0,  0,   0,    0,  0 },
+      { MODEL_NORM, false, false, true, false, true, MODEL_FFN_SILU, MODEL_FFN_PAR, true } },
+    { "bloom",      { NO, 0,   0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0 }, GPT2_BLOCK },
+    { "mpt",        { OPT, NO, OPT, OPT, NO,  OPT, 0, OPT, false, OPT, 0, OPT, NO, NO,   OPT, OPT },
+      { MODEL_NORM, false, true, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true } },
+    { "refact",     { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  OPT, 0, NO, 0,   OPT,  OPT, OPT },
+      { MODEL_NORM_RMS, false, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false } },
+};
+
+static const struct seq_arch * seq_arch_of(const struct model_graph * g) {
+    for (size_t i = 0; i < sizeof(seq_archs) / sizeof(seq_archs[0]); i++) {
+        if (strcmp(seq_archs[i].name, g->m->arch->name) == 0) {
+            return &seq_archs[i];
+        }
+    }
+    return NULL;
+}
+
+//
+// hyperparameters
+//
+
+static bool layer_norm_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return galloc_ml_get_f32(ml, ".attention.layer_norm_epsilon", &hp->f_norm_eps, true);
+}
+
+static bool jais_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return layer_norm_hparams(ml, hp) && galloc_ml_get_f32(ml, ".attention.max_alibi_bias", &hp->f_max_alibi_bias, false);
+}
+
+static bool bloom_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    hp->f_max_alibi_bias = 8.0f; // llama.cpp's constant (no key)
+    return layer_norm_hparams(ml, hp);
+}
+
+static bool mpt_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return layer_norm_hparams(ml, hp) && galloc_ml_get_f32(ml, ".attention.clamp_kqv", &hp->f_clamp_kqv, false) &&
+           galloc_ml_get_f32(ml, ".attention.max_alibi_bias", &hp->f_max_alibi_bias, false);
+}
+
+static bool refact_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    hp->f_max_alibi_bias = 8.0f; // llama.cpp's constant (no key)
+    if (hp->n_expert > 0) {
+        // llama.cpp loads experts for refact but its graph builds a dense FFN on them (it would crash)
+        return galloc_model_loader_refuse(ml, "%s.expert_count: %u experts: refact's graph in llama.cpp has no MoE FFN", ml->arch,
+                                          hp->n_expert);
+    }
+    return galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
+}
+
+//
+// tensors
+//
+
+static bool seq_tensors(struct model_graph * g) {
+    const struct seq_arch * a = seq_arch_of(g);
+    const struct model_hparams * hp = g->hp;
+    if (strcmp(a->name, "codeshell") == 0) {
+        // the embeddings, or the output head's weights when the file has none
+        g->tok_embd = galloc_model_weight_2d(g, MODEL_TENSOR_OPTIONAL, hp->n_embd, hp->n_vocab, "token_embd.weight", -1);
+    }
+    galloc_model_weights_block_io(g, &a->w);
+    if (strcmp(a->name, "codeshell") == 0 && !ggml_get_tensor(g->wctx, "token_embd.weight") && !g->failed) {
+        g->tok_embd = g->output;
+    }
+    for (uint32_t i = 0; i < hp->n_layer && !g->failed; i++) {
+        struct model_layer * l = &g->layers[i];
+        const int il = (int) i;
+        galloc_model_weights_block(g, l, il, &a->w);
+        if (strcmp(a->name, "mpt") == 0) {
+            const int64_t n_embd = hp->n_embd;
+            l->attn_q_norm   = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "attn_q_norm.weight", il);
+            l->attn_q_norm_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "attn_q_norm.bias", il);
+            l->attn_k_norm   = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "attn_k_norm.weight", il);
+            l->attn_k_norm_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "attn_k_norm.bias", il);
+            l->ffn_act       = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, hp->n_ff[i], "ffn.act.scales", il);
+        }
+        if (strcmp(a->name, "refact") == 0) {
+            // RoPE factors: loaded (one shared tensor), used by no graph of refact's
+            const int64_t n_rot = galloc_hp_n_rot(hp, 0);
+            const int flags = MODEL_TENSOR_OPTIONAL | (i != 0 ? MODEL_TENSOR_DUPLICATED : 0);
+            if (hp->rope_scaling_type_train == MODEL_ROPE_SCALING_LONGROPE) {
+                l->rope_long  = galloc_model_weight_1d(g, flags, n_rot / 2, "rope_factors_long.weight", -1);
+                l->rope_short = galloc_model_weight_1d(g, flags, n_rot / 2, "rope_factors_short.weight", -1);
+            } else {
+                l->rope_freqs = galloc_model_weight_1d(g, flags, n_rot / 2, "rope_freqs.weight", -1);
+            }
+        }
+    }
+    return !g->failed;
+}
+
+//
+// graph
+//
+
+static bool seq_graph(struct model_graph * g) {
+    const struct seq_arch * a = seq_arch_of(g);
+    const struct model_hparams * hp = g->hp;
+    if (galloc_hp_n_embd_head_k(hp, 0) != galloc_hp_n_embd_head_v(hp, 0) || (a->blk.rope && !galloc_model_same_head_sizes(g))) {
+        galloc_model_fail(g, "%s: head sizes differ (key %u, value %u, rope %u): llama.cpp's graph asserts they agree", a->name,
+                          galloc_hp_n_embd_head_k(hp, 0), galloc_hp_n_embd_head_v(hp, 0), galloc_hp_n_rot(hp, 0));
+        return false;
+    }
+    // positions, for RoPE or the learned position embeddings (the graph's order is its edges', not the inputs')
+    struct ggml_tensor * inp_pos = a->blk.rope || g->pos_embd ? galloc_model_inp_pos(g) : NULL;
+    struct ggml_tensor * inpL = galloc_model_block_input(g, inp_pos);
+    struct model_attn_input attn;
+    galloc_model_attn_inp(g, &attn);
+    struct ggml_tensor * inp_out_ids = galloc_model_inp_out_ids(g);
+    for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {
+        inpL = galloc_model_block_seq(g, inpL, inp_pos, &attn, inp_out_ids, &a->blk, il);
+    }
+    return galloc_model_block_output(g, inpL, a->blk.norm);
+}
+
+const struct model_arch_def galloc_model_arch_gpt2       = { "gpt2", MODEL_ROPE_NORM, layer_norm_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_starcoder  = { "starcoder", MODEL_ROPE_NORM, layer_norm_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_starcoder2 = { "starcoder2", MODEL_ROPE_NEOX, layer_norm_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_codeshell  = { "codeshell", MODEL_ROPE_NEOX, layer_norm_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_jais       = { "jais", MODEL_ROPE_NORM, jais_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_bloom      = { "bloom", MODEL_ROPE_NORM, bloom_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_mpt        = { "mpt", MODEL_ROPE_NORM, mpt_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_refact     = { "refact", MODEL_ROPE_NORM, refact_hparams, seq_tensors, seq_graph };
