@@ -1,11 +1,14 @@
 // galloc-model-arch-gpt2.c: the sequential pre-norm architectures: `gpt2`, `starcoder`,
-// `starcoder2`, `codeshell`, `jais`, `bloom`, `mpt` and `refact`.
+// `starcoder2`, `codeshell`, `jais`, `bloom`, `mpt`, `refact`, and the llama-like `qwen`,
+// `baichuan`, `xverse`, `olmo`, `orion`, `exaone`, `nemotron` and `arcee`.
 //
 // As llama.cpp's src/models/{gpt2,starcoder,starcoder2,codeshell,jais,bloom,mpt,refact}.cpp:
 // every layer is x + attn(norm(x)), then + ffn(norm(.)) (galloc_model_block_seq); they differ in
 // the table below: learned positions (gpt2, starcoder, mpt), RoPE (starcoder2, codeshell), ALiBi
 // (bloom, mpt, jais, refact: the softmax's max_bias), BLOOM's embedding norm, MPT's Q/K norms, KQV
-// clamp and activation scales, JAIS's 1/head scale and SiLU-gated FFN, Refact's RMS norms.
+// clamp and activation scales, JAIS's 1/head scale and SiLU-gated FFN, Refact's RMS norms; the
+// llama-like ones a SiLU-gated (or squared-ReLU: nemotron, arcee) FFN, OLMo's weightless LayerNorms,
+// Qwen's half-width FFN, Baichuan's RoPE (7B) or ALiBi (13B) by its layer count.
 
 #include "galloc-model-impl.h"
 
@@ -15,29 +18,46 @@ struct seq_arch {
     const char *               name;
     struct model_block_weights w;
     struct model_block         blk;
+    bool                       any_rot; // RoPE on part of the head allowed (else llama.cpp asserts n_rot = head)
 };
 
 #define OPT MODEL_TENSOR_OPTIONAL
 #define NO  MODEL_W_NONE
 
 // GELU MLP with biases on a LayerNorm block, no RoPE (gpt2's)
-#define GPT2_BLOCK { MODEL_NORM, false, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true }
+// llama's layer: RMS norms, RoPE (or none), no output bias, a SiLU-gated FFN without biases
+#define LLAMA_BLOCK(rope) { MODEL_NORM_RMS, rope, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false }
+#define GPT2_BLOCK { MODEL_NORM, false, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false }
 
 static const struct seq_arch seq_archs[] = {
     //                 pos tok  onb  out  outb anb qkv qkvb qh     wob fn  fnb gate gateb upb downb
-    { "gpt2",       { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0 }, GPT2_BLOCK },
-    { "starcoder",  { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0 }, GPT2_BLOCK },
-    { "starcoder2", { NO, NO,  0,   OPT, NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0 },
-      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true } },
-    { "codeshell",  { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0 },
-      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true } },
-    { "jais",       { NO, NO,  0,   0,   NO,  0,  0,  0,   false, 0,  0,  0,  0,   0,    0,  0 },
-      { MODEL_NORM, false, false, true, false, true, MODEL_FFN_SILU, MODEL_FFN_PAR, true } },
-    { "bloom",      { NO, 0,   0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0 }, GPT2_BLOCK },
-    { "mpt",        { OPT, NO, OPT, OPT, NO,  OPT, 0, OPT, false, OPT, 0, OPT, NO, NO,   OPT, OPT },
-      { MODEL_NORM, false, true, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true } },
-    { "refact",     { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  OPT, 0, NO, 0,   OPT,  OPT, OPT },
-      { MODEL_NORM_RMS, false, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false } },
+    { "gpt2",       { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 }, GPT2_BLOCK, false },
+    { "starcoder",  { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 }, GPT2_BLOCK, false },
+    { "starcoder2", { NO, NO,  0,   OPT, NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 },
+      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false }, false },
+    { "codeshell",  { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 },
+      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false }, false },
+    { "jais",       { NO, NO,  0,   0,   NO,  0,  0,  0,   false, 0,  0,  0,  0,   0,    0,  0, false, false, 0 },
+      { MODEL_NORM, false, false, true, false, true, MODEL_FFN_SILU, MODEL_FFN_PAR, true, false, false, false }, false },
+    { "bloom",      { NO, 0,   0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 }, GPT2_BLOCK, false },
+    { "mpt",        { OPT, NO, OPT, OPT, NO,  OPT, 0, OPT, false, OPT, 0, OPT, NO, NO,   OPT, OPT, false, false, 0 },
+      { MODEL_NORM, false, true, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false }, false },
+    { "refact",     { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  OPT, 0, NO, 0,   OPT,  OPT, OPT, false, false, 2 }, LLAMA_BLOCK(false), false },
+    // llama-like: RMS (or LayerNorm) norms, RoPE, a SiLU-gated FFN
+    { "qwen",       { NO, NO,  NO,  0,   NO,  NO, 0,  0,   false, NO, 0,  NO, 0,   NO,   NO, NO, false, true, 0 }, LLAMA_BLOCK(true), true },
+    { "baichuan",   { NO, NO,  NO,  0,   NO,  NO, NO, NO,  false, NO, 0,  NO, 0,   NO,   NO, NO, false, false, 0 }, LLAMA_BLOCK(true), false },
+    { "xverse",     { NO, NO,  NO,  0,   NO,  NO, NO, NO,  false, NO, 0,  NO, 0,   NO,   NO, NO, false, false, 0 }, LLAMA_BLOCK(true), false },
+    { "olmo",       { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  false, NO, NO, NO, 0,   NO,   NO, NO, true, false, 0 },
+      { MODEL_NORM, true, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false }, false },
+    { "orion",      { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, NO, 0,  0,  0,   NO,   NO, NO, false, false, 0 },
+      { MODEL_NORM, true, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false }, false },
+    { "exaone",     { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  NO, 0,  NO, 0,   NO,   NO, NO, false, false, 1 },
+      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, true, false, false }, false },
+    // squared-ReLU MLPs
+    { "nemotron",   { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, OPT, 0, 0,  NO,  NO,   OPT, OPT, false, false, 0 },
+      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_RELU_SQR, MODEL_FFN_SEQ, true, false, false, true }, true },
+    { "arcee",      { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  NO, 0,  NO, NO,  NO,   NO, NO, false, false, 1 },
+      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_RELU_SQR, MODEL_FFN_SEQ, false, true, true, false }, false },
 };
 
 static const struct seq_arch * seq_arch_of(const struct model_graph * g) {
@@ -71,6 +91,19 @@ static bool mpt_hparams(struct model_loader * ml, struct model_hparams * hp) {
            galloc_ml_get_f32(ml, ".attention.max_alibi_bias", &hp->f_max_alibi_bias, false);
 }
 
+static bool rms_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
+}
+
+static bool baichuan_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    hp->f_max_alibi_bias = hp->n_layer == 40 ? 8.0f : 0.0f; // Baichuan 13B: llama.cpp's constant ALiBi
+    return rms_hparams(ml, hp);
+}
+
+static bool olmo_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return layer_norm_hparams(ml, hp) && galloc_ml_get_f32(ml, ".attention.clamp_kqv", &hp->f_clamp_kqv, false);
+}
+
 static bool refact_hparams(struct model_loader * ml, struct model_hparams * hp) {
     hp->f_max_alibi_bias = 8.0f; // llama.cpp's constant (no key)
     if (hp->n_expert > 0) {
@@ -78,7 +111,7 @@ static bool refact_hparams(struct model_loader * ml, struct model_hparams * hp) 
         return galloc_model_loader_refuse(ml, "%s.expert_count: %u experts: refact's graph in llama.cpp has no MoE FFN", ml->arch,
                                           hp->n_expert);
     }
-    return galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
+    return rms_hparams(ml, hp);
 }
 
 //
@@ -108,17 +141,6 @@ static bool seq_tensors(struct model_graph * g) {
             l->attn_k_norm_b = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, n_embd, "attn_k_norm.bias", il);
             l->ffn_act       = galloc_model_weight_1d(g, MODEL_TENSOR_OPTIONAL, hp->n_ff[i], "ffn.act.scales", il);
         }
-        if (strcmp(a->name, "refact") == 0) {
-            // RoPE factors: loaded (one shared tensor), used by no graph of refact's
-            const int64_t n_rot = galloc_hp_n_rot(hp, 0);
-            const int flags = MODEL_TENSOR_OPTIONAL | (i != 0 ? MODEL_TENSOR_DUPLICATED : 0);
-            if (hp->rope_scaling_type_train == MODEL_ROPE_SCALING_LONGROPE) {
-                l->rope_long  = galloc_model_weight_1d(g, flags, n_rot / 2, "rope_factors_long.weight", -1);
-                l->rope_short = galloc_model_weight_1d(g, flags, n_rot / 2, "rope_factors_short.weight", -1);
-            } else {
-                l->rope_freqs = galloc_model_weight_1d(g, flags, n_rot / 2, "rope_freqs.weight", -1);
-            }
-        }
     }
     return !g->failed;
 }
@@ -130,21 +152,26 @@ static bool seq_tensors(struct model_graph * g) {
 static bool seq_graph(struct model_graph * g) {
     const struct seq_arch * a = seq_arch_of(g);
     const struct model_hparams * hp = g->hp;
-    if (galloc_hp_n_embd_head_k(hp, 0) != galloc_hp_n_embd_head_v(hp, 0) || (a->blk.rope && !galloc_model_same_head_sizes(g))) {
+    struct model_block blk = a->blk;
+    if (strcmp(a->name, "baichuan") == 0) {
+        blk.rope = hp->n_layer == 32; // Baichuan 7B ropes; 13B (40 layers) has ALiBi, and llama.cpp's unknown sizes neither
+    }
+    if (galloc_hp_n_embd_head_k(hp, 0) != galloc_hp_n_embd_head_v(hp, 0) ||
+        (blk.rope && !a->any_rot && !galloc_model_same_head_sizes(g))) {
         galloc_model_fail(g, "%s: head sizes differ (key %u, value %u, rope %u): llama.cpp's graph asserts they agree", a->name,
                           galloc_hp_n_embd_head_k(hp, 0), galloc_hp_n_embd_head_v(hp, 0), galloc_hp_n_rot(hp, 0));
         return false;
     }
     // positions, for RoPE or the learned position embeddings (the graph's order is its edges', not the inputs')
-    struct ggml_tensor * inp_pos = a->blk.rope || g->pos_embd ? galloc_model_inp_pos(g) : NULL;
+    struct ggml_tensor * inp_pos = blk.rope || g->pos_embd ? galloc_model_inp_pos(g) : NULL;
     struct ggml_tensor * inpL = galloc_model_block_input(g, inp_pos);
     struct model_attn_input attn;
     galloc_model_attn_inp(g, &attn);
     struct ggml_tensor * inp_out_ids = galloc_model_inp_out_ids(g);
     for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {
-        inpL = galloc_model_block_seq(g, inpL, inp_pos, &attn, inp_out_ids, &a->blk, il);
+        inpL = galloc_model_block_seq(g, inpL, inp_pos, &attn, inp_out_ids, &blk, il);
     }
-    return galloc_model_block_output(g, inpL, a->blk.norm);
+    return galloc_model_block_output(g, inpL, blk.norm);
 }
 
 const struct model_arch_def galloc_model_arch_gpt2       = { "gpt2", MODEL_ROPE_NORM, layer_norm_hparams, seq_tensors, seq_graph };
@@ -155,3 +182,11 @@ const struct model_arch_def galloc_model_arch_jais       = { "jais", MODEL_ROPE_
 const struct model_arch_def galloc_model_arch_bloom      = { "bloom", MODEL_ROPE_NORM, bloom_hparams, seq_tensors, seq_graph };
 const struct model_arch_def galloc_model_arch_mpt        = { "mpt", MODEL_ROPE_NORM, mpt_hparams, seq_tensors, seq_graph };
 const struct model_arch_def galloc_model_arch_refact     = { "refact", MODEL_ROPE_NORM, refact_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_qwen       = { "qwen", MODEL_ROPE_NEOX, rms_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_baichuan   = { "baichuan", MODEL_ROPE_NORM, baichuan_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_xverse     = { "xverse", MODEL_ROPE_NORM, rms_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_olmo       = { "olmo", MODEL_ROPE_NORM, olmo_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_orion      = { "orion", MODEL_ROPE_NEOX, layer_norm_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_exaone     = { "exaone", MODEL_ROPE_NEOX, rms_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_nemotron   = { "nemotron", MODEL_ROPE_NEOX, layer_norm_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_arcee      = { "arcee", MODEL_ROPE_NORM, rms_hparams, seq_tensors, seq_graph };

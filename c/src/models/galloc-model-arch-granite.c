@@ -1,4 +1,5 @@
-// galloc-model-arch-granite.c: the `granite` and `granitemoe` architectures (Granite 3.x dense and MoE).
+// galloc-model-arch-granite.c: the `granite`, `granitemoe` and `minicpm` architectures (Granite 3.x dense and
+// MoE; MiniCPM dense and MoE, on granite's graph as in llama.cpp).
 //
 // As llama.cpp's src/models/granite.cpp (granitemoe builds the same graph on the same tensors):
 // llama's attention with per-layer head counts, RoPE unless rope.scaling.finetuned is false
@@ -39,7 +40,7 @@ static bool granite_hparams(struct model_loader * ml, struct model_hparams * hp)
     return true;
 }
 
-static bool granite_tensors(struct model_graph * g) {
+bool galloc_model_granite_tensors(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     const int64_t n_embd = hp->n_embd, n_expert = hp->n_expert, n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
     const int64_t n_rot = galloc_hp_n_rot(hp, 0);
@@ -127,7 +128,7 @@ static struct ggml_tensor * granite_ffn(struct model_graph * g, const struct mod
     return cur;
 }
 
-static bool granite_graph(struct model_graph * g) {
+bool galloc_model_granite_graph(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     struct ggml_context * ctx = g->ctx;
     const int64_t n_embd_head = galloc_hp_n_embd_head_v(hp, 0);
@@ -183,9 +184,26 @@ static bool granite_graph(struct model_graph * g) {
 }
 
 const struct model_arch_def galloc_model_arch_granite = {
-    "granite", MODEL_ROPE_NORM, granite_hparams, granite_tensors, granite_graph,
+    "granite", MODEL_ROPE_NORM, granite_hparams, galloc_model_granite_tensors, galloc_model_granite_graph,
 };
 
 const struct model_arch_def galloc_model_arch_granitemoe = {
-    "granitemoe", MODEL_ROPE_NORM, granite_common_hparams, granite_tensors, granite_graph,
+    "granitemoe", MODEL_ROPE_NORM, granite_common_hparams, galloc_model_granite_tensors, galloc_model_granite_graph,
+};
+
+// minicpm: granite's tensors and graph (llama.cpp's llama_model_minicpm uses llama_model_granite::graph), with
+// MiniCPM's defaults for the scales (older files have no keys): embeddings x12, residuals x1.4/sqrt(layers),
+// logits / (256/n_embd); RoPE always on
+static bool minicpm_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    hp->f_embedding_scale = 12.0f;
+    hp->f_residual_scale  = 1.4f / galloc_model_sqrtf((float) hp->n_layer);
+    hp->f_logit_scale     = hp->n_embd ? 256.0f / (float) hp->n_embd : 1.0f;
+    return galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true) &&
+           galloc_ml_get_f32(ml, ".embedding_scale", &hp->f_embedding_scale, false) &&
+           galloc_ml_get_f32(ml, ".residual_scale", &hp->f_residual_scale, false) &&
+           galloc_ml_get_f32(ml, ".logit_scale", &hp->f_logit_scale, false);
+}
+
+const struct model_arch_def galloc_model_arch_minicpm = {
+    "minicpm", MODEL_ROPE_NORM, minicpm_hparams, galloc_model_granite_tensors, galloc_model_granite_graph,
 };

@@ -28,7 +28,7 @@ void galloc_model_weights_block_io(struct model_graph * g, const struct model_bl
     g->pos_embd      = w2(g, w->pos_embd, n_embd, g->hp->n_ctx_train, "position_embd.weight", -1);
     g->tok_norm      = w1(g, w->tok_norm, n_embd, "token_embd_norm.weight", -1);
     g->tok_norm_b    = w1(g, w->tok_norm, n_embd, "token_embd_norm.bias", -1);
-    g->output_norm   = galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
+    g->output_norm   = w->no_norms ? NULL : galloc_model_weight_1d(g, 0, n_embd, "output_norm.weight", -1);
     g->output_norm_b = w1(g, w->output_norm_b, n_embd, "output_norm.bias", -1);
     g->output        = galloc_model_weight_2d(g, w->output, n_embd, n_vocab, "output.weight", -1);
     g->output_b      = w1(g, w->output_b, n_vocab, "output.bias", -1);
@@ -40,11 +40,11 @@ void galloc_model_weights_block_io(struct model_graph * g, const struct model_bl
 void galloc_model_weights_block(struct model_graph * g, struct model_layer * l, int il, const struct model_block_weights * w) {
     const struct model_hparams * hp = g->hp;
     const uint32_t i = (uint32_t) il;
-    const int64_t n_embd = hp->n_embd, n_ff = hp->n_ff[i];
+    const int64_t n_embd = hp->n_embd, n_ff = w->ffn_half ? hp->n_ff[i] / 2 : hp->n_ff[i];
     const int64_t n_embd_q = w->q_heads ? (int64_t) galloc_hp_n_embd_head_k(hp, i) * hp->n_head[i] : n_embd;
     const int64_t n_embd_k = w->q_heads ? galloc_hp_n_embd_k_gqa(hp, i) : galloc_hp_n_embd_v_gqa(hp, i);
     const int64_t n_embd_v = galloc_hp_n_embd_v_gqa(hp, i);
-    l->attn_norm   = galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
+    l->attn_norm   = w->no_norms ? NULL : galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
     l->attn_norm_b = w1(g, w->attn_norm_b, n_embd, "attn_norm.bias", il);
     if (w->qkv == MODEL_W_NONE) {
         galloc_model_weights_qkv(g, l, il, n_embd, n_embd_q, n_embd_k, n_embd_v); // create_tensor_qkv: fused or separate
@@ -62,6 +62,16 @@ void galloc_model_weights_block(struct model_graph * g, struct model_layer * l, 
     l->ffn_down_b = w1(g, w->ffn_down_b, n_embd, "ffn_down.bias", il);
     l->ffn_up     = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
     l->ffn_up_b   = w1(g, w->ffn_up_b, n_ff, "ffn_up.bias", il);
+    if (w->rope_freqs != 0) { // one tensor shared by every layer, loaded even where the graph does not use it
+        const int64_t n_rot = galloc_hp_n_rot(hp, 0);
+        const int flags = MODEL_TENSOR_OPTIONAL | (il != 0 ? MODEL_TENSOR_DUPLICATED : 0);
+        if (w->rope_freqs == 2 && hp->rope_scaling_type_train == MODEL_ROPE_SCALING_LONGROPE) {
+            l->rope_long  = galloc_model_weight_1d(g, flags, n_rot / 2, "rope_factors_long.weight", -1);
+            l->rope_short = galloc_model_weight_1d(g, flags, n_rot / 2, "rope_factors_short.weight", -1);
+        } else {
+            l->rope_freqs = galloc_model_weight_1d(g, flags, n_rot / 2, "rope_freqs.weight", -1);
+        }
+    }
 }
 
 //
@@ -115,8 +125,9 @@ struct ggml_tensor * galloc_model_block_attn(struct model_graph * g, const struc
         }
     }
     if (blk->rope) {
-        q = galloc_model_rope(g, q, inp_pos, NULL, il);
-        k = galloc_model_rope(g, k, inp_pos, NULL, il);
+        struct ggml_tensor * factors = blk->rope_factors ? galloc_model_rope_factors(g, il) : NULL;
+        q = galloc_model_rope(g, q, inp_pos, factors, il);
+        k = galloc_model_rope(g, k, inp_pos, factors, il);
     }
     galloc_model_cb(g, q, "Qcur", il);
     galloc_model_cb(g, k, "Kcur", il);
@@ -126,7 +137,11 @@ struct ggml_tensor * galloc_model_block_attn(struct model_graph * g, const struc
         q = ggml_scale(g->ctx, q, kq_scale);
         kq_scale = 1.0f;
     }
-    return galloc_model_attn(g, attn, l->wo, blk->wo_b ? l->wo_b : NULL, l->wo_s, q, k, v, NULL, kq_scale, il);
+    struct ggml_tensor * out = galloc_model_attn(g, attn, l->wo, blk->wo_b ? l->wo_b : NULL, l->wo_s, q, k, v, NULL, kq_scale, il);
+    if (blk->attn_out_cb) {
+        galloc_model_cb(g, out, "attn_out", il);
+    }
+    return out;
 }
 
 struct ggml_tensor * galloc_model_block_ffn(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur,
@@ -134,7 +149,9 @@ struct ggml_tensor * galloc_model_block_ffn(struct model_graph * g, const struct
     const bool b = blk->ffn_b;
     cur = galloc_model_ffn_act(g, cur, l->ffn_up, b ? l->ffn_up_b : NULL, NULL, l->ffn_gate, b ? l->ffn_gate_b : NULL, NULL,
                                l->ffn_down, b ? l->ffn_down_b : NULL, NULL, l->ffn_act, blk->ffn_op, blk->ffn_gate, il);
-    galloc_model_cb(g, cur, "ffn_out", il);
+    if (!blk->ffn_out_unnamed) {
+        galloc_model_cb(g, cur, "ffn_out", il);
+    }
     return cur;
 }
 

@@ -506,6 +506,9 @@ struct model_block_weights {
     int  qkv, qkv_b;       // qkv MODEL_W_NONE: attn_qkv or attn_q/k/v with optional biases (create_tensor_qkv)
     bool q_heads;          // Q and the output projection key_length x heads wide (else n_embd)
     int  wo_b, ffn_norm, ffn_norm_b, ffn_gate, ffn_gate_b, ffn_up_b, ffn_down_b;
+    bool no_norms;         // olmo: LayerNorms without weights (no attn_norm, ffn_norm, output_norm tensors)
+    bool ffn_half;         // qwen: the FFN n_ff/2 wide
+    int  rope_freqs;       // the shared optional RoPE factors: 0 none, 1 rope_freqs, 2 that or long/short for longrope
 };
 // the layer's shape
 struct model_block {
@@ -518,6 +521,9 @@ struct model_block {
     enum model_ffn_op   ffn_op;
     enum model_ffn_gate ffn_gate;
     bool  ffn_b;                  // the FFN's biases added
+    bool  rope_factors;           // RoPE with the layer's factors (rope_freqs, or long/short)
+    bool  attn_out_cb;            // the attention output named attn_out (arcee)
+    bool  ffn_out_unnamed;        // the FFN's output left unnamed (nemotron)
 };
 void galloc_model_weights_block_io(struct model_graph * g, const struct model_block_weights * w);
 void galloc_model_weights_block(struct model_graph * g, struct model_layer * l, int il, const struct model_block_weights * w);
@@ -536,6 +542,10 @@ struct ggml_tensor * galloc_model_block_seq(struct model_graph * g, struct ggml_
                                             const struct model_block * blk, int il);
 // the final norm (with output_norm.bias), the logits (with output.bias), expanded
 bool galloc_model_block_output(struct model_graph * g, struct ggml_tensor * cur, enum model_norm_type norm);
+
+// granite's tensors and graph, shared with minicpm
+bool galloc_model_granite_tensors(struct model_graph * g);
+bool galloc_model_granite_graph(struct model_graph * g);
 
 // llama's tensors and graph, shared by the architectures that are llama with other keys (mistral3)
 bool galloc_model_llama_tensors(struct model_graph * g);
@@ -598,6 +608,19 @@ extern const struct model_arch_def galloc_model_arch_jais;
 extern const struct model_arch_def galloc_model_arch_bloom;
 extern const struct model_arch_def galloc_model_arch_mpt;
 extern const struct model_arch_def galloc_model_arch_refact;
+extern const struct model_arch_def galloc_model_arch_falcon;
+extern const struct model_arch_def galloc_model_arch_gptneox;
+extern const struct model_arch_def galloc_model_arch_phi2;
+extern const struct model_arch_def galloc_model_arch_stablelm;
+extern const struct model_arch_def galloc_model_arch_minicpm;
+extern const struct model_arch_def galloc_model_arch_qwen;
+extern const struct model_arch_def galloc_model_arch_olmo;
+extern const struct model_arch_def galloc_model_arch_baichuan;
+extern const struct model_arch_def galloc_model_arch_xverse;
+extern const struct model_arch_def galloc_model_arch_orion;
+extern const struct model_arch_def galloc_model_arch_exaone;
+extern const struct model_arch_def galloc_model_arch_nemotron;
+extern const struct model_arch_def galloc_model_arch_arcee;
 // Qwen3.5's and Qwen3-Next's delta net keys (ssm.*, nextn_predict_layers refused, the recurrent layers)
 bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hparams * hp);
 // Qwen3.5's and Qwen3-Next's MoE FFN: softmax-routed experts plus the shared expert gated by a sigmoid
