@@ -255,6 +255,9 @@ static void test_key_refusals(void) {
         { "lfm2-dense", "lfm2.shortconv.l_cache", 1, false, "lfm2.shortconv.l_cache" },         // no convolution state
         { "qwen35-dense", "qwen35.ssm.state_size", 64, false, "qwen35.ssm" },                    // value heads not state_size wide
         { "plamo2-dense", "plamo2.ssm.group_count", 1, false, "plamo2.ssm.group_count" },        // PLaMo-2 takes no groups
+        // classic architectures: llama.cpp's loader throws, or the graph has layers galloc does not build
+        { "falcon-dense", "falcon.rope.dimension_count", 64, false, "falcon.rope.dimension_count" }, // partial RoPE: invalid n_rot
+        { "deci-dense", "deci.feed_forward_length", 0, false, "deci.feed_forward_length" },          // FFN-free layers
     };
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         char path[256];

@@ -1,9 +1,9 @@
-// galloc-model-arch-falcon.c: the parallel-residual architectures: `falcon`, `gptneox`, `phi2`
-// and `stablelm`.
+// galloc-model-arch-falcon.c: the parallel-residual architectures: `falcon`, `plamo`, `gptneox`,
+// `phi2` and `stablelm`.
 //
 // As llama.cpp's src/models/{falcon,gptneox,phi2,stablelm}.cpp, on the shared layer pieces
 // (galloc-model-block.c): Falcon feeds one LayerNorm (two in Falcon-40B) to both attention and a
-// GELU MLP and adds both to the input; GPT-NeoX is sequential, or parallel with
+// GELU MLP and adds both to the input (PLaMo the same with RMS norms and a SiLU-gated FFN); GPT-NeoX is sequential, or parallel with
 // use_parallel_residual (x + attn(ln1(x)) + ffn(ln2(x))); Phi-2 scales Q before attention and
 // adds a GELU MLP on the same norm; StableLM adds Q/K norms and a SiLU-gated FFN, on the attention
 // norm's output when the layer has no FFN norm (StableLM 2 12B). All have partial or full NEOX RoPE.
@@ -15,16 +15,18 @@
 #define OPT MODEL_TENSOR_OPTIONAL
 #define NO  MODEL_W_NONE
 
-static const struct model_block falcon_blk   = { MODEL_NORM, true, false, false, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, false, false, false, false };
-static const struct model_block gptneox_blk  = { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false };
-static const struct model_block phi2_blk     = { MODEL_NORM, true, false, true, true, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false };
-static const struct model_block stablelm_blk = { MODEL_NORM, true, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false };
+static const struct model_block falcon_blk   = { MODEL_NORM, true, false, false, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, false, false, false, false, false, false, false };
+static const struct model_block gptneox_blk  = { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false, false, false, false };
+static const struct model_block phi2_blk     = { MODEL_NORM, true, false, true, true, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false, false, false, false };
+static const struct model_block plamo_blk    = { MODEL_NORM_RMS, true, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false, false, false, false };
+static const struct model_block stablelm_blk = { MODEL_NORM, true, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false, false, false, false };
 
 //                                                    pos tok onb out  outb anb qkv qkvb qh     wob fn  fnb  gate gateb upb downb
-static const struct model_block_weights falcon_w   = { NO, NO, 0,  OPT, NO,  0,  0,  NO,  false, NO, NO, NO,  NO,  NO,   NO, NO, false, false, 0 };
-static const struct model_block_weights gptneox_w  = { NO, NO, 0,  0,   NO,  0,  0,  0,   false, 0,  0,  0,   NO,  NO,   0,  0, false, false, 0 };
-static const struct model_block_weights phi2_w     = { NO, NO, 0,  0,   0,   0,  NO, NO,  false, 0,  NO, NO,  NO,  NO,   0,  0, false, false, 0 };
-static const struct model_block_weights stablelm_w = { NO, NO, 0,  0,   NO,  0,  NO, NO,  false, NO, OPT, OPT, 0,  NO,   NO, NO, false, false, 0 };
+static const struct model_block_weights falcon_w   = { NO, NO, 0,  OPT, NO,  0,  0,  NO,  false, NO, NO, NO,  NO,  NO,   NO, NO, false, false, 0, false, false, false, false };
+static const struct model_block_weights gptneox_w  = { NO, NO, 0,  0,   NO,  0,  0,  0,   false, 0,  0,  0,   NO,  NO,   0,  0, false, false, 0, false, false, false, false };
+static const struct model_block_weights phi2_w     = { NO, NO, 0,  0,   0,   0,  NO, NO,  false, 0,  NO, NO,  NO,  NO,   0,  0, false, false, 0, false, false, false, false };
+static const struct model_block_weights plamo_w    = { NO, NO, NO, 0,   NO,  NO, NO, NO,  false, NO, NO, NO,  0,   NO,   NO, NO, false, false, 0, false, false, false, false };
+static const struct model_block_weights stablelm_w = { NO, NO, 0,  0,   NO,  0,  NO, NO,  false, NO, OPT, OPT, 0,  NO,   NO, NO, false, false, 0, false, false, false, false };
 
 //
 // hyperparameters
@@ -67,6 +69,14 @@ static bool block_tensors(struct model_graph * g, const struct model_block_weigh
         }
     }
     return !g->failed;
+}
+
+static bool plamo_tensors(struct model_graph * g) {
+    return block_tensors(g, &plamo_w);
+}
+
+static bool rms_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
 }
 
 static bool falcon_tensors(struct model_graph * g) {
@@ -113,7 +123,8 @@ static bool last_layer(const struct model_graph * g, const struct par_inputs * i
     return il == (int) g->hp->n_layer - 1 && in->inp_out_ids;
 }
 
-static bool falcon_graph(struct model_graph * g) {
+// falcon's and plamo's layer: x + attn(norm(x)) + ffn(norm(x)), on one norm (two in Falcon-40B)
+static bool par_norm_graph(struct model_graph * g, const struct model_block * blk) {
     struct par_inputs in;
     if (!par_inputs(g, &in, true)) {
         return false;
@@ -121,14 +132,14 @@ static bool falcon_graph(struct model_graph * g) {
     struct ggml_tensor * inpL = in.inpL;
     for (int il = 0; il < (int) g->hp->n_layer && !g->failed; il++) {
         const struct model_layer * l = &g->layers[il];
-        struct ggml_tensor * attn_norm = galloc_model_norm(g, inpL, l->attn_norm, l->attn_norm_b, MODEL_NORM, il);
+        struct ggml_tensor * attn_norm = galloc_model_norm(g, inpL, l->attn_norm, l->attn_norm_b, blk->norm, il);
         galloc_model_cb(g, attn_norm, "attn_norm", il);
         struct ggml_tensor * cur = attn_norm;
         if (l->attn_norm_2) { // Falcon-40B
-            cur = galloc_model_norm(g, inpL, l->attn_norm_2, l->attn_norm_2_b, MODEL_NORM, il);
+            cur = galloc_model_norm(g, inpL, l->attn_norm_2, l->attn_norm_2_b, blk->norm, il);
             galloc_model_cb(g, cur, "attn_norm_2", il);
         }
-        cur = galloc_model_block_attn(g, l, cur, in.inp_pos, &in.attn, &falcon_blk, il);
+        cur = galloc_model_block_attn(g, l, cur, in.inp_pos, &in.attn, blk, il);
         if (!cur) {
             break;
         }
@@ -138,7 +149,7 @@ static bool falcon_graph(struct model_graph * g) {
             attn_norm = ggml_get_rows(g->ctx, attn_norm, in.inp_out_ids);
         }
         struct ggml_tensor * ffn_inp = cur;
-        cur = galloc_model_block_ffn(g, l, attn_norm, &falcon_blk, il); // on the attention's norm
+        cur = galloc_model_block_ffn(g, l, attn_norm, blk, il); // on the attention's norm
         if (!cur) {
             break;
         }
@@ -147,7 +158,15 @@ static bool falcon_graph(struct model_graph * g) {
         galloc_model_cb(g, cur, "l_out", il);
         inpL = cur;
     }
-    return galloc_model_block_output(g, inpL, MODEL_NORM);
+    return galloc_model_block_output(g, inpL, blk->norm);
+}
+
+static bool falcon_graph(struct model_graph * g) {
+    return par_norm_graph(g, &falcon_blk);
+}
+
+static bool plamo_graph(struct model_graph * g) {
+    return par_norm_graph(g, &plamo_blk);
 }
 
 static bool gptneox_graph(struct model_graph * g) {
@@ -263,3 +282,4 @@ const struct model_arch_def galloc_model_arch_falcon   = { "falcon", MODEL_ROPE_
 const struct model_arch_def galloc_model_arch_gptneox  = { "gptneox", MODEL_ROPE_NEOX, gptneox_hparams, gptneox_tensors, gptneox_graph };
 const struct model_arch_def galloc_model_arch_phi2     = { "phi2", MODEL_ROPE_NEOX, layer_norm_hparams, phi2_tensors, phi2_graph };
 const struct model_arch_def galloc_model_arch_stablelm = { "stablelm", MODEL_ROPE_NEOX, layer_norm_hparams, stablelm_tensors, stablelm_graph };
+const struct model_arch_def galloc_model_arch_plamo    = { "plamo", MODEL_ROPE_NEOX, rms_hparams, plamo_tensors, plamo_graph };

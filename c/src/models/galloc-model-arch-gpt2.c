@@ -1,6 +1,7 @@
 // galloc-model-arch-gpt2.c: the sequential pre-norm architectures: `gpt2`, `starcoder`,
 // `starcoder2`, `codeshell`, `jais`, `bloom`, `mpt`, `refact`, and the llama-like `qwen`,
-// `baichuan`, `xverse`, `olmo`, `orion`, `exaone`, `nemotron` and `arcee`.
+// `baichuan`, `xverse`, `olmo`, `orion`, `exaone`, `nemotron`, `arcee`, `pangu-embedded`,
+// `jais2`, `maincoder`, `nanbeige` (one loop), `deci` (uniform layers) and `chatglm`.
 //
 // As llama.cpp's src/models/{gpt2,starcoder,starcoder2,codeshell,jais,bloom,mpt,refact}.cpp:
 // every layer is x + attn(norm(x)), then + ffn(norm(.)) (galloc_model_block_seq); they differ in
@@ -8,7 +9,8 @@
 // (bloom, mpt, jais, refact: the softmax's max_bias), BLOOM's embedding norm, MPT's Q/K norms, KQV
 // clamp and activation scales, JAIS's 1/head scale and SiLU-gated FFN, Refact's RMS norms; the
 // llama-like ones a SiLU-gated (or squared-ReLU: nemotron, arcee) FFN, OLMo's weightless LayerNorms,
-// Qwen's half-width FFN, Baichuan's RoPE (7B) or ALiBi (13B) by its layer count.
+// Qwen's half-width FFN, Baichuan's RoPE (7B) or ALiBi (13B) by its layer count, MainCoder's Q/K
+// norms after RoPE, Nanbeige's FFN scales, ChatGLM's one-projection SwiGLU.
 
 #include "galloc-model-impl.h"
 
@@ -26,38 +28,52 @@ struct seq_arch {
 
 // GELU MLP with biases on a LayerNorm block, no RoPE (gpt2's)
 // llama's layer: RMS norms, RoPE (or none), no output bias, a SiLU-gated FFN without biases
-#define LLAMA_BLOCK(rope) { MODEL_NORM_RMS, rope, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false }
-#define GPT2_BLOCK { MODEL_NORM, false, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false }
+#define LLAMA_BLOCK(rope) { MODEL_NORM_RMS, rope, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false, false, false, false }
+#define GPT2_BLOCK { MODEL_NORM, false, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false, false, false, false }
 
 static const struct seq_arch seq_archs[] = {
     //                 pos tok  onb  out  outb anb qkv qkvb qh     wob fn  fnb gate gateb upb downb
-    { "gpt2",       { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 }, GPT2_BLOCK, false },
-    { "starcoder",  { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 }, GPT2_BLOCK, false },
-    { "starcoder2", { NO, NO,  0,   OPT, NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 },
-      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false }, false },
-    { "codeshell",  { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 },
-      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false }, false },
-    { "jais",       { NO, NO,  0,   0,   NO,  0,  0,  0,   false, 0,  0,  0,  0,   0,    0,  0, false, false, 0 },
-      { MODEL_NORM, false, false, true, false, true, MODEL_FFN_SILU, MODEL_FFN_PAR, true, false, false, false }, false },
-    { "bloom",      { NO, 0,   0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0 }, GPT2_BLOCK, false },
-    { "mpt",        { OPT, NO, OPT, OPT, NO,  OPT, 0, OPT, false, OPT, 0, OPT, NO, NO,   OPT, OPT, false, false, 0 },
-      { MODEL_NORM, false, true, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false }, false },
-    { "refact",     { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  OPT, 0, NO, 0,   OPT,  OPT, OPT, false, false, 2 }, LLAMA_BLOCK(false), false },
+    { "gpt2",       { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0, false, false, false, false }, GPT2_BLOCK, false },
+    { "starcoder",  { 0,  NO,  0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0, false, false, false, false }, GPT2_BLOCK, false },
+    { "starcoder2", { NO, NO,  0,   OPT, NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0, false, false, false, false },
+      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false, false, false, false }, false },
+    { "codeshell",  { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0, false, false, false, false },
+      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false, false, false, false }, false },
+    { "jais",       { NO, NO,  0,   0,   NO,  0,  0,  0,   false, 0,  0,  0,  0,   0,    0,  0, false, false, 0, false, false, false, false },
+      { MODEL_NORM, false, false, true, false, true, MODEL_FFN_SILU, MODEL_FFN_PAR, true, false, false, false, false, false, false }, false },
+    { "bloom",      { NO, 0,   0,   OPT, NO,  0,  0,  0,   false, 0,  0,  0,  NO,  NO,   0,  0, false, false, 0, false, false, false, false }, GPT2_BLOCK, false },
+    { "mpt",        { OPT, NO, OPT, OPT, NO,  OPT, 0, OPT, false, OPT, 0, OPT, NO, NO,   OPT, OPT, false, false, 0, false, false, false, false },
+      { MODEL_NORM, false, true, true, false, false, MODEL_FFN_GELU, MODEL_FFN_SEQ, true, false, false, false, false, false, false }, false },
+    { "refact",     { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  OPT, 0, NO, 0,   OPT,  OPT, OPT, false, false, 2, false, false, false, false }, LLAMA_BLOCK(false), false },
     // llama-like: RMS (or LayerNorm) norms, RoPE, a SiLU-gated FFN
-    { "qwen",       { NO, NO,  NO,  0,   NO,  NO, 0,  0,   false, NO, 0,  NO, 0,   NO,   NO, NO, false, true, 0 }, LLAMA_BLOCK(true), true },
-    { "baichuan",   { NO, NO,  NO,  0,   NO,  NO, NO, NO,  false, NO, 0,  NO, 0,   NO,   NO, NO, false, false, 0 }, LLAMA_BLOCK(true), false },
-    { "xverse",     { NO, NO,  NO,  0,   NO,  NO, NO, NO,  false, NO, 0,  NO, 0,   NO,   NO, NO, false, false, 0 }, LLAMA_BLOCK(true), false },
-    { "olmo",       { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  false, NO, NO, NO, 0,   NO,   NO, NO, true, false, 0 },
-      { MODEL_NORM, true, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false }, false },
-    { "orion",      { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, NO, 0,  0,  0,   NO,   NO, NO, false, false, 0 },
-      { MODEL_NORM, true, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false }, false },
-    { "exaone",     { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  NO, 0,  NO, 0,   NO,   NO, NO, false, false, 1 },
-      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, true, false, false }, false },
+    { "qwen",       { NO, NO,  NO,  0,   NO,  NO, 0,  0,   false, NO, 0,  NO, 0,   NO,   NO, NO, false, true, 0, false, false, false, false }, LLAMA_BLOCK(true), true },
+    { "baichuan",   { NO, NO,  NO,  0,   NO,  NO, NO, NO,  false, NO, 0,  NO, 0,   NO,   NO, NO, false, false, 0, false, false, false, false }, LLAMA_BLOCK(true), false },
+    { "xverse",     { NO, NO,  NO,  0,   NO,  NO, NO, NO,  false, NO, 0,  NO, 0,   NO,   NO, NO, false, false, 0, false, false, false, false }, LLAMA_BLOCK(true), false },
+    { "olmo",       { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  false, NO, NO, NO, 0,   NO,   NO, NO, true, false, 0, false, false, false, false },
+      { MODEL_NORM, true, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false, false, false, false }, false },
+    { "orion",      { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, NO, 0,  0,  0,   NO,   NO, NO, false, false, 0, false, false, false, false },
+      { MODEL_NORM, true, false, false, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false, false, false, false }, false },
+    { "exaone",     { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  NO, 0,  NO, 0,   NO,   NO, NO, false, false, 1, false, false, false, false },
+      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, true, false, false, false, false, false }, false },
     // squared-ReLU MLPs
-    { "nemotron",   { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, OPT, 0, 0,  NO,  NO,   OPT, OPT, false, false, 0 },
-      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_RELU_SQR, MODEL_FFN_SEQ, true, false, false, true }, true },
-    { "arcee",      { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  NO, 0,  NO, NO,  NO,   NO, NO, false, false, 1 },
-      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_RELU_SQR, MODEL_FFN_SEQ, false, true, true, false }, false },
+    { "nemotron",   { NO, NO,  0,   0,   NO,  0,  NO, NO,  false, OPT, 0, 0,  NO,  NO,   OPT, OPT, false, false, 0, false, false, false, false },
+      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_RELU_SQR, MODEL_FFN_SEQ, true, false, false, true, false, false, false }, true },
+    { "arcee",      { NO, NO,  NO,  OPT, NO,  NO, NO, NO,  true,  NO, 0,  NO, NO,  NO,   NO, NO, false, false, 1, false, false, false, false },
+      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_RELU_SQR, MODEL_FFN_SEQ, false, true, true, false, false, false, false }, false },
+    // llama-like with RoPE factors, output biases, Q/K norms after RoPE, squared-ReLU MLPs
+    { "pangu-embedded", { NO, NO, NO, OPT, NO, NO, NO, NO, true, 0, 0, NO, 0, NO, NO, NO, false, false, 2, false, false, false, false },
+      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, true, false, false, true, false, false, false }, false },
+    { "jais2",      { NO, NO, 0, OPT, NO, 0, NO, 0, true, 0, 0, 0, NO, NO, 0, 0, false, false, 0, true, false, false, false },
+      { MODEL_NORM, true, false, true, false, false, MODEL_FFN_RELU_SQR, MODEL_FFN_SEQ, true, false, false, false, false, true, false }, false },
+    { "maincoder",  { NO, NO, NO, OPT, NO, NO, NO, NO, true, NO, 0, NO, 0, NO, NO, NO, false, false, 0, false, true, false, false },
+      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, false, false, false, false, true, false, false }, false },
+    { "nanbeige",   { NO, NO, NO, OPT, NO, NO, NO, NO, true, NO, 0, NO, 0, NO, NO, NO, false, false, 1, false, false, false, false },
+      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, true, true, true, false, false, false, true }, true },
+    { "deci",       { NO, NO, NO, OPT, NO, NO, NO, NO, true, OPT, 0, NO, 0, OPT, OPT, OPT, false, false, 2, false, false, false, false },
+      { MODEL_NORM_RMS, true, false, true, false, false, MODEL_FFN_SILU, MODEL_FFN_PAR, true, true, false, false, false, false, false }, false },
+    // ChatGLM: one up projection for the gate and up halves of a SwiGLU
+    { "chatglm",    { NO, NO, NO, OPT, NO, NO, NO, NO, true, NO, 0, NO, NO, NO, NO, NO, false, false, 0, false, false, true, true },
+      { MODEL_NORM_RMS, true, false, false, false, false, MODEL_FFN_SWIGLU, MODEL_FFN_SEQ, false, false, false, false, false, false, false }, true },
 };
 
 static const struct seq_arch * seq_arch_of(const struct model_graph * g) {
@@ -102,6 +118,28 @@ static bool baichuan_hparams(struct model_loader * ml, struct model_hparams * hp
 
 static bool olmo_hparams(struct model_loader * ml, struct model_hparams * hp) {
     return layer_norm_hparams(ml, hp) && galloc_ml_get_f32(ml, ".attention.clamp_kqv", &hp->f_clamp_kqv, false);
+}
+
+static bool nanbeige_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    uint32_t n_loops = 1;
+    bool skip_final_norm = false;
+    if (!rms_hparams(ml, hp) || !galloc_ml_get_u32(ml, ".num_loops", &n_loops, false) ||
+        !galloc_ml_get_bool(ml, ".skip_loop_final_norm", &skip_final_norm, false)) {
+        return false;
+    }
+    if (n_loops != 1) { // looped layers (shared weights, a norm between loops) are not built
+        return galloc_model_loader_refuse(ml, "%s.num_loops: %u loops over the layers are not built by galloc", ml->arch, n_loops);
+    }
+    return true;
+}
+
+static bool deci_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        if (hp->n_ff[il] == 0) { // Nemotron-Ultra's FFN-free layers (and the attention-free ones, refused by the loader)
+            return galloc_model_loader_refuse(ml, "%s.feed_forward_length: layer %u has no FFN, not built by galloc", ml->arch, il);
+        }
+    }
+    return rms_hparams(ml, hp);
 }
 
 static bool refact_hparams(struct model_loader * ml, struct model_hparams * hp) {
@@ -190,3 +228,9 @@ const struct model_arch_def galloc_model_arch_orion      = { "orion", MODEL_ROPE
 const struct model_arch_def galloc_model_arch_exaone     = { "exaone", MODEL_ROPE_NEOX, rms_hparams, seq_tensors, seq_graph };
 const struct model_arch_def galloc_model_arch_nemotron   = { "nemotron", MODEL_ROPE_NEOX, layer_norm_hparams, seq_tensors, seq_graph };
 const struct model_arch_def galloc_model_arch_arcee      = { "arcee", MODEL_ROPE_NORM, rms_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_pangu_embedded = { "pangu-embedded", MODEL_ROPE_NEOX, rms_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_jais2     = { "jais2", MODEL_ROPE_NEOX, layer_norm_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_maincoder = { "maincoder", MODEL_ROPE_NORM, rms_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_nanbeige  = { "nanbeige", MODEL_ROPE_NORM, nanbeige_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_deci      = { "deci", MODEL_ROPE_NORM, deci_hparams, seq_tensors, seq_graph };
+const struct model_arch_def galloc_model_arch_chatglm   = { "chatglm", MODEL_ROPE_NORM, rms_hparams, seq_tensors, seq_graph };

@@ -46,13 +46,24 @@ void galloc_model_weights_block(struct model_graph * g, struct model_layer * l, 
     const int64_t n_embd_v = galloc_hp_n_embd_v_gqa(hp, i);
     l->attn_norm   = w->no_norms ? NULL : galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
     l->attn_norm_b = w1(g, w->attn_norm_b, n_embd, "attn_norm.bias", il);
-    if (w->qkv == MODEL_W_NONE) {
+    if (w->qkv_split) {
+        l->wq   = galloc_model_weight_2d(g, 0, n_embd, n_embd_q, "attn_q.weight", il);
+        l->wk   = galloc_model_weight_2d(g, 0, n_embd, n_embd_k, "attn_k.weight", il);
+        l->wv   = galloc_model_weight_2d(g, 0, n_embd, n_embd_v, "attn_v.weight", il);
+        l->wq_b = w1(g, w->qkv_b, n_embd_q, "attn_q.bias", il);
+        l->wk_b = w1(g, w->qkv_b, n_embd_k, "attn_k.bias", il);
+        l->wv_b = w1(g, w->qkv_b, n_embd_v, "attn_v.bias", il);
+    } else if (w->qkv == MODEL_W_NONE) {
         galloc_model_weights_qkv(g, l, il, n_embd, n_embd_q, n_embd_k, n_embd_v); // create_tensor_qkv: fused or separate
     } else {
         l->wqkv   = galloc_model_weight_2d(g, w->qkv, n_embd, n_embd_q + n_embd_k + n_embd_v, "attn_qkv.weight", il);
         l->wqkv_b = w1(g, w->qkv_b, n_embd_q + n_embd_k + n_embd_v, "attn_qkv.bias", il);
     }
-    l->wo         = galloc_model_weight_2d(g, 0, n_embd_q, n_embd, "attn_output.weight", il);
+    l->wo         = galloc_model_weight_2d(g, 0, w->wo_n_embd ? n_embd : n_embd_q, n_embd, "attn_output.weight", il);
+    if (w->qk_norm_head) {
+        l->attn_q_norm = galloc_model_weight_1d(g, 0, galloc_hp_n_embd_head_k(hp, i), "attn_q_norm.weight", il);
+        l->attn_k_norm = galloc_model_weight_1d(g, 0, galloc_hp_n_embd_head_k(hp, i), "attn_k_norm.weight", il);
+    }
     l->wo_b       = w1(g, w->wo_b, n_embd, "attn_output.bias", il);
     l->ffn_norm   = w1(g, w->ffn_norm, n_embd, "ffn_norm.weight", il);
     l->ffn_norm_b = w1(g, w->ffn_norm_b, n_embd, "ffn_norm.bias", il);
@@ -60,7 +71,7 @@ void galloc_model_weights_block(struct model_graph * g, struct model_layer * l, 
     l->ffn_gate_b = l->ffn_gate ? w1(g, w->ffn_gate_b, n_ff, "ffn_gate.bias", il) : NULL;
     l->ffn_down   = galloc_model_weight_2d(g, 0, n_ff, n_embd, "ffn_down.weight", il);
     l->ffn_down_b = w1(g, w->ffn_down_b, n_embd, "ffn_down.bias", il);
-    l->ffn_up     = galloc_model_weight_2d(g, 0, n_embd, n_ff, "ffn_up.weight", il);
+    l->ffn_up     = galloc_model_weight_2d(g, 0, n_embd, w->ffn_up_x2 ? 2 * n_ff : n_ff, "ffn_up.weight", il);
     l->ffn_up_b   = w1(g, w->ffn_up_b, n_ff, "ffn_up.bias", il);
     if (w->rope_freqs != 0) { // one tensor shared by every layer, loaded even where the graph does not use it
         const int64_t n_rot = galloc_hp_n_rot(hp, 0);
@@ -114,7 +125,7 @@ struct ggml_tensor * galloc_model_block_attn(struct model_graph * g, const struc
         k = galloc_model_norm(g, k, l->attn_k_norm, l->attn_k_norm_b, blk->norm, il);
         q = ggml_reshape_3d(g->ctx, q, n_embd_head, n_head, g->n_tokens);
         k = ggml_reshape_3d(g->ctx, k, n_embd_head, n_head_kv, g->n_tokens);
-    } else if (!blk->qk_norm_flat) {
+    } else if (!blk->qk_norm_flat && !blk->qk_norm_after_rope) {
         if (l->attn_q_norm) {
             q = galloc_model_norm(g, q, l->attn_q_norm, l->attn_q_norm_b, blk->norm, il); // per head
             galloc_model_cb(g, q, "Qcur", il);
@@ -129,9 +140,20 @@ struct ggml_tensor * galloc_model_block_attn(struct model_graph * g, const struc
         q = galloc_model_rope(g, q, inp_pos, factors, il);
         k = galloc_model_rope(g, k, inp_pos, factors, il);
     }
-    galloc_model_cb(g, q, "Qcur", il);
-    galloc_model_cb(g, k, "Kcur", il);
-    galloc_model_cb(g, v, "Vcur", il);
+    if (blk->qk_norm_after_rope) {
+        q = galloc_model_norm(g, q, l->attn_q_norm, NULL, blk->norm, il);
+        galloc_model_cb(g, q, "Qcur_normed", il);
+        k = galloc_model_norm(g, k, l->attn_k_norm, NULL, blk->norm, il);
+        galloc_model_cb(g, k, "Kcur_normed", il);
+    }
+    if (blk->rope_cb_rope) {
+        galloc_model_cb(g, q, "Qcur_rope", il);
+        galloc_model_cb(g, k, "Kcur_rope", il);
+    } else {
+        galloc_model_cb(g, q, "Qcur", il);
+        galloc_model_cb(g, k, "Kcur", il);
+        galloc_model_cb(g, v, "Vcur", il);
+    }
     float kq_scale = blk->kq_scale_head ? 1.0f / (float) n_embd_head : 1.0f / galloc_model_sqrtf((float) n_embd_head);
     if (blk->q_prescale) { // phi2: Q scaled first (precision), the attention's scale 1
         q = ggml_scale(g->ctx, q, kq_scale);
@@ -146,9 +168,10 @@ struct ggml_tensor * galloc_model_block_attn(struct model_graph * g, const struc
 
 struct ggml_tensor * galloc_model_block_ffn(struct model_graph * g, const struct model_layer * l, struct ggml_tensor * cur,
                                             const struct model_block * blk, int il) {
-    const bool b = blk->ffn_b;
-    cur = galloc_model_ffn_act(g, cur, l->ffn_up, b ? l->ffn_up_b : NULL, NULL, l->ffn_gate, b ? l->ffn_gate_b : NULL, NULL,
-                               l->ffn_down, b ? l->ffn_down_b : NULL, NULL, l->ffn_act, blk->ffn_op, blk->ffn_gate, il);
+    const bool b = blk->ffn_b, s = blk->ffn_scales;
+    cur = galloc_model_ffn_act(g, cur, l->ffn_up, b ? l->ffn_up_b : NULL, s ? l->ffn_up_s : NULL, l->ffn_gate, b ? l->ffn_gate_b : NULL,
+                               s ? l->ffn_gate_s : NULL, l->ffn_down, b ? l->ffn_down_b : NULL, s ? l->ffn_down_s : NULL, l->ffn_act,
+                               blk->ffn_op, blk->ffn_gate, il);
     if (!blk->ffn_out_unnamed) {
         galloc_model_cb(g, cur, "ffn_out", il);
     }

@@ -248,6 +248,7 @@ struct model_layer {
     struct ggml_tensor * attn_norm_2, * attn_norm_2_b;   // falcon-40b: a second input norm for attention
     struct ggml_tensor * attn_q_norm_b, * attn_k_norm_b; // mpt: Q and K LayerNorms' biases
     struct ggml_tensor * ffn_act;                        // mpt: AWQ's activation scales (ffn.act.scales)
+    struct ggml_tensor * out_scale;                      // talkie: the embeddings' skip into the layer, scaled
     // shared experts (qwen2moe, ...)
     struct ggml_tensor * ffn_gate_inp_shexp, * ffn_gate_shexp, * ffn_up_shexp, * ffn_down_shexp;
     // per-tensor (per-expert) ".scale" multipliers after the projection (llama.cpp's *_s), and the
@@ -509,6 +510,10 @@ struct model_block_weights {
     bool no_norms;         // olmo: LayerNorms without weights (no attn_norm, ffn_norm, output_norm tensors)
     bool ffn_half;         // qwen: the FFN n_ff/2 wide
     int  rope_freqs;       // the shared optional RoPE factors: 0 none, 1 rope_freqs, 2 that or long/short for longrope
+    bool qkv_split;        // attn_q/k/v only (no fused attn_qkv), their biases qkv_b's flags (jais2)
+    bool qk_norm_head;     // attn_q_norm and attn_k_norm of one head's width, required (maincoder)
+    bool ffn_up_x2;        // chatglm: ffn_up 2 x n_ff wide (gate and up halves, one SwiGLU)
+    bool wo_n_embd;        // chatglm: the output projection n_embd wide whatever Q's width
 };
 // the layer's shape
 struct model_block {
@@ -524,6 +529,9 @@ struct model_block {
     bool  rope_factors;           // RoPE with the layer's factors (rope_freqs, or long/short)
     bool  attn_out_cb;            // the attention output named attn_out (arcee)
     bool  ffn_out_unnamed;        // the FFN's output left unnamed (nemotron)
+    bool  qk_norm_after_rope;     // Q/K norms after RoPE (maincoder)
+    bool  rope_cb_rope;           // RoPE's outputs named Qcur_rope/Kcur_rope (jais2)
+    bool  ffn_scales;             // the FFN's .scale multipliers applied (nanbeige)
 };
 void galloc_model_weights_block_io(struct model_graph * g, const struct model_block_weights * w);
 void galloc_model_weights_block(struct model_graph * g, struct model_layer * l, int il, const struct model_block_weights * w);
@@ -621,6 +629,15 @@ extern const struct model_arch_def galloc_model_arch_orion;
 extern const struct model_arch_def galloc_model_arch_exaone;
 extern const struct model_arch_def galloc_model_arch_nemotron;
 extern const struct model_arch_def galloc_model_arch_arcee;
+extern const struct model_arch_def galloc_model_arch_pangu_embedded;
+extern const struct model_arch_def galloc_model_arch_jais2;
+extern const struct model_arch_def galloc_model_arch_maincoder;
+extern const struct model_arch_def galloc_model_arch_nanbeige;
+extern const struct model_arch_def galloc_model_arch_deci;
+extern const struct model_arch_def galloc_model_arch_plamo;
+extern const struct model_arch_def galloc_model_arch_chatglm;
+extern const struct model_arch_def galloc_model_arch_openelm;
+extern const struct model_arch_def galloc_model_arch_talkie;
 // Qwen3.5's and Qwen3-Next's delta net keys (ssm.*, nextn_predict_layers refused, the recurrent layers)
 bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hparams * hp);
 // Qwen3.5's and Qwen3-Next's MoE FFN: softmax-routed experts plus the shared expert gated by a sigmoid
