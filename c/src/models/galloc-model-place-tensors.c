@@ -236,7 +236,7 @@ bool galloc_place_split_name(const char * name, int * il, char * base, size_t ba
         p++;
     }
     // the suffix, when the name has one llama.cpp gives (some tensors have none: blk.N.ssm_a)
-    static const char * const suffixes[] = { "weight", "bias", "scale", "input_scale" };
+    static const char * const suffixes[] = { "weight", "bias", "scale", "scales", "input_scale" }; // scales: MPT's ffn.act.scales
     const char * dot = strrchr(p, '.');
     bool has_suffix = false;
     for (size_t i = 0; dot && i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
