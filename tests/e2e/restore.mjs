@@ -56,6 +56,9 @@ export async function restoreChecks({ page, context, check, assert, OUT, serverU
       const args2 = await p2.getAttribute('[data-testid=breakdown]', 'data-args');
       assert(args2 === args, `restored: ${args2}, was: ${args}`);
       assert(await p2.inputValue('[data-testid=set-flash_attn]') === '0', 'the -fa setting was not restored');
+      const summary = (await page.textContent('[data-testid=model-summary]')).trim();
+      const summary2 = (await p2.textContent('[data-testid=model-summary]')).trim();
+      assert(summary2 === summary && summary.length > 40, `the restored card reads "${summary2}", it read "${summary}"`);
       assert(await p2.inputValue('[data-testid=device-1-memory]') === '12 GiB', 'the second device was not restored');
       const want = await page.$$eval('[data-testid=buffer-types] tbody tr', (trs) => trs.map((t) => t.textContent));
       const got = await p2.$$eval('[data-testid=buffer-types] tbody tr', (trs) => trs.map((t) => t.textContent));

@@ -132,6 +132,7 @@ export function openCard(name) {
     modelError.value = `card ${name}: ${e.message}`;
     return false;
   }
+  loadCards(); // a link opens its card before the model panel has listed the cards
   const description = cards.value.find((c) => c.name === name)?.description ?? '';
   replaceModel(m, { card: name }, { kind: 'card', cardName: name, description });
   return true;
