@@ -1,11 +1,12 @@
 // test-model-place-archs.c: llama.cpp's placement over devices for every architecture galloc builds.
 //
-// 1. tests/devices-archs/manifest.tsv: real runs of llama.cpp 3f545bec over RPC devices on the
-//    small test models (../shared/devices/placements): the graph the scheduler handed to
+// 1. tests/devices-archs/manifest.tsv: llama.cpp 3f545bec over RPC devices on the small test
+//    models: real runs (../shared/devices/placements): the graph the scheduler handed to
 //    ggml_gallocr, whose every weight, KV cache and recurrent state tensor carries the buffer type
 //    llama.cpp placed it in. galloc's scheduler graph must equal it tensor for tensor (buffer
-//    types and node/leaf ids included). Where tests/devices-archs/SETTING.breakdown.tsv exists
-//    (llama_get_memory_breakdown in bytes), every buffer type's model, context and compute too.
+//    types and node/leaf ids included); and no_alloc runs (llama-fit-params' way) of every built
+//    architecture at 6 settings: llama_get_memory_breakdown in bytes (breakdowns.tsv), every
+//    buffer type's model, context and compute equal, and for 16 of them the scheduler's graphs.
 // 2. Every architecture tests/model-archs/archs.tsv marks built, at one and two devices, -ngl 99
 //    and partial, -nkvo and an uneven -ts: placed (weights, memory and the scheduler's compute
 //    buffers), with the model and context columns summing to llama.cpp's CPU breakdown of the
@@ -76,32 +77,30 @@ static struct galloc_placement * place(const char * model, const char * flags, b
     return pl;
 }
 
-// "buffer_type\tdevice\thost_or_device\tmodel\tcontext\tcompute" rows against the placement
-static bool same_breakdown(const char * setting, const struct galloc_placement * pl, const char * path) {
-    size_t len;
-    char * text = read_whole_file(path, &len);
-    if (!text) {
-        return true; // none recorded for this setting
-    }
+// breakdowns.tsv's rows of this setting ("setting\tbuffer_type\tdevice\thost_or_device\tmodel\tcontext\tcompute")
+// against the placement; false with *found 0 when none are recorded
+static bool same_breakdown(const char * setting, const struct galloc_placement * pl, const char * text, int * found) {
     bool ok = true;
     int n_rows = 0;
-    char * save = NULL;
-    for (char * line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    const size_t n = strlen(setting);
+    for (const char * line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         char name[128], dev[32], where[16];
         unsigned long long mb, cb, pb;
-        if (sscanf(line, "%127[^\t]\t%31[^\t]\t%15[^\t]\t%llu\t%llu\t%llu", name, dev, where, &mb, &cb, &pb) != 6) {
-            continue; // the header
+        if (strncmp(line, setting, n) != 0 || line[n] != '\t' ||
+            sscanf(line + n + 1, "%127[^\t]\t%31[^\t]\t%15[^\t]\t%llu\t%llu\t%llu", name, dev, where, &mb, &cb, &pb) != 6) {
+            continue;
         }
         n_rows++;
         const int32_t b = galloc_placement_buft_index(pl, name);
-        if (b < 0 || pl->bufts[b].model != mb || pl->bufts[b].context != cb || pl->bufts[b].compute != pb) {
+        if (b < 0 || pl->bufts[b].model != mb || pl->bufts[b].context != cb || pl->bufts[b].compute != pb ||
+            pl->bufts[b].is_host != (strcmp(where, "host") == 0)) {
             fprintf(stderr, "  %s: %s: galloc %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", llama.cpp %llu/%llu/%llu\n", setting, name,
                     b >= 0 ? pl->bufts[b].model : 0, b >= 0 ? pl->bufts[b].context : 0, b >= 0 ? pl->bufts[b].compute : 0, mb, cb, pb);
             ok = false;
         }
     }
-    free(text);
-    if (n_rows != pl->n_bufts) {
+    *found = n_rows;
+    if (n_rows > 0 && n_rows != pl->n_bufts) {
         fprintf(stderr, "  %s: %d buffer types, llama.cpp %d\n", setting, (int) pl->n_bufts, n_rows);
         ok = false;
     }
@@ -111,8 +110,9 @@ static bool same_breakdown(const char * setting, const struct galloc_placement *
 static void test_captured(void) {
     size_t len;
     char * text = read_whole_file(PLACE_DIR "/manifest.tsv", &len);
-    CHECK(text != NULL);
-    int n = 0, n_graphs = 0, n_equal = 0, n_breakdowns = 0;
+    char * breakdowns = read_whole_file(PLACE_DIR "/breakdowns.tsv", &len);
+    CHECK(text != NULL && breakdowns != NULL);
+    int n = 0, n_graphs = 0, n_equal = 0, n_breakdowns = 0, n_breakdowns_equal = 0;
     char * save = NULL;
     bool header = true;
     for (char * line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
@@ -148,19 +148,21 @@ static void test_captured(void) {
             CHECK(same);
             free(ref);
         }
-        snprintf(path, sizeof(path), "%s/%s.breakdown.tsv", PLACE_DIR, setting);
-        FILE * f = fopen(path, "r");
-        if (f) {
-            fclose(f);
+        int found = 0;
+        const bool same = breakdowns && same_breakdown(setting, pl, breakdowns, &found);
+        if (found > 0) {
             n_breakdowns++;
-            CHECK(same_breakdown(setting, pl, path));
+            n_breakdowns_equal += same;
+            CHECK(same);
         }
         galloc_placement_free(pl);
     }
     free(text);
-    fprintf(stderr, "  %d settings: %d of %d scheduler graphs equal to llama.cpp's, %d breakdowns checked\n", n, n_equal, n_graphs,
-            n_breakdowns);
-    CHECK(n_graphs == 21);
+    free(breakdowns);
+    fprintf(stderr, "  %d settings: %d of %d scheduler graphs and %d of %d breakdowns (bytes per buffer type) equal to llama.cpp's\n", n,
+            n_equal, n_graphs, n_breakdowns_equal, n_breakdowns);
+    CHECK(n_graphs == 107);
+    CHECK(n_breakdowns == 312);
 }
 
 // llama.cpp's CPU breakdown of a test model: its model and context bytes
