@@ -226,11 +226,11 @@ test-conformance:
 # ASan+UBSan in test-c (test-binary, test-planner-steps, test-document, test-plan-write); the CLI's
 # own paths (errors, hostile input, models) run under the sanitizers here.
 test-golden: build/san/galloc build/rel/galloc
-	@$(call suite,golden,golden$(comma)golden-real$(comma)devices$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli) sh -c './scripts/check-golden.sh build/rel/galloc tests/golden && \
+	@$(call suite,golden,golden$(comma)golden-real$(comma)devices$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli$(comma)fit) sh -c './scripts/check-golden.sh build/rel/galloc tests/golden && \
 	  ./scripts/check-golden-real.sh build/rel/galloc tests/golden-real 244 && \
 	  ./scripts/check-devices.sh build/rel/galloc tests/devices 9 && ./scripts/check-devices.sh build/rel/galloc $(SHARED)/devices && \
 	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc && \
-	  ./scripts/check-model.sh build/san/galloc'
+	  ./scripts/check-model.sh build/san/galloc && ./scripts/check-fit.sh build/rel/galloc'
 
 # ---- fuzzing ---------------------------------------------------------------------
 
