@@ -40,32 +40,43 @@ struct ggml_tensor * galloc_model_conv_state(struct model_graph * g, const struc
     return conv_input;
 }
 
-struct ggml_tensor * galloc_model_recurrent_attn(struct model_graph * g, struct ggml_tensor * ssm_states_all, struct ggml_tensor * q,
-                                                 struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * gate,
-                                                 struct ggml_tensor * beta, struct ggml_tensor * s, int il) {
+bool galloc_model_delta_net(struct model_graph * g, struct ggml_tensor * q, struct ggml_tensor * k, struct ggml_tensor * v,
+                            struct ggml_tensor * gate, struct ggml_tensor * beta, struct ggml_tensor * s, int il,
+                            struct ggml_tensor ** output, struct ggml_tensor ** new_state) {
     if (g->failed) {
-        return NULL;
+        return false;
     }
     struct ggml_context * ctx = g->ctx;
     const int64_t S_k = q->ne[0], H_k = q->ne[1], n_tokens = q->ne[2], n_seqs = q->ne[3];
     const int64_t S_v = v->ne[0], H_v = v->ne[1];
     // llama.cpp's asserts: what a model's keys reach is checked by the architectures' hparams
     if (S_k != S_v || H_k == 0 || H_v % H_k != 0 || s->ne[0] != S_v || s->ne[1] != S_v || s->ne[2] != H_v) {
-        return galloc_model_fail(g, "%s: layer %d: delta net of %lld key and %lld value values, %lld key and %lld value heads "
-                                 "(llama.cpp would abort); %s", g->m->arch->name, il, (long long) S_k, (long long) S_v,
-                                 (long long) H_k, (long long) H_v, GALLOC_MODEL_CAPTURE_HINT);
+        galloc_model_fail(g, "%s: layer %d: delta net of %lld key and %lld value values, %lld key and %lld value heads "
+                          "(llama.cpp would abort); %s", g->m->arch->name, il, (long long) S_k, (long long) S_v,
+                          (long long) H_k, (long long) H_v, GALLOC_MODEL_CAPTURE_HINT);
+        return false;
     }
     struct ggml_tensor * result = ggml_gated_delta_net(ctx, q, k, v, gate, beta, s, 1);
-    struct ggml_tensor * output = ggml_view_4d(ctx, result, S_v, H_v, n_tokens, n_seqs, ggml_row_size(result->type, S_v),
-                                               ggml_row_size(result->type, S_v * H_v), ggml_row_size(result->type, S_v * H_v * n_tokens), 0);
-    struct ggml_tensor * new_state = ggml_view_4d(ctx, result, S_v, S_v, H_v, n_seqs, ggml_row_size(result->type, S_v),
-                                                  ggml_row_size(result->type, S_v * S_v), ggml_row_size(result->type, S_v * S_v * H_v),
-                                                  ggml_row_size(result->type, S_v * H_v * n_tokens * n_seqs));
+    *output = ggml_view_4d(ctx, result, S_v, H_v, n_tokens, n_seqs, ggml_row_size(result->type, S_v),
+                           ggml_row_size(result->type, S_v * H_v), ggml_row_size(result->type, S_v * H_v * n_tokens), 0);
+    *new_state = ggml_view_4d(ctx, result, S_v, S_v, H_v, n_seqs, ggml_row_size(result->type, S_v),
+                              ggml_row_size(result->type, S_v * S_v), ggml_row_size(result->type, S_v * S_v * H_v),
+                              ggml_row_size(result->type, S_v * H_v * n_tokens * n_seqs));
+    return true;
+}
+
+struct ggml_tensor * galloc_model_recurrent_attn(struct model_graph * g, struct ggml_tensor * ssm_states_all, struct ggml_tensor * q,
+                                                 struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * gate,
+                                                 struct ggml_tensor * beta, struct ggml_tensor * s, int il) {
+    struct ggml_tensor * output, * new_state;
+    if (!galloc_model_delta_net(g, q, k, v, gate, beta, s, il, &output, &new_state)) {
+        return NULL;
+    }
     galloc_model_cb(g, output, "attn_output", il);
     galloc_model_cb(g, new_state, "new_state", il);
-    const int64_t n_embd_s = galloc_hp_n_embd_s(g->hp);
-    ggml_build_forward_expand(g->gf, ggml_cpy(ctx, new_state,
-                                              ggml_view_2d(ctx, ssm_states_all, n_embd_s, n_seqs, ssm_states_all->nb[1],
+    const int64_t n_embd_s = galloc_hp_n_embd_s(g->hp), n_seqs = q->ne[3];
+    ggml_build_forward_expand(g->gf, ggml_cpy(g->ctx, new_state,
+                                              ggml_view_2d(g->ctx, ssm_states_all, n_embd_s, n_seqs, ssm_states_all->nb[1],
                                                            (size_t) (g->rs->head * n_embd_s) * ggml_element_size(ssm_states_all))));
     return output;
 }

@@ -67,11 +67,18 @@ uint32_t galloc_hp_n_embd_r(const struct model_hparams * hp) {
     if (hp->n_shortconv_l_cache != 0) {
         return hp->n_embd * (hp->n_shortconv_l_cache - 1); // LFM2: the last l_cache - 1 columns
     }
+    if (hp->n_embd_head_kda != 0) {
+        // Kimi's delta attention: the Q, K and V convolutions' columns
+        return 3 * (hp->ssm_d_conv > 0 ? hp->ssm_d_conv - 1 : 3) * hp->n_head[0] * hp->n_embd_head_kda;
+    }
     return (hp->ssm_d_conv > 0 ? hp->ssm_d_conv - 1 : 0) * (hp->ssm_d_inner + 2 * hp->ssm_n_group * hp->ssm_d_state);
 }
 
 // Mamba's scan state
 uint32_t galloc_hp_n_embd_s(const struct model_hparams * hp) {
+    if (hp->n_embd_head_kda != 0) {
+        return hp->n_embd_head_kda * hp->n_embd_head_kda * hp->n_head[0]; // Kimi: a head_dim x head_dim state per head
+    }
     return hp->ssm_d_state * hp->ssm_d_inner;
 }
 

@@ -84,6 +84,7 @@ struct model_hparams {
     float    f_clamp_kqv;            // Q, K and V clamped to [-c, c] after their projections (mpt; 0: none)
     float    f_max_alibi_bias;       // ALiBi's maximum bias, the softmax's max_bias (mpt, bloom, jais, refact; 0: none)
     bool     use_par_res;            // gptneox: attention and FFN in parallel on the same input
+    uint32_t n_embd_head_kda;        // Kimi delta attention's head size (kda.head_dim; 0: none)
 };
 
 // llama_hparams::is_mla: multi-head latent attention (a K-only cache of latent rows)
@@ -267,6 +268,8 @@ struct model_layer {
     struct ggml_tensor * wqkv_gate_s, * ssm_beta_s, * ssm_alpha_s;
     // LFM2's short convolution
     struct ggml_tensor * shortconv_conv, * shortconv_in_proj, * shortconv_out_proj;
+    // Kimi delta attention: the Q/K/V convolutions, the gate's (f) and the output gate's (g) low-rank projections
+    struct ggml_tensor * ssm_q_conv, * ssm_k_conv, * ssm_v_conv, * ssm_f_a, * ssm_f_b, * ssm_g_a, * ssm_g_b;
 };
 
 // the recurrent state input (llm_graph_input_rs): the rows to read, the first n_seqs of them to update
@@ -480,6 +483,12 @@ struct ggml_tensor * galloc_model_conv_state(struct model_graph * g, const struc
 // seqs]; false (the failure recorded) when the state inputs are missing
 bool galloc_model_delta_net_qkv(struct model_graph * g, const struct model_rs_input * inp, struct ggml_tensor * qkv_mixed, int il,
                                 struct ggml_tensor ** q, struct ggml_tensor ** k, struct ggml_tensor ** v, struct ggml_tensor ** state);
+// build_delta_net_fused: the delta rule over the state s (one GATED_DELTA_NET), its output
+// [S_v, H_v, n_tokens, n_seqs] and new state [S_v, S_v, H_v, n_seqs] as views; false (the failure
+// recorded) on sizes llama.cpp asserts on
+bool galloc_model_delta_net(struct model_graph * g, struct ggml_tensor * q, struct ggml_tensor * k, struct ggml_tensor * v,
+                            struct ggml_tensor * gate, struct ggml_tensor * beta, struct ggml_tensor * s, int il,
+                            struct ggml_tensor ** output, struct ggml_tensor ** new_state);
 // build_recurrent_attn, fused: the delta rule's output, its new state copied into ssm_states_all
 struct ggml_tensor * galloc_model_recurrent_attn(struct model_graph * g, struct ggml_tensor * ssm_states_all, struct ggml_tensor * q,
                                                  struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * gate,
@@ -638,6 +647,7 @@ extern const struct model_arch_def galloc_model_arch_plamo;
 extern const struct model_arch_def galloc_model_arch_chatglm;
 extern const struct model_arch_def galloc_model_arch_openelm;
 extern const struct model_arch_def galloc_model_arch_talkie;
+extern const struct model_arch_def galloc_model_arch_kimi_linear;
 // Qwen3.5's and Qwen3-Next's delta net keys (ssm.*, nextn_predict_layers refused, the recurrent layers)
 bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hparams * hp);
 // Qwen3.5's and Qwen3-Next's MoE FFN: softmax-routed experts plus the shared expert gated by a sigmoid
