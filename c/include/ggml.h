@@ -548,6 +548,8 @@ GGML_API struct ggml_tensor * ggml_rope    (struct ggml_context * ctx, struct gg
 GGML_API struct ggml_tensor * ggml_rope_ext(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
                                             int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
                                             float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+// a (a RoPE, not a vision one) rotating the n_dims values after the first n_offs of each head (op_params[15])
+GGML_API struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs);
 // multimodal RoPE: four positions per token, rotated in the sections given (mode GGML_ROPE_TYPE_MROPE/IMROPE)
 GGML_API struct ggml_tensor * ggml_rope_multi(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
                                               struct ggml_tensor * c, int n_dims, int sections[4], int mode, int n_ctx_orig,

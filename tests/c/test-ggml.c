@@ -678,6 +678,9 @@ static void test_op_shapes(void) {
     memcpy(&f, &ro->op_params[5], sizeof(f));
     CHECK(f == 10000.0f && ggml_are_same_shape(ro, heads));
     CHECK(ggml_rope(ctx, heads, pos, 16, 0)->src[2] == NULL);
+    // ggml_rope_set_offset: the offset in op_params[15] (0 until set), shape and sources unchanged
+    CHECK(ro->op_params[15] == 0);
+    CHECK(ggml_rope_set_offset(ro, 4) == ro && ro->op_params[15] == 4 && ro->op_params[1] == 16 && ggml_are_same_shape(ro, heads));
 
     struct ggml_tensor * ct = ggml_cont(ctx, ggml_transpose(ctx, b));
     CHECK(ct->op == GGML_OP_CONT && ggml_is_contiguous(ct) && ct->view_src == NULL);

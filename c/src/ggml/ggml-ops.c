@@ -755,6 +755,14 @@ struct ggml_tensor * ggml_rope_multi(struct ggml_context * ctx, struct ggml_tens
                      beta_slow);
 }
 
+struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs) {
+    GGML_ASSERT(a->op == GGML_OP_ROPE);
+    GGML_ASSERT(n_offs >= 0);
+    GGML_ASSERT(ggml_get_op_params_i32(a, 2) != GGML_ROPE_TYPE_VISION);
+    ggml_set_op_params_i32(a, 15, n_offs);
+    return a;
+}
+
 struct ggml_tensor * ggml_rope(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int n_dims, int mode) {
     return ggml_rope_ext(ctx, a, b, NULL, n_dims, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
 }

@@ -216,6 +216,12 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
         struct ggml_tensor * kq = ggml_mul_mat(ctx, k, q);
         galloc_model_cb(g, kq, "kq", il);
         ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
+        if (g->hp->attn_grok) {
+            kq = ggml_tanh(ctx, ggml_scale(ctx, kq, g->hp->f_attn_out_scale / g->hp->f_attn_logit_softcapping));
+            galloc_model_cb(g, kq, "kq_tanh", il);
+            kq = ggml_scale(ctx, kq, g->hp->f_attn_logit_softcapping);
+            galloc_model_cb(g, kq, "kq_scaled", il);
+        }
         if (g->hp->attn_soft_cap) {
             kq = ggml_scale(ctx, kq, 1.0f / g->hp->f_attn_logit_softcapping);
             galloc_model_cb(g, kq, "kq_scaled_1", il);

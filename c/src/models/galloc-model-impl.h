@@ -85,6 +85,8 @@ struct model_hparams {
     float    f_max_alibi_bias;       // ALiBi's maximum bias, the softmax's max_bias (mpt, bloom, jais, refact; 0: none)
     bool     use_par_res;            // gptneox: attention and FFN in parallel on the same input
     uint32_t n_embd_head_kda;        // Kimi delta attention's head size (kda.head_dim; 0: none)
+    bool     attn_grok;              // llama.cpp's LLM_ARCH_GROK logits: softcap * tanh(kq * f_attn_out_scale / softcap)
+    float    f_attn_out_scale;
 };
 
 // llama_hparams::is_mla: multi-head latent attention (a K-only cache of latent rows)
@@ -270,6 +272,9 @@ struct model_layer {
     struct ggml_tensor * shortconv_conv, * shortconv_in_proj, * shortconv_out_proj;
     // Kimi delta attention: the Q/K/V convolutions, the gate's (f) and the output gate's (g) low-rank projections
     struct ggml_tensor * ssm_q_conv, * ssm_k_conv, * ssm_v_conv, * ssm_f_a, * ssm_f_b, * ssm_g_a, * ssm_g_b;
+    struct ggml_tensor * attn_out_norm; // a norm of the attention's output (dbrx's before the experts, grok's after attention)
+    struct ggml_tensor * attn_kv_b;     // latent attention decompressed into an ordinary cache (minicpm3's wkv_b)
+    struct ggml_tensor * ffn_norm_exps; // arctic: the experts' own input norm
 };
 
 // the recurrent state input (llm_graph_input_rs): the rows to read, the first n_seqs of them to update
@@ -648,6 +653,11 @@ extern const struct model_arch_def galloc_model_arch_chatglm;
 extern const struct model_arch_def galloc_model_arch_openelm;
 extern const struct model_arch_def galloc_model_arch_talkie;
 extern const struct model_arch_def galloc_model_arch_kimi_linear;
+extern const struct model_arch_def galloc_model_arch_minicpm3;
+extern const struct model_arch_def galloc_model_arch_dbrx;
+extern const struct model_arch_def galloc_model_arch_grok;
+extern const struct model_arch_def galloc_model_arch_arctic;
+extern const struct model_arch_def galloc_model_arch_bailingmoe;
 // Qwen3.5's and Qwen3-Next's delta net keys (ssm.*, nextn_predict_layers refused, the recurrent layers)
 bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hparams * hp);
 // Qwen3.5's and Qwen3-Next's MoE FFN: softmax-routed experts plus the shared expert gated by a sigmoid

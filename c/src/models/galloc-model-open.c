@@ -29,7 +29,8 @@ static const struct model_arch_def * const model_archs[] = {
     &galloc_model_arch_falcon, &galloc_model_arch_gptneox, &galloc_model_arch_phi2, &galloc_model_arch_stablelm,
     &galloc_model_arch_minicpm, &galloc_model_arch_qwen, &galloc_model_arch_olmo, &galloc_model_arch_baichuan, &galloc_model_arch_xverse, &galloc_model_arch_orion, &galloc_model_arch_exaone, &galloc_model_arch_nemotron, &galloc_model_arch_arcee,
     &galloc_model_arch_pangu_embedded, &galloc_model_arch_jais2, &galloc_model_arch_maincoder, &galloc_model_arch_nanbeige, &galloc_model_arch_deci, &galloc_model_arch_plamo, &galloc_model_arch_chatglm, &galloc_model_arch_openelm, &galloc_model_arch_talkie,
-    &galloc_model_arch_kimi_linear,
+    &galloc_model_arch_kimi_linear, &galloc_model_arch_minicpm3, &galloc_model_arch_dbrx, &galloc_model_arch_grok,
+    &galloc_model_arch_arctic, &galloc_model_arch_bailingmoe,
 };
 
 const struct model_arch_def * galloc_model_arch_find(const char * name) {
