@@ -1,4 +1,5 @@
-// galloc-model-arch-hunyuan.c: the `hunyuan-dense` and `hunyuan-moe` architectures (Hunyuan 0.5B-7B; Hunyuan-A13B).
+// galloc-model-arch-hunyuan.c: the `hunyuan-dense`, `hunyuan_vl` and `hunyuan-moe` architectures (Hunyuan 0.5B-7B,
+// HunyuanOCR; Hunyuan-A13B).
 //
 // As llama.cpp's src/models/hunyuan-vl.cpp (hunyuan-dense builds its graph) and hunyuan-moe.cpp:
 // llama's attention with NEOX RoPE (the dense model's multimodal sections change no shape: its
@@ -28,6 +29,21 @@ static bool hunyuan_dense_hparams(struct model_loader * ml, struct model_hparams
         hp->n_expert_used = 0;
     }
     return hunyuan_common_hparams(ml, hp) && galloc_ml_get_u32_or_arr(ml, ".rope.dimension_sections", sections, 4, false);
+}
+
+// hunyuan_vl: hunyuan-dense with its RoPE sections used (multimodal RoPE, four positions per token, when they are set)
+static bool hunyuan_vl_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    if (hp->n_expert <= 1) {
+        hp->n_expert      = 0;
+        hp->n_expert_used = 0;
+    }
+    if (!hunyuan_common_hparams(ml, hp) || !galloc_ml_get_u32_or_arr(ml, ".rope.dimension_sections", hp->rope_sections, 4, false)) {
+        return false;
+    }
+    if (galloc_hp_use_mrope(hp)) {
+        hp->rope_type = MODEL_ROPE_MROPE;
+    }
+    return true;
 }
 
 static bool hunyuan_moe_hparams(struct model_loader * ml, struct model_hparams * hp) {
@@ -149,4 +165,8 @@ const struct model_arch_def galloc_model_arch_hunyuan_dense = {
 
 const struct model_arch_def galloc_model_arch_hunyuan_moe = {
     "hunyuan-moe", MODEL_ROPE_NEOX, hunyuan_moe_hparams, hunyuan_tensors, hunyuan_graph,
+};
+
+const struct model_arch_def galloc_model_arch_hunyuan_vl = {
+    "hunyuan_vl", MODEL_ROPE_NEOX, hunyuan_vl_hparams, hunyuan_tensors, hunyuan_graph,
 };

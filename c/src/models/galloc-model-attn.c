@@ -138,6 +138,18 @@ bool galloc_model_attn_inp(struct model_graph * g, struct model_attn_input * inp
     if (g->failed) {
         return false;
     }
+    if (galloc_model_arch_memory(g->m->arch->name) == MODEL_MEMORY_NONE) {
+        // build_attn_inp_no_cache: masks over the batch's tokens (f16 for flash attention), unnamed
+        const enum ggml_type type = g->cp->flash_attn ? GGML_TYPE_F16 : GGML_TYPE_F32;
+        inp->no_cache = true;
+        inp->kq_mask  = ggml_new_tensor_4d(g->ctx, type, g->n_tokens, g->n_tokens, 1, 1);
+        ggml_set_input(inp->kq_mask);
+        if (g->hp->swa_type != MODEL_SWA_NONE) {
+            inp->kq_mask_swa = ggml_new_tensor_4d(g->ctx, type, g->n_tokens, g->n_tokens, 1, 1);
+            ggml_set_input(inp->kq_mask_swa);
+        }
+        return true;
+    }
     const struct model_kv_cache * base = &g->caches[0];
     inp->k_idxs  = kv_k_idxs(g);
     inp->v_idxs  = galloc_hp_is_mla(g->hp) ? NULL : kv_v_idxs(g, base); // MLA stores K only
@@ -250,12 +262,45 @@ static struct ggml_tensor * attn_mha(struct model_graph * g, struct ggml_tensor 
     return cur;
 }
 
+// build_attn with llm_graph_input_attn_no_cache: Q, K and V of the batch attend to each other
+static struct ggml_tensor * attn_no_cache(struct model_graph * g, const struct model_attn_input * inp, struct ggml_tensor * wo,
+                                          struct ggml_tensor * wo_b, struct ggml_tensor * wo_s, struct ggml_tensor * q_cur,
+                                          struct ggml_tensor * k_cur, struct ggml_tensor * v_cur, struct ggml_tensor * sinks,
+                                          float kq_scale, int il) {
+    // llama.cpp's ggml calls would assert on these (it aborts; here a refusal naming the keys)
+    if (q_cur->ne[0] != k_cur->ne[0] || k_cur->ne[1] != v_cur->ne[1] || q_cur->ne[1] % k_cur->ne[1] != 0) {
+        return galloc_model_fail(g, "%s.attention.head_count_kv/key_length: layer %d: Q heads of %lld values, K heads of %lld "
+                                 "(llama.cpp's attention would abort)", g->m->arch->name, il, (long long) q_cur->ne[0],
+                                 (long long) k_cur->ne[0]);
+    }
+    if (sinks && (sinks->type != GGML_TYPE_F32 || sinks->ne[0] != q_cur->ne[1])) {
+        return galloc_model_fail(g, "tensor '%s': llama.cpp's attention takes f32 sinks, one per head", sinks->name);
+    }
+    // expanded together so that they are not reordered
+    ggml_build_forward_expand(g->gf, q_cur);
+    ggml_build_forward_expand(g->gf, k_cur);
+    ggml_build_forward_expand(g->gf, v_cur);
+    struct ggml_tensor * kq_mask = inp->kq_mask_swa && g->hp->is_swa[il] ? inp->kq_mask_swa : inp->kq_mask;
+    struct ggml_tensor * cur = attn_mha(g, q_cur, k_cur, v_cur, kq_mask, sinks, NULL, kq_scale, il);
+    galloc_model_cb(g, cur, "kqv_out", il);
+    if (wo) {
+        cur = galloc_model_mm(g, wo, cur, wo_s);
+    }
+    if (wo_b) {
+        cur = ggml_add(g->ctx, cur, wo_b);
+    }
+    return cur;
+}
+
 struct ggml_tensor * galloc_model_attn(struct model_graph * g, const struct model_attn_input * inp,
                                 struct ggml_tensor * wo, struct ggml_tensor * wo_b, struct ggml_tensor * wo_s,
                                 struct ggml_tensor * q_cur, struct ggml_tensor * k_cur, struct ggml_tensor * v_cur,
                                 struct ggml_tensor * sinks, float kq_scale, int il) {
     if (g->failed) {
         return NULL;
+    }
+    if (inp->no_cache) {
+        return attn_no_cache(g, inp, wo, wo_b, wo_s, q_cur, k_cur, v_cur, sinks, kq_scale, il);
     }
     const bool is_swa = inp->iswa && g->hp->is_swa[il];
     const struct model_kv_cache * kv = layer_cache(g, il);

@@ -403,13 +403,14 @@ static struct model_build * build_graph_hooked(const struct galloc_model * m, co
         galloc_model_weights_scales(g);
         ok = !g->failed && (m->card || galloc_model_weights_all_used(g));
     }
-    // the memory (llama_model::create_memory): a KV cache, recurrent states, or both
+    // the memory (llama_model::create_memory): a KV cache, recurrent states, both, or none (diffusion models)
     const enum model_memory memory = galloc_model_arch_memory(m->arch->name);
-    ok = ok && (memory == MODEL_MEMORY_RECURRENT || cache_init(g, &b->caches[0], size_base, false));
-    if (ok && memory != MODEL_MEMORY_RECURRENT && m->hp.swa_type != MODEL_SWA_NONE) {
+    const bool kv = memory == MODEL_MEMORY_KV || memory == MODEL_MEMORY_HYBRID;
+    ok = ok && (!kv || cache_init(g, &b->caches[0], size_base, false));
+    if (ok && kv && m->hp.swa_type != MODEL_SWA_NONE) {
         ok = cache_init(g, &b->caches[1], size_swa, true);
     }
-    ok = ok && (memory == MODEL_MEMORY_KV || galloc_model_rs_init(g, &b->rs));
+    ok = ok && ((memory != MODEL_MEMORY_RECURRENT && memory != MODEL_MEMORY_HYBRID) || galloc_model_rs_init(g, &b->rs));
     if (ok && g->on_weights) {
         g->on_weights(g, g->hook_ud);
         ok = !g->failed;

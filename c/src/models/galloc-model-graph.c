@@ -606,6 +606,15 @@ struct ggml_tensor * galloc_model_ffn_act(struct model_graph * g, struct ggml_te
             cur = ggml_swiglu_oai(ctx, cur, tmp, 1.702f, 7.0f);
             galloc_model_cb(g, cur, "ffn_swiglu_oai", il);
             break;
+        case MODEL_FFN_RELU:
+            if (par) {
+                cur = ggml_glu_split(ctx, cur, tmp, GGML_GLU_OP_REGLU);
+                galloc_model_cb(g, cur, "ffn_reglu", il);
+            } else {
+                cur = ggml_relu(ctx, cur);
+                galloc_model_cb(g, cur, "ffn_relu", il);
+            }
+            break;
         case MODEL_FFN_RELU_SQR:
             cur = ggml_relu(ctx, cur);
             galloc_model_cb(g, cur, "ffn_relu", il);

@@ -397,6 +397,9 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
     for (uint32_t il = 0; il < MODEL_MAX_LAYERS; il++) {
         hp->is_recr[il] = galloc_model_arch_memory(m->arch->name) == MODEL_MEMORY_RECURRENT;
     }
+    // every layer attends: with a KV cache, or over the batch alone (no memory)
+    const bool attn_only = galloc_model_arch_memory(m->arch->name) == MODEL_MEMORY_KV ||
+                           galloc_model_arch_memory(m->arch->name) == MODEL_MEMORY_NONE;
 
     if (!galloc_ml_get_u32(ml, ".context_length", &hp->n_ctx_train, true) ||
         !galloc_ml_get_u32(ml, ".embedding_length", &hp->n_embd, true) ||
@@ -480,7 +483,7 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
         if (strcmp(m->arch->name, "llama") == 0 && hp->n_rot_full != hp->n_embd_head_k_full) {
             return ml_fail(ml, "invalid n_rot: %u, expected %u", hp->n_rot_full, hp->n_embd_head_k_full);
         }
-    } else if (galloc_model_arch_memory(m->arch->name) == MODEL_MEMORY_KV) {
+    } else if (attn_only) {
         return ml_fail(ml, "%s.attention.head_count: no attention heads", ml->arch);
     } // else a recurrent model: no heads, head sizes 0 (the hybrids check their attention layers)
     hp->n_embd_head_k_swa = hp->n_embd_head_k_full;
@@ -491,7 +494,7 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
         !galloc_ml_get_u32(ml, ".rope.dimension_count_swa", &hp->n_rot_swa, false)) {
         return false;
     }
-    for (uint32_t il = 0; il < hp->n_layer && galloc_model_arch_memory(m->arch->name) == MODEL_MEMORY_KV; il++) {
+    for (uint32_t il = 0; il < hp->n_layer && attn_only; il++) {
         if (hp->n_head[il] == 0 || hp->n_head_kv[il] == 0) {
             return ml_fail(ml, "%s.attention.head_count%s: layer %u has no heads", ml->arch,
                            hp->n_head[il] == 0 ? "" : "_kv", il);

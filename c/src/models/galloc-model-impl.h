@@ -87,6 +87,8 @@ struct model_hparams {
     uint32_t n_embd_head_kda;        // Kimi delta attention's head size (kda.head_dim; 0: none)
     bool     attn_grok;              // llama.cpp's LLM_ARCH_GROK logits: softcap * tanh(kq * f_attn_out_scale / softcap)
     float    f_attn_out_scale;
+    uint32_t n_ff_chexp, n_group_experts; // grovemoe: the chunk experts' FFN size, experts per group
+    float    expert_group_scale;          // grovemoe: the chunk experts' output scale
 };
 
 // llama_hparams::is_mla: multi-head latent attention (a K-only cache of latent rows)
@@ -275,6 +277,7 @@ struct model_layer {
     struct ggml_tensor * attn_out_norm; // a norm of the attention's output (dbrx's before the experts, grok's after attention)
     struct ggml_tensor * attn_kv_b;     // latent attention decompressed into an ordinary cache (minicpm3's wkv_b)
     struct ggml_tensor * ffn_norm_exps; // arctic: the experts' own input norm
+    struct ggml_tensor * ffn_gate_chexps, * ffn_up_chexps, * ffn_down_chexps; // grovemoe's chunk experts
 };
 
 // the recurrent state input (llm_graph_input_rs): the rows to read, the first n_seqs of them to update
@@ -284,6 +287,7 @@ struct model_rs_input {
 
 struct model_attn_input {
     bool iswa;
+    bool no_cache; // llm_graph_input_attn_no_cache: kq_mask (and kq_mask_swa) over the batch's tokens, no cache
     struct ggml_tensor * k_idxs, * v_idxs, * kq_mask, * k_rot, * v_rot;
     struct ggml_tensor * k_idxs_swa, * v_idxs_swa, * kq_mask_swa, * k_rot_swa, * v_rot_swa;
 };
@@ -366,7 +370,8 @@ bool                 galloc_model_attn_inp(struct model_graph * g, struct model_
 
 // blocks
 enum model_norm_type { MODEL_NORM, MODEL_NORM_RMS };
-enum model_ffn_op    { MODEL_FFN_SILU, MODEL_FFN_GELU, MODEL_FFN_SWIGLU_OAI_MOE, MODEL_FFN_SWIGLU /* fused gate|up */, MODEL_FFN_RELU_SQR };
+enum model_ffn_op    { MODEL_FFN_SILU, MODEL_FFN_GELU, MODEL_FFN_SWIGLU_OAI_MOE, MODEL_FFN_SWIGLU /* fused gate|up */, MODEL_FFN_RELU_SQR,
+                       MODEL_FFN_RELU };
 enum model_ffn_gate  { MODEL_FFN_SEQ, MODEL_FFN_PAR };
 enum model_gating    { MODEL_GATING_SOFTMAX, MODEL_GATING_SOFTMAX_WEIGHT, MODEL_GATING_SIGMOID };
 
@@ -398,6 +403,7 @@ struct model_moe_scales {
 // build_moe_ffn's arguments (galloc-model-moe.c); NULL tensors are absent
 struct model_moe {
     struct ggml_tensor * gate_inp, * gate_inp_b;
+    struct ggml_tensor * logits_in;             // the router's logits computed by the caller (smallthinker): no gate_inp product
     struct ggml_tensor * up_exps, * up_exps_b, * gate_exps, * gate_exps_b, * down_exps, * down_exps_b;
     struct ggml_tensor * gate_up_exps;          // gate and up fused: one product, split in halves
     struct ggml_tensor * exp_probs_b;           // the experts' selection bias (DeepSeek V3)
@@ -408,6 +414,7 @@ struct model_moe {
     float w_scale;
     enum model_gating gating;
     bool  llama4; // llama.cpp's LLM_ARCH_LLAMA4 path: selection on the logits, the input weighted before the experts
+    bool  grovemoe; // llama.cpp's LLM_ARCH_GROVEMOE path: selection on sigmoid(logits)
 };
 struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor * cur, const struct model_moe * p, int il);
 // the gating of llama.cpp's expert_gating_func value (1..3, as galloc_ml_get_expert_gating accepts)
@@ -449,6 +456,7 @@ enum model_memory {
     MODEL_MEMORY_KV,        // llama_kv_cache (or _iswa)
     MODEL_MEMORY_RECURRENT, // llama_memory_recurrent: every layer recurrent
     MODEL_MEMORY_HYBRID,    // llama_memory_hybrid: a KV cache for some layers, recurrent states for others
+    MODEL_MEMORY_NONE,      // no memory (the diffusion models): attention over the batch alone
 };
 
 struct model_arch_def {
@@ -658,6 +666,14 @@ extern const struct model_arch_def galloc_model_arch_dbrx;
 extern const struct model_arch_def galloc_model_arch_grok;
 extern const struct model_arch_def galloc_model_arch_arctic;
 extern const struct model_arch_def galloc_model_arch_bailingmoe;
+extern const struct model_arch_def galloc_model_arch_dream;
+extern const struct model_arch_def galloc_model_arch_rnd1;
+extern const struct model_arch_def galloc_model_arch_llada;
+extern const struct model_arch_def galloc_model_arch_llada_moe;
+extern const struct model_arch_def galloc_model_arch_grovemoe;
+extern const struct model_arch_def galloc_model_arch_hy_v3;
+extern const struct model_arch_def galloc_model_arch_smallthinker;
+extern const struct model_arch_def galloc_model_arch_hunyuan_vl;
 // Qwen3.5's and Qwen3-Next's delta net keys (ssm.*, nextn_predict_layers refused, the recurrent layers)
 bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hparams * hp);
 // Qwen3.5's and Qwen3-Next's MoE FFN: softmax-routed experts plus the shared expert gated by a sigmoid

@@ -14,6 +14,13 @@ enum model_memory galloc_model_arch_memory(const char * name) {
     static const char * const hybrid[] = { "jamba", "falcon-h1", "plamo2", "granitehybrid", "lfm2", "lfm2moe", "nemotron_h",
                                            "nemotron_h_moe", "qwen3next", "kimi-linear", "bailingmoe3", "kimi-k3", "qwen35",
                                            "qwen35moe", "minimax-01" };
+    // create_memory's nullptr: the diffusion models keep nothing between batches
+    static const char * const none[] = { "dream", "llada", "llada-moe", "rnd1" };
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+        if (strcmp(name, none[i]) == 0) {
+            return MODEL_MEMORY_NONE;
+        }
+    }
     for (size_t i = 0; i < sizeof(recurrent) / sizeof(recurrent[0]); i++) {
         if (strcmp(name, recurrent[i]) == 0) {
             return MODEL_MEMORY_RECURRENT;

@@ -54,6 +54,15 @@ static struct ggml_tensor * moe_act(struct model_graph * g, struct ggml_tensor *
             break;
         case MODEL_FFN_SWIGLU:
             return galloc_model_fail(g, "layer %d: llama.cpp's experts have no fused SwiGLU", il); // its build_moe_ffn aborts
+        case MODEL_FFN_RELU:
+            if (has_gate) {
+                cur = ggml_glu_split(ctx, cur, up, GGML_GLU_OP_REGLU);
+                galloc_model_cb(g, cur, "ffn_moe_reglu", il);
+            } else {
+                cur = ggml_relu(ctx, cur);
+                galloc_model_cb(g, cur, "ffn_moe_relu", il);
+            }
+            break;
         case MODEL_FFN_RELU_SQR:
             if (has_gate) {
                 return galloc_model_fail(g, "layer %d: gated squared-ReLU experts (llama.cpp aborts: not implemented)", il);
@@ -79,8 +88,11 @@ struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor
     const int64_t n_tokens = cur->ne[1];
     const int64_t n_expert = p->n_expert, n_expert_used = p->n_expert_used;
 
-    struct ggml_tensor * logits = ggml_mul_mat(ctx, p->gate_inp, cur); // [n_expert, n_tokens]
-    galloc_model_cb(g, logits, "ffn_moe_logits", il);
+    struct ggml_tensor * logits = p->logits_in;
+    if (!logits) {
+        logits = ggml_mul_mat(ctx, p->gate_inp, cur); // [n_expert, n_tokens]
+        galloc_model_cb(g, logits, "ffn_moe_logits", il);
+    }
     if (p->gate_inp_b) {
         logits = ggml_add(ctx, logits, p->gate_inp_b);
         galloc_model_cb(g, logits, "ffn_moe_logits_biased", il);
@@ -102,10 +114,19 @@ struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor
     if (p->llama4) {
         selection = logits;
     }
+    if (p->grovemoe) {
+        selection = ggml_sigmoid(ctx, logits);
+        galloc_model_cb(g, selection, "ffn_moe_probs_biased", il);
+    }
     struct ggml_tensor * selected = ggml_argsort_top_k(ctx, selection, (int) n_expert_used); // [n_expert_used, n_tokens]
     galloc_model_cb(g, selected->src[0], "ffn_moe_argsort", il);
     galloc_model_cb(g, selected, "ffn_moe_topk", il);
 
+    if (ggml_nelements(probs) != n_expert * n_tokens || n_expert_used < 1 || n_expert_used > n_expert) {
+        return galloc_model_fail(g, "%s: layer %d: %lld experts' weights for %lld experts, %lld used (llama.cpp's graph would abort); %s",
+                                 g->m->arch->name, il, (long long) probs->ne[0], (long long) n_expert, (long long) n_expert_used,
+                                 GALLOC_MODEL_CAPTURE_HINT);
+    }
     probs = ggml_reshape_3d(ctx, probs, 1, n_expert, n_tokens);
     struct ggml_tensor * weights = ggml_get_rows(ctx, probs, selected); // [1, n_expert_used, n_tokens]
     galloc_model_cb(g, weights, "ffn_moe_weights", il);

@@ -31,6 +31,9 @@ static const struct model_arch_def * const model_archs[] = {
     &galloc_model_arch_pangu_embedded, &galloc_model_arch_jais2, &galloc_model_arch_maincoder, &galloc_model_arch_nanbeige, &galloc_model_arch_deci, &galloc_model_arch_plamo, &galloc_model_arch_chatglm, &galloc_model_arch_openelm, &galloc_model_arch_talkie,
     &galloc_model_arch_kimi_linear, &galloc_model_arch_minicpm3, &galloc_model_arch_dbrx, &galloc_model_arch_grok,
     &galloc_model_arch_arctic, &galloc_model_arch_bailingmoe,
+    &galloc_model_arch_dream, &galloc_model_arch_rnd1, &galloc_model_arch_llada, &galloc_model_arch_llada_moe,
+    &galloc_model_arch_grovemoe,
+    &galloc_model_arch_smallthinker, &galloc_model_arch_hunyuan_vl, &galloc_model_arch_hy_v3,
 };
 
 const struct model_arch_def * galloc_model_arch_find(const char * name) {
