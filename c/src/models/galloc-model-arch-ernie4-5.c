@@ -1,5 +1,5 @@
-// galloc-model-arch-ernie4-5.c: the `ernie4_5`, `ernie4_5-moe` and `internlm2` architectures
-// (ERNIE 4.5 0.3B, 21B-A3B, 300B-A47B; InternLM2/2.5).
+// galloc-model-arch-ernie4-5.c: the `ernie4_5`, `ernie4_5-moe`, `paddleocr` and `internlm2` architectures
+// (ERNIE 4.5 0.3B, 21B-A3B, 300B-A47B; PaddleOCR-VL; InternLM2/2.5).
 //
 // As llama.cpp's src/models/ernie4-5.cpp, ernie4-5-moe.cpp and internlm2.cpp: llama's attention
 // without the output bias (ernie loads it and leaves it aside), a SwiGLU FFN without scales;
@@ -18,6 +18,12 @@ static bool ernie_hparams(struct model_loader * ml, struct model_hparams * hp) {
     // read for PaddleOCR's multimodal RoPE; ERNIE's rope type is NORM, so they change nothing here
     uint32_t sections[4] = { 0 };
     return galloc_ml_get_u32_or_arr(ml, ".rope.dimension_sections", sections, 4, false) &&
+           galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
+}
+
+// paddleocr: ernie4_5's keys with the multimodal RoPE sections kept (its rope type is M-RoPE)
+static bool paddleocr_hparams(struct model_loader * ml, struct model_hparams * hp) {
+    return galloc_ml_get_u32_or_arr(ml, ".rope.dimension_sections", hp->rope_sections, 4, false) &&
            galloc_ml_get_f32(ml, ".attention.layer_norm_rms_epsilon", &hp->f_norm_rms_eps, true);
 }
 
@@ -87,6 +93,7 @@ static bool ernie_graph(struct model_graph * g) {
     const struct model_hparams * hp = g->hp;
     struct ggml_context * ctx = g->ctx;
     const bool moe = g->m->arch == &galloc_model_arch_ernie4_5_moe;
+    const bool paddleocr = g->m->arch == &galloc_model_arch_paddleocr; // its graph adds the output projection's bias
     const int64_t n_embd_head = galloc_hp_n_embd_head_v(hp, 0);
     if (!galloc_model_same_head_sizes(g)) {
         return false;
@@ -109,7 +116,8 @@ static bool ernie_graph(struct model_graph * g) {
         galloc_model_cb(g, q, "Qcur", il);
         galloc_model_cb(g, k, "Kcur", il);
         galloc_model_cb(g, v, "Vcur", il);
-        cur = galloc_model_attn(g, &attn, l->wo, NULL, l->wo_s, q, k, v, NULL, 1.0f / galloc_model_sqrtf((float) n_embd_head), il);
+        cur = galloc_model_attn(g, &attn, l->wo, paddleocr ? l->wo_b : NULL, l->wo_s, q, k, v, NULL,
+                                1.0f / galloc_model_sqrtf((float) n_embd_head), il);
         if (moe) {
             galloc_model_cb(g, cur, "attn_out", il);
         }
@@ -170,4 +178,9 @@ const struct model_arch_def galloc_model_arch_ernie4_5_moe = {
 
 const struct model_arch_def galloc_model_arch_internlm2 = {
     "internlm2", MODEL_ROPE_NORM, ernie_hparams_rms, ernie_tensors, ernie_graph,
+};
+
+// paddleocr (PaddleOCR-VL's language model): ernie4_5's tensors, its graph with M-RoPE and the output bias
+const struct model_arch_def galloc_model_arch_paddleocr = {
+    "paddleocr", MODEL_ROPE_MROPE, paddleocr_hparams, ernie_tensors, ernie_graph,
 };

@@ -672,6 +672,8 @@ extern const struct model_arch_def galloc_model_arch_llada;
 extern const struct model_arch_def galloc_model_arch_llada_moe;
 extern const struct model_arch_def galloc_model_arch_grovemoe;
 extern const struct model_arch_def galloc_model_arch_hy_v3;
+extern const struct model_arch_def galloc_model_arch_paddleocr;
+extern const struct model_arch_def galloc_model_arch_cogvlm;
 extern const struct model_arch_def galloc_model_arch_smallthinker;
 extern const struct model_arch_def galloc_model_arch_hunyuan_vl;
 // Qwen3.5's and Qwen3-Next's delta net keys (ssm.*, nextn_predict_layers refused, the recurrent layers)

@@ -34,6 +34,7 @@ static const struct model_arch_def * const model_archs[] = {
     &galloc_model_arch_dream, &galloc_model_arch_rnd1, &galloc_model_arch_llada, &galloc_model_arch_llada_moe,
     &galloc_model_arch_grovemoe,
     &galloc_model_arch_smallthinker, &galloc_model_arch_hunyuan_vl, &galloc_model_arch_hy_v3,
+    &galloc_model_arch_paddleocr, &galloc_model_arch_cogvlm,
 };
 
 const struct model_arch_def * galloc_model_arch_find(const char * name) {
