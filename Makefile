@@ -17,6 +17,7 @@ CLANG   ?= clang
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 include c/layers.mk  # INC_<layer>, INC (CLI, WASM glue), TEST_INC, layer_inc
+include c/presets/presets.mk # PRESET_DATA: the preset documents as C data
 # release: -O3, as upstream builds ggml-alloc.c (CMake Release)
 OPT_REL := -O3 -g
 # sanitizers: one switch away (make SAN=...)
@@ -29,7 +30,7 @@ TEST_SUP := $(sort $(wildcard tests/c/support/*.c))
 TEST_SRC := $(sort $(wildcard tests/c/test-*.c))
 # every header, for the rules that compile many sources in one call (fuzz targets, capture, C++ checks);
 # objects depend on the headers they include (dependency files, DEPFLAGS below)
-HEADERS  := $(wildcard c/include/*.h c/src/*/*.h c/cli/*.h tests/c/support/*.h)
+HEADERS  := $(wildcard c/include/*.h c/src/*/*.h c/cli/*.h tests/c/support/*.h) $(PRESET_DATA)
 
 REL_OBJ  := $(LIB_SRC:c/src/%.c=build/rel/obj/%.o)
 SAN_OBJ  := $(LIB_SRC:c/src/%.c=build/san/obj/%.o)
@@ -38,6 +39,8 @@ SAN_CLI  := $(CLI_SRC:c/cli/%.c=build/san/cli/%.o)
 SUP_OBJ  := $(TEST_SUP:tests/c/support/%.c=build/san/sup/%.o)
 TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
 REPLAYS  := build/san/replay-document build/san/replay-csv build/san/replay-dynalloc build/san/replay-gguf build/san/replay-model
+
+build/rel/obj/models/galloc-presets.o build/san/obj/models/galloc-presets.o: $(PRESET_DATA)
 
 SHARED   ?= ../shared
 comma    := ,

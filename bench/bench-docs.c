@@ -6,18 +6,39 @@
 // Each document is planned runs/3 + 3 times before the measured runs, as in bench-wasm.mjs.
 // As in bench-plan.c, glibc keeps freed memory so that runs measure planning, not page faults
 // (WebAssembly memory is never handed back either).
+// `synthetic NAME` documents come from the llama-style generator of the tests (llama-synthetic.c);
+// `bench-docs --print NAME` writes one to stdout (bench-wasm.mjs takes it from there).
 
 #include "bench-util.h"
 #include "files.h"
 #include "galloc-presets.h"
 #include "galloc-timing.h"
+#include "llama-synthetic.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 
+static char * load_document(const char * kind, const char * name, size_t * len) {
+    if (strcmp(kind, "preset") == 0) {
+        return galloc_preset_document(name, len);
+    }
+    return strcmp(kind, "synthetic") == 0 ? galloc_llama_preset_document(name, len) : read_whole_file(name, len);
+}
+
 int main(int argc, char ** argv) {
+    if (argc == 3 && strcmp(argv[1], "--print") == 0) {
+        size_t len  = 0;
+        char * text = galloc_llama_preset_document(argv[2], &len);
+        if (!text) {
+            fprintf(stderr, "bench-docs: no synthetic graph named %s\n", argv[2]);
+            return 1;
+        }
+        const bool ok = fwrite(text, 1, len, stdout) == len;
+        free(text);
+        return ok ? 0 : 1;
+    }
     bench_keep_freed_memory();
     const char * list = argc > 1 ? argv[1] : "bench/documents.txt";
     FILE *       out  = argc > 2 ? fopen(argv[2], "w") : stdout;
@@ -34,7 +55,7 @@ int main(int argc, char ** argv) {
             continue;
         }
         size_t len  = 0;
-        char * text = strcmp(kind, "preset") == 0 ? galloc_preset_document(name, &len) : read_whole_file(name, &len);
+        char * text = load_document(kind, name, &len);
         if (!text) {
             fprintf(stderr, "bench-docs: cannot load %s %s\n", kind, name);
             return 1;

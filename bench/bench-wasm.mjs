@@ -24,8 +24,8 @@ const lines = [];
 for (const line of readFileSync(listPath, 'utf8').split('\n')) {
   const [kind, name, runs] = line.trim().split(/\s+/);
   if (!kind || kind.startsWith('#')) continue;
-  const text = kind === 'preset' ? execFileSync('build/rel/galloc', ['preset', name], { encoding: 'utf8', maxBuffer: 1 << 28 })
-    : readFileSync(name, 'utf8');
+  const native = { preset: ['build/rel/galloc', ['preset', name]], synthetic: ['build/rel/bench-docs', ['--print', name]] }[kind];
+  const text = native ? execFileSync(native[0], native[1], { encoding: 'utf8', maxBuffer: 1 << 28 }) : readFileSync(name, 'utf8');
   for (const until = performance.now() + 250; performance.now() < until;) galloc.timePlan(text, 5); // warm-up
   const t = galloc.timePlan(text, Number(runs));
   const graph = name.split('/').pop().replace(/\.graph\.json$/, '');

@@ -12,7 +12,7 @@
 #include "bench-util.h"
 #include "files.h" // read_whole_file (tests/c/support)
 #include "galloc-document.h"
-#include "galloc-llama.h"
+#include "llama-synthetic.h"
 #include "galloc-planner.h"
 #include "galloc-whatif.h"
 #include "json.h"

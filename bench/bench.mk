@@ -23,8 +23,8 @@ BENCH_PLAN_SRC := bench/bench-util.c tests/c/support/galloc-document-ggml.c test
 build/rel/bench-plan: bench/bench-plan.c $(BENCH_PLAN_SRC) bench/bench-util.h build/rel/libgalloc.a $(HEADERS)
 	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< $(BENCH_PLAN_SRC) build/rel/libgalloc.a -o $@
 
-build/rel/bench-docs: bench/bench-docs.c bench/bench-util.c bench/galloc-timing.c tests/c/support/files.c bench/*.h build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< bench/bench-util.c bench/galloc-timing.c tests/c/support/files.c build/rel/libgalloc.a -o $@
+build/rel/bench-docs: bench/bench-docs.c bench/bench-util.c bench/galloc-timing.c tests/c/support/files.c tests/c/support/llama-synthetic.c bench/*.h build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< bench/bench-util.c bench/galloc-timing.c tests/c/support/files.c tests/c/support/llama-synthetic.c build/rel/libgalloc.a -o $@
 
 # ggml_gallocr through ggml's public API only (the source compiles unchanged against upstream ggml)
 build/rel/bench-ggml-api: bench/bench-ggml-api.c bench/bench-graphs.c bench/bench-graphs.h build/rel/libgalloc.a $(HEADERS)

@@ -7,8 +7,8 @@
 # build/bench-whatif.json. The exact search gets 2 s per llama buffer, 10 s per CSV, 2 s per
 # generated problem.
 
-build/rel/bench-whatif: bench/bench-whatif.c bench/bench-util.c bench/bench-util.h tests/c/support/files.c tests/c/support/tight-problems.c build/rel/libgalloc.a $(HEADERS)
-	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< bench/bench-util.c tests/c/support/files.c tests/c/support/tight-problems.c build/rel/libgalloc.a -o $@
+build/rel/bench-whatif: bench/bench-whatif.c bench/bench-util.c bench/bench-util.h tests/c/support/files.c tests/c/support/tight-problems.c tests/c/support/llama-synthetic.c build/rel/libgalloc.a $(HEADERS)
+	$(CC) $(CSTD) $(WARN) $(OPT_REL) $(TEST_INC) $< bench/bench-util.c tests/c/support/files.c tests/c/support/tight-problems.c tests/c/support/llama-synthetic.c build/rel/libgalloc.a -o $@
 
 .PHONY: bench-whatif
 bench-whatif: build/rel/bench-whatif

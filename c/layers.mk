@@ -13,8 +13,8 @@ INC_ggml      := $(INC_util) -Ic/src/ggml
 INC_alloc     := $(INC_ggml) -Ic/src/alloc
 INC_documents := $(INC_alloc) -Ic/src/documents
 INC_whatif    := $(INC_documents) -Ic/src/whatif
-INC_models    := $(INC_documents) -Ic/src/models
-INC           := $(INC_documents) -Ic/src/whatif -Ic/src/models
+INC_models    := $(INC_documents) -Ic/src/models -Ibuild/gen # build/gen: the preset documents as data
+INC           := $(INC_documents) -Ic/src/whatif -Ic/src/models -Ibuild/gen
 TEST_INC      := $(INC) -Itests/c/support
 
 # the include path of the library object being built from c/src/<layer>/<file>.c ($* = <layer>/<file>)

@@ -1,7 +1,7 @@
 // galloc-presets.h: ready-made graph documents (the allocator test's scenarios, model graphs).
 //
-// Each preset is built through the ggml API on virtual buffer types and
-// written with galloc_export_graph, so presets also exercise the exporter.
+// The scenarios and tiny decoders are documents kept as data (c/presets); the model presets are
+// built from their cards by the model builders when asked for.
 //
 // Example usage:
 //
@@ -22,8 +22,7 @@ extern "C" {
 int          galloc_preset_count(void);
 const char * galloc_preset_name(int i);        // NULL when out of range
 const char * galloc_preset_description(int i); // one sentence: what the preset shows
-// true for every name galloc_preset_document builds: the listed presets and the llama-like graphs
-// built by name only (benchmarks, golden twins), so callers tell an unknown name from out of memory
+// true for every listed name, so callers tell an unknown name from out of memory
 bool         galloc_preset_exists(const char * name);
 // the graph document of the preset: malloc'd, NUL-terminated; NULL for an unknown name or out of memory
 char *       galloc_preset_document(const char * name, size_t * len);

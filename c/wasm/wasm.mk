@@ -8,6 +8,7 @@
 
 ifndef GALLOC_LAYERS
 include c/layers.mk
+include c/presets/presets.mk
 endif
 
 WASM_EMCC      ?= emcc
@@ -52,6 +53,8 @@ $(WASM_DIR)/obj/%.o: c/src/%.c $(WASM_DIR)/obj/%.d c/wasm/wasm.mk
 	@mkdir -p $(dir $@)
 	$(WASM_EMCC) $(strip $(WASM_CFLAGS)) -MMD -MP $(layer_inc) -c $< -o $@
 	@touch $@ # emcc writes the .d after the object: the object must stay the newer
+
+$(WASM_DIR)/obj/models/galloc-presets.o: $(PRESET_DATA)
 
 # the glue sees every layer
 $(WASM_DIR)/obj/galloc-wasm.o: c/wasm/galloc-wasm.c $(WASM_DIR)/obj/galloc-wasm.d c/wasm/wasm.mk

@@ -1,4 +1,4 @@
-// test-llama.c: the llama-style decoder graphs (galloc-llama.h) and their presets.
+// test-llama.c: the llama-style decoder graphs (llama-synthetic.h) and the presets made from them.
 //
 // Every llama preset is built through the ggml API and planned by ggml_gallocr on
 // virtual buffer types: all nodes placed, no overlap (tiny graphs, independent checker), and
@@ -12,7 +12,7 @@
 #include "files.h"
 #include "galloc-document.h"
 #include "galloc-export.h"
-#include "galloc-llama.h"
+#include "llama-synthetic.h"
 #include "galloc-planner.h"
 #include "galloc-presets.h"
 #include "golden-compare.h"
@@ -294,6 +294,25 @@ static void test_listed(void) {
         } else {
             CHECK(!tiny && twin == NULL);
         }
+        // a listed one is a galloc preset kept as data (c/presets): the generator's document byte
+        // for byte, with its sentence; the others are no presets
+        CHECK(galloc_preset_exists(name) == galloc_llama_preset_listed(i));
+        size_t len = 0, data_len = 0;
+        char * built = galloc_llama_preset_document(name, &len);
+        char * data  = galloc_preset_document(name, &data_len);
+        CHECK(built != NULL);
+        if (galloc_llama_preset_listed(i)) {
+            CHECK(data != NULL && data_len == len && built && memcmp(data, built, len) == 0);
+            bool same_sentence = false;
+            for (int k = 0; k < galloc_preset_count(); k++) {
+                same_sentence = same_sentence || (strcmp(galloc_preset_name(k), name) == 0 && strcmp(galloc_preset_description(k), desc) == 0);
+            }
+            CHECK(same_sentence);
+        } else {
+            CHECK(data == NULL);
+        }
+        free(built);
+        free(data);
     }
     CHECK(listed == 6); // llama-tiny, -flash, -setrows, -2buft, -max4k, llama-7b-decode
     CHECK(!galloc_llama_preset_listed(-1) && !galloc_llama_preset_listed(galloc_llama_preset_count()));

@@ -1,11 +1,11 @@
-// galloc-llama.c: llama-style decoder graphs and the model presets built from them.
+// llama-synthetic.c: llama-style decoder graphs built through the ggml API (tests and benchmarks).
 //
 // The graph follows llama.cpp's llama builder op by op (names, shapes, views, and
 // the order of ggml_build_forward_expand calls: each layer's K and V cache writes,
 // then the logits), so its plan equals upstream's for the same model shape. Weights
 // and KV caches live in separate no_alloc contexts allocated on virtual buffer types.
 
-#include "galloc-llama.h"
+#include "llama-synthetic.h"
 #include "galloc-export.h"
 #include "galloc-virtual.h"
 #include "ggml-alloc.h"

@@ -1,4 +1,4 @@
-// galloc-llama.h: llama-style decoder graphs built through the ggml API, for planning.
+// llama-synthetic.h: llama-style decoder graphs built through the ggml API, for tests and benchmarks.
 //
 // Builds the compute graph of one llama.cpp decode/prompt step (embedding, per-layer
 // attention with a KV cache, SwiGLU FFN, final norm and logits) the way llama.cpp
