@@ -49,6 +49,14 @@ for (const h of readdirSync('c/include')) {
   else files.set(`c/include/${h}`, layer);
 }
 
+// headers generated into build/gen, each with the one layer whose sources include it
+const GENERATED = { 'build/gen/galloc-preset-data.h': 'models' }; // c/presets/presets.mk
+for (const [file, layer] of Object.entries(GENERATED)) {
+  checks++;
+  if (existsSync(file)) files.set(file, layer);
+  else problems.push(`${file}: missing (build it first: make ${file})`);
+}
+
 // 1. includes, 2. include cycles
 const edges = new Map();
 for (const [file, layer] of files) {
@@ -56,10 +64,10 @@ for (const [file, layer] of files) {
   for (const m of readFileSync(file, 'utf8').matchAll(/^\s*#\s*include\s+"([^"]+)"/gm)) {
     const name = m[1];
     const here = path.join(path.dirname(file), name);
-    const target = [here, `c/include/${name}`, ...folders.map((l) => `c/src/${l}/${name}`)].find((p) => files.has(p) && existsSync(p));
+    const target = [here, `c/include/${name}`, ...folders.map((l) => `c/src/${l}/${name}`), `build/gen/${name}`].find((p) => files.has(p) && existsSync(p));
     checks++;
     if (!target) {
-      problems.push(`${file}: #include "${name}" is not a file of c/include or c/src (tests and benchmarks are above the library)`);
+      problems.push(`${file}: #include "${name}" is not a file of c/include, c/src or build/gen (tests and benchmarks are above the library)`);
       continue;
     }
     deps.push(target);
