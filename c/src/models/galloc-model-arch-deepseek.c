@@ -8,7 +8,9 @@
 // experts as one SwiGLU FFN (glm4moe normalises the FFN input with post_attention_norm). deepseek's experts are softmax-gated, weights not renormalised; the
 // others take the gating function, the renormalisation and a selection bias from the file. All
 // scale by expert_weights_scale. No per-tensor scales reach the FFNs (llama.cpp loads them, these
-// graphs pass none). NextN (MTP) layers are not built: refused.
+// graphs pass none). glm4moe's NextN (MTP) blocks (nextn_predict_layers, the last blocks of the file) are
+// skipped as llama.cpp skips them: their tensors not loaded, the graph over the blocks before them,
+// the KV cache over all blocks; the others' NextN layers are refused.
 
 #include "galloc-model-impl.h"
 
@@ -68,9 +70,10 @@ static bool glm4moe_hparams(struct model_loader * ml, struct model_hparams * hp)
     if (hp->expert_gating_func > 3) {
         return galloc_model_loader_refuse(ml, "%s.expert_gating_func: %u is not built by galloc", ml->arch, hp->expert_gating_func);
     }
-    if (n_nextn != 0) {
-        return galloc_model_loader_refuse(ml, "%s.nextn_predict_layers: %u NextN layers are not built by galloc", ml->arch, n_nextn);
+    if (n_nextn >= hp->n_layer) { // llama.cpp asserts
+        return galloc_model_loader_refuse(ml, "%s.nextn_predict_layers: %u of %u blocks", ml->arch, n_nextn, hp->n_layer);
     }
+    hp->n_layer_nextn = n_nextn;
     if (hp->n_expert_shared == 0) { // llama.cpp builds the shared expert without weights
         return galloc_model_loader_refuse(ml, "%s.expert_shared_count: 0 (llama.cpp's glm4moe graph needs a shared expert)", ml->arch);
     }
@@ -90,7 +93,7 @@ static bool deepseek_tensors(struct model_graph * g) {
     const int64_t n_embd_head_k = galloc_hp_n_embd_head_k(hp, 0);
     const int64_t n_embd_q = dots1 || glm ? n_embd_head_k * hp->n_head[0] : n_embd;
     galloc_model_weights_io(g, false);
-    for (uint32_t i = 0; i < hp->n_layer && !g->failed; i++) {
+    for (uint32_t i = 0; i < hp->n_layer - hp->n_layer_nextn && !g->failed; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
         l->attn_norm = galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
@@ -152,7 +155,8 @@ static bool deepseek_graph(struct model_graph * g) {
     const float kq_scale = 1.0f / galloc_model_sqrtf((float) n_embd_head); // deepseek reads no attention.scale
     struct ggml_tensor * inp_out_ids = galloc_model_inp_out_ids(g);
 
-    for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {
+    const int n_layer = (int) (hp->n_layer - hp->n_layer_nextn);
+    for (int il = 0; il < n_layer && !g->failed; il++) {
         const struct model_layer * l = &g->layers[il];
         struct ggml_tensor * inpSA = inpL;
         struct ggml_tensor * cur = galloc_model_norm(g, inpL, l->attn_norm, NULL, MODEL_NORM_RMS, il);
@@ -177,7 +181,7 @@ static bool deepseek_graph(struct model_graph * g) {
         if (!cur) {
             break;
         }
-        if (il == (int) hp->n_layer - 1 && inp_out_ids) {
+        if (il == n_layer - 1 && inp_out_ids) {
             cur   = ggml_get_rows(ctx, cur, inp_out_ids);
             inpSA = ggml_get_rows(ctx, inpSA, inp_out_ids);
         }

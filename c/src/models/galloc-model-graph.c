@@ -253,8 +253,14 @@ void galloc_model_weights_scales(struct model_graph * g) {
 }
 
 bool galloc_model_weights_all_used(struct model_graph * g) {
+    const uint32_t n_layer = g->hp->n_layer - g->hp->n_layer_nextn;
     for (int64_t i = 0; i < g->m->n_tensors && !g->failed; i++) {
         const char * name = g->m->tensors[i].name;
+        unsigned il = 0;
+        int      n  = 0;
+        if (g->hp->n_layer_nextn > 0 && sscanf(name, "blk.%u.%n", &il, &n) == 1 && n > 0 && il >= n_layer && il < g->hp->n_layer) {
+            continue; // a NextN block's tensor: skipped, as llama.cpp's TENSOR_SKIP
+        }
         if (ggml_get_tensor(g->wctx, name) == NULL) {
             galloc_model_fail(g, "%s: tensor '%s' is not handled by galloc's %s graph (llama.cpp's graph would differ); "
                               "%s", g->m->arch->name, name, g->m->arch->name, GALLOC_MODEL_CAPTURE_HINT);

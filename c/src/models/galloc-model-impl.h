@@ -64,6 +64,8 @@ struct model_hparams {
     uint32_t n_no_rope_layer_step;   // every n-th layer skips RoPE (llama.cpp's default 4)
     bool     use_kq_norm;            // llama4: Q and K RMS-normalised after RoPE
     uint32_t n_layer_dense_lead;     // the first layers with a dense FFN (deepseek, ...)
+    uint32_t n_layer_nextn;          // NextN (MTP) blocks after the others (glm4moe): in the KV cache, not in the graph,
+                                     // their tensors skipped (llama.cpp's TENSOR_SKIP: not loaded, not counted)
     uint32_t n_expert_shared;        // shared experts, one FFN of n_ff_exp each (deepseek)
     uint32_t rope_sections[4];       // multimodal RoPE's sections (qwen3vl, glm4)
     uint32_t n_deepstack_layers;     // qwen3vl: layers adding a slice of the (wider) input embeddings

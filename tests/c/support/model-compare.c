@@ -179,6 +179,96 @@ bool model_same_graph(const char * row, const char * built, size_t built_len, co
     return ok;
 }
 
+//
+// the digest
+//
+
+static void fnv(uint64_t * h, const void * data, size_t len) {
+    const unsigned char * p = data;
+    for (size_t i = 0; i < len; i++) {
+        *h = (*h ^ p[i]) * 0x100000001b3ull;
+    }
+}
+
+// a value as same_value sees it: its type, strings' bytes, numbers' text, arrays and objects in order
+static void digest_value(uint64_t * h, const struct galloc_json_value * v) {
+    const unsigned char absent = 0xff;
+    if (!v) {
+        fnv(h, &absent, 1);
+        return;
+    }
+    const unsigned char type = (unsigned char) galloc_json_type_of(v);
+    fnv(h, &type, 1);
+    switch (galloc_json_type_of(v)) {
+        case JSON_TYPE_STRING: {
+            size_t len = 0;
+            const char * str = galloc_json_get_string(v, &len);
+            fnv(h, &len, sizeof(len));
+            fnv(h, str, len);
+            break;
+        }
+        case JSON_TYPE_ARRAY: {
+            const size_t n = galloc_json_array_size(v);
+            fnv(h, &n, sizeof(n));
+            for (size_t i = 0; i < n; i++) {
+                digest_value(h, galloc_json_array_at(v, i));
+            }
+            break;
+        }
+        case JSON_TYPE_OBJECT: {
+            const size_t n = galloc_json_object_size(v);
+            fnv(h, &n, sizeof(n));
+            for (size_t i = 0; i < n; i++) {
+                size_t len = 0;
+                const char * key = galloc_json_object_key_at(v, i, &len);
+                fnv(h, &len, sizeof(len));
+                fnv(h, key, len);
+                digest_value(h, galloc_json_object_value_at(v, i));
+            }
+            break;
+        }
+        default: {
+            char text[128];
+            galloc_json_describe(v, text, sizeof(text));
+            fnv(h, text, strlen(text) + 1);
+        }
+    }
+}
+
+bool model_graph_digest(const char * doc, size_t len, uint64_t * digest, size_t * n_tensors, size_t * n_nodes) {
+    static const char * const fields[] = {
+        "name", "op", "unary_op", "glu_op", "type", "nb", "src", "view_src", "view_offs", "flags", "alloc_size", "buffer_type",
+    };
+    static const char * const lists[] = { "buffer_types", "nodes", "leafs", "node_buffer_ids", "leaf_buffer_ids" };
+    struct galloc_error jerr;
+    struct galloc_json_doc * d = galloc_json_parse(doc, len, &jerr);
+    if (!d) {
+        return false;
+    }
+    uint64_t h = 0xcbf29ce484222325ull;
+    const struct galloc_json_value * root = galloc_json_doc_root(d);
+    for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+        digest_value(&h, galloc_json_object_get(root, lists[l]));
+    }
+    const struct galloc_json_value * tensors = galloc_json_object_get(root, "tensors");
+    *n_tensors = galloc_json_array_size(tensors);
+    *n_nodes   = galloc_json_array_size(galloc_json_object_get(root, "nodes"));
+    fnv(&h, n_tensors, sizeof(*n_tensors));
+    for (size_t i = 0; i < *n_tensors; i++) {
+        const struct galloc_json_value * t = galloc_json_array_at(tensors, i);
+        for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+            digest_value(&h, galloc_json_object_get(t, fields[f]));
+        }
+        uint64_t ne[4];
+        const size_t dims = ne_dims(galloc_json_object_get(t, "ne"), ne);
+        fnv(&h, &dims, sizeof(dims));
+        fnv(&h, ne, sizeof(ne));
+    }
+    galloc_json_doc_free(d);
+    *digest = h;
+    return true;
+}
+
 // plan equality as the format defines it: chunk sizes, and every tensor's buffer, chunk, offset.
 // A placement ggml made in a real run (`.ggml-plan.json`) also lists the buffer type the weights were
 // loaded into, which the allocator never used: with extra_empty, reference buffers past the built
