@@ -31,10 +31,10 @@ function change(m, settings) {
 /** bytes of the binary graph and plan of a document (what crossed, measured once more) */
 function binaryBytes(d) {
   let n = 0;
-  for (const e of ['_galloc_wasm_doc_graph_binary', '_galloc_wasm_doc_plan_binary']) {
+  for (const e of ['_galloc_js_doc_graph_binary', '_galloc_js_doc_plan_binary']) {
     const r = g.m[e](d.handle) >>> 0;
-    n += g.m._galloc_wasm_result_length() >>> 0;
-    g.m._galloc_wasm_free(r);
+    n += g.m._galloc_js_result_length() >>> 0;
+    g.m._galloc_js_free(r);
   }
   return n;
 }

@@ -25,8 +25,8 @@ function time(fn) {
 /** bytes of a result export's answer for the document */
 function resultBytes(d, exp) {
   const r = m[exp](d.handle) >>> 0;
-  const n = m._galloc_wasm_result_length() >>> 0;
-  m._galloc_wasm_free(r);
+  const n = m._galloc_js_result_length() >>> 0;
+  m._galloc_js_free(r);
   return n;
 }
 
@@ -44,8 +44,8 @@ for (const f of ['llama4.moe.prompt-n64.cpu.2buft']) {
 const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
 for (const [name, text] of docs) {
   const d = g.open(text);
-  const json = { graph: resultBytes(d, '_galloc_wasm_doc_graph'), plan: resultBytes(d, '_galloc_wasm_doc_plan') };
-  const bin = { graph: resultBytes(d, '_galloc_wasm_doc_graph_binary'), plan: resultBytes(d, '_galloc_wasm_doc_plan_binary') };
+  const json = { graph: resultBytes(d, '_galloc_js_doc_graph'), plan: resultBytes(d, '_galloc_js_doc_plan') };
+  const bin = { graph: resultBytes(d, '_galloc_js_doc_graph_binary'), plan: resultBytes(d, '_galloc_js_doc_plan_binary') };
   for (let k = 0; k < 2; k++) { JSON.parse(d.graphText()); JSON.parse(d.planText()); d.graph(); d.plan(); } // warm-up
   const tj = { graph: time(() => JSON.parse(d.graphText())), plan: time(() => JSON.parse(d.planText())) };
   const tb = { graph: time(() => d.graph()), plan: time(() => d.plan()) };

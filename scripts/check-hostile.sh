@@ -151,7 +151,7 @@ rm -f "$tmp/padded.plan.json"
 # the hostile-model table (tests/models-hostile/cases.tsv, shared with the WebAssembly module's test
 # tests/js/wasm-hostile-models.test.js): each header and settings, the status and message it names
 status_exit() { case $1 in ok) echo 0;; invalid-input|limit) echo 3;; bad-argument|not-found) echo 2;; out-of-memory) echo 5;; *) echo 99;; esac; }
-while IFS=$'\037' read -r name base edits flags status message wasm32; do # (tabs as \037: empty fields kept)
+while IFS=$'\037' read -r name base edits flags status message; do # (tabs as \037: empty fields kept)
     case $name in '#'*|name|'') continue;; esac
     # shellcheck disable=SC2086 # flags are words
     expect "$(status_exit "$status")" 60 "$message" -- "$galloc" model "tests/models-hostile/$name.gguf" $flags -o /dev/null

@@ -143,7 +143,7 @@ export function applyEdits(base, edits) {
   return w.done();
 }
 
-/** the rows of cases.tsv: {name, base, edits: [], flags: [], status, message, wasm32, file} */
+/** the rows of cases.tsv: {name, base, edits: [], flags: [], status, message, file} */
 export function hostileCases() {
   const text = readFileSync(path.join(DIR, 'cases.tsv'), 'utf8');
   const rows = text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
@@ -151,7 +151,7 @@ export function hostileCases() {
   return body.map((r) => {
     const o = Object.fromEntries(head.map((h, i) => [h, r[i] ?? '']));
     return { name: o.name, base: o.base, edits: o.edits === '' ? [] : o.edits.split(';'), flags: o.flags === '' ? [] : o.flags.split(' '),
-      status: o.status, message: o.message, wasm32: o.wasm32, file: path.join(DIR, `${o.name}.gguf`) };
+      status: o.status, message: o.message, file: path.join(DIR, `${o.name}.gguf`) };
   });
 }
 

@@ -65,21 +65,22 @@ export async function devicesChecks({ page, check, assert, OUT, ROOT, CLI }) {
     const args = await page.getAttribute('[data-testid=breakdown]', 'data-args');
     const want = cli(args);
     const got = await page.$$eval('[data-testid=buffer-types] tbody tr', (trs) => trs.map((t) => ({ name: t.cells[0].textContent, device: Number(t.dataset.device),
-      model: Number(t.dataset.model), context: Number(t.dataset.context), compute: t.dataset.compute === '' ? null : Number(t.dataset.compute) })));
+      model: Number(t.dataset.model), context: Number(t.dataset.context), compute: Number(t.dataset.compute), text: t.cells[4].textContent })));
     assert(got.length === want.buffer_types.length, `${got.length} buffer types on the page, the CLI ${want.buffer_types.length}`);
     for (const [i, b] of want.buffer_types.entries()) {
       const g = got[i];
-      assert(g.name === b.name && g.device === b.device && g.model === b.model && g.context === b.context,
+      assert(g.name === b.name && g.device === b.device && g.model === b.model && g.context === b.context && g.compute === b.compute,
         `${b.name}: page ${JSON.stringify(g)}, CLI ${JSON.stringify(b)}`);
-      if (g.compute !== null) assert(g.compute === b.compute, `${b.name} compute: page ${g.compute}, CLI ${b.compute}`);
+      const shown = `${String(b.compute).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} B`;
+      assert(g.text === shown, `${b.name} compute shown as '${g.text}', the CLI's ${shown}`);
     }
-    if (got.some((g) => g.compute === null)) assert(await page.isVisible('[data-testid=compute-unknown]'), 'compute left out without saying so');
     // the table: per device the CLI's bytes in MiB rounded down
     for (const d of [0, 1]) {
       const bt = want.buffer_types.filter((b) => b.device === d);
       const cells = await page.$$eval(`[data-testid=breakdown-${d}] td`, (tds) => tds.map((t) => t.textContent));
       assert(cells[3] === String(Math.floor(bt.reduce((n, b) => n + b.model, 0) / MIB)), `device ${d} model column ${cells[3]}`);
       assert(cells[4] === String(Math.floor(bt.reduce((n, b) => n + b.context, 0) / MIB)), `device ${d} context column ${cells[4]}`);
+      assert(cells[5] === String(Math.floor(bt.reduce((n, b) => n + b.compute, 0) / MIB)), `device ${d} compute column ${cells[5]}`);
     }
     assert((await page.getAttribute('[data-testid=bar-0]', 'data-fits')) !== 'false', 'CUDA0 (24 GiB) said not to fit at -ngl 20');
   });
@@ -88,7 +89,7 @@ export async function devicesChecks({ page, check, assert, OUT, ROOT, CLI }) {
     await page.selectOption('[data-testid=device-sweep-axis]', 'ngl');
     await page.click('[data-testid=device-sweep-run]');
     await page.waitForSelector('[data-testid=device-sweep-plot]', { timeout: 120000 });
-    const pts = await page.$$eval('[data-testid=device-sweep-plot] .device-sweep-point', (els) => els.map((e) => ({ x: Number(e.dataset.x), device: Number(e.dataset.device), bytes: Number(e.dataset.bytes), complete: e.dataset.complete === 'true' })));
+    const pts = await page.$$eval('[data-testid=device-sweep-plot] .device-sweep-point', (els) => els.map((e) => ({ x: Number(e.dataset.x), device: Number(e.dataset.device), bytes: Number(e.dataset.bytes) })));
     const xs = [...new Set(pts.map((p) => p.x))];
     assert(xs.length === 34 && xs[0] === 0 && xs[33] === 33, `-ngl ${xs[0]} .. ${xs[xs.length - 1]} (${xs.length} points), llama3-8b has 32 layers and the output`);
     const args = await page.getAttribute('[data-testid=breakdown]', 'data-args');
@@ -97,22 +98,21 @@ export async function devicesChecks({ page, check, assert, OUT, ROOT, CLI }) {
       for (const d of [0, 1, -1]) {
         const p = pts.find((q) => q.x === x && q.device === d);
         const bt = want.buffer_types.filter((b) => (d < 0 ? b.device < 0 : b.device === d));
-        const bytes = bt.reduce((n, b) => n + b.model + b.context + (p.complete ? b.compute : 0), 0);
+        const bytes = bt.reduce((n, b) => n + b.model + b.context + b.compute, 0);
         assert(p.bytes === bytes, `-ngl ${x} device ${d}: page ${p.bytes}, CLI ${bytes}`);
       }
     }
-    // the CLI's --sweep ngl: per -ngl the MiB per device and whether it fits; the page's, where it knows them
+    // the CLI's --sweep ngl: per -ngl the MiB per device and whether it fits; the page's the same
     const table = execFileSync(CLI, ['model', FILE, ...args.split(' '), '--sweep', 'ngl'], { encoding: 'utf8' }).trim().split('\n').slice(1)
       .map((l) => l.trim().split(/\s+/)).map((c) => ({ x: Number(c[0]), mib: [Number(c[1]), Number(c[3]), Number(c[5])], fits: c[7] === 'yes' }));
     assert(table.length === 34, `the CLI's sweep has ${table.length} rows`);
     for (const row of table) {
       for (const [k, d] of [0, 1, -1].entries()) {
         const p = pts.find((q) => q.x === row.x && q.device === d);
-        if (p.complete) assert(Math.floor(p.bytes / MIB) === row.mib[k], `-ngl ${row.x} device ${d}: page ${Math.floor(p.bytes / MIB)} MiB, CLI ${row.mib[k]} MiB`);
-        else assert(Math.floor(p.bytes / MIB) <= row.mib[k], `-ngl ${row.x} device ${d}: page ${Math.floor(p.bytes / MIB)} MiB without compute, above the CLI's ${row.mib[k]} MiB`);
+        assert(Math.floor(p.bytes / MIB) === row.mib[k], `-ngl ${row.x} device ${d}: page ${Math.floor(p.bytes / MIB)} MiB, CLI ${row.mib[k]} MiB`);
       }
       const fits = await page.getAttribute(`[data-testid=device-sweep-plot] .device-sweep-point[data-x="${row.x}"]`, 'data-fits');
-      if (fits !== 'null') assert(fits === String(row.fits), `-ngl ${row.x}: the page says fits ${fits}, the CLI ${row.fits}`);
+      assert(fits === String(row.fits), `-ngl ${row.x}: the page says fits ${fits}, the CLI ${row.fits}`);
     }
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(OUT, 'devices-two-gpus.png') });

@@ -37,7 +37,7 @@ function cli(bytes) {
 /** count the calls of the module's exports that read a document */
 function countReads() {
   const m = g.m;
-  const names = ['_galloc_wasm_doc_open', '_galloc_wasm_plan', '_galloc_wasm_graph', '_galloc_wasm_explain'];
+  const names = ['_galloc_js_doc_open', '_galloc_js_plan', '_galloc_js_graph', '_galloc_js_explain'];
   const counts = Object.fromEntries(names.map((n) => [n, 0]));
   const saved = names.map((n) => m[n]);
   names.forEach((n, k) => { m[n] = (...a) => { counts[n]++; return saved[k](...a); }; });
@@ -55,7 +55,7 @@ describe('an imported document is read and planned once', () => {
       expect(ui.explanation.value.n_tensors).toBe(4);
       ui.flushText();
     } finally { spy.restore(); }
-    expect(spy.counts).toEqual({ _galloc_wasm_doc_open: 1, _galloc_wasm_plan: 0, _galloc_wasm_graph: 0, _galloc_wasm_explain: 0 });
+    expect(spy.counts).toEqual({ _galloc_js_doc_open: 1, _galloc_js_plan: 0, _galloc_js_graph: 0, _galloc_js_explain: 0 });
     expect(planDifferences(ui.plan.value, cli(new TextEncoder().encode(DOC)).plan)).toEqual([]);
   });
 
@@ -65,8 +65,8 @@ describe('an imported document is read and planned once', () => {
       expect(ui.replaceText('x = input(f32, 8)\ny = scale(x)\nz = add(y, x)\noutput(z)\n')).toBe(true);
       expect(ui.explanation.value.n_tensors).toBe(3);
     } finally { spy.restore(); }
-    expect(spy.counts._galloc_wasm_doc_open).toBe(1);
-    expect(spy.counts._galloc_wasm_explain + spy.counts._galloc_wasm_plan).toBe(0);
+    expect(spy.counts._galloc_js_doc_open).toBe(1);
+    expect(spy.counts._galloc_js_explain + spy.counts._galloc_js_plan).toBe(0);
   });
 
   it('the module keeps only the graph on screen: each new graph closes the one before', () => {

@@ -25,8 +25,8 @@ afterAll(() => { page.cancelSweep(); rmSync(dir, { recursive: true, force: true 
 /** count the calls of the module's exports that build a model's graph or read a document */
 function countCalls() {
   const m = g.m;
-  const names = ['_galloc_wasm_model_build_document', '_galloc_wasm_model_sizes', '_galloc_wasm_model_document', '_galloc_wasm_doc_open',
-    '_galloc_wasm_plan', '_galloc_wasm_graph', '_galloc_wasm_explain', '_galloc_wasm_doc_graph', '_galloc_wasm_doc_plan'];
+  const names = ['_galloc_js_model_build_document', '_galloc_js_model_sizes', '_galloc_js_model_document', '_galloc_js_doc_open',
+    '_galloc_js_plan', '_galloc_js_graph', '_galloc_js_explain', '_galloc_js_doc_graph', '_galloc_js_doc_plan'];
   const counts = Object.fromEntries(names.map((n) => [n, 0]));
   const saved = names.map((n) => m[n]);
   names.forEach((n, k) => { m[n] = (...a) => { counts[n]++; return saved[k](...a); }; });
@@ -53,8 +53,8 @@ describe('a settings change of the model page', () => {
       expect(ui.textPending.value).toBe(true); // the plan is on screen, the text not written yet
       expect(ui.explanation.value.n_tensors).toBe(ui.graph.value.tensors.length);
     } finally { spy.restore(); }
-    expect(spy.counts).toEqual({ _galloc_wasm_model_build_document: 1, _galloc_wasm_model_sizes: 0, _galloc_wasm_model_document: 0, _galloc_wasm_doc_open: 0,
-      _galloc_wasm_plan: 0, _galloc_wasm_graph: 0, _galloc_wasm_explain: 0, _galloc_wasm_doc_graph: 0, _galloc_wasm_doc_plan: 0 });
+    expect(spy.counts).toEqual({ _galloc_js_model_build_document: 1, _galloc_js_model_sizes: 0, _galloc_js_model_document: 0, _galloc_js_doc_open: 0,
+      _galloc_js_plan: 0, _galloc_js_graph: 0, _galloc_js_explain: 0, _galloc_js_doc_graph: 0, _galloc_js_doc_plan: 0 });
 
     const s = page.settings.value;
     const want = cli('gemma-3-4b', s);

@@ -25,22 +25,22 @@ const SETTINGS = { n_ctx: 256, n_batch: 64, n_ubatch: 64 };
 
 // the heap filled but for `room` bytes; the blocks to give back
 function fill(room) {
-  const reserve = room > 0 ? m._galloc_wasm_alloc(room) : 0;
+  const reserve = room > 0 ? m._galloc_js_alloc(room) : 0;
   if (room > 0 && reserve === 0) throw new Error(`could not keep ${room} bytes back`);
   const blocks = [];
   for (let size = 256 << 20; size >= 8; size >>>= 2) {
     for (;;) {
-      const p = m._galloc_wasm_alloc(size);
+      const p = m._galloc_js_alloc(size);
       if (p === 0) break;
       blocks.push(p);
     }
   }
-  if (reserve) m._galloc_wasm_free(reserve);
+  if (reserve) m._galloc_js_free(reserve);
   return blocks;
 }
 
 function release(blocks) {
-  for (const p of blocks) m._galloc_wasm_free(p);
+  for (const p of blocks) m._galloc_js_free(p);
 }
 
 // what a call answers, as comparable text: its result, or its error's code

@@ -155,15 +155,15 @@ describe('calls', () => {
 
   it('out of memory is a status and a message, not an abort', () => {
     const m = galloc.m; // the raw exports
-    expect(m._galloc_wasm_alloc(0x7ff00000)).toBe(0); // more than the 2 GiB the heap may grow to
-    expect(m._galloc_wasm_last_status()).toBe(3);
+    expect(m._galloc_js_alloc(0x7ff00000)).toBe(0); // more than the 2 GiB the heap may grow to
+    expect(m._galloc_js_last_status()).toBe(3);
     expect(galloc.plan(small()).format).toBe('galloc-plan');
   });
 
   it('a trap inside the module stops that instance only', async () => {
     const other = await loadGalloc({ fresh: true });
     // a document pointer far outside the heap: the reader's first load traps
-    expect(() => other.call(() => other.m._galloc_wasm_plan(0x7ffffff0, 8))).toThrow(/galloc module stopped/);
+    expect(() => other.call(() => other.m._galloc_js_plan(0x7ffffff0, 8))).toThrow(/galloc module stopped/);
     let error;
     try {
       other.version();

@@ -174,11 +174,11 @@ describe('a damaged binary is refused, never misread', () => {
   const d = galloc.open(goldenText('llama-tiny', 'graph'));
   const bytesOf = (exp) => {
     const r = galloc.m[exp](d.handle) >>> 0;
-    const len = galloc.m._galloc_wasm_result_length() >>> 0;
-    try { return galloc.m.HEAPU8.slice(r, r + len); } finally { galloc.m._galloc_wasm_free(r); }
+    const len = galloc.m._galloc_js_result_length() >>> 0;
+    try { return galloc.m.HEAPU8.slice(r, r + len); } finally { galloc.m._galloc_js_free(r); }
   };
-  const graph = bytesOf('_galloc_wasm_doc_graph_binary');
-  const plan = bytesOf('_galloc_wasm_doc_plan_binary');
+  const graph = bytesOf('_galloc_js_doc_graph_binary');
+  const plan = bytesOf('_galloc_js_doc_plan_binary');
   d.close();
 
   it('decodes the bytes it was given (the instrument works)', () => {

@@ -50,7 +50,7 @@ describe('JS API arguments', () => {
   });
 
   it('the UI\'s module holds no benchmark code: timePlan is refused (bench/bench.mk builds the module that has it)', () => {
-    expect(galloc.m._galloc_wasm_time_plan).toBe(undefined);
+    expect(galloc.m._galloc_js_time_plan).toBe(undefined);
     bad(() => galloc.timePlan(galloc.presetText('llama-tiny'), 2), /^timePlan: this module has no timing code/);
   });
 

@@ -1,4 +1,4 @@
-// wasm-large.test.js: the WebAssembly module is a 32-bit build, yet plans 64-bit sizes.
+// wasm-large.test.js: the WebAssembly module (32-bit memory) plans 64-bit sizes.
 // A graph of 4, 6 and 8 GiB tensors (with a view 5 GiB into one) is planned without a size
 // limit and with a 6 GiB one; every offset and chunk size must come out exact, as computed
 // by hand below and as the native CLI prints them. Numbers past 2^53 stay decimal strings.
@@ -36,7 +36,7 @@ function hugeGraph(maxSize) {
 /** [chunk, offset, size] of every tensor */
 const places = (plan) => plan.tensors.map((t) => [t.chunk, t.offset, t.size]);
 
-describe('sizes past 2^32 in the 32-bit build', () => {
+describe('sizes past 2^32 in the WebAssembly module', () => {
   it('no size limit: one chunk of 22 GiB', () => {
     const plan = galloc.plan(hugeGraph(null));
     // x0 at 0 and x1 at 4G (inputs first); y0 takes over x1 (its last use), y1 takes over x0;

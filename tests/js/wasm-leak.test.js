@@ -14,10 +14,10 @@ describe('no leak', () => {
   it('heapUsed() sees an allocation (the measure works)', () => {
     const m = galloc.m; // the raw module: only to test the instrument
     const before = galloc.heapUsed();
-    const p = m._galloc_wasm_alloc(100000);
+    const p = m._galloc_js_alloc(100000);
     expect(p).not.toBe(0);
     expect(galloc.heapUsed()).toBeGreaterThanOrEqual(before + 100000);
-    m._galloc_wasm_free(p);
+    m._galloc_js_free(p);
     expect(galloc.heapUsed()).toBe(before);
   });
 

@@ -1,9 +1,10 @@
 // wasm-model-memory.test.js: llama.cpp's memory breakdown per buffer type through the WebAssembly module.
 //
 // Every setting of tests/devices (llama.cpp over RPC devices and over llvmpipe, its bytes copied from
-// ../shared/devices): GallocModel.memory(flags) gives llama.cpp's model and context bytes per buffer
-// type, the same buffer types, and a null compute column over devices (the 32-bit module leaves it
-// to the CLI); the CPU alone has its compute buffer; flags llama.cpp refuses throw naming the flag.
+// ../shared/devices): GallocModel.memory(flags) gives llama.cpp's model, context and compute bytes per
+// buffer type, the same buffer types (compute over devices too: the module's size_t has 64 bits, as the
+// CLI's; llama3-8b -fa off -c 32768 has compute buffers of 2.1 GiB); the CPU alone has its compute
+// buffer; flags llama.cpp refuses throw naming the flag.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +19,7 @@ const rows = readFileSync(path.join(DEV, 'manifest.tsv'), 'utf8').trim().split('
 
 describe('memory breakdown, against llama.cpp', () => {
   for (const model of [...new Set(rows.map((r) => r[1]))]) {
-    it(`${model}: model and context bytes per buffer type at every setting`, () => {
+    it(`${model}: model, context and compute bytes per buffer type at every setting`, () => {
       const m = galloc.openModel({ gguf: gguf(model) });
       try {
         for (const [setting, , flags] of rows.filter((r) => r[1] === model)) {
@@ -27,9 +28,9 @@ describe('memory breakdown, against llama.cpp', () => {
           expect(mem.version).toBe(1);
           const want = readFileSync(path.join(DEV, `${setting}.breakdown.tsv`), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
           expect(mem.buffer_types.map((b) => b.name).sort(), setting).toEqual(want.map((w) => w[0]).sort());
-          for (const [name, , where, model_b, context_b] of want) {
+          for (const [name, , where, model_b, context_b, compute_b] of want) {
             const b = mem.buffer_types.find((x) => x.name === name);
-            expect([b.model, b.context, b.compute], `${setting} ${name}`).toEqual([Number(model_b), Number(context_b), null]);
+            expect([b.model, b.context, b.compute], `${setting} ${name}`).toEqual([Number(model_b), Number(context_b), Number(compute_b)]);
             expect(b.device === -1, `${setting} ${name}`).toBe(where === 'host');
           }
         }
@@ -64,16 +65,10 @@ describe('memory breakdown, against llama.cpp', () => {
       const f = m.fit('--host-memory 16GiB');
       expect([f.status, f.reason]).toEqual(['failure', 'was unable to fit model into system memory by reducing context, abort']);
       expect(f.memory).toBe(null);
-      // over a device: the CLI's -c 4096 -ngl 14 where size_t has 64 bits; refused where it has 32
-      let d = null;
-      try {
-        d = m.fit('--device rpc:8GiB');
-      } catch (e) {
-        expect(e.code).toBe('declined');
-      }
-      if (d) {
-        expect(d.flags).toBe('-c 4096 -ngl 14');
-      }
+      // over a device: the CLI's -c 4096 -ngl 14 (llama-fit-params' choice, tests/fit), compute included
+      const d = m.fit('--device rpc:8GiB');
+      expect(d.flags).toBe('-c 4096 -ngl 14');
+      expect(d.memory.buffer_types.every((b) => typeof b.compute === 'number')).toBe(true);
       expect(() => m.fit('--fit-target x')).toThrow(/^--fit-target: 'x' is not MiB/);
     } finally {
       m.close();

@@ -13,14 +13,12 @@ const W = 520, H = 200, M = { left: 56, right: 90, top: 8, bottom: 30 };
 const COLORS = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2', '#be185d', '#4d7c0f'];
 const MIB = 1048576;
 
-/** per point the rows of deviceRows and whether all of them fit (null: not known) */
+/** per point the rows of deviceRows and whether all of them fit (a device without memory given is not checked) */
 function evaluate(points, devs, host) {
   return points.map((p) => {
     if (!p.memory) return { ...p, rows: null, fits: false };
     const rows = deviceRows(p.memory, devs, host);
-    const checked = rows.filter((r) => r.capacity > 0);
-    const fits = checked.some((r) => r.fits === false) ? false : checked.every((r) => r.fits === true) ? true : null;
-    return { ...p, rows, fits };
+    return { ...p, rows, fits: !rows.some((r) => r.fits === false) };
   });
 }
 
@@ -52,8 +50,8 @@ function Plot({ pts, axis, devs }) {
             <polyline fill="none" stroke={s.color} stroke-width="1.6" points={ok.map((p) => `${x(p.x)},${y(p.rows[s.i].used / MIB)}`).join(' ')} />
             {ok.map((p) => (
               <circle class="device-sweep-point" cx={x(p.x)} cy={y(p.rows[s.i].used / MIB)} r="2.5" fill={s.color}
-                data-x={p.x} data-device={p.rows[s.i].device} data-bytes={p.rows[s.i].used} data-complete={String(p.rows[s.i].complete)} data-fits={String(p.fits)}>
-                <title>{`${axis === 'c' ? '-c' : '-ngl'} ${p.x}: ${s.label} ${formatBytes(p.rows[s.i].used)}${p.rows[s.i].complete ? '' : ' + compute'}`}</title>
+                data-x={p.x} data-device={p.rows[s.i].device} data-bytes={p.rows[s.i].used} data-fits={String(p.fits)}>
+                <title>{`${axis === 'c' ? '-c' : '-ngl'} ${p.x}: ${s.label} ${formatBytes(p.rows[s.i].used)}`}</title>
               </circle>
             ))}
             <text x={W - M.right + 6} y={M.top + 12 + s.i * 14} fill={s.color} class="legend">{s.label}</text>
@@ -81,7 +79,6 @@ export function DeviceSweep() {
   const pts = sw.status === 'done' ? evaluate(sw.points, devices.value, hostMiB.value) : [];
   const fitting = pts.filter((p) => p.fits === true);
   const best = fitting.length ? fitting[fitting.length - 1] : null;
-  const unknown = pts.some((p) => p.fits === null);
   return (
     <div class="model-sweep" data-testid="device-sweep">
       <div class="wi-controls">
@@ -97,9 +94,8 @@ export function DeviceSweep() {
       </div>
       {sw.status === 'done' && (
         <>
-          <p data-testid="device-sweep-answer" class={best ? 'wi-ok' : unknown ? 'hint' : 'wi-bad'}>
-            {best ? `largest ${sw.axis === 'c' ? '-c' : '-ngl'} where every device fits: ${best.x}` : unknown ? 'not known: the compute buffers are not counted here' : `no ${sw.axis === 'c' ? '-c' : '-ngl'} swept fits`}
-            {unknown && best ? ' (weights and KV cache only above it)' : ''}
+          <p data-testid="device-sweep-answer" class={best ? 'wi-ok' : 'wi-bad'}>
+            {best ? `largest ${sw.axis === 'c' ? '-c' : '-ngl'} where every device fits: ${best.x}` : `no ${sw.axis === 'c' ? '-c' : '-ngl'} swept fits`}
           </p>
           <Plot pts={pts} axis={sw.axis} devs={devices.value} />
         </>

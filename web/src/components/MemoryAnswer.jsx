@@ -13,9 +13,7 @@ import { DeviceSweep } from './DeviceSweep.jsx';
 const MIB = 1048576;
 const mib = (b) => Math.floor(Number(b) / MIB);
 /** bytes as llama.cpp's table prints them (MiB rounded down), the exact bytes on hover */
-const Mib = ({ b, testid }) => (b === null
-  ? <td class="num unknown" data-testid={testid} title="the 32-bit module cannot plan the scheduler's compute buffers: the CLI prints them">?</td>
-  : <td class="num" data-testid={testid} data-bytes={String(b)} title={formatBytesExact(b)}>{mib(b)}</td>);
+const Mib = ({ b, testid }) => <td class="num" data-testid={testid} data-bytes={String(b)} title={formatBytesExact(b)}>{mib(b)}</td>;
 
 export const PART_COLORS = { model: '#2563eb', context: '#059669', compute: '#d97706', free: '#e5e7eb' };
 
@@ -24,7 +22,7 @@ function Bar({ r }) {
   const scale = Math.max(cap, r.used + (cap ? FIT_MARGIN : 0)) || 1;
   const pct = (b) => `${(100 * b) / scale}%`;
   const verdict = r.fits === null
-    ? (cap ? (r.complete ? '' : `weights and KV cache leave ${formatBytes(r.spare)} above the ${formatBytes(FIT_MARGIN)} margin; the compute buffers are not counted`) : 'memory not given: not checked')
+    ? 'memory not given: not checked'
     : r.fits ? `fits: ${formatBytes(r.spare)} to spare above the ${formatBytes(FIT_MARGIN)} margin` : `does not fit: ${formatBytes(-r.spare)} over (with the ${formatBytes(FIT_MARGIN)} margin)`;
   return (
     <div class="dev-bar-row" data-testid={`bar-${r.device < 0 ? 'host' : r.device}`} data-fits={String(r.fits)} data-spare={r.spare === null ? '' : String(r.spare)}>
@@ -32,12 +30,12 @@ function Bar({ r }) {
       <div class="dev-bar" role="img" aria-label={`${r.label}: ${formatBytes(r.used)} used of ${cap ? formatBytes(cap) : 'unknown memory'}; ${verdict}`}>
         <span style={{ width: pct(r.model), background: PART_COLORS.model }} title={`weights ${formatBytesExact(r.model)}`} />
         <span style={{ width: pct(r.context), background: PART_COLORS.context }} title={`KV cache ${formatBytesExact(r.context)}`} />
-        {r.compute !== null && <span style={{ width: pct(r.compute), background: PART_COLORS.compute }} title={`compute ${formatBytesExact(r.compute)}`} />}
+        <span style={{ width: pct(r.compute), background: PART_COLORS.compute }} title={`compute ${formatBytesExact(r.compute)}`} />
         {cap > 0 && <i class="cap-line" style={{ left: pct(cap) }} title={`memory ${formatBytes(cap)}`} />}
         {cap > 0 && <i class="margin-line" style={{ left: pct(cap - FIT_MARGIN) }} title={`memory less the ${formatBytes(FIT_MARGIN)} margin llama.cpp's --fit keeps`} />}
       </div>
       <div class={`dev-verdict ${r.fits === false ? 'wi-bad' : r.fits ? 'wi-ok' : 'hint'}`} data-testid={`verdict-${r.device < 0 ? 'host' : r.device}`}>
-        {formatBytes(r.used)}{r.compute === null && r.names.length ? ' + compute' : ''}{cap ? ` of ${formatBytes(cap)}` : ''} · {verdict}
+        {formatBytes(r.used)}{cap ? ` of ${formatBytes(cap)}` : ''} · {verdict}
       </div>
     </div>
   );
@@ -49,7 +47,6 @@ export function MemoryAnswer() {
   const bd = breakdown.value;
   const devs = devices.value;
   const rows = bd ? deviceRows(bd.memory, devs, hostMiB.value) : [];
-  const incomplete = bd && bd.memory.buffer_types.some((b) => b.compute === null);
   const z = sizes.value;
   return (
     <section class="answer" data-testid="memory-answer">
@@ -64,7 +61,7 @@ export function MemoryAnswer() {
                 <tr data-testid={`breakdown-${r.device < 0 ? 'host' : r.device}`}>
                   <td>{r.device < 0 ? '- Host' : `- ${r.names[0] ?? devs[r.device].kind}`}</td>
                   <td class="num" title={r.capacity ? formatBytesExact(r.capacity) : 'not given'}>{r.capacity ? mib(r.capacity) : ''}</td>
-                  <Mib b={r.compute === null ? null : r.used} /><Mib b={r.model} /><Mib b={r.context} /><Mib b={r.compute} />
+                  <Mib b={r.used} /><Mib b={r.model} /><Mib b={r.context} /><Mib b={r.compute} />
                 </tr>
               ))}
             </tbody>
@@ -75,10 +72,10 @@ export function MemoryAnswer() {
               <thead><tr><th>buffer type</th><th>device</th><th>model</th><th>context</th><th>compute</th></tr></thead>
               <tbody>
                 {bd.memory.buffer_types.map((b) => (
-                  <tr data-testid={`buft-${b.name}`} data-device={b.device} data-model={b.model} data-context={b.context} data-compute={b.compute === null ? '' : String(b.compute)}>
+                  <tr data-testid={`buft-${b.name}`} data-device={b.device} data-model={b.model} data-context={b.context} data-compute={String(b.compute)}>
                     <td>{b.name}</td><td>{b.device < 0 ? 'host' : b.device}</td>
                     <td class="num">{formatBytesExact(b.model)}</td><td class="num">{formatBytesExact(b.context)}</td>
-                    <td class="num">{b.compute === null ? '?' : formatBytesExact(b.compute)}</td>
+                    <td class="num">{formatBytesExact(b.compute)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -93,12 +90,6 @@ export function MemoryAnswer() {
               <i class="cap-line inline" /> memory <i class="margin-line inline" /> less {formatBytes(FIT_MARGIN)} (llama.cpp's --fit margin)
             </div>
           </div>
-          {incomplete && (
-            <p class="hint" data-testid="compute-unknown">
-              ? the compute buffers over devices: the 32-bit WebAssembly module cannot plan the scheduler's graph
-              (sizes past 4 GiB); <code>galloc model … {bd.args.join(' ')} </code> prints them.
-            </p>
-          )}
         </>
       )}
       {z && !modelError.value && (

@@ -96,26 +96,23 @@ export function memoryArgs(s, devices, p) {
 /**
  * Per device (in --device order) and for the host: the buffer types there, and the bytes of
  * weights, KV cache and compute buffers, against its memory; fits when used + margin <= memory
- * (the CLI's --sweep rule). compute null (a module that leaves it to the CLI) counts as unknown:
- * a device over its memory without it does not fit, one under is not known to fit (fits null).
- * @param {{buffer_types: Array<{name: string, device: number, model: number, context: number, compute: number|null}>}} memory
+ * (the CLI's --sweep rule); memory not given (0): not checked (fits null).
+ * @param {{buffer_types: Array<{name: string, device: number, model: number, context: number, compute: number}>}} memory
  * @param {Array<{kind: string, memoryMiB: number}>} devices
  * @param {number} hostMiB the host's memory (0: not checked)
  * @param {number} [margin]
- * @returns {Array<{device: number, label: string, names: string[], model: number, context: number, compute: number|null,
- *   used: number, capacity: number, spare: number|null, fits: boolean|null, complete: boolean}>}
+ * @returns {Array<{device: number, label: string, names: string[], model: number, context: number, compute: number,
+ *   used: number, capacity: number, spare: number|null, fits: boolean|null}>}
  */
 export function deviceRows(memory, devices, hostMiB, margin = FIT_MARGIN) {
   const rows = [];
   const row = (device, label, capacity) => {
     const bts = memory.buffer_types.filter((b) => (device < 0 ? b.device < 0 : b.device === device));
     const sum = (k) => bts.reduce((n, b) => n + Number(b[k] ?? 0), 0);
-    const complete = bts.every((b) => b.compute !== null && b.compute !== undefined);
     const used = sum('model') + sum('context') + sum('compute');
     const spare = capacity > 0 ? capacity - margin - used : null;
     rows.push({ device, label, names: bts.map((b) => b.name), model: sum('model'), context: sum('context'),
-      compute: complete ? sum('compute') : null, used, capacity,
-      spare, fits: spare === null ? null : spare < 0 ? false : complete ? true : null, complete });
+      compute: sum('compute'), used, capacity, spare, fits: spare === null ? null : spare >= 0 });
   };
   devices.forEach((d, i) => row(i, `${i}: ${d.kind}`, d.memoryMiB * MIB));
   row(-1, 'host', hostMiB * MIB);

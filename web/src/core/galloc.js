@@ -332,7 +332,7 @@ export class Galloc {
     /** @private @type {string[]} the library's status names by number (galloc_wasm_status_name) */
     this.statusNames = [];
     for (let i = 0; ; i++) {
-      const name = this.cString(module._galloc_wasm_status_name(i));
+      const name = this.cString(module._galloc_js_status_name(i));
       if (name === 'unknown') break;
       this.statusNames.push(name);
     }
@@ -359,7 +359,7 @@ export class Galloc {
    * @throws {GallocError}
    */
   planText(graph) {
-    return this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_plan(ptr, len));
+    return this.withDocument(graph, (ptr, len) => this.m._galloc_js_plan(ptr, len));
   }
 
   /**
@@ -372,7 +372,7 @@ export class Galloc {
    */
   open(graph) {
     const bytes = graph instanceof Uint8Array ? graph : textBytes(typeof graph === 'string' ? graph : toJSON(graph));
-    const handle = this.withBytesNumber(bytes, (ptr, len) => this.m._galloc_wasm_doc_open(ptr, len));
+    const handle = this.withBytesNumber(bytes, (ptr, len) => this.m._galloc_js_doc_open(ptr, len));
     return new GallocDocument(this, handle);
   }
 
@@ -384,7 +384,7 @@ export class Galloc {
    * @throws {GallocError} when the document is invalid
    */
   normalize(graph) {
-    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_graph(ptr, len)));
+    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_js_graph(ptr, len)));
   }
 
   /**
@@ -398,10 +398,10 @@ export class Galloc {
    */
   timePlan(graph, runs) {
     const n = checkInteger(runs, 1, 100000, 'runs'); // `runs | 0` made 2**32 + 2 two runs
-    if (typeof this.m._galloc_wasm_time_plan !== 'function') {
+    if (typeof this.m._galloc_js_time_plan !== 'function') {
       throw gallocError('timePlan: this module has no timing code (the benchmark module build/wasm-bench/galloc.mjs has)', 'bad-argument', -1);
     }
-    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_time_plan(ptr, len, n)));
+    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_js_time_plan(ptr, len, n)));
   }
 
   /**
@@ -420,7 +420,7 @@ export class Galloc {
   whatif(graph, { bufferType = 0, budgetMs = 2000 } = {}) {
     const bt = checkInteger(bufferType, 0, 0x7fffffff, 'bufferType');
     const budget = checkInteger(budgetMs, 0, MAX_BUDGET_MS, 'budgetMs');
-    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_whatif(ptr, len, bt, budget)));
+    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_js_whatif(ptr, len, bt, budget)));
   }
 
   /**
@@ -439,7 +439,7 @@ export class Galloc {
     const budget = checkInteger(budgetMs, 0, MAX_BUDGET_MS, 'budgetMs');
     const lo = Number(cap & 0xffffffffn);
     const hi = Number(cap >> 32n);
-    return JSON.parse(this.withInput(String(text), (ptr, len) => this.m._galloc_wasm_whatif_csv(ptr, len, lo, hi, budget)));
+    return JSON.parse(this.withInput(String(text), (ptr, len) => this.m._galloc_js_whatif_csv(ptr, len, lo, hi, budget)));
   }
 
   /**
@@ -458,7 +458,7 @@ export class Galloc {
     if (!(bytes instanceof Uint8Array)) throw gallocError('bytes: not a Uint8Array', 'bad-argument', -1);
     const size = fileSize === -1 ? -1 : checkInteger(fileSize, 0, Number.MAX_SAFE_INTEGER, 'fileSize');
     const items = checkInteger(maxItems, 0, 0x7fffffff, 'maxItems');
-    const r = JSON.parse(this.withBytes(bytes, (ptr, len) => this.m._galloc_wasm_gguf_summary(ptr, len, size, items)));
+    const r = JSON.parse(this.withBytes(bytes, (ptr, len) => this.m._galloc_js_gguf_summary(ptr, len, size, items)));
     return r.need_bytes !== undefined ? { needBytes: Number(r.need_bytes), message: r.message } : r;
   }
 
@@ -468,12 +468,12 @@ export class Galloc {
    */
   modelCards() {
     this.alive();
-    const n = this.call(() => this.m._galloc_wasm_model_card_count());
+    const n = this.call(() => this.m._galloc_js_model_card_count());
     const list = [];
     for (let i = 0; i < n; i++) {
       list.push({
-        name: this.cString(this.call(() => this.m._galloc_wasm_model_card_name(i))),
-        description: this.cString(this.call(() => this.m._galloc_wasm_model_card_description(i))),
+        name: this.cString(this.call(() => this.m._galloc_js_model_card_name(i))),
+        description: this.cString(this.call(() => this.m._galloc_js_model_card_description(i))),
       });
     }
     return list;
@@ -484,7 +484,7 @@ export class Galloc {
    * @returns {ModelSettings}
    */
   modelDefaults() {
-    return JSON.parse(this.withInput('', () => this.m._galloc_wasm_model_defaults()));
+    return JSON.parse(this.withInput('', () => this.m._galloc_js_model_defaults()));
   }
 
   /**
@@ -499,18 +499,18 @@ export class Galloc {
   openModel(source) {
     let handle;
     if (source && source.gguf instanceof Uint8Array) {
-      handle = this.withBytesNumber(source.gguf, (ptr, len) => this.m._galloc_wasm_model_open_gguf(ptr, len));
+      handle = this.withBytesNumber(source.gguf, (ptr, len) => this.m._galloc_js_model_open_gguf(ptr, len));
     } else if (source && typeof source.card === 'string') {
-      handle = this.withInputNumber(source.card, (ptr) => this.m._galloc_wasm_model_open_card(ptr));
+      handle = this.withInputNumber(source.card, (ptr) => this.m._galloc_js_model_open_card(ptr));
     } else {
       throw gallocError('openModel: give {gguf: Uint8Array} or {card: name}', 'bad-argument', -1);
     }
     let info;
     try {
-      info = JSON.parse(this.withInput('', () => this.m._galloc_wasm_model_info(handle)));
+      info = JSON.parse(this.withInput('', () => this.m._galloc_js_model_info(handle)));
     } catch (e) {
       // out of memory writing the info: the model opened must not stay behind
-      if (this.dead === null) this.m._galloc_wasm_model_close(handle);
+      if (this.dead === null) this.m._galloc_js_model_close(handle);
       throw e;
     }
     return new GallocModel(this, handle, info);
@@ -528,7 +528,7 @@ export class Galloc {
    * @throws {GallocError} 'invalid-input' (the message names the place)
    */
   explain(graph) {
-    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_wasm_explain(ptr, len)));
+    return JSON.parse(this.withDocument(graph, (ptr, len) => this.m._galloc_js_explain(ptr, len)));
   }
 
   /**
@@ -544,15 +544,15 @@ export class Galloc {
   explainCompare(a, b, { fold = true } = {}) {
     const bytesB = textBytes(typeof b === 'string' ? b : toJSON(b));
     return JSON.parse(this.withDocument(a, (pa, la) => {
-      const pb = this.m._galloc_wasm_alloc(bytesB.length + 1) >>> 0;
+      const pb = this.m._galloc_js_alloc(bytesB.length + 1) >>> 0;
       if (pb === 0) return 0; // out of memory: the status is set
       try {
         const heap = this.m.HEAPU8; // after the allocation, which may have grown the heap
         heap.set(bytesB, pb);
         heap[pb + bytesB.length] = 0;
-        return this.m._galloc_wasm_explain_compare(pa, la, pb, bytesB.length, fold ? 1 : 0);
+        return this.m._galloc_js_explain_compare(pa, la, pb, bytesB.length, fold ? 1 : 0);
       } finally {
-        this.m._galloc_wasm_free(pb);
+        this.m._galloc_js_free(pb);
       }
     }));
   }
@@ -586,13 +586,13 @@ export class Galloc {
       words[3 * i + 2] = Number(BigInt.asUintN(32, off >> 32n));
     }
     return JSON.parse(this.withDocument(graph, (pa, la) => {
-      const pw = this.m._galloc_wasm_alloc(words.byteLength + 4) >>> 0;
+      const pw = this.m._galloc_js_alloc(words.byteLength + 4) >>> 0;
       if (pw === 0) return 0; // out of memory: the status is set
       try {
         new Uint8Array(this.m.HEAPU8.buffer, pw, words.byteLength).set(new Uint8Array(words.buffer));
-        return this.m._galloc_wasm_explain_offline(pa, la, bufferType | 0, pw, n, fold ? 1 : 0);
+        return this.m._galloc_js_explain_offline(pa, la, bufferType | 0, pw, n, fold ? 1 : 0);
       } finally {
-        this.m._galloc_wasm_free(pw);
+        this.m._galloc_js_free(pw);
       }
     }));
   }
@@ -603,12 +603,12 @@ export class Galloc {
    */
   presets() {
     this.alive();
-    const n = this.call(() => this.m._galloc_wasm_preset_count());
+    const n = this.call(() => this.m._galloc_js_preset_count());
     const list = [];
     for (let i = 0; i < n; i++) {
       list.push({
-        name: this.cString(this.call(() => this.m._galloc_wasm_preset_name(i))),
-        description: this.cString(this.call(() => this.m._galloc_wasm_preset_description(i))),
+        name: this.cString(this.call(() => this.m._galloc_js_preset_name(i))),
+        description: this.cString(this.call(() => this.m._galloc_js_preset_description(i))),
       });
     }
     return list;
@@ -635,7 +635,7 @@ export class Galloc {
       // the C side reads a NUL-terminated name: "llama-tiny\0x" would be llama-tiny
       throw gallocError(`preset: ${JSON.stringify(String(name))} is not a preset name`, 'bad-argument', -1);
     }
-    return this.withInput(name, (ptr) => this.m._galloc_wasm_preset_document(ptr));
+    return this.withInput(name, (ptr) => this.m._galloc_js_preset_document(ptr));
   }
 
   /**
@@ -646,7 +646,7 @@ export class Galloc {
    */
   tables() {
     this.alive();
-    const r = this.call(() => this.m._galloc_wasm_tables()) >>> 0;
+    const r = this.call(() => this.m._galloc_js_tables()) >>> 0;
     if (r === 0) throw this.lastError();
     return JSON.parse(this.takeString(r));
   }
@@ -659,7 +659,7 @@ export class Galloc {
    */
   lastWarning() {
     this.alive();
-    return this.cString(this.call(() => this.m._galloc_wasm_last_warning()));
+    return this.cString(this.call(() => this.m._galloc_js_last_warning()));
   }
 
   /**
@@ -668,7 +668,7 @@ export class Galloc {
    */
   version() {
     this.alive();
-    return this.cString(this.call(() => this.m._galloc_wasm_version()));
+    return this.cString(this.call(() => this.m._galloc_js_version()));
   }
 
   /**
@@ -678,7 +678,7 @@ export class Galloc {
    */
   heapUsed() {
     this.alive();
-    return this.call(() => this.m._galloc_wasm_heap_used());
+    return this.call(() => this.m._galloc_js_heap_used());
   }
 
   // ---- private -------------------------------------------------------------------------
@@ -711,8 +711,8 @@ export class Galloc {
 
   /** @private the error the last failed export left */
   lastError() {
-    const status = this.m._galloc_wasm_last_status();
-    const message = this.cString(this.m._galloc_wasm_last_error()) || 'unknown error';
+    const status = this.m._galloc_js_last_status();
+    const message = this.cString(this.m._galloc_js_last_error()) || 'unknown error';
     return gallocError(message, this.statusNames[status] ?? 'bad-argument', status);
   }
 
@@ -748,7 +748,7 @@ export class Galloc {
    */
   withTerminated(bytes, fn) {
     this.alive();
-    const ptr = this.call(() => this.m._galloc_wasm_alloc(bytes.length + 1)) >>> 0;
+    const ptr = this.call(() => this.m._galloc_js_alloc(bytes.length + 1)) >>> 0;
     if (ptr === 0) throw this.lastError();
     try {
       const heap = this.m.HEAPU8;
@@ -758,7 +758,7 @@ export class Galloc {
       if (result === 0) throw this.lastError();
       return this.takeString(result);
     } finally {
-      if (this.dead === null) this.m._galloc_wasm_free(ptr);
+      if (this.dead === null) this.m._galloc_js_free(ptr);
     }
   }
 
@@ -771,7 +771,7 @@ export class Galloc {
    */
   withBytes(bytes, fn) {
     this.alive();
-    const ptr = this.call(() => this.m._galloc_wasm_alloc(bytes.length)) >>> 0;
+    const ptr = this.call(() => this.m._galloc_js_alloc(bytes.length)) >>> 0;
     if (ptr === 0) throw this.lastError();
     try {
       this.m.HEAPU8.set(bytes, ptr);
@@ -779,7 +779,7 @@ export class Galloc {
       if (result === 0) throw this.lastError();
       return this.takeString(result);
     } finally {
-      if (this.dead === null) this.m._galloc_wasm_free(ptr);
+      if (this.dead === null) this.m._galloc_js_free(ptr);
     }
   }
 
@@ -791,7 +791,7 @@ export class Galloc {
    */
   withBytesNumber(bytes, fn) {
     this.alive();
-    const ptr = this.call(() => this.m._galloc_wasm_alloc(bytes.length)) >>> 0;
+    const ptr = this.call(() => this.m._galloc_js_alloc(bytes.length)) >>> 0;
     if (ptr === 0) throw this.lastError();
     try {
       this.m.HEAPU8.set(bytes, ptr);
@@ -799,7 +799,7 @@ export class Galloc {
       if (result <= 0) throw this.lastError();
       return result;
     } finally {
-      if (this.dead === null) this.m._galloc_wasm_free(ptr);
+      if (this.dead === null) this.m._galloc_js_free(ptr);
     }
   }
 
@@ -820,10 +820,10 @@ export class Galloc {
    */
   takeString(ptr) {
     try {
-      const len = this.m._galloc_wasm_result_length() >>> 0;
+      const len = this.m._galloc_js_result_length() >>> 0;
       return decoder.decode(this.m.HEAPU8.subarray(ptr, ptr + len));
     } finally {
-      this.m._galloc_wasm_free(ptr);
+      this.m._galloc_js_free(ptr);
     }
   }
 
@@ -853,7 +853,7 @@ export class GallocDocument {
     /** @private */ this.g = galloc;
     /** @private */ this.handle = handle;
     /** @type {string} what the document warns about (Galloc.lastWarning when it was read) */
-    this.warning = galloc.cString(galloc.call(() => galloc.m._galloc_wasm_doc_warning(handle)));
+    this.warning = galloc.cString(galloc.call(() => galloc.m._galloc_js_doc_warning(handle)));
   }
 
   /**
@@ -861,34 +861,34 @@ export class GallocDocument {
    * graphText(), crossing from the module as compact binary: galloc-binary.js).
    * @returns {object}
    */
-  graph() { return this.binary((h) => this.g.m._galloc_wasm_doc_graph_binary(h), decodeGraph); }
+  graph() { return this.binary((h) => this.g.m._galloc_js_doc_graph_binary(h), decodeGraph); }
 
   /** @returns {string} the document's JSON text, as the CLI writes it (`galloc graph`): for files */
-  graphText() { return this.text((h) => this.g.m._galloc_wasm_doc_graph(h)); }
+  graphText() { return this.text((h) => this.g.m._galloc_js_doc_graph(h)); }
 
   /**
    * Its "galloc-plan" document, as Galloc.plan gives it (the same object JSON.parse makes of
    * planText(), crossing as compact binary).
    * @returns {object}
    */
-  plan() { return this.binary((h) => this.g.m._galloc_wasm_doc_plan_binary(h), decodePlan); }
+  plan() { return this.binary((h) => this.g.m._galloc_js_doc_plan_binary(h), decodePlan); }
 
   /** @returns {string} the plan document's text, as Galloc.planText gives it (the CLI's bytes): for files */
-  planText() { return this.text((h) => this.g.m._galloc_wasm_doc_plan(h)); }
+  planText() { return this.text((h) => this.g.m._galloc_js_doc_plan(h)); }
 
   /**
    * The sizes llama.cpp logs for the settings this document was built with (GallocModel.build).
    * @returns {ModelSizes}
    * @throws {GallocError} 'bad-argument' for a document not built from a model
    */
-  modelSizes() { return JSON.parse(this.text((h) => this.g.m._galloc_wasm_doc_model_sizes(h))); }
+  modelSizes() { return JSON.parse(this.text((h) => this.g.m._galloc_js_doc_model_sizes(h))); }
 
   /** @returns {ExplainResult} as Galloc.explain gives it */
-  explain() { return JSON.parse(this.text((h) => this.g.m._galloc_wasm_doc_explain(h))); }
+  explain() { return JSON.parse(this.text((h) => this.g.m._galloc_js_doc_explain(h))); }
 
   /** Free the document in the module; later calls throw. Closing twice is fine. */
   close() {
-    if (this.handle !== 0 && this.g.dead === null) this.g.m._galloc_wasm_doc_close(this.handle);
+    if (this.handle !== 0 && this.g.dead === null) this.g.m._galloc_js_doc_close(this.handle);
     this.handle = 0;
   }
 
@@ -914,10 +914,10 @@ export class GallocDocument {
     const r = this.g.call(() => fn(this.handle)) >>> 0;
     if (r === 0) throw this.g.lastError();
     try {
-      const len = this.g.m._galloc_wasm_result_length() >>> 0;
+      const len = this.g.m._galloc_js_result_length() >>> 0;
       return decode(this.g.m.HEAPU8.subarray(r, r + len));
     } finally {
-      this.g.m._galloc_wasm_free(r);
+      this.g.m._galloc_js_free(r);
     }
   }
 }
@@ -959,7 +959,7 @@ export class GallocModel {
    */
   documentText(settings) {
     const h = this.open();
-    return this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_document(h, ptr, len));
+    return this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_js_model_document(h, ptr, len));
   }
 
   /**
@@ -971,21 +971,21 @@ export class GallocModel {
    */
   sizes(settings) {
     const h = this.open();
-    return JSON.parse(this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_sizes(h, ptr, len)));
+    return JSON.parse(this.g.withInput(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_js_model_sizes(h, ptr, len)));
   }
 
   /**
    * llama.cpp's memory breakdown per buffer type for a line of llama.cpp's flags, as `galloc model`
    * takes them ("-c 4096 -ngl 16 --device cuda:12GiB"; no device: the CPU alone): weights (model),
-   * KV cache (context) and compute buffers in bytes; device -1 for a host buffer type. Over devices
-   * compute is null here (the module's size_t has 32 bits; the CLI computes it).
+   * KV cache (context) and compute buffers in bytes, as the CLI's --json; device -1 for a host
+   * buffer type.
    * @param {string} flags
-   * @returns {{format: 'galloc-memory', version: 1, buffer_types: {name: string, device: number, model: number, context: number, compute: number|null}[]}}
+   * @returns {{format: 'galloc-memory', version: 1, buffer_types: {name: string, device: number, model: number, context: number, compute: number}[]}}
    * @throws {GallocError} flags llama.cpp refuses ('bad-argument', the message starting with the flag)
    */
   memory(flags) {
     const h = this.open();
-    return JSON.parse(this.g.withInput(String(flags ?? ''), (ptr, len) => this.g.m._galloc_wasm_model_memory(h, ptr, len)));
+    return JSON.parse(this.g.withInput(String(flags ?? ''), (ptr, len) => this.g.m._galloc_js_model_memory(h, ptr, len)));
   }
 
   /**
@@ -1001,7 +1001,7 @@ export class GallocModel {
    */
   fit(flags) {
     const h = this.open();
-    return JSON.parse(this.g.withInput(String(flags ?? ''), (ptr, len) => this.g.m._galloc_wasm_model_fit(h, ptr, len)));
+    return JSON.parse(this.g.withInput(String(flags ?? ''), (ptr, len) => this.g.m._galloc_js_model_fit(h, ptr, len)));
   }
 
   /**
@@ -1015,7 +1015,7 @@ export class GallocModel {
    */
   build(settings) {
     const h = this.open();
-    const handle = this.g.withInputNumber(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_wasm_model_build_document(h, ptr, len));
+    const handle = this.g.withInputNumber(toJSON(settings ?? {}), (ptr, len) => this.g.m._galloc_js_model_build_document(h, ptr, len));
     const document = new GallocDocument(this.g, handle);
     try {
       return { sizes: document.modelSizes(), document };
@@ -1027,7 +1027,7 @@ export class GallocModel {
 
   /** Free the model in the module; later calls throw. */
   close() {
-    if (this.handle !== 0 && this.g.dead === null) this.g.m._galloc_wasm_model_close(this.handle);
+    if (this.handle !== 0 && this.g.dead === null) this.g.m._galloc_js_model_close(this.handle);
     this.handle = 0;
   }
 
