@@ -38,7 +38,7 @@ export async function restoreChecks({ page, context, check, assert, OUT, serverU
   });
 
   await check('a model card\'s URL is short and restores the card, its settings and its devices', async () => {
-    await page.selectOption('[data-testid=card]', 'llama-3.1-8b');
+    await page.selectOption('[data-testid=card]', 'llama-3-8b');
     await page.waitForSelector('[data-testid=breakdown]', { timeout: 20000 });
     await page.selectOption('[data-testid=set-flash_attn]', '0');
     await page.click('[data-testid=devices-two-gpus]');
@@ -47,7 +47,7 @@ export async function restoreChecks({ page, context, check, assert, OUT, serverU
     await page.waitForFunction(() => /-ngl 24/.test(document.querySelector('[data-testid=breakdown]')?.dataset.args ?? ''), null, { timeout: 20000 });
     const args = await page.getAttribute('[data-testid=breakdown]', 'data-args');
     const url = page.url();
-    assert(url.includes('card=llama-3.1-8b') && url.length < 400, `the URL is ${url.length} characters: ${url.slice(0, 200)}`);
+    assert(url.includes('card=llama-3-8b') && url.length < 400, `the URL is ${url.length} characters: ${url.slice(0, 200)}`);
     const p2 = await context.newPage();
     try {
       await p2.setViewportSize({ width: 1280, height: 800 });
