@@ -51,7 +51,7 @@ $(WASM_BENCH_DIR)/obj/galloc-timing.d $(WASM_BENCH_DIR)/obj/galloc-wasm.d $(WASM
 $(WASM_BENCH_DIR)/exports.json: c/wasm/exports.txt bench/wasm-exports.txt
 	@mkdir -p $(dir $@)
 	cat c/wasm/exports.txt bench/wasm-exports.txt | sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$$/d' -e 's/.*/"_&"/' | paste -sd, - | sed -e 's/^/[/' -e 's/$$/]/' > $@
-$(WASM_BENCH_DIR)/galloc.mjs: $(WASM_LIB_OBJ) $(WASM_BENCH_DIR)/obj/galloc-wasm.o $(WASM_BENCH_DIR)/obj/galloc-wasm-abi.o $(WASM_BENCH_DIR)/obj/galloc-timing.o $(WASM_BENCH_DIR)/exports.json
+$(WASM_BENCH_DIR)/galloc.mjs: $(WASM_LIB_OBJ) $(WASM_DIR)/obj/galloc-wasm64-tf2.o $(WASM_BENCH_DIR)/obj/galloc-wasm.o $(WASM_BENCH_DIR)/obj/galloc-wasm-abi.o $(WASM_BENCH_DIR)/obj/galloc-timing.o $(WASM_BENCH_DIR)/exports.json
 	NODE_PATH="$(WASM_NODE_PATH)$${NODE_PATH:+:$$NODE_PATH}" \
 	  $(WASM_EMCC) $(strip $(WASM_CFLAGS)) $(filter %.o,$^) $(filter-out -sEXPORTED_FUNCTIONS=%,$(strip $(WASM_LDFLAGS))) \
 	  -sEXPORTED_FUNCTIONS=@$(WASM_BENCH_DIR)/exports.json -o $@
