@@ -35,7 +35,13 @@
 #include <string.h>
 
 #ifdef __EMSCRIPTEN__
-#    include <malloc.h>
+// dlmalloc's struct mallinfo, as dlmalloc.c writes it: size_t fields (its MALLINFO_FIELD_TYPE).
+// emscripten's <malloc.h> declares them int, the same layout only where size_t has 32 bits; in
+// this wasm64 module mallinfo() would write 80 bytes into a 40-byte struct on the stack.
+struct dlmalloc_mallinfo {
+    size_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks, keepcost;
+};
+struct dlmalloc_mallinfo dlmalloc_mallinfo(void) __asm__("mallinfo");
 #endif
 
 #ifndef GALLOC_VERSION
@@ -107,8 +113,8 @@ GALLOC_WASM_EXPORT void galloc_wasm_free(void * ptr) {
 // equal before and after a call that frees everything it allocated
 GALLOC_WASM_EXPORT double galloc_wasm_heap_used(void) {
 #ifdef __EMSCRIPTEN__
-    struct mallinfo info = mallinfo();
-    return (double) (size_t) info.uordblks;
+    struct dlmalloc_mallinfo info = dlmalloc_mallinfo();
+    return (double) info.uordblks;
 #else
     return -1.0; // not measured outside the WebAssembly build
 #endif
