@@ -18,6 +18,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wformat=2 -Wstrict-pr
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 include c/layers.mk  # INC_<layer>, INC (CLI, WASM glue), TEST_INC, layer_inc
 include c/presets/presets.mk # PRESET_DATA: the preset documents as C data
+include c/cards/cards.mk     # CARD_DATA: the model cards as C data
 # release: -O3, as upstream builds ggml-alloc.c (CMake Release)
 OPT_REL := -O3 -g
 # sanitizers: one switch away (make SAN=...)
@@ -30,7 +31,7 @@ TEST_SUP := $(sort $(wildcard tests/c/support/*.c))
 TEST_SRC := $(sort $(wildcard tests/c/test-*.c))
 # every header, for the rules that compile many sources in one call (fuzz targets, capture, C++ checks);
 # objects depend on the headers they include (dependency files, DEPFLAGS below)
-HEADERS  := $(wildcard c/include/*.h c/src/*/*.h c/cli/*.h tests/c/support/*.h) $(PRESET_DATA)
+HEADERS  := $(wildcard c/include/*.h c/src/*/*.h c/cli/*.h tests/c/support/*.h) $(PRESET_DATA) $(CARD_DATA)
 
 REL_OBJ  := $(LIB_SRC:c/src/%.c=build/rel/obj/%.o)
 SAN_OBJ  := $(LIB_SRC:c/src/%.c=build/san/obj/%.o)
@@ -41,6 +42,7 @@ TESTS    := $(TEST_SRC:tests/c/%.c=build/san/%)
 REPLAYS  := build/san/replay-document build/san/replay-csv build/san/replay-dynalloc build/san/replay-gguf build/san/replay-model
 
 build/rel/obj/models/galloc-presets.o build/san/obj/models/galloc-presets.o: $(PRESET_DATA)
+build/rel/obj/models/galloc-model-cards.o build/san/obj/models/galloc-model-cards.o: $(CARD_DATA)
 
 SHARED   ?= ../shared
 comma    := ,
@@ -229,11 +231,11 @@ test-conformance:
 # ASan+UBSan in test-c (test-binary, test-planner-steps, test-document, test-plan-write); the CLI's
 # own paths (errors, hostile input, models) run under the sanitizers here.
 test-golden: build/san/galloc build/rel/galloc
-	@$(call suite,golden,golden$(comma)golden-real$(comma)devices$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli$(comma)fit) sh -c './scripts/check-golden.sh build/rel/galloc tests/golden && \
+	@$(call suite,golden,golden$(comma)golden-real$(comma)devices$(comma)cli$(comma)harness$(comma)hostile$(comma)model-cli$(comma)fit$(comma)cards) sh -c './scripts/check-golden.sh build/rel/galloc tests/golden && \
 	  ./scripts/check-golden-real.sh build/rel/galloc tests/golden-real 244 && \
 	  ./scripts/check-devices.sh build/rel/galloc tests/devices 9 && ./scripts/check-devices.sh build/rel/galloc $(SHARED)/devices && \
 	  ./scripts/check-cli.sh build/san/galloc && ./scripts/check-harness.sh && ./scripts/check-hostile.sh build/san/galloc build/rel/galloc && \
-	  ./scripts/check-model.sh build/san/galloc && ./scripts/check-fit.sh build/rel/galloc'
+	  ./scripts/check-model.sh build/san/galloc && ./scripts/check-fit.sh build/rel/galloc && ./scripts/check-cards.sh'
 
 # ---- fuzzing ---------------------------------------------------------------------
 

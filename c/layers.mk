@@ -13,7 +13,7 @@ INC_ggml      := $(INC_util) -Ic/src/ggml
 INC_alloc     := $(INC_ggml) -Ic/src/alloc
 INC_documents := $(INC_alloc) -Ic/src/documents
 INC_whatif    := $(INC_documents) -Ic/src/whatif
-INC_models    := $(INC_documents) -Ic/src/models -Ibuild/gen # build/gen: the preset documents as data
+INC_models    := $(INC_documents) -Ic/src/models -Ibuild/gen # build/gen: the preset documents and the model cards as data
 INC           := $(INC_documents) -Ic/src/whatif -Ic/src/models -Ibuild/gen
 TEST_INC      := $(INC) -Itests/c/support
 

@@ -50,7 +50,7 @@ for (const h of readdirSync('c/include')) {
 }
 
 // headers generated into build/gen, each with the one layer whose sources include it
-const GENERATED = { 'build/gen/galloc-preset-data.h': 'models' }; // c/presets/presets.mk
+const GENERATED = { 'build/gen/galloc-preset-data.h': 'models', 'build/gen/galloc-card-data.h': 'models' }; // c/presets/presets.mk, c/cards/cards.mk
 for (const [file, layer] of Object.entries(GENERATED)) {
   checks++;
   if (existsSync(file)) files.set(file, layer);

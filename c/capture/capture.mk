@@ -50,7 +50,7 @@ build/capture/libgalloc-capture.so: $(CAPTURE_SRC) $(CAPTURE_HDR) $(CAPTURE_CONF
 CAPTURE_COMPILERS := gcc clang
 # the library compiled once per compiler, position-independent, one object per file (every
 # layer's private headers on the path); the shared, the static and the -Bsymbolic builds link them
-CAPTURE_LIB_INC    = -Ic/include $(foreach l,$(GALLOC_LAYERS),-Ic/src/$(l)) -Ibuild/gen # build/gen: the preset documents
+CAPTURE_LIB_INC    = -Ic/include $(foreach l,$(GALLOC_LAYERS),-Ic/src/$(l)) -Ibuild/gen # build/gen: the preset documents and the model cards
 CAPTURE_TEST_SRC  := tests/capture/capture-demo.c
 define capture_test_rules
 build/capture-test/$(1)/obj/%.o: c/src/%.c $$(HEADERS)

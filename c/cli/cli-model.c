@@ -131,7 +131,7 @@ static int read_gguf(const char * path, struct galloc_gguf * g) {
 
 static void list_cards(void) {
     for (int i = 0; i < galloc_model_card_count(); i++) {
-        printf("%-22s %s\n", galloc_model_card_name(i), galloc_model_card_description(i));
+        printf("%-22s %s (%s)\n", galloc_model_card_name(i), galloc_model_card_description(i), galloc_model_card_source(i));
     }
 }
 

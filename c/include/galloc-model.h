@@ -85,10 +85,13 @@ void         galloc_model_arch_list(char * out, size_t size); // "llama, qwen2, 
 const char * galloc_model_arch_name(const struct galloc_model * m); // "llama", "gemma3", "gpt-oss", ...
 const char * galloc_model_name(const struct galloc_model * m);      // general.name or the card's name
 
-// built-in cards
+// built-in cards (c/cards: one file per family, in menu order), each NULL when i is out of range
 int          galloc_model_card_count(void);
-const char * galloc_model_card_name(int i);        // NULL when out of range
-const char * galloc_model_card_description(int i); // what the model is and where its numbers come from
+const char * galloc_model_card_name(int i);        // "llama-3.1-8b"
+const char * galloc_model_card_description(int i); // what the model is: its shape in one line
+const char * galloc_model_card_family(int i);      // the family it is listed under: "Llama (Meta)"
+const char * galloc_model_card_source(int i);      // the Hugging Face repository of its config.json
+const char * galloc_model_card_arch(int i);        // its general.architecture: "llama"
 
 //
 // graphs and sizes

@@ -16,6 +16,7 @@
 ifndef GALLOC_LAYERS
 include c/layers.mk
 include c/presets/presets.mk
+include c/cards/cards.mk
 endif
 
 WASM_DIR       := build/wasm
@@ -71,6 +72,7 @@ $(WASM_DIR)/obj/%.o: c/src/%.c $(WASM_DIR)/obj/%.d c/wasm/wasm.mk
 	@touch $@ # emcc writes the .d after the object: the object must stay the newer
 
 $(WASM_DIR)/obj/models/galloc-presets.o: $(PRESET_DATA)
+$(WASM_DIR)/obj/models/galloc-model-cards.o: $(CARD_DATA)
 
 # the glue sees every layer
 $(WASM_DIR)/obj/%.o: c/wasm/%.c $(WASM_DIR)/obj/%.d c/wasm/wasm.mk

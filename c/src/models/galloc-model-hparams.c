@@ -142,7 +142,8 @@ static bool ml_find(struct model_loader * ml, const char * key, enum galloc_gguf
         if (!kv) {
             return false;
         }
-        *num = kv->num;
+        *bad_type = kv->str != NULL || kv->arr != NULL; // a word or a list where a number is read
+        *num      = kv->num;
         return true;
     }
     const struct galloc_gguf_kv * kv = galloc_gguf_find(ml->gguf, full);
@@ -176,6 +177,11 @@ static bool ml_get_num(struct model_loader * ml, const char * key, enum galloc_g
     *found = ml_find(ml, key, want, num, &bad_type, full, sizeof(full));
     if (!*found) {
         return required ? ml_fail(ml, "key not found in model: %s", full) : true;
+    }
+    if (bad_type && ml->card) {
+        const struct model_card_kv * kv = card_find(ml->card, key);
+        return ml_fail(ml, "card %s: key %s has wrong type %s but expected type %s", ml->card->name, full,
+                       kv->arr ? "arr" : "str", gguf_type_label(want));
     }
     if (bad_type) {
         const struct galloc_gguf_kv * kv = galloc_gguf_find(ml->gguf, full);
@@ -251,6 +257,16 @@ bool galloc_ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32
     if (n > MODEL_MAX_LAYERS) {
         return ml_fail(ml, "n > N_MAX: %u > %u for key %s", n, (unsigned) MODEL_MAX_LAYERS, full);
     }
+    const struct model_card_kv * ckv = ml->card ? card_find(ml->card, key) : NULL;
+    if (ckv && ckv->arr) {
+        if (ckv->n_arr != (int) n) {
+            return ml_fail(ml, "key %s has wrong array length; expected %u, got %d", full, n, ckv->n_arr);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            out[i] = (uint32_t) ckv->arr[i];
+        }
+        return true;
+    }
     const struct galloc_gguf_kv * kv = ml->gguf ? galloc_gguf_find(ml->gguf, full) : NULL;
     if (kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_ARRAY) {
         const struct galloc_gguf_value * v = &kv->value;
@@ -300,6 +316,16 @@ bool galloc_ml_count_i32_at_least(struct model_loader * ml, const char * key, in
     char full[128];
     ml_key(ml, key, full, sizeof(full));
     *count = 0;
+    const struct model_card_kv * ckv = ml->card ? card_find(ml->card, key) : NULL;
+    if (ckv) {
+        if (!ckv->arr) {
+            return ml_fail(ml, "key %s has wrong type but expected an array of int32", full);
+        }
+        for (int i = 0; i < ckv->n_arr; i++) {
+            *count += ckv->arr[i] >= (double) min;
+        }
+        return true;
+    }
     const struct galloc_gguf_kv * kv = ml->gguf ? galloc_gguf_find(ml->gguf, full) : NULL;
     if (!kv) {
         return true;

@@ -113,9 +113,11 @@ uint32_t galloc_hp_n_embd_s(const struct model_hparams * hp);
 
 // where hyperparameters and tensor infos come from: a GGUF header or a card
 struct model_card_kv {
-    const char * key;   // without the "ARCH." prefix when it starts with '.': ".block_count"
-    double       num;
-    const char * str;   // a string value (NULL for numbers)
+    const char   * key;   // without the "ARCH." prefix when it starts with '.': ".block_count"
+    double         num;
+    const char   * str;   // a string value (NULL for numbers and lists)
+    const double * arr;   // a list of numbers (llama.cpp's per-layer arrays), n_arr long; NULL otherwise
+    int            n_arr;
 };
 
 struct model_tensor_info {
@@ -124,9 +126,12 @@ struct model_tensor_info {
     int64_t        ne[4];
 };
 
+// a card of c/cards (embedded at build time by scripts/embed-cards.sh into build/gen/galloc-card-data.h)
 struct model_card {
     const char * name;
     const char * arch;          // general.architecture
+    const char * family;        // the family it is listed under (c/cards/families.tsv)
+    const char * source;        // the Hugging Face repository whose config.json the keys come from
     const char * description;
     const struct model_card_kv * kv;
     int          n_kv;

@@ -1,0 +1,186 @@
+// test-cards.c: the built-in model cards (c/cards, embedded by scripts/embed-cards.sh).
+//
+// Every card names its family, its source (a Hugging Face repository) and an architecture
+// galloc builds, under a name no other card has; the cards moved from C code to data plan to
+// the bytes the C cards planned (weights, KV cache, compute at -c 4096 -fa off, measured before
+// the move by `galloc model --card NAME -c 4096 -fa off --json`).
+
+#include "check.h"
+#include "galloc-model-place.h"
+#include "galloc-model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+// a card's shape as its config.json states it, for counting its parameters by hand
+enum hand_flags {
+    HAND_TIED       = 1 << 0,  // no output.weight: the embedding is the output
+    HAND_QKV_BIAS   = 1 << 1,  // Q, K and V biases
+    HAND_QK_NORM    = 1 << 2,  // Q and K norms per head (head-sized weights)
+    HAND_QK_NORM_E  = 1 << 3,  // Q and K norms over the whole projection (OLMoE)
+    HAND_POST_NORMS = 1 << 4,  // a norm after attention and after the FFN (Gemma 2/3, GLM-4)
+    HAND_NO_FFN_NORM = 1 << 5, // attention and FFN read one norm (Command-R's parallel layer)
+    HAND_ROPE_FREQS = 1 << 6,  // llama3's rope_freqs: head/2 factors
+    HAND_LONGROPE   = 1 << 7,  // Phi-3's long and short factors: head/2 each
+    HAND_GPT_OSS    = 1 << 8,  // attention output bias, sinks, biased router and experts
+    HAND_MLA        = 1 << 9,  // DeepSeek-V2-Lite's latent attention (no Q LoRA): 512-rank KV, 128+64 key, 128 value
+};
+
+struct hand_card {
+    const char * name;
+    double       published;    // parameters as the model's page states them (0: not compared, see why)
+    int64_t      n_layer, n_embd, n_head, n_head_kv, head, n_ff, n_vocab;
+    int64_t      n_expert, n_ff_exp, n_ff_shexp, n_dense_lead; // experts (0: dense), shared experts' width, leading dense layers
+    int          flags;
+};
+
+// parameters by hand: matrices (F16 in a card) and vectors, biases and routers (F32), as
+// convert_hf_to_gguf.py writes an F16 model of this shape
+static void hand_count(const struct hand_card * c, int64_t * f16, int64_t * f32) {
+    const int64_t E = c->n_embd, Q = c->n_head * c->head, KV = c->n_head_kv * c->head;
+    int64_t m = c->n_vocab * E * ((c->flags & HAND_TIED) ? 1 : 2), f = E; // embeddings, output, output norm
+    f += (c->flags & HAND_ROPE_FREQS) ? c->head / 2 : 0;
+    f += (c->flags & HAND_LONGROPE) ? c->head : 0;
+    for (int64_t il = 0; il < c->n_layer; il++) {
+        f += E + ((c->flags & HAND_NO_FFN_NORM) ? 0 : E) + ((c->flags & HAND_POST_NORMS) ? 2 * E : 0);
+        if (c->flags & HAND_MLA) { // q, kv_a_mqa (+ its norm), k_b, v_b, output
+            m += E * c->n_head * 192 + E * (512 + 64) + c->n_head * 128 * 512 * 2 + c->n_head * 128 * E;
+            f += 512;
+        } else {
+            m += E * Q + 2 * E * KV + Q * E;
+        }
+        f += (c->flags & HAND_QKV_BIAS) ? Q + 2 * KV : 0;
+        f += (c->flags & HAND_QK_NORM) ? 2 * c->head : 0;
+        f += (c->flags & HAND_QK_NORM_E) ? Q + KV : 0;
+        f += (c->flags & HAND_GPT_OSS) ? E + c->n_head : 0; // output bias, sinks
+        if (c->n_expert == 0 || il < c->n_dense_lead) {
+            m += 3 * E * c->n_ff;
+            continue;
+        }
+        m += 3 * E * c->n_ff_exp * c->n_expert + 3 * E * c->n_ff_shexp;
+        f += E * c->n_expert; // the router
+        f += (c->flags & HAND_GPT_OSS) ? c->n_expert * (1 + 2 * c->n_ff_exp + E) : 0; // router, gate/up, down biases
+    }
+    *f16 = m;
+    *f32 = f;
+}
+
+// the CPU's model, context and compute bytes of a card at -c 4096, -fa off (llama.cpp's other defaults)
+static bool card_bytes(const char * name, uint64_t * model, uint64_t * context, uint64_t * compute) {
+    struct galloc_model * m = NULL;
+    struct galloc_error   err;
+    if (!galloc_model_from_card(name, &m, &err)) {
+        fprintf(stderr, "  card %s: %s\n", name, err.message);
+        return false;
+    }
+    struct galloc_model_settings s;
+    struct galloc_place_settings p;
+    galloc_model_settings_default(&s);
+    galloc_place_settings_default(&p);
+    s.n_ctx      = 4096;
+    s.flash_attn = 0;
+    struct galloc_placement * pl = galloc_model_place(m, &s, &p, &err);
+    galloc_model_free(m);
+    if (!pl || pl->n_bufts != 1) {
+        fprintf(stderr, "  card %s: %s\n", name, pl ? "more than the CPU buffer type" : err.message);
+        galloc_placement_free(pl);
+        return false;
+    }
+    *model   = pl->bufts[0].model;
+    *context = pl->bufts[0].context;
+    *compute = pl->bufts[0].compute;
+    galloc_placement_free(pl);
+    return true;
+}
+
+// every card: a family, a source OWNER/NAME, a description, its architecture, a name of its own
+static void test_card_fields(void) {
+    const int n = galloc_model_card_count();
+    CHECK(n >= 12);
+    for (int i = 0; i < n; i++) {
+        const char * name = galloc_model_card_name(i), * source = galloc_model_card_source(i);
+        CHECK(name && galloc_model_card_family(i) && galloc_model_card_description(i) && source && galloc_model_card_arch(i));
+        if (!name || !source) {
+            continue;
+        }
+        const char * slash = strchr(source, '/');
+        CHECK(slash && slash > source && slash[1] && !strchr(slash + 1, '/'));
+        for (int j = 0; j < i; j++) {
+            CHECK(strcmp(galloc_model_card_name(j), name) != 0);
+        }
+        struct galloc_model * m = NULL;
+        struct galloc_error   err;
+        CHECK(galloc_model_from_card(name, &m, &err));
+        CHECK(m && strcmp(galloc_model_arch_name(m), galloc_model_card_arch(i)) == 0);
+        galloc_model_free(m);
+    }
+    CHECK(galloc_model_card_name(n) == NULL && galloc_model_card_family(-1) == NULL && galloc_model_card_source(n) == NULL);
+    // a family's cards are listed together (the menu groups them in this order)
+    for (int i = 2; i < n; i++) {
+        for (int j = 0; j + 1 < i; j++) {
+            const bool split = strcmp(galloc_model_card_family(j), galloc_model_card_family(i)) == 0 &&
+                               strcmp(galloc_model_card_family(i - 1), galloc_model_card_family(i)) != 0;
+            CHECK(!split);
+        }
+    }
+}
+
+// the cards that were C code, planned to the same bytes as data
+static void test_cards_as_before(void) {
+    static const struct { const char * name; uint64_t model, context, compute; } before[] = {
+        { "llama-3-8b", 16061054976u, 536870912u, 322971648u },
+        { "llama-3.1-8b", 16061055232u, 536870912u, 322971648u },
+        { "llama-3.1-70b", 141110051072u, 1342177280u, 633350144u },
+        { "mistral-7b-v0.3", 14496579584u, 536870912u, 322971648u },
+        { "qwen2.5-7b", 15231899648u, 234881024u, 326109184u },
+        { "qwen3-8b", 16382087168u, 603979776u, 327944192u },
+        { "qwen3-30b-a3b", 61089832960u, 402653184u, 319555584u },
+        { "gemma-3-4b", 7761262592u, 266338304u, 547489792u },
+        { "gemma-3-12b", 23533599744u, 771751936u, 560596992u },
+        { "gemma-3-27b", 54021401600u, 989855744u, 559024128u },
+        { "gpt-oss-20b", 41847879936u, 119537664u, 585512960u },
+        { "gpt-oss-120b", 233765491968u, 179306496u, 585512960u },
+    };
+    for (size_t i = 0; i < sizeof(before) / sizeof(before[0]); i++) {
+        uint64_t model = 0, context = 0, compute = 0;
+        CHECK(card_bytes(before[i].name, &model, &context, &compute));
+        CHECK_EQ_U64(model, before[i].model);
+        CHECK_EQ_U64(context, before[i].context);
+        CHECK_EQ_U64(compute, before[i].compute);
+        if (model != before[i].model || context != before[i].context || compute != before[i].compute) {
+            fprintf(stderr, "  card %s planned to other bytes than before the move\n", before[i].name);
+        }
+    }
+}
+
+// every card's weights: the bytes of the parameters counted by hand from its config.json (F16
+// matrices, F32 vectors, biases and routers), and that count against the one its page publishes
+static void test_cards_by_hand(void) {
+    static const struct hand_card cards[] = {
+        // Llama (Meta): published counts of the Hugging Face pages (tied outputs counted once)
+        { "llama-3-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, 0, 0, 0, 0, 0 },
+        { "llama-3.1-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, 0, 0, 0, 0, HAND_ROPE_FREQS },
+        { "llama-3.1-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672, 128256, 0, 0, 0, 0, HAND_ROPE_FREQS },
+    };
+    for (size_t i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
+        const struct hand_card * c = &cards[i];
+        int64_t f16 = 0, f32 = 0;
+        hand_count(c, &f16, &f32);
+        uint64_t model = 0, context = 0, compute = 0;
+        CHECK(card_bytes(c->name, &model, &context, &compute));
+        CHECK_EQ_U64(model, 2 * (uint64_t) f16 + 4 * (uint64_t) f32);
+        const double n = (double) (f16 + f32), off = c->published > 0 ? n / c->published - 1 : 0;
+        CHECK(off > -0.015 && off < 0.015); // the pages round to three digits (0.6B: two)
+        if (model != 2 * (uint64_t) f16 + 4 * (uint64_t) f32 || !(off > -0.015 && off < 0.015)) {
+            fprintf(stderr, "  card %s: %.4g parameters by hand, %.4g published, weights %llu bytes\n", c->name, n, c->published,
+                    (unsigned long long) model);
+        }
+    }
+}
+
+int main(void) {
+    RUN(test_card_fields);
+    RUN(test_cards_as_before);
+    RUN(test_cards_by_hand);
+    return check_report("cards");
+}
