@@ -570,6 +570,8 @@ GGML_API void ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_
 // i32 indices that sort each row (op ARGSORT); top_k: the first k of them, a view of the argsort
 GGML_API struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_sort_order order);
 GGML_API struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
+// a tensor of a's shape filled with c (a new tensor: F32/F16, a contiguous)
+GGML_API struct ggml_tensor * ggml_fill(struct ggml_context * ctx, struct ggml_tensor * a, float c);
 
 // clamp to [min, max]: like ggml, the result is a view of a (op CLAMP)
 GGML_API struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max);

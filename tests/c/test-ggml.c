@@ -13,6 +13,7 @@
 #include "ggml-impl.h"
 #include "ggml.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -681,6 +682,10 @@ static void test_op_shapes(void) {
     // ggml_rope_set_offset: the offset in op_params[15] (0 until set), shape and sources unchanged
     CHECK(ro->op_params[15] == 0);
     CHECK(ggml_rope_set_offset(ro, 4) == ro && ro->op_params[15] == 4 && ro->op_params[1] == 16 && ggml_are_same_shape(ro, heads));
+    // ggml_fill: a new tensor of a's shape (not a view), the value in op_params[0], a its source
+    struct ggml_tensor * fl = ggml_fill(ctx, heads, -INFINITY);
+    memcpy(&f, &fl->op_params[0], sizeof(f));
+    CHECK(fl->op == GGML_OP_FILL && fl->src[0] == heads && fl->view_src == NULL && ggml_are_same_shape(fl, heads) && isinf(f) && f < 0);
 
     struct ggml_tensor * ct = ggml_cont(ctx, ggml_transpose(ctx, b));
     CHECK(ct->op == GGML_OP_CONT && ggml_is_contiguous(ct) && ct->view_src == NULL);

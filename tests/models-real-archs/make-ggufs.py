@@ -215,6 +215,20 @@ def deepseek_v2_lite():
         tie_word_embeddings=False))
 
 
+@model
+def deepseek_v3():
+    return deepseek2('deepseek-v3', 'deepseek-ai/DeepSeek-V3', dict(
+        vocab_size=129280, hidden_size=7168, intermediate_size=18432, moe_intermediate_size=2048,
+        num_hidden_layers=61, num_attention_heads=128, num_key_value_heads=128, n_shared_experts=1,
+        n_routed_experts=256, routed_scaling_factor=2.5, kv_lora_rank=512, q_lora_rank=1536,
+        qk_rope_head_dim=64, v_head_dim=128, qk_nope_head_dim=128, topk_method='noaux_tc', n_group=8,
+        topk_group=4, num_experts_per_tok=8, first_k_dense_replace=3, norm_topk_prob=True,
+        scoring_func='sigmoid', max_position_embeddings=163840, rope_theta=10000, rms_norm_eps=1e-6,
+        rope_scaling=dict(type='yarn', factor=40, original_max_position_embeddings=4096, beta_fast=32,
+                          beta_slow=1, mscale=1.0, mscale_all_dim=1.0),
+        tie_word_embeddings=False))
+
+
 #
 # glm4moe (conversion/glm.py Glm4MoeModel): the MTP layer is a block of its own after the others
 #
@@ -451,8 +465,8 @@ QWEN3_NEXT_80B = dict(
 
 
 @model
-def qwen3_next_80b_a3b_no_mtp():
-    return qwen3next('qwen3-next-80b-a3b-no-mtp', 'Qwen/Qwen3-Next-80B-A3B-Instruct (--no-mtp)', QWEN3_NEXT_80B, 0)
+def qwen3_next_80b_a3b():
+    return qwen3next('qwen3-next-80b-a3b', 'Qwen/Qwen3-Next-80B-A3B-Instruct', QWEN3_NEXT_80B, 1)
 
 
 #
@@ -543,6 +557,136 @@ def nemotron_nano_9b_v2():
             mamba2_block(m, i, E, d_inner, c['n_groups'], c['ssm_state_size'], c['mamba_num_heads'], c['conv_kernel'])
         else:
             m.t(f'blk.{i}.ffn_down.weight', c['intermediate_size'], E).t(f'blk.{i}.ffn_up.weight', E, c['intermediate_size'])
+    return m
+
+
+#
+# llama-like (conversion/llama.py LlamaModel and its subclasses; mistral3.py Ministral3Model)
+#
+
+def llamalike(name, arch, source, c, tied=False):
+    m = textmodel(Model(name, arch, source), c)
+    m.kv('.vocab_size', c['vocab_size'])
+    E, H, KV, V = c['hidden_size'], c['num_attention_heads'], c['num_key_value_heads'], c['vocab_size']
+    D = c.get('head_dim') or E // H
+    m.kv('.rope.dimension_count', D)
+    tok_out(m, E, V, tied)
+    return m, E, H, KV, D
+
+
+@model
+def mistral_small_3_1_24b():
+    c = dict(head_dim=128, hidden_size=5120, intermediate_size=32768, max_position_embeddings=131072,
+             num_attention_heads=32, num_hidden_layers=40, num_key_value_heads=8, rms_norm_eps=1e-5,
+             rope_theta=1000000000.0, vocab_size=131072)
+    m, E, H, KV, D = llamalike('mistral-small-3.1-24b', 'mistral3', 'mistralai/Mistral-Small-3.1-24B-Instruct-2503', c)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        ffn(m, i, E, c['intermediate_size'])
+    return m
+
+
+@model
+def smollm3_3b():
+    c = dict(hidden_size=2048, intermediate_size=11008, num_hidden_layers=36, num_attention_heads=16,
+             num_key_value_heads=4, max_position_embeddings=65536, rope_theta=5000000.0, rms_norm_eps=1e-6,
+             vocab_size=128256)
+    m, E, H, KV, D = llamalike('smollm3-3b', 'smollm3', 'HuggingFaceTB/SmolLM3-3B', c, tied=True)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        ffn(m, i, E, c['intermediate_size'])
+    return m
+
+
+@model
+def llama_4_scout_17b_16e():
+    c = dict(hidden_size=5120, intermediate_size=16384, intermediate_size_moe=8192, num_hidden_layers=48,
+             num_attention_heads=40, num_key_value_heads=8, head_dim=128, num_local_experts=16,
+             num_experts_per_tok=1, interleave_moe_layer_step=1, vocab_size=202048, max_position_embeddings=10485760,
+             rope_theta=500000.0, rms_norm_eps=1e-5)
+    m, E, H, KV, D = llamalike('llama-4-scout-17b-16e', 'llama4', 'meta-llama/Llama-4-Scout-17B-16E-Instruct', c)
+    m.kv('.interleave_moe_layer_step', c['interleave_moe_layer_step'])
+    m.kv('.expert_feed_forward_length', c['intermediate_size_moe'])
+    m.t('rope_freqs.weight', D // 2)  # the llama3 RoPE factors (LlamaModel.generate_extra_tensors)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        if (i + 1) % c['interleave_moe_layer_step'] == 0:
+            experts(m, i, E, c['intermediate_size_moe'], c['num_local_experts'])
+            ffn(m, i, E, c['intermediate_size_moe'], '_shexp')
+        else:
+            ffn(m, i, E, c['intermediate_size'])
+    return m
+
+
+#
+# command-r (conversion/command_r.py CommandR2Model), exaone4 (exaone.py Exaone4Model)
+#
+
+@model
+def command_r_v01():
+    c = dict(hidden_size=8192, intermediate_size=22528, num_hidden_layers=40, num_attention_heads=64,
+             num_key_value_heads=64, layer_norm_eps=1e-5, logit_scale=0.0625, max_position_embeddings=131072,
+             rope_theta=8000000.0, vocab_size=256000)  # max_position_embeddings: model_max_length, as the converter
+    m = textmodel(Model('command-r-v01', 'command-r', 'CohereLabs/c4ai-command-r-v01'), c)
+    m.kv('.logit_scale', c['logit_scale']).kv('.rope.scaling.type', 'none')
+    E, H, KV, V = c['hidden_size'], c['num_attention_heads'], c['num_key_value_heads'], c['vocab_size']
+    D = E // H
+    tok_out(m, E, V, tied=True)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        ffn(m, i, E, c['intermediate_size'])
+    return m
+
+
+@model
+def exaone_4_0_32b():
+    c = dict(hidden_size=5120, intermediate_size=27392, num_hidden_layers=64, num_attention_heads=40,
+             num_key_value_heads=8, head_dim=128, max_position_embeddings=131072, rms_norm_eps=1e-5,
+             rope_theta=1000000.0, sliding_window=4096, sliding_window_pattern='LLLG', vocab_size=102400)
+    m = textmodel(Model('exaone-4.0-32b', 'exaone4', 'LGAI-EXAONE/EXAONE-4.0-32B'), c)
+    n = c['num_hidden_layers']
+    m.kv('.vocab_size', c['vocab_size']).kv('.attention.sliding_window', c['sliding_window'])
+    m.kv('.attention.sliding_window_pattern', [c['sliding_window_pattern'][i % 4] == 'L' for i in range(n)])
+    E, H, KV, D, V = c['hidden_size'], c['num_attention_heads'], c['num_key_value_heads'], c['head_dim'], c['vocab_size']
+    tok_out(m, E, V)
+    m.t('rope_freqs.weight', D // 2)  # llama3 RoPE factors (Exaone4Model.generate_extra_tensors)
+    for i in range(n):
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.attn_q_norm.weight', D).t(f'blk.{i}.attn_k_norm.weight', D)
+        m.t(f'blk.{i}.post_attention_norm.weight', E)
+        ffn(m, i, E, c['intermediate_size'])
+        m.t(f'blk.{i}.post_ffw_norm.weight', E)
+    return m
+
+
+#
+# mamba2 (conversion/mamba.py Mamba2Model)
+#
+
+@model
+def mamba_codestral_7b():
+    c = dict(hidden_size=4096, num_hidden_layers=64, n_groups=8, state_size=128, expand=2, head_dim=64,
+             num_heads=128, conv_kernel=4, vocab_size=32768, layer_norm_epsilon=1e-5)
+    m = Model('mamba-codestral-7b', 'mamba2', 'mistralai/Mamba-Codestral-7B-v0.1')
+    E, n, V = c['hidden_size'], c['num_hidden_layers'], -(c['vocab_size'] // -16) * 16
+    d_inner = c['expand'] * E
+    m.kv('.context_length', 2 ** 20).kv('.embedding_length', E).kv('.feed_forward_length', 0)
+    m.kv('.attention.head_count', 0).kv('.block_count', n)
+    m.kv('.ssm.conv_kernel', c['conv_kernel']).kv('.ssm.inner_size', d_inner).kv('.ssm.state_size', c['state_size'])
+    m.kv('.ssm.time_step_rank', d_inner // c['head_dim']).kv('.ssm.group_count', c['n_groups'])
+    m.kv('.attention.layer_norm_rms_epsilon', c['layer_norm_epsilon'])
+    m.finish(V)
+    tok_out(m, E, V)
+    for i in range(n):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        mamba2_block(m, i, E, d_inner, c['n_groups'], c['state_size'], c['num_heads'], c['conv_kernel'])
     return m
 
 

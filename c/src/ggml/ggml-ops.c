@@ -832,6 +832,16 @@ struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_t
                         result->nb[1], result->nb[2], result->nb[3], 0);
 }
 
+struct ggml_tensor * ggml_fill(struct ggml_context * ctx, struct ggml_tensor * a, float c) {
+    GGML_ASSERT(a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16);
+    GGML_ASSERT(ggml_is_contiguous(a));
+    struct ggml_tensor * result = ggml_dup_tensor(ctx, a);
+    ggml_set_op_params_f32(result, 0, c);
+    result->op     = GGML_OP_FILL;
+    result->src[0] = a;
+    return result;
+}
+
 struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_tensor * a, float min, float max) {
     struct ggml_tensor * result = ggml_view_tensor(ctx, a);
     const float params[2] = { min, max };

@@ -20,7 +20,7 @@ static bool exaone4_hparams(struct model_loader * ml, struct model_hparams * hp)
         hp->swa_type = MODEL_SWA_STANDARD;
         hp->n_swa    = 4096;
         uint32_t swa_period = 4;
-        if (!galloc_ml_get_u32(ml, ".attention.sliding_window_pattern", &swa_period, false)) {
+        if (!galloc_ml_get_u32_scalar(ml, ".attention.sliding_window_pattern", &swa_period)) {
             return false;
         }
         galloc_hp_set_swa_pattern(hp, swa_period);

@@ -16,7 +16,7 @@ static bool gemma3_hparams(struct model_loader * ml, struct model_hparams * hp) 
     if (found_swa && hp->n_swa > 0) {
         hp->swa_type = MODEL_SWA_STANDARD;
         uint32_t swa_period = 6;
-        if (!galloc_ml_get_u32(ml, ".attention.sliding_window_pattern", &swa_period, false)) {
+        if (!galloc_ml_get_u32_scalar(ml, ".attention.sliding_window_pattern", &swa_period)) {
             return false;
         }
         galloc_hp_set_swa_pattern(hp, swa_period);

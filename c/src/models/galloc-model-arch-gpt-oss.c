@@ -17,7 +17,7 @@ static bool gpt_oss_hparams(struct model_loader * ml, struct model_hparams * hp)
     }
     hp->swa_type = MODEL_SWA_STANDARD;
     uint32_t swa_period = 2;
-    if (!galloc_ml_get_u32(ml, ".attention.sliding_window_pattern", &swa_period, false)) {
+    if (!galloc_ml_get_u32_scalar(ml, ".attention.sliding_window_pattern", &swa_period)) {
         return false;
     }
     galloc_hp_set_swa_pattern(hp, swa_period);

@@ -5,8 +5,10 @@
 // convolution; the others gated attention: a joint Q and gate projection, Q/K RMS norms,
 // interleaved M-RoPE, the output gated by the sigmoid of the gate. Both are followed by a
 // post-attention norm and a SwiGLU FFN, or (qwen35moe) softmax-routed experts plus a shared expert
-// gated by a sigmoid. The output rows are selected after the final norm. The MTP layers
-// (nextn_predict_layers) and fused gate_up experts are not built.
+// gated by a sigmoid. The output rows are selected after the final norm. The MTP blocks
+// (nextn_predict_layers, after the others) are skipped as llama.cpp's main context skips them: their
+// tensors not loaded, no memory for them, the graph over the blocks before them. Fused gate_up
+// experts are not built.
 
 #include "galloc-model-impl.h"
 
@@ -16,10 +18,10 @@ bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hpara
     if (!galloc_model_ssm_hparams(ml, hp, true) || !galloc_ml_get_u32(ml, ".nextn_predict_layers", &n_nextn, false)) {
         return false;
     }
-    if (n_nextn > 0) {
-        return galloc_model_loader_refuse(ml, "%s.nextn_predict_layers: %u MTP layers (galloc builds the trunk without them)",
-                                          ml->arch, n_nextn);
+    if (n_nextn >= hp->n_layer) { // llama.cpp asserts
+        return galloc_model_loader_refuse(ml, "%s.nextn_predict_layers: %u of %u blocks", ml->arch, n_nextn, hp->n_layer);
     }
+    hp->n_layer_nextn = n_nextn;
     if (galloc_ml_has_key(ml, ".attention.recurrent_layers")) {
         if (!galloc_ml_get_u32_or_arr(ml, ".attention.recurrent_layers", recr, hp->n_layer, false)) {
             return false;
@@ -35,7 +37,7 @@ bool galloc_model_delta_net_hparams(struct model_loader * ml, struct model_hpara
             return galloc_model_loader_refuse(ml, "%s.full_attention_interval: 0 (llama.cpp would divide by zero)", ml->arch);
         }
         for (uint32_t il = 0; il < hp->n_layer; il++) {
-            hp->is_recr[il] = (il + 1) % interval != 0;
+            hp->is_recr[il] = il < hp->n_layer - n_nextn && (il + 1) % interval != 0;
         }
     }
     // the delta net's heads: value heads of inner_size / time_step_rank = state_size values (the
@@ -73,7 +75,7 @@ static bool qwen35_tensors_of(struct model_graph * g, bool moe) {
     const int64_t n_k_heads = hp->ssm_n_group, n_v_heads = hp->ssm_dt_rank;
     const int64_t key_dim = head_k_dim * n_k_heads, value_dim = head_v_dim * n_v_heads, conv_dim = key_dim * 2 + value_dim;
     galloc_model_weights_io(g, false);
-    for (uint32_t i = 0; i < hp->n_layer; i++) {
+    for (uint32_t i = 0; i < hp->n_layer - hp->n_layer_nextn; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
         l->attn_norm      = galloc_model_weight_1d(g, 0, n_embd, "attn_norm.weight", il);
@@ -293,7 +295,7 @@ static bool qwen35_graph_of(struct model_graph * g, bool moe) {
     struct ggml_tensor * inp_pos     = galloc_model_inp_pos(g); // four per token (M-RoPE)
     struct ggml_tensor * inp_out_ids = galloc_model_inp_out_ids(g);
 
-    for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {
+    for (int il = 0; il < (int) (hp->n_layer - hp->n_layer_nextn) && !g->failed; il++) {
         const struct model_layer * l = &g->layers[il];
         struct ggml_tensor * inpSA = inpL;
         struct ggml_tensor * cur = galloc_model_norm(g, inpL, l->attn_norm, NULL, MODEL_NORM_RMS, il);

@@ -30,7 +30,7 @@ static bool qwen3next_tensors(struct model_graph * g) {
     const int64_t n_k_heads = hp->ssm_n_group, n_v_heads = hp->ssm_dt_rank;
     const int64_t key_dim = head_k_dim * n_k_heads, value_dim = head_v_dim * n_v_heads, conv_dim = key_dim * 2 + value_dim;
     galloc_model_weights_io(g, false);
-    for (uint32_t i = 0; i < hp->n_layer; i++) {
+    for (uint32_t i = 0; i < hp->n_layer - hp->n_layer_nextn; i++) {
         struct model_layer * l = &g->layers[i];
         const int il = (int) i;
         const int64_t n_ff_shexp = hp->n_ff_shexp > 0 ? hp->n_ff_shexp : hp->n_ff[i];
@@ -211,7 +211,7 @@ static bool qwen3next_graph(struct model_graph * g) {
     struct ggml_tensor * inp_pos     = galloc_model_inp_pos(g);
     struct ggml_tensor * inp_out_ids = galloc_model_inp_out_ids(g);
 
-    for (int il = 0; il < (int) hp->n_layer && !g->failed; il++) {
+    for (int il = 0; il < (int) (hp->n_layer - hp->n_layer_nextn) && !g->failed; il++) {
         const struct model_layer * l = &g->layers[il];
         struct ggml_tensor * inpSA = inpL;
         struct ggml_tensor * cur = galloc_model_norm(g, inpL, l->attn_norm, NULL, MODEL_NORM_RMS, il);

@@ -251,6 +251,16 @@ const char * galloc_ml_get_str(struct model_loader * ml, const char * key) {
     return kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_STRING ? galloc_gguf_get_str(ml->gguf, full) : NULL;
 }
 
+bool galloc_ml_get_u32_scalar(struct model_loader * ml, const char * key, uint32_t * out) {
+    char full[128];
+    ml_key(ml, key, full, sizeof(full));
+    const struct galloc_gguf_kv * kv = ml->gguf ? galloc_gguf_find(ml->gguf, full) : NULL;
+    if (kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_ARRAY) {
+        return true;
+    }
+    return galloc_ml_get_u32(ml, key, out, false);
+}
+
 bool galloc_ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required) {
     char full[128];
     ml_key(ml, key, full, sizeof(full));
@@ -450,9 +460,6 @@ bool galloc_model_load_hparams(struct galloc_model * m, struct model_loader * ml
     }
     if (hp->n_expert > 0 && hp->n_expert_used == 0) {
         return ml_fail(ml, "%s.expert_used_count: 0 experts used of %u", ml->arch, hp->n_expert);
-    }
-    if (hp->n_expert_groups > 1) {
-        return ml_fail(ml, "%s.expert_group_count: grouped expert selection is not supported by %s", ml->arch, ml->arch);
     }
 
     if (!galloc_ml_get_u32_or_arr(ml, ".feed_forward_length", hp->n_ff, hp->n_layer, false) ||

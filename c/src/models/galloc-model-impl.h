@@ -162,6 +162,10 @@ bool galloc_ml_get_u32  (struct model_loader * ml, const char * key, uint32_t * 
 bool galloc_ml_get_f32  (struct model_loader * ml, const char * key, float * out, bool required);
 bool galloc_ml_get_bool (struct model_loader * ml, const char * key, bool * out, bool required);
 bool galloc_ml_has_key  (struct model_loader * ml, const char * key);
+// a number; an array there is left aside, *out unchanged (llama.cpp's get_key_or_arr into one
+// uint32_t, not required: it returns false for an array; sliding_window_pattern, which the converter
+// writes as a per-layer array for some models and the builders read as a period)
+bool galloc_ml_get_u32_scalar(struct model_loader * ml, const char * key, uint32_t * out);
 // a number, or an array of n_layer numbers (llama.cpp's get_key_or_arr)
 bool galloc_ml_get_u32_or_arr(struct model_loader * ml, const char * key, uint32_t * out, uint32_t n, bool required);
 // a value galloc does not build (the graph would differ from llama.cpp's): false, the message

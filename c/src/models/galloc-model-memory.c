@@ -36,6 +36,9 @@ enum model_memory galloc_model_arch_memory(const char * name) {
 
 bool galloc_model_layer_attn(const struct galloc_model * m, uint32_t il) {
     const struct model_hparams * hp = &m->hp;
+    if (il >= hp->n_layer - hp->n_layer_nextn) {
+        return false; // a NextN (MTP) block: the main context keeps no memory for it (qwen3next, qwen35)
+    }
     if (strcmp(m->arch->name, "falcon-h1") == 0) {
         return true; // attention and a Mamba-2 block side by side in every layer
     }
@@ -47,6 +50,9 @@ bool galloc_model_layer_attn(const struct galloc_model * m, uint32_t il) {
 
 bool galloc_model_layer_recr(const struct galloc_model * m, uint32_t il) {
     const struct model_hparams * hp = &m->hp;
+    if (il >= hp->n_layer - hp->n_layer_nextn) {
+        return false;
+    }
     if (strcmp(m->arch->name, "nemotron_h") == 0 || strcmp(m->arch->name, "nemotron_h_moe") == 0) {
         return hp->is_recr[il] && hp->n_ff[il] == 0;
     }

@@ -118,6 +118,28 @@ struct ggml_tensor * galloc_model_moe(struct model_graph * g, struct ggml_tensor
         selection = ggml_sigmoid(ctx, logits);
         galloc_model_cb(g, selection, "ffn_moe_probs_biased", il);
     }
+    // the top expert_group_used_count groups of experts by the sum of each group's best two, the
+    // others masked with -inf (DeepSeek-V3's device-limited routing; llama.cpp's build_moe_ffn)
+    const int64_t n_groups = g->hp->n_expert_groups;
+    if (n_groups > 1 && n_tokens > 0) {
+        const int64_t n_per_group = n_expert / n_groups;
+        if (n_per_group * n_groups != n_expert || n_per_group < 2 || g->hp->n_group_used < 1 || g->hp->n_group_used > n_groups) {
+            return galloc_model_fail(g, "%s: %lld experts in %lld groups, %u used (llama.cpp's graph would abort); %s",
+                                     g->m->arch->name, (long long) n_expert, (long long) n_groups, g->hp->n_group_used,
+                                     GALLOC_MODEL_CAPTURE_HINT);
+        }
+        struct ggml_tensor * groups = ggml_reshape_3d(ctx, selection, n_per_group, n_groups, n_tokens);
+        struct ggml_tensor * scores = ggml_argsort_top_k(ctx, groups, 2); // [2, n_groups, n_tokens]
+        scores = ggml_get_rows(ctx, ggml_reshape_4d(ctx, groups, 1, groups->ne[0], groups->ne[1], groups->ne[2]), scores);
+        scores = ggml_sum_rows(ctx, ggml_reshape_3d(ctx, scores, scores->ne[1], scores->ne[2], scores->ne[3]));
+        scores = ggml_reshape_2d(ctx, scores, scores->ne[1], scores->ne[2]); // [n_groups, n_tokens]
+        struct ggml_tensor * top = ggml_argsort_top_k(ctx, scores, (int) g->hp->n_group_used);
+        galloc_model_cb(g, top, "ffn_moe_group_topk", il);
+        selection = ggml_get_rows(ctx, groups, top); // [n_per_group, n_group_used, n_tokens]
+        selection = ggml_set_rows(ctx, ggml_fill(ctx, groups, -INFINITY), selection, top);
+        selection = ggml_reshape_2d(ctx, selection, n_expert, n_tokens);
+        galloc_model_cb(g, selection, "ffn_moe_probs_masked", il);
+    }
     struct ggml_tensor * selected = ggml_argsort_top_k(ctx, selection, (int) n_expert_used); // [n_expert_used, n_tokens]
     galloc_model_cb(g, selected->src[0], "ffn_moe_argsort", il);
     galloc_model_cb(g, selected, "ffn_moe_topk", il);
