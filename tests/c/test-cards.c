@@ -6,10 +6,14 @@
 // the move by `galloc model --card NAME -c 4096 -fa off --json`).
 
 #include "check.h"
+#include "files.h"
+#include "galloc-gguf.h"
+#include "model-compare.h"
 #include "galloc-model-place.h"
 #include "galloc-model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // a card's shape as its config.json states it, for counting its parameters by hand
@@ -24,6 +28,7 @@ enum hand_flags {
     HAND_LONGROPE   = 1 << 7,  // Phi-3's long and short factors: head/2 each
     HAND_GPT_OSS    = 1 << 8,  // attention output bias, sinks, biased router and experts
     HAND_MLA        = 1 << 9,  // DeepSeek-V2-Lite's latent attention (no Q LoRA): 512-rank KV, 128+64 key, 128 value
+    HAND_EXP_BIAS   = 1 << 10, // the experts' selection bias (exp_probs_b, GLM-4.5)
 };
 
 struct hand_card {
@@ -59,30 +64,23 @@ static void hand_count(const struct hand_card * c, int64_t * f16, int64_t * f32)
         }
         m += 3 * E * c->n_ff_exp * c->n_expert + 3 * E * c->n_ff_shexp;
         f += E * c->n_expert; // the router
+        f += (c->flags & HAND_EXP_BIAS) ? c->n_expert : 0;
         f += (c->flags & HAND_GPT_OSS) ? c->n_expert * (1 + 2 * c->n_ff_exp + E) : 0; // router, gate/up, down biases
     }
     *f16 = m;
     *f32 = f;
 }
 
-// the CPU's model, context and compute bytes of a card at -c 4096, -fa off (llama.cpp's other defaults)
-static bool card_bytes(const char * name, uint64_t * model, uint64_t * context, uint64_t * compute) {
-    struct galloc_model * m = NULL;
-    struct galloc_error   err;
-    if (!galloc_model_from_card(name, &m, &err)) {
-        fprintf(stderr, "  card %s: %s\n", name, err.message);
-        return false;
-    }
-    struct galloc_model_settings s;
+// the CPU's model, context and compute bytes of a model at these settings
+static bool model_bytes(const struct galloc_model * m, const struct galloc_model_settings * s, uint64_t * model, uint64_t * context,
+                        uint64_t * compute) {
     struct galloc_place_settings p;
-    galloc_model_settings_default(&s);
+    struct galloc_error          err;
+    const char *                 name = galloc_model_name(m);
     galloc_place_settings_default(&p);
-    s.n_ctx      = 4096;
-    s.flash_attn = 0;
-    struct galloc_placement * pl = galloc_model_place(m, &s, &p, &err);
-    galloc_model_free(m);
+    struct galloc_placement * pl = galloc_model_place(m, s, &p, &err);
     if (!pl || pl->n_bufts != 1) {
-        fprintf(stderr, "  card %s: %s\n", name, pl ? "more than the CPU buffer type" : err.message);
+        fprintf(stderr, "  %s: %s\n", name, pl ? "more than the CPU buffer type" : err.message);
         galloc_placement_free(pl);
         return false;
     }
@@ -91,6 +89,45 @@ static bool card_bytes(const char * name, uint64_t * model, uint64_t * context, 
     *compute = pl->bufts[0].compute;
     galloc_placement_free(pl);
     return true;
+}
+
+// a card's bytes at -c 4096, -fa off (llama.cpp's other defaults)
+static bool card_bytes(const char * name, uint64_t * model, uint64_t * context, uint64_t * compute) {
+    struct galloc_model * m = NULL;
+    struct galloc_error   err;
+    if (!galloc_model_from_card(name, &m, &err)) {
+        fprintf(stderr, "  card %s: %s\n", name, err.message);
+        return false;
+    }
+    struct galloc_model_settings s;
+    galloc_model_settings_default(&s);
+    s.n_ctx      = 4096;
+    s.flash_attn = 0;
+    const bool ok = model_bytes(m, &s, model, context, compute);
+    galloc_model_free(m);
+    return ok;
+}
+
+// a metadata-only GGUF file's model
+static struct galloc_model * file_model(const char * path) {
+    size_t len = 0;
+    char * bytes = read_whole_file(path, &len);
+    struct galloc_gguf    g;
+    struct galloc_error   err;
+    struct galloc_model * m    = NULL;
+    uint64_t              need = 0;
+    if (!bytes) {
+        fprintf(stderr, "  %s: unreadable\n", path);
+    } else if (galloc_gguf_read((const uint8_t *) bytes, len, &g, &need, &err) != GALLOC_GGUF_OK) {
+        fprintf(stderr, "  %s: %s\n", path, err.message);
+    } else {
+        if (!galloc_model_from_gguf(&g, &m, &err)) {
+            fprintf(stderr, "  %s: %s\n", path, err.message);
+        }
+        galloc_gguf_free(&g);
+    }
+    free(bytes);
+    return m;
 }
 
 // every card: a family, a source OWNER/NAME, a description, its architecture, a name of its own
@@ -158,9 +195,56 @@ static void test_cards_as_before(void) {
 static void test_cards_by_hand(void) {
     static const struct hand_card cards[] = {
         // Llama (Meta): published counts of the Hugging Face pages (tied outputs counted once)
+        { "llama-3.2-1b", 1.24e9, 16, 2048, 32, 8, 64, 8192, 128256, 0, 0, 0, 0, HAND_TIED | HAND_ROPE_FREQS },
+        { "llama-3.2-3b", 3.21e9, 28, 3072, 24, 8, 128, 8192, 128256, 0, 0, 0, 0, HAND_TIED | HAND_ROPE_FREQS },
         { "llama-3-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, 0, 0, 0, 0, 0 },
         { "llama-3.1-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, 0, 0, 0, 0, HAND_ROPE_FREQS },
         { "llama-3.1-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672, 128256, 0, 0, 0, 0, HAND_ROPE_FREQS },
+        { "llama-3.3-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672, 128256, 0, 0, 0, 0, HAND_ROPE_FREQS },
+        // Qwen (Alibaba): Qwen3's pages state 0.6B, 1.7B, 4.0B, 8.2B (tied embeddings counted once)
+        { "qwen2.5-0.5b", 0.494e9, 24, 896, 14, 2, 64, 4864, 151936, 0, 0, 0, 0, HAND_TIED | HAND_QKV_BIAS },
+        { "qwen2.5-1.5b", 1.54e9, 28, 1536, 12, 2, 128, 8960, 151936, 0, 0, 0, 0, HAND_TIED | HAND_QKV_BIAS },
+        { "qwen2.5-3b", 3.09e9, 36, 2048, 16, 2, 128, 11008, 151936, 0, 0, 0, 0, HAND_TIED | HAND_QKV_BIAS },
+        { "qwen2.5-7b", 7.62e9, 28, 3584, 28, 4, 128, 18944, 152064, 0, 0, 0, 0, HAND_QKV_BIAS },
+        { "qwen2.5-14b", 14.8e9, 48, 5120, 40, 8, 128, 13824, 152064, 0, 0, 0, 0, HAND_QKV_BIAS },
+        { "qwen2.5-32b", 32.8e9, 64, 5120, 40, 8, 128, 27648, 152064, 0, 0, 0, 0, HAND_QKV_BIAS },
+        { "qwen2.5-72b", 72.7e9, 80, 8192, 64, 8, 128, 29568, 152064, 0, 0, 0, 0, HAND_QKV_BIAS },
+        { "qwen3-0.6b", 0.6e9, 28, 1024, 16, 8, 128, 3072, 151936, 0, 0, 0, 0, HAND_TIED | HAND_QK_NORM },
+        { "qwen3-1.7b", 1.7e9, 28, 2048, 16, 8, 128, 6144, 151936, 0, 0, 0, 0, HAND_TIED | HAND_QK_NORM },
+        { "qwen3-4b", 4.0e9, 36, 2560, 32, 8, 128, 9728, 151936, 0, 0, 0, 0, HAND_TIED | HAND_QK_NORM },
+        { "qwen3-8b", 8.2e9, 36, 4096, 32, 8, 128, 12288, 151936, 0, 0, 0, 0, HAND_QK_NORM },
+        { "qwen3-14b", 14.8e9, 40, 5120, 40, 8, 128, 17408, 151936, 0, 0, 0, 0, HAND_QK_NORM },
+        { "qwen3-32b", 32.8e9, 64, 5120, 64, 8, 128, 25600, 151936, 0, 0, 0, 0, HAND_QK_NORM },
+        { "qwen3-30b-a3b", 30.5e9, 48, 2048, 32, 4, 128, 6144, 151936, 128, 768, 0, 0, HAND_QK_NORM },
+        { "qwen3-235b-a22b", 235e9, 94, 4096, 64, 4, 128, 12288, 151936, 128, 1536, 0, 0, HAND_QK_NORM },
+        // Gemma (Google): gemma-3-4b/12b/27b's pages (4.3B, 12.2B, 27.4B) count the vision tower, which a text card has not
+        { "gemma-3-1b", 1.0e9, 26, 1152, 4, 1, 256, 6912, 262144, 0, 0, 0, 0, HAND_TIED | HAND_QK_NORM | HAND_POST_NORMS },
+        { "gemma-3-4b", 0, 34, 2560, 8, 4, 256, 10240, 262208, 0, 0, 0, 0, HAND_TIED | HAND_QK_NORM | HAND_POST_NORMS },
+        { "gemma-3-12b", 0, 48, 3840, 16, 8, 256, 15360, 262208, 0, 0, 0, 0, HAND_TIED | HAND_QK_NORM | HAND_POST_NORMS },
+        { "gemma-3-27b", 0, 62, 5376, 32, 16, 128, 21504, 262208, 0, 0, 0, 0, HAND_TIED | HAND_QK_NORM | HAND_POST_NORMS },
+        { "gemma-2-2b", 2.61e9, 26, 2304, 8, 4, 256, 9216, 256000, 0, 0, 0, 0, HAND_TIED | HAND_POST_NORMS },
+        { "gemma-2-9b", 9.24e9, 42, 3584, 16, 8, 256, 14336, 256000, 0, 0, 0, 0, HAND_TIED | HAND_POST_NORMS },
+        { "gemma-2-27b", 27.2e9, 46, 4608, 32, 16, 128, 36864, 256000, 0, 0, 0, 0, HAND_TIED | HAND_POST_NORMS },
+        // Mistral AI
+        { "mistral-7b-v0.3", 7.25e9, 32, 4096, 32, 8, 128, 14336, 32768, 0, 0, 0, 0, 0 },
+        { "mistral-small-24b-2501", 23.6e9, 40, 5120, 32, 8, 128, 32768, 131072, 0, 0, 0, 0, 0 },
+        { "mixtral-8x7b", 46.7e9, 32, 4096, 32, 8, 128, 14336, 32000, 8, 14336, 0, 0, 0 },
+        // DeepSeek: 64 routed experts of 1408 plus 2 shared (2816 wide), the first layer dense
+        { "deepseek-v2-lite", 15.7e9, 27, 2048, 16, 1, 192, 10944, 102400, 64, 1408, 2816, 1, HAND_MLA },
+        // gpt-oss (OpenAI): 21B and 117B on the model card
+        { "gpt-oss-20b", 21e9, 24, 2880, 64, 8, 64, 2880, 201088, 32, 2880, 0, 0, HAND_QKV_BIAS | HAND_GPT_OSS },
+        { "gpt-oss-120b", 117e9, 36, 2880, 64, 8, 64, 2880, 201088, 128, 2880, 0, 0, HAND_QKV_BIAS | HAND_GPT_OSS },
+        // Phi (Microsoft)
+        { "phi-4", 14.7e9, 40, 5120, 40, 10, 128, 17920, 100352, 0, 0, 0, 0, 0 },
+        { "phi-3.5-mini", 3.82e9, 32, 3072, 32, 32, 96, 8192, 32064, 0, 0, 0, 0, HAND_LONGROPE },
+        // the others
+        // GLM-4.5-Air: 106B on its page, without the NextN block (llama.cpp loads it aside: not counted in its weights)
+        { "glm-4.5-air", 106e9, 46, 4096, 96, 8, 128, 10944, 151552, 128, 1408, 1408, 1, HAND_QKV_BIAS | HAND_EXP_BIAS },
+        { "glm-4-9b-0414", 9.4e9, 40, 4096, 32, 2, 128, 13696, 151552, 0, 0, 0, 0, HAND_QKV_BIAS | HAND_POST_NORMS },
+        { "command-r-v01", 35.0e9, 40, 8192, 64, 64, 128, 22528, 256000, 0, 0, 0, 0, HAND_TIED | HAND_NO_FFN_NORM },
+        { "olmoe-1b-7b", 6.92e9, 16, 2048, 16, 16, 128, 1024, 50304, 64, 1024, 0, 0, HAND_QK_NORM_E },
+        { "smollm3-3b", 3.08e9, 36, 2048, 16, 4, 128, 11008, 128256, 0, 0, 0, 0, HAND_TIED },
+        { "ernie-4.5-0.3b", 0.36e9, 18, 1024, 16, 2, 128, 3072, 103424, 0, 0, 0, 0, HAND_TIED },
     };
     for (size_t i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
         const struct hand_card * c = &cards[i];
@@ -178,9 +262,47 @@ static void test_cards_by_hand(void) {
     }
 }
 
+// the cards of models that tests/models-real-archs holds as GGUF files (checked there against
+// llama.cpp): the same graph, tensor for tensor, and the same model, context and compute bytes
+static void test_cards_match_real_archs(void) {
+    static const char * const pairs[][2] = {
+        { "deepseek-v2-lite", "deepseek-v2-lite" }, { "glm-4.5-air", "glm-4.5-air" },
+    };
+    static const struct { int64_t n_ctx; int fa; } settings[] = { { 4096, 1 }, { 32768, 0 } };
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        char path[256];
+        struct galloc_error err;
+        snprintf(path, sizeof(path), "tests/models-real-archs/gguf/%s.meta.gguf", pairs[i][1]);
+        struct galloc_model * file = file_model(path), * card = NULL;
+        CHECK(file != NULL && galloc_model_from_card(pairs[i][0], &card, &err));
+        for (size_t k = 0; file && card && k < sizeof(settings) / sizeof(settings[0]); k++) {
+            struct galloc_model_settings s;
+            galloc_model_settings_default(&s);
+            s.n_ctx      = settings[k].n_ctx;
+            s.n_batch    = 512;
+            s.flash_attn = settings[k].fa;
+            size_t la = 0, lb = 0;
+            char * a = galloc_model_document(file, &s, &la, &err);
+            char * b = galloc_model_document(card, &s, &lb, &err);
+            model_compare_reset();
+            CHECK(a && b && model_same_graph(pairs[i][0], b, lb, a, la));
+            free(a);
+            free(b);
+            uint64_t fm = 0, fc = 0, fk = 0, cm = 1, cc = 1, ck = 1;
+            CHECK(model_bytes(file, &s, &fm, &fc, &fk) && model_bytes(card, &s, &cm, &cc, &ck));
+            CHECK_EQ_U64(cm, fm);
+            CHECK_EQ_U64(cc, fc);
+            CHECK_EQ_U64(ck, fk);
+        }
+        galloc_model_free(file);
+        galloc_model_free(card);
+    }
+}
+
 int main(void) {
     RUN(test_card_fields);
     RUN(test_cards_as_before);
     RUN(test_cards_by_hand);
+    RUN(test_cards_match_real_archs);
     return check_report("cards");
 }
