@@ -690,6 +690,185 @@ def mamba_codestral_7b():
     return m
 
 
+#
+# glm4 (conversion/glm.py Glm4Model), seed_oss (olmo.py SeedOssModel), granite (granite.py GraniteModel)
+#
+
+@model
+def glm_4_9b_0414():
+    c = dict(hidden_size=4096, intermediate_size=13696, num_hidden_layers=40, num_attention_heads=32,
+             num_key_value_heads=2, head_dim=128, partial_rotary_factor=0.5, vocab_size=151552,
+             max_position_embeddings=32768, rope_theta=10000.0, rms_norm_eps=1e-5)
+    m = textmodel(Model('glm-4-9b-0414', 'glm4', 'zai-org/GLM-4-9B-0414'), c)
+    E, H, KV, D, F, V = (c[k] for k in ('hidden_size', 'num_attention_heads', 'num_key_value_heads', 'head_dim',
+                                        'intermediate_size', 'vocab_size'))
+    m.kv('.rope.dimension_count', int(D * c['partial_rotary_factor']))
+    tok_out(m, E, V)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D, bias=True)
+        m.t(f'blk.{i}.post_attention_norm.weight', E)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        m.t(f'blk.{i}.ffn_up.weight', E, 2 * F).t(f'blk.{i}.ffn_down.weight', F, E)
+        m.t(f'blk.{i}.post_ffw_norm.weight', E)
+    return m
+
+
+@model
+def seed_oss_36b():
+    c = dict(head_dim=128, hidden_size=5120, intermediate_size=27648, max_position_embeddings=524288,
+             num_attention_heads=80, num_hidden_layers=64, num_key_value_heads=8, rms_norm_eps=1e-6,
+             rope_theta=10000000.0, vocab_size=155136)
+    m = textmodel(Model('seed-oss-36b', 'seed_oss', 'ByteDance-Seed/Seed-OSS-36B-Instruct'), c)
+    E, H, KV, D, F, V = (c[k] for k in ('hidden_size', 'num_attention_heads', 'num_key_value_heads', 'head_dim',
+                                        'intermediate_size', 'vocab_size'))
+    tok_out(m, E, V)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D, bias=True)
+        m.t(f'blk.{i}.post_attention_norm.weight', E)
+        ffn(m, i, E, F)
+    return m
+
+
+@model
+def granite_3_3_8b():
+    c = dict(hidden_size=4096, intermediate_size=12800, num_hidden_layers=40, num_attention_heads=32,
+             num_key_value_heads=8, max_position_embeddings=131072, rope_theta=10000000.0, rms_norm_eps=1e-5,
+             vocab_size=49159, attention_multiplier=0.0078125, embedding_multiplier=12.0, residual_multiplier=0.22,
+             logits_scaling=16.0)
+    m, E, H, KV, D = llamalike('granite-3.3-8b', 'granite', 'ibm-granite/granite-3.3-8b-instruct', c, tied=True)
+    m.kv('.attention.scale', c['attention_multiplier']).kv('.embedding_scale', c['embedding_multiplier'])
+    m.kv('.residual_scale', c['residual_multiplier']).kv('.logit_scale', c['logits_scaling'])
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        ffn(m, i, E, c['intermediate_size'])
+    return m
+
+
+#
+# qwen2moe (conversion/qwen.py Qwen2MoeModel), deepseek (deepseek.py DeepseekModel)
+#
+
+@model
+def qwen1_5_moe_a2_7b():
+    c = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=24, num_attention_heads=16,
+             num_key_value_heads=16, num_experts=60, num_experts_per_tok=4, moe_intermediate_size=1408,
+             shared_expert_intermediate_size=5632, vocab_size=151936, max_position_embeddings=8192,
+             rope_theta=1000000.0, rms_norm_eps=1e-6)
+    m = textmodel(Model('qwen1.5-moe-a2.7b', 'qwen2moe', 'Qwen/Qwen1.5-MoE-A2.7B'), c)
+    m.kv('.expert_feed_forward_length', c['moe_intermediate_size'])
+    m.kv('.expert_shared_feed_forward_length', c['shared_expert_intermediate_size'])
+    E, V = c['hidden_size'], c['vocab_size']
+    tok_out(m, E, V)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, E, E, bias=True)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        experts(m, i, E, c['moe_intermediate_size'], c['num_experts'])
+        ffn(m, i, E, c['shared_expert_intermediate_size'], '_shexp')
+        m.t(f'blk.{i}.ffn_gate_inp_shexp.weight', E)
+    return m
+
+
+@model
+def deepseek_moe_16b():
+    c = dict(hidden_size=2048, num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=16,
+             intermediate_size=10944, moe_intermediate_size=1408, n_routed_experts=64, num_experts_per_tok=6,
+             n_shared_experts=2, first_k_dense_replace=1, vocab_size=102400, max_position_embeddings=4096,
+             rope_theta=10000.0, rms_norm_eps=1e-6)
+    m = textmodel(Model('deepseek-moe-16b', 'deepseek', 'deepseek-ai/deepseek-moe-16b-base'), c)
+    E, H, V = c['hidden_size'], c['num_attention_heads'], c['vocab_size']
+    m.kv('.rope.dimension_count', E // H).kv('.rope.scaling.type', 'none')
+    m.kv('.leading_dense_block_count', c['first_k_dense_replace']).kv('.vocab_size', V)
+    m.kv('.expert_feed_forward_length', c['moe_intermediate_size']).kv('.expert_weights_scale', 1.0)
+    m.kv('.expert_count', c['n_routed_experts']).kv('.expert_shared_count', c['n_shared_experts'])
+    tok_out(m, E, V)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, E, E)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        if i < c['first_k_dense_replace']:
+            ffn(m, i, E, c['intermediate_size'])
+        else:
+            experts(m, i, E, c['moe_intermediate_size'], c['n_routed_experts'])
+            ffn(m, i, E, c['moe_intermediate_size'] * c['n_shared_experts'], '_shexp')
+    return m
+
+
+#
+# gpt-oss (conversion/gpt_oss.py), gemma3 (gemma.py Gemma3Model): the larger siblings of
+# ../models-real's gpt-oss-20b and gemma3-4b, with the same keys
+#
+
+@model
+def gpt_oss_120b():
+    c = dict(hidden_size=2880, num_hidden_layers=36, num_attention_heads=64, num_key_value_heads=8, head_dim=64,
+             num_local_experts=128, num_experts_per_tok=4, intermediate_size=2880, vocab_size=201088,
+             max_position_embeddings=131072, rope_theta=150000.0, rms_norm_eps=1e-5, sliding_window=128)
+    m = textmodel(Model('gpt-oss-120b', 'gpt-oss', 'openai/gpt-oss-120b'), c)
+    m.kv('.expert_feed_forward_length', c['intermediate_size']).kv('.attention.sliding_window', c['sliding_window'])
+    rope_yarn(m, 32.0, 4096)
+    E, H, KV, D, X, F = (c[k] for k in ('hidden_size', 'num_attention_heads', 'num_key_value_heads', 'head_dim',
+                                        'num_local_experts', 'intermediate_size'))
+    tok_out(m, E, c['vocab_size'])
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D, bias=True, o_bias=True)
+        m.t(f'blk.{i}.attn_sinks.weight', H)
+        m.t(f'blk.{i}.post_attention_norm.weight', E)
+        m.t(f'blk.{i}.ffn_gate_inp.weight', E, X, f32=True).t(f'blk.{i}.ffn_gate_inp.bias', X)
+        for p in ('gate', 'up', 'down'):
+            m.t(f'blk.{i}.ffn_{p}_exps.weight', F, E, X) if p == 'down' else m.t(f'blk.{i}.ffn_{p}_exps.weight', E, F, X)
+            m.t(f'blk.{i}.ffn_{p}_exps.bias', E if p == 'down' else F, X, f32=True)
+    return m
+
+
+@model
+def gemma_3_27b():
+    c = dict(hidden_size=5376, num_hidden_layers=62, num_attention_heads=32, num_key_value_heads=16, head_dim=128,
+             intermediate_size=21504, vocab_size=262208, max_position_embeddings=131072, rope_theta=1000000.0,
+             rms_norm_eps=1e-6, sliding_window=1024)
+    m = textmodel(Model('gemma-3-27b', 'gemma3', 'google/gemma-3-27b-it'), c)
+    m.kv('.attention.sliding_window', c['sliding_window'])
+    m.kv('.rope.scaling.type', 'linear').kv('.rope.scaling.factor', 8.0)
+    E, H, KV, D, F = (c[k] for k in ('hidden_size', 'num_attention_heads', 'num_key_value_heads', 'head_dim',
+                                     'intermediate_size'))
+    tok_out(m, E, c['vocab_size'], tied=True)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.attn_q_norm.weight', D).t(f'blk.{i}.attn_k_norm.weight', D)
+        m.t(f'blk.{i}.post_attention_norm.weight', E).t(f'blk.{i}.ffn_norm.weight', E)
+        ffn(m, i, E, F)
+        m.t(f'blk.{i}.post_ffw_norm.weight', E)
+    return m
+
+
+@model
+def gemma_7b():
+    c = dict(hidden_size=3072, num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=16, head_dim=256,
+             intermediate_size=24576, vocab_size=256000, max_position_embeddings=8192, rms_norm_eps=1e-6)
+    m = Model('gemma-7b', 'gemma', 'google/gemma-7b')
+    E, H, KV, D, F, V = (c[k] for k in ('hidden_size', 'num_attention_heads', 'num_key_value_heads', 'head_dim',
+                                        'intermediate_size', 'vocab_size'))
+    m.kv('.context_length', c['max_position_embeddings']).kv('.embedding_length', E)
+    m.kv('.block_count', c['num_hidden_layers']).kv('.feed_forward_length', F)
+    m.kv('.attention.head_count', H).kv('.attention.head_count_kv', KV)
+    m.kv('.attention.layer_norm_rms_epsilon', c['rms_norm_eps'])
+    m.kv('.attention.key_length', D).kv('.attention.value_length', D)
+    m.finish(V)
+    tok_out(m, E, V, tied=True)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        ffn(m, i, E, F)
+    return m
+
+
 def main(names):
     out = os.environ.get('GGUF_OUT', os.path.join(HERE, 'gguf'))  # elsewhere: no manifest written
     os.makedirs(out, exist_ok=True)
