@@ -869,6 +869,109 @@ def gemma_7b():
     return m
 
 
+#
+# qwen3vl (conversion/qwen3vl.py Qwen3VLTextModel on Qwen3Model): the text model, M-RoPE sections and
+# the deepstack layer count
+#
+
+@model
+def qwen3_vl_8b():
+    c = dict(hidden_size=4096, intermediate_size=12288, num_hidden_layers=36, num_attention_heads=32,
+             num_key_value_heads=8, head_dim=128, max_position_embeddings=262144, rms_norm_eps=1e-6,
+             rope_theta=5000000.0, vocab_size=151936)
+    m = textmodel(Model('qwen3-vl-8b', 'qwen3vl', 'Qwen/Qwen3-VL-8B-Instruct'), c)
+    m.kv('.rope.dimension_sections', [24, 20, 20, 0])
+    m.kv('.n_deepstack_layers', 3)
+    E, H, KV, D, F, V = (c[k] for k in ('hidden_size', 'num_attention_heads', 'num_key_value_heads', 'head_dim',
+                                        'intermediate_size', 'vocab_size'))
+    tok_out(m, E, V)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.attn_q_norm.weight', D).t(f'blk.{i}.attn_k_norm.weight', D)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        ffn(m, i, E, F)
+    return m
+
+
+@model
+def qwen3_vl_30b_a3b():
+    c = dict(hidden_size=2048, intermediate_size=6144, num_hidden_layers=48, num_attention_heads=32,
+             num_key_value_heads=4, head_dim=128, num_experts=128, num_experts_per_tok=8, moe_intermediate_size=768,
+             max_position_embeddings=262144, rms_norm_eps=1e-6, rope_theta=5000000.0, vocab_size=151936)
+    m = textmodel(Model('qwen3-vl-30b-a3b', 'qwen3vlmoe', 'Qwen/Qwen3-VL-30B-A3B-Instruct'), c)
+    m.kv('.expert_feed_forward_length', c['moe_intermediate_size'])
+    m.kv('.rope.dimension_sections', [24, 20, 20, 0])
+    m.kv('.n_deepstack_layers', 3)
+    E, H, KV, D, V = (c[k] for k in ('hidden_size', 'num_attention_heads', 'num_key_value_heads', 'head_dim', 'vocab_size'))
+    tok_out(m, E, V)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.attn_q_norm.weight', D).t(f'blk.{i}.attn_k_norm.weight', D)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        experts(m, i, E, c['moe_intermediate_size'], c['num_experts'])
+    return m
+
+
+#
+# minimax-m2 (conversion/minimax.py MiniMaxM2Model): sigmoid experts with a selection bias, Q/K
+# RMS norms over all heads, RoPE on 64 of each head's 128 values
+#
+
+@model
+def minimax_m2():
+    c = dict(hidden_size=3072, intermediate_size=1536, num_hidden_layers=62, num_attention_heads=48,
+             num_key_value_heads=8, head_dim=128, rotary_dim=64, num_local_experts=256, num_experts_per_tok=8,
+             max_position_embeddings=196608, rope_theta=5000000.0, rms_norm_eps=1e-6, vocab_size=200064)
+    m = textmodel(Model('minimax-m2', 'minimax-m2', 'MiniMaxAI/MiniMax-M2'), c)
+    m.kv('.expert_gating_func', 2)  # scoring_func sigmoid
+    m.kv('.expert_feed_forward_length', c['intermediate_size']).kv('.rope.dimension_count', c['rotary_dim'])
+    E, H, KV, D, V, X = (c[k] for k in ('hidden_size', 'num_attention_heads', 'num_key_value_heads', 'head_dim',
+                                        'vocab_size', 'num_local_experts'))
+    tok_out(m, E, V)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.attn_q_norm.weight', H * D).t(f'blk.{i}.attn_k_norm.weight', KV * D)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        experts(m, i, E, c['intermediate_size'], X)
+        m.t(f'blk.{i}.exp_probs_b.bias', X)
+    return m
+
+
+#
+# ernie4_5-moe (conversion/ernie.py Ernie4_5MoeModel): a dense first block, 64 experts with a
+# selection bias, 2 shared experts; the MTP block skipped by the converter
+#
+
+@model
+def ernie_4_5_21b_a3b():
+    c = dict(hidden_size=2560, intermediate_size=12288, num_hidden_layers=28, num_attention_heads=20,
+             num_key_value_heads=4, head_dim=128, max_position_embeddings=131072, rope_theta=500000.0,
+             rms_norm_eps=1e-5, vocab_size=103424, moe_num_experts=64, moe_k=6, moe_layer_interval=1,
+             moe_layer_start_index=1, moe_intermediate_size=1536, moe_num_shared_experts=2)
+    m = textmodel(Model('ernie-4.5-21b-a3b', 'ernie4_5-moe', 'baidu/ERNIE-4.5-21B-A3B-PT'), c)
+    m.kv('.expert_count', c['moe_num_experts']).kv('.expert_used_count', c['moe_k'])
+    m.kv('.interleave_moe_layer_step', c['moe_layer_interval']).kv('.leading_dense_block_count', c['moe_layer_start_index'])
+    m.kv('.expert_feed_forward_length', c['moe_intermediate_size']).kv('.expert_shared_count', c['moe_num_shared_experts'])
+    m.kv('.expert_shared_feed_forward_length', c['intermediate_size'] // c['num_key_value_heads'])
+    E, H, KV, D, V, X = (c[k] for k in ('hidden_size', 'num_attention_heads', 'num_key_value_heads', 'head_dim',
+                                        'vocab_size', 'moe_num_experts'))
+    tok_out(m, E, V, tied=True)
+    for i in range(c['num_hidden_layers']):
+        m.t(f'blk.{i}.attn_norm.weight', E)
+        attn_qkv(m, i, E, H * D, KV * D)
+        m.t(f'blk.{i}.ffn_norm.weight', E)
+        if i < c['moe_layer_start_index']:
+            ffn(m, i, E, c['intermediate_size'])
+        else:
+            experts(m, i, E, c['moe_intermediate_size'], X)
+            m.t(f'blk.{i}.exp_probs_b.bias', X)
+            ffn(m, i, E, c['moe_intermediate_size'] * c['moe_num_shared_experts'], '_shexp')
+    return m
+
+
 def main(names):
     out = os.environ.get('GGUF_OUT', os.path.join(HERE, 'gguf'))  # elsewhere: no manifest written
     os.makedirs(out, exist_ok=True)

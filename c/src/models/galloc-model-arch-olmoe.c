@@ -2,7 +2,8 @@
 //
 // As llama.cpp's src/models/olmoe.cpp and minimax-m2.cpp: Q, K and V projected without biases or
 // scales (llama.cpp loads them and these graphs leave them aside), Q and K RMS-normalised over the
-// whole projection before the heads are split, NEOX RoPE, then experts: olmoe's softmax-gated
+// whole projection before the heads are split, NEOX RoPE (minimax-m2: over rope.dimension_count of
+// each head's values, 64 of 128 in MiniMax-M2), then experts: olmoe's softmax-gated
 // without weight normalisation; minimax-m2's with the file's gating function, a selection bias
 // and renormalised weights.
 
@@ -57,7 +58,13 @@ static bool olmoe_graph(struct model_graph * g) {
     struct ggml_context * ctx = g->ctx;
     const int64_t n_embd_head = galloc_hp_n_embd_head_v(hp, 0), n_tokens = g->n_tokens;
     const bool minimax = g->m->arch == &galloc_model_arch_minimax_m2;
-    if (!galloc_model_same_head_sizes(g)) {
+    // llama.cpp's olmoe asserts equal key, value and RoPE sizes; minimax-m2 only key and value
+    // (MiniMax-M2 rotates 64 of each head's 128 values)
+    if (minimax ? n_embd_head != galloc_hp_n_embd_head_k(hp, 0) : !galloc_model_same_head_sizes(g)) {
+        if (minimax) {
+            galloc_model_fail(g, "minimax-m2: head sizes differ (key %u, value %lld)", galloc_hp_n_embd_head_k(hp, 0),
+                              (long long) n_embd_head);
+        }
         return false;
     }
     struct ggml_tensor * inpL    = galloc_model_inp_embd(g, g->tok_embd);
