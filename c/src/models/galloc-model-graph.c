@@ -75,7 +75,8 @@ static const struct model_tensor_info * file_tensor(const struct galloc_model * 
     return NULL;
 }
 
-// a card's optional tensor: listed by its name with the layer number removed ("blk.attn_q.bias")
+// a card's optional tensor: listed by its name with the layer number removed ("blk.attn_q.bias": every
+// layer's), or by its full name ("blk.0.attn_qkv.weight": that layer's)
 static bool card_has(const struct model_card * card, const char * name) {
     char generic[GGML_MAX_NAME];
     const char * p = name;
@@ -88,11 +89,30 @@ static bool card_has(const struct model_card * card, const char * name) {
         p = generic;
     }
     for (int i = 0; card->optional && card->optional[i]; i++) {
-        if (strcmp(card->optional[i], p) == 0) {
+        if (strcmp(card->optional[i], p) == 0 || strcmp(card->optional[i], name) == 0) {
             return true;
         }
     }
     return false;
+}
+
+// a card's tensor typed as convert_hf_to_gguf.py writes an F16 model (conversion/base.py): F32 for
+// vectors, norms, what is not a ".weight" (biases, ssm_a, ssm_d), the routers, the convolutions of
+// the recurrent layers and learned positions; F16 otherwise
+static enum ggml_type card_weight_type(const char * name, int n_dims) {
+    static const char * const f32_names[] = {
+        "ffn_gate_inp", "ssm_conv1d", "shortconv.conv", "position_embd", "token_types",
+    };
+    const size_t n = strlen(name);
+    if (n_dims <= 1 || (n >= 12 && strcmp(name + n - 12, "_norm.weight") == 0) || n < 7 || strcmp(name + n - 7, ".weight") != 0) {
+        return GGML_TYPE_F32;
+    }
+    for (size_t i = 0; i < sizeof(f32_names) / sizeof(f32_names[0]); i++) {
+        if (strstr(name, f32_names[i])) {
+            return GGML_TYPE_F32;
+        }
+    }
+    return GGML_TYPE_F16;
 }
 
 struct ggml_tensor * galloc_model_weight(struct model_graph * g, int flags, int n_dims, const int64_t * ne, const char * fmt, ...) {
@@ -111,10 +131,7 @@ struct ggml_tensor * galloc_model_weight(struct model_graph * g, int flags, int 
             return t;
         }
     }
-    // a card's tensors are typed as convert_hf_to_gguf.py writes an F16 model: F32 for vectors, biases and the router
-    const size_t n_len = strlen(name);
-    const bool   bias  = n_len > 5 && strcmp(name + n_len - 5, ".bias") == 0;
-    enum ggml_type type = n_dims == 1 || bias || strstr(name, "ffn_gate_inp") ? GGML_TYPE_F32 : GGML_TYPE_F16;
+    enum ggml_type type = card_weight_type(name, n_dims);
     if (g->m->card) {
         if ((flags & MODEL_TENSOR_OPTIONAL) && !card_has(g->m->card, name)) {
             return NULL;

@@ -254,8 +254,9 @@ const char * galloc_ml_get_str(struct model_loader * ml, const char * key) {
 bool galloc_ml_get_u32_scalar(struct model_loader * ml, const char * key, uint32_t * out) {
     char full[128];
     ml_key(ml, key, full, sizeof(full));
-    const struct galloc_gguf_kv * kv = ml->gguf ? galloc_gguf_find(ml->gguf, full) : NULL;
-    if (kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_ARRAY) {
+    const struct galloc_gguf_kv * kv  = ml->gguf ? galloc_gguf_find(ml->gguf, full) : NULL;
+    const struct model_card_kv *  ckv = ml->card ? card_find(ml->card, key) : NULL;
+    if ((kv && galloc_gguf_kv_type(kv) == GALLOC_GGUF_TYPE_ARRAY) || (ckv && ckv->arr)) {
         return true;
     }
     return galloc_ml_get_u32(ml, key, out, false);
